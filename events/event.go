@@ -1,0 +1,98 @@
+// Package events defines the booking event contract shared by the crawler (producer) and the
+// booking-consumer, its strict JSON decoding and validation, the deterministic event ids that make
+// redelivery and replay harmless, and the fire-and-forget Kafka publisher.
+//
+// An event is one transition of one listing (a tee time on one site) observed by one crawl:
+// listing_opened, listing_changed (price or players) or listing_closed. Its event_id is a
+// name-based UUID over the listing key, the event type and the transition's identity, never random,
+// so the same transition always carries the same id.
+package events
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// SchemaVersion is the only schema_version this code reads and writes.
+const SchemaVersion = 1
+
+// Type is an event_type.
+type Type string
+
+// The three event types.
+const (
+	ListingOpened  Type = "listing_opened"
+	ListingChanged Type = "listing_changed"
+	ListingClosed  Type = "listing_closed"
+)
+
+// Valid reports whether t is one of the three known types.
+func (t Type) Valid() bool {
+	return t == ListingOpened || t == ListingChanged || t == ListingClosed
+}
+
+// CloseReason says why a listing closed: booked (gone before its tee time) or expired (its tee
+// time passed).
+type CloseReason string
+
+// The two close reasons.
+const (
+	Booked  CloseReason = "booked"
+	Expired CloseReason = "expired"
+)
+
+// DateLayout and TimeLayout are the wire formats of play_date and tee_time.
+const (
+	DateLayout = "2006-01-02"
+	TimeLayout = "15:04"
+)
+
+// Previous holds a changed listing's values before the change.
+type Previous struct {
+	PriceKRW *int64 `json:"price_krw"`
+	Players  *int   `json:"players"`
+}
+
+// Event is one booking event, version 1 of the contract. See the README for the field meanings.
+type Event struct {
+	EventID       uuid.UUID   `json:"event_id"`
+	EventType     Type        `json:"event_type"`
+	SchemaVersion int         `json:"schema_version"`
+	OccurredAt    time.Time   `json:"occurred_at"`
+	CrawlID       string      `json:"crawl_id"`
+	Source        string      `json:"source"`
+	ListingKey    string      `json:"listing_key"`
+	CourseName    string      `json:"course_name"`
+	CoursePart    string      `json:"course_part"`
+	RoundDate     string      `json:"round_date"`
+	PlayDate      string      `json:"play_date"`
+	TeeTime       string      `json:"tee_time"`
+	PriceKRW      *int64      `json:"price_krw"`
+	Players       *int        `json:"players"`
+	CloseReason   CloseReason `json:"close_reason,omitempty"`
+	Previous      *Previous   `json:"previous,omitempty"`
+}
+
+// Listing is what a crawl sees of one tee time: the input of the diff and of event construction.
+type Listing struct {
+	Source     string `json:"source"`
+	CourseName string `json:"course_name"`
+	CoursePart string `json:"course_part,omitempty"`
+	RoundDate  string `json:"round_date"`
+	PlayDate   string `json:"play_date"`
+	TeeTime    string `json:"tee_time"`
+	PriceKRW   *int64 `json:"price_krw"`
+	Players    *int   `json:"players"`
+	URL        string `json:"url,omitempty"`
+}
+
+// Key is the listing's stable identity (see ListingKey).
+func (l Listing) Key() string {
+	return ListingKey(l.Source, l.CourseName, l.CoursePart, l.PlayDate, l.TeeTime)
+}
+
+// PlayTime is the listing's tee time as an instant, in loc (Asia/Seoul for Korean sites).
+func (e Event) PlayTime(loc *time.Location) (time.Time, error) {
+	return time.ParseInLocation(DateLayout+" "+TimeLayout, e.PlayDate+" "+e.TeeTime, loc)
+}
