@@ -1,0 +1,42 @@
+# golf-crawler: `make help` lists the targets. Go tooling stays the source of truth; make only names commands.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+STACK := compose/dev/stack
+ENV := eval "$$($(STACK) env)"
+GO_TEST_FLAGS ?= -count=1 -timeout 14m
+
+help: ## list the targets
+	@grep -hE '^[a-z/-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes
+	compose/dev/demo
+
+test: stack/up ## every test, against the real stack (starts it first)
+	$(ENV); go vet ./... && go test $(GO_TEST_FLAGS) ./...
+
+test/race: stack/up ## every test with the race detector
+	$(ENV); go test -race $(GO_TEST_FLAGS) ./...
+
+bench: stack/up ## every benchmark against the real stack; writes BENCHMARKS.md
+	compose/dev/bench
+
+fuzz: ## fuzz each parser for FUZZTIME (default 30s)
+	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime; do go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
+	go test ./events -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $${FUZZTIME:-30s}
+
+build: ## build both binaries into bin/
+	go build -o bin/ ./cmd/...
+
+stack/up: ## start PostgreSQL and Kafka (idempotent)
+	$(STACK) up
+
+stack/down: ## stop the stack (data kept)
+	$(STACK) down
+
+stack/status: ## what runs where
+	$(STACK) status
+
+stack/reset: ## stop the stack and wipe its data
+	$(STACK) reset
+
+.PHONY: help demo test test/race bench fuzz build stack/up stack/down stack/status stack/reset

@@ -1,0 +1,193 @@
+// Tests of compose/dev/stack itself: a second, private stack (own directory, own ports) is brought up,
+// checked, taken down, and fed the faults users meet: a port already taken, stale pid files, a
+// half-formatted Kafka log dir, a PostgreSQL data dir from another version.
+package dev_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type stack struct {
+	t   *testing.T
+	dir string
+	env []string
+	pg  int
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func newStack(t *testing.T) *stack {
+	dir, err := os.MkdirTemp("", "stacktest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PostgreSQL runs as the 'postgres' user when we are root: it must be able to reach the folder.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &stack{t: t, dir: dir, pg: freePort(t)}
+	s.env = append(os.Environ(),
+		"STACK_DIR="+dir,
+		"PG_PORT="+strconv.Itoa(s.pg),
+		"KAFKA_PORT="+strconv.Itoa(freePort(t)),
+		"KAFKA_CONTROLLER_PORT="+strconv.Itoa(freePort(t)),
+		"STACK_TIMEOUT=90",
+		"KAFKA_HEAP_OPTS=-Xms256m -Xmx512m",
+	)
+	t.Cleanup(func() {
+		out, err := s.run("down")
+		if err != nil {
+			t.Logf("cleanup down: %v\n%s", err, out)
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return s
+}
+
+// run runs the stack script with a verb and returns its combined output. A hang is a failure.
+func (s *stack) run(verb string) (string, error) {
+	s.t.Helper()
+	cmd := exec.Command("./stack", verb)
+	cmd.Env = s.env
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+		return string(out), err
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		s.t.Fatalf("stack %s hung for 3 minutes", verb)
+		return "", nil
+	}
+}
+
+func (s *stack) mustRun(verb string) string {
+	s.t.Helper()
+	out, err := s.run(verb)
+	if err != nil {
+		s.t.Fatalf("stack %s: %v\n%s", verb, err, out)
+	}
+	return out
+}
+
+func (s *stack) mustFail(verb, want string) string {
+	s.t.Helper()
+	out, err := s.run(verb)
+	if err == nil {
+		s.t.Fatalf("stack %s succeeded, want a failure saying %q\n%s", verb, want, out)
+	}
+	if !strings.Contains(out, want) {
+		s.t.Fatalf("stack %s failed without saying %q:\n%s", verb, want, out)
+	}
+	return out
+}
+
+func (s *stack) pids() []int {
+	var pids []int
+	for _, f := range []string{"postgres/data/postmaster.pid", "kafka/kafka.pid"} {
+		b, err := os.ReadFile(filepath.Join(s.dir, f))
+		if err != nil {
+			continue
+		}
+		first := strings.SplitN(strings.TrimSpace(string(b)), "\n", 2)[0]
+		if pid, err := strconv.Atoi(strings.TrimSpace(first)); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestStackLifecycleAndFaults(t *testing.T) {
+	s := newStack(t)
+
+	s.mustRun("up")
+	again := s.mustRun("up")
+	if !strings.Contains(again, "already running") {
+		t.Fatalf("second up did not say the stack was already running:\n%s", again)
+	}
+	if out := s.mustRun("status"); !strings.Contains(out, "postgres: up") || !strings.Contains(out, "kafka:    up") {
+		t.Fatalf("status after up:\n%s", out)
+	}
+	env := s.mustRun("env")
+	if !strings.Contains(env, fmt.Sprintf("127.0.0.1:%d/golf", s.pg)) || !strings.Contains(env, "KAFKA_BOOTSTRAP=") {
+		t.Fatalf("env does not export the stack's addresses:\n%s", env)
+	}
+	pids := s.pids()
+	if len(pids) != 2 {
+		t.Fatalf("want 2 recorded pids, got %v", pids)
+	}
+
+	s.mustRun("down")
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Fatalf("pid %d still running after down", pid)
+		}
+	}
+	if out, err := s.run("status"); err == nil {
+		t.Fatalf("status succeeded with the stack down:\n%s", out)
+	}
+
+	// Stale pid files (a crash) and a port taken by somebody else: a clear message, no hang.
+	if err := os.WriteFile(filepath.Join(s.dir, "postgres/data/postmaster.pid"), []byte("999999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "kafka/kafka.pid"), []byte("999999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", s.pg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := s.mustFail("up", fmt.Sprintf("port %d is taken", s.pg))
+	if !strings.Contains(out, "removing stale") {
+		t.Fatalf("stale postmaster.pid not reported:\n%s", out)
+	}
+	_ = l.Close()
+
+	// A half-formatted Kafka log dir: named, with the way out.
+	if err := os.Remove(filepath.Join(s.dir, "kafka/data/meta.properties")); err != nil {
+		t.Fatal(err)
+	}
+	s.mustFail("up", "half-formatted")
+	s.mustRun("reset")
+	if _, err := os.Stat(filepath.Join(s.dir, "kafka/data")); !os.IsNotExist(err) {
+		t.Fatalf("reset left kafka/data behind (stat err %v)", err)
+	}
+
+	// A PostgreSQL data dir from another major version.
+	data := filepath.Join(s.dir, "postgres/data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "PG_VERSION"), []byte("14\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.mustFail("up", "made by PostgreSQL 14")
+	s.mustRun("reset")
+	for _, pid := range s.pids() {
+		if alive(pid) {
+			t.Fatalf("pid %d still running after reset", pid)
+		}
+	}
+}
