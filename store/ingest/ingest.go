@@ -1,0 +1,367 @@
+// Package ingest is the booking-consumer's loop: it fetches booking events from a kafka-go group
+// Reader in batches, hands each batch to the store in one transaction, and commits the batch's
+// offsets only after that transaction committed.
+//
+// The guarantees, and why they hold:
+//
+//   - Nothing is lost. kafka-go never redelivers a fetched message to the same Reader, so a batch
+//     whose insert failed is retried as it is, forever while the context lives, and the loop never
+//     fetches past it. Offsets are committed only after the database commit.
+//   - Nothing is stored twice. A crash between the database commit and the offset commit replays
+//     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
+//     as duplicates.
+//   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
+//     the decode error) in the same transaction as the valid ones around them.
+//   - Memory is bounded by one batch (Config.BatchSize messages).
+//
+// Run does not own the Reader: the caller creates it, and closes it (under a deadline) after Run
+// returns.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// Defaults for Config. A batch of 1000 × ~500-byte events is ~0.5 MB in memory and one
+// transaction of ~10-50 ms; 200 ms bounds the extra latency a lone event waits for company.
+const (
+	DefaultBatchSize       = 1000
+	DefaultBatchWait       = 200 * time.Millisecond
+	DefaultBackoffBase     = 200 * time.Millisecond
+	DefaultBackoffMax      = 30 * time.Second
+	DefaultShutdownTimeout = 10 * time.Second
+	DefaultCommitTimeout   = 10 * time.Second
+	// MaxCommitFailures is how many offset commits in a row may fail before Run gives up and
+	// returns an error, so that the process restarts and its new Reader rewinds to the last
+	// committed offsets. Single failures are harmless: the next batch's commit covers the
+	// earlier offsets of its partitions, and anything left behind is redelivered and deduplicated.
+	MaxCommitFailures = 5
+	// infoEvery rate-limits the Info-level progress line; every batch is logged at Debug.
+	infoEvery = 10 * time.Second
+)
+
+// reader is the part of *kafka.Reader the loop uses.
+type reader interface {
+	FetchMessage(ctx context.Context) (kafka.Message, error)
+	CommitMessages(ctx context.Context, msgs ...kafka.Message) error
+}
+
+// sink is the part of *store.Store the loop uses.
+type sink interface {
+	Ingest(ctx context.Context, batch []store.Message) (store.Result, error)
+}
+
+// Backoff is the capped exponential backoff between retries of a failed batch: attempt n waits
+// a random duration in [d/2, d] with d = min(Max, Base·2^(n-1)), so 200 ms, 400 ms, … 30 s.
+type Backoff struct {
+	Base time.Duration // DefaultBackoffBase if zero
+	Max  time.Duration // DefaultBackoffMax if zero
+}
+
+// Delay returns the wait before retry number attempt (1-based), jittered.
+func (b Backoff) Delay(attempt int) time.Duration {
+	d := b.Base
+	for i := 1; i < attempt && d < b.Max; i++ {
+		d *= 2
+	}
+	d = min(d, b.Max)
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// Config tunes Run. The zero value works: every zero field takes its default.
+type Config struct {
+	BatchSize int           // max messages per transaction; DefaultBatchSize if zero
+	BatchWait time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
+	Backoff   Backoff
+	// ShutdownTimeout bounds the in-flight insert and its offset commit once ctx is cancelled.
+	ShutdownTimeout time.Duration
+	// CommitTimeout bounds one CommitMessages call (it blocks while the coordinator is away).
+	CommitTimeout time.Duration
+	Logger        *slog.Logger     // slog.Default() if nil
+	Metrics       Metrics          // none if nil
+	Now           func() time.Time // time.Now if nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.BatchWait <= 0 {
+		c.BatchWait = DefaultBatchWait
+	}
+	if c.Backoff.Base <= 0 {
+		c.Backoff.Base = DefaultBackoffBase
+	}
+	if c.Backoff.Max <= 0 {
+		c.Backoff.Max = DefaultBackoffMax
+	}
+	if c.Backoff.Max < c.Backoff.Base {
+		c.Backoff.Max = c.Backoff.Base
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.CommitTimeout <= 0 {
+		c.CommitTimeout = DefaultCommitTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = nopMetrics{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// outcome is what the loop does with a batch after the store answered.
+type outcome int
+
+const (
+	commit outcome = iota // the transaction committed: commit the offsets, fetch the next batch
+	retry                 // back off and insert the same batch again; commit nothing
+	stop                  // shutting down: commit nothing; the batch is redelivered after restart
+)
+
+func (o outcome) String() string {
+	return [...]string{"commit", "retry", "stop"}[o]
+}
+
+// classify decides what happens to a batch given the store's answer. Duplicates and dead
+// letters are part of a successful (nil) answer. Every error is retried while ctx lives:
+// a database that is down must pause the stream, not drain it into the dead-letter table.
+func classify(ctx context.Context, err error) outcome {
+	switch {
+	case err == nil:
+		return commit
+	case ctx.Err() != nil:
+		return stop
+	default:
+		return retry
+	}
+}
+
+// errStopped ends the loop quietly: ctx was cancelled.
+var errStopped = errors.New("stopped")
+
+// Run consumes until ctx is cancelled (then it returns nil) or the reader fails (then it
+// returns the error). On cancellation it starts no new fetch; an insert in flight is allowed to
+// finish within ShutdownTimeout and its offsets are committed; a batch not yet inserted is
+// dropped uncommitted, to be redelivered to whoever owns its partitions next.
+func Run(ctx context.Context, r reader, s sink, cfg Config) error {
+	l := &loop{r: r, s: s, cfg: cfg.withDefaults()}
+	l.lastInfo = l.cfg.Now()
+	l.cfg.Logger.InfoContext(ctx, "consumer started",
+		"batch_size", l.cfg.BatchSize, "batch_wait", l.cfg.BatchWait.String())
+	defer func() {
+		l.cfg.Logger.Info("consumer stopped",
+			"batches", l.total.batches, "consumed", l.total.consumed, "inserted", l.total.inserted,
+			"duplicates", l.total.duplicates, "dead_lettered", l.total.deadLettered)
+	}()
+	kbatch := make([]kafka.Message, 0, l.cfg.BatchSize)
+	sbatch := make([]store.Message, 0, l.cfg.BatchSize)
+	for ctx.Err() == nil {
+		var err error
+		kbatch, err = l.fetch(ctx, kbatch[:0])
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("fetch: %w", err)
+		}
+		if ctx.Err() != nil {
+			// Fetched but not inserted: leave it uncommitted for the next owner.
+			return nil
+		}
+		sbatch = decode(kbatch, sbatch[:0])
+		if err := l.process(ctx, kbatch, sbatch); err != nil {
+			if errors.Is(err, errStopped) {
+				return nil
+			}
+			return err
+		}
+		clear(kbatch) // drop references to the values before the next fetch
+		clear(sbatch)
+	}
+	return nil
+}
+
+type loop struct {
+	r   reader
+	s   sink
+	cfg Config
+
+	commitFailures int
+	lastInfo       time.Time
+	total          struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
+}
+
+// fetch blocks for the first message, then adds messages until BatchSize or BatchWait. A
+// fetch error after the first message ends the batch; the next fetch will see it again.
+func (l *loop) fetch(ctx context.Context, batch []kafka.Message) ([]kafka.Message, error) {
+	first, err := l.r.FetchMessage(ctx)
+	if err != nil {
+		return batch, err
+	}
+	batch = append(batch, first)
+	wctx, cancel := context.WithTimeout(ctx, l.cfg.BatchWait)
+	defer cancel()
+	for len(batch) < l.cfg.BatchSize {
+		m, err := l.r.FetchMessage(wctx)
+		if err != nil {
+			if wctx.Err() == nil {
+				l.cfg.Logger.WarnContext(ctx, "fetch failed mid-batch; inserting what we have",
+					"size", len(batch), "err", err)
+			}
+			break
+		}
+		batch = append(batch, m)
+	}
+	return batch, nil
+}
+
+// decode turns Kafka messages into store messages: an event, or the reason it is poison.
+func decode(in []kafka.Message, out []store.Message) []store.Message {
+	for _, m := range in {
+		sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
+		if e, err := events.Decode(m.Value); err != nil {
+			sm.Err = err
+		} else {
+			sm.Event = &e
+		}
+		out = append(out, sm)
+	}
+	return out
+}
+
+// process inserts one batch until it succeeds or ctx ends, then commits its offsets.
+func (l *loop) process(ctx context.Context, kbatch []kafka.Message, sbatch []store.Message) error {
+	start := l.cfg.Now()
+	// The insert must not be cut short by shutdown: it gets ShutdownTimeout after ctx ends.
+	ictx, cancel := shutdownContext(ctx, l.cfg.ShutdownTimeout)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		res, err := l.s.Ingest(ictx, sbatch)
+		switch classify(ctx, err) {
+		case commit:
+			latency := l.cfg.Now().Sub(start)
+			l.report(ctx, kbatch, res, latency, attempt)
+			return l.commit(ictx, kbatch)
+		case stop:
+			l.cfg.Logger.InfoContext(ctx, "shutting down with batch uncommitted; it will be redelivered",
+				"size", len(kbatch), "err", err)
+			return errStopped
+		case retry:
+			d := l.cfg.Backoff.Delay(attempt)
+			lvl := slog.LevelWarn
+			if errors.Is(err, store.ErrRejected) {
+				// The store dead-letters rejected rows one by one; a whole batch rejected is a bug.
+				lvl = slog.LevelError
+			}
+			l.cfg.Logger.Log(ctx, lvl, "insert failed; retrying the same batch",
+				"attempt", attempt, "backoff", d.String(), "size", len(kbatch),
+				"rejected", errors.Is(err, store.ErrRejected), "transient", store.IsTransient(err), "err", err)
+			l.cfg.Metrics.Retry()
+			if !sleep(ctx, d) {
+				l.cfg.Logger.InfoContext(ctx, "shutting down during backoff; batch uncommitted", "size", len(kbatch))
+				return errStopped
+			}
+		}
+	}
+}
+
+// commit commits the batch's offsets; the database already holds its rows.
+func (l *loop) commit(ctx context.Context, kbatch []kafka.Message) error {
+	cctx, cancel := context.WithTimeout(ctx, l.cfg.CommitTimeout)
+	defer cancel()
+	err := l.r.CommitMessages(cctx, kbatch...)
+	if err == nil {
+		l.commitFailures = 0
+		return nil
+	}
+	l.commitFailures++
+	first, last := kbatch[0], kbatch[len(kbatch)-1]
+	l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, the batch may be redelivered as duplicates",
+		"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
+		"failures_in_a_row", l.commitFailures, "err", err)
+	if l.commitFailures >= MaxCommitFailures {
+		return fmt.Errorf("commit offsets: %d failures in a row: %w", l.commitFailures, err)
+	}
+	return nil
+}
+
+// report logs and counts a stored batch.
+func (l *loop) report(ctx context.Context, kbatch []kafka.Message, res store.Result, latency time.Duration, attempts int) {
+	type span struct{ first, last, lag int64 }
+	spans := map[string]map[int]*span{}
+	for _, m := range kbatch {
+		if spans[m.Topic] == nil {
+			spans[m.Topic] = map[int]*span{}
+		}
+		sp := spans[m.Topic][m.Partition]
+		if sp == nil {
+			sp = &span{first: m.Offset}
+			spans[m.Topic][m.Partition] = sp
+		}
+		sp.last = m.Offset
+		sp.lag = max(m.HighWaterMark-m.Offset-1, 0)
+	}
+	ranges := make([]string, 0, len(spans))
+	for topic, ps := range spans {
+		for p, sp := range ps {
+			ranges = append(ranges, fmt.Sprintf("%d:%d-%d", p, sp.first, sp.last))
+			l.cfg.Metrics.Lag(topic, p, sp.lag)
+		}
+	}
+	l.cfg.Metrics.Batch(len(kbatch), res, latency)
+	l.total.batches++
+	l.total.consumed += int64(len(kbatch))
+	l.total.inserted += int64(res.Inserted)
+	l.total.duplicates += int64(res.Duplicates)
+	l.total.deadLettered += int64(res.DeadLettered)
+
+	attrs := []any{"topic", kbatch[0].Topic, "size", len(kbatch), "inserted", res.Inserted,
+		"duplicates", res.Duplicates, "dead_lettered", res.DeadLettered, "ranges", ranges,
+		"latency_ms", latency.Milliseconds(), "attempts", attempts}
+	l.cfg.Logger.DebugContext(ctx, "batch stored", attrs...)
+	if now := l.cfg.Now(); now.Sub(l.lastInfo) >= infoEvery || res.DeadLettered > 0 || attempts > 1 {
+		l.lastInfo = now
+		l.cfg.Logger.InfoContext(ctx, "batch stored", append(attrs,
+			"total_consumed", l.total.consumed, "total_inserted", l.total.inserted)...)
+	}
+}
+
+// shutdownContext returns a context that ignores ctx's cancellation for grace more time.
+func shutdownContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopAfter := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(c, func() { t.Stop() })
+	})
+	return c, func() { stopAfter(); cancel() }
+}
+
+// sleep waits d or until ctx ends; it reports whether the full wait elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

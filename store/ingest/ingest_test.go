@@ -1,0 +1,338 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	live := t.Context()
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	transient := errors.New("conn reset")
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want outcome
+	}{
+		{"SuccessCommits", live, nil, commit},
+		{"SuccessDuringShutdownCommits", done, nil, commit},
+		{"TransientRetries", live, transient, retry},
+		{"DeadlineRetries", live, fmt.Errorf("insert: %w", context.DeadlineExceeded), retry},
+		{"RejectedBatchRetries", live, fmt.Errorf("%w: boom", store.ErrRejected), retry},
+		{"UnknownRetries", live, errors.New("???"), retry},
+		{"ShutdownStops", done, transient, stop},
+		{"CancelledInsertStops", done, context.Canceled, stop},
+		{"RejectedDuringShutdownStops", done, store.ErrRejected, stop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classify(tc.ctx, tc.err); got != tc.want {
+				t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBackoffDelay(t *testing.T) {
+	t.Parallel()
+	b := Backoff{Base: 200 * time.Millisecond, Max: 30 * time.Second}
+	for _, tc := range []struct {
+		attempt int
+		lo, hi  time.Duration
+	}{
+		{1, 100 * time.Millisecond, 200 * time.Millisecond},
+		{2, 200 * time.Millisecond, 400 * time.Millisecond},
+		{5, 1600 * time.Millisecond, 3200 * time.Millisecond},
+		{8, 12800 * time.Millisecond, 25600 * time.Millisecond},
+		{9, 15 * time.Second, 30 * time.Second},
+		{1000, 15 * time.Second, 30 * time.Second},
+	} {
+		for range 50 {
+			if d := b.Delay(tc.attempt); d < tc.lo || d > tc.hi {
+				t.Fatalf("Delay(%d) = %v, want in [%v, %v]", tc.attempt, d, tc.lo, tc.hi)
+			}
+		}
+	}
+}
+
+// fakeReader serves msgs, then blocks; it records commits and fetches.
+type fakeReader struct {
+	mu        sync.Mutex
+	msgs      []kafka.Message
+	next      int
+	fetches   int
+	commits   [][]kafka.Message
+	commitErr error
+}
+
+func (r *fakeReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
+	r.mu.Lock()
+	r.fetches++
+	if r.next < len(r.msgs) {
+		m := r.msgs[r.next]
+		r.next++
+		r.mu.Unlock()
+		return m, nil
+	}
+	r.mu.Unlock()
+	<-ctx.Done()
+	return kafka.Message{}, ctx.Err()
+}
+
+func (r *fakeReader) CommitMessages(_ context.Context, msgs ...kafka.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.commitErr != nil {
+		return r.commitErr
+	}
+	r.commits = append(r.commits, append([]kafka.Message(nil), msgs...))
+	return nil
+}
+
+func (r *fakeReader) state() (next, fetches int, commits [][]kafka.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next, r.fetches, append([][]kafka.Message(nil), r.commits...)
+}
+
+// fakeSink calls fn for each Ingest.
+type fakeSink struct {
+	fn func(ctx context.Context, call int, batch []store.Message) (store.Result, error)
+	mu sync.Mutex
+	n  int
+}
+
+func (s *fakeSink) Ingest(ctx context.Context, batch []store.Message) (store.Result, error) {
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	s.mu.Unlock()
+	return s.fn(ctx, n, batch)
+}
+
+func msgs(n int) []kafka.Message {
+	out := make([]kafka.Message, n)
+	for i := range out {
+		out[i] = kafka.Message{Topic: "t", Partition: i % 2, Offset: int64(i / 2), Value: []byte(`{}`), HighWaterMark: int64(n/2 + 1)}
+	}
+	return out
+}
+
+func testConfig(t *testing.T) Config {
+	return Config{
+		BatchSize: 10, BatchWait: 20 * time.Millisecond,
+		Backoff:         Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond},
+		ShutdownTimeout: 2 * time.Second,
+		Logger:          slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+}
+
+// runAsync starts Run and returns a func that cancels it and waits (bounded) for its error.
+func runAsync(t *testing.T, ctx context.Context, r reader, s sink, cfg Config) (stop func() error) {
+	ctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- Run(ctx, r, s, cfg) }()
+	return func() error {
+		cancel()
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return within 10s of cancellation")
+			return nil
+		}
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 10s waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestRunRetriesSameBatchWithoutCommittingOrFetching(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(25)}
+	var seen [][]int64
+	var mu sync.Mutex
+	s := &fakeSink{fn: func(_ context.Context, call int, b []store.Message) (store.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var offs []int64
+		for _, m := range b {
+			offs = append(offs, m.Offset)
+			if m.Err == nil {
+				t.Errorf("message %d: `{}` decoded without error", m.Offset)
+			}
+		}
+		seen = append(seen, offs)
+		if call <= 4 { // the first batch fails four times
+			_, fetches, commits := r.state()
+			if len(commits) != 0 || fetches != 10 {
+				t.Errorf("during retries: %d commits, %d fetches; want 0 commits and 10 fetches", len(commits), fetches)
+			}
+			return store.Result{}, errors.New("connection reset")
+		}
+		return store.Result{DeadLettered: len(b)}, nil
+	}}
+	stop := runAsync(t, t.Context(), r, s, testConfig(t))
+	waitFor(t, "three batches committed", func() bool { _, _, c := r.state(); return len(c) == 3 })
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 7 {
+		t.Fatalf("Ingest calls = %d, want 4 failures + 3 batches", len(seen))
+	}
+	for i := 1; i < 5; i++ {
+		if fmt.Sprint(seen[i]) != fmt.Sprint(seen[0]) {
+			t.Errorf("attempt %d got offsets %v, want the same batch %v", i+1, seen[i], seen[0])
+		}
+	}
+	_, _, commits := r.state()
+	total := 0
+	for _, c := range commits {
+		total += len(c)
+	}
+	if total != 25 || len(commits[0]) != 10 || len(commits[2]) != 5 {
+		t.Errorf("committed %d messages in batches of %d/%d/%d; want 25 in 10/10/5", total, len(commits[0]), len(commits[1]), len(commits[2]))
+	}
+}
+
+func TestRunShutdownLetsInFlightInsertFinishAndCommits(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(10)}
+	inFlight := make(chan struct{})
+	release := make(chan struct{})
+	var insertErr error
+	s := &fakeSink{fn: func(ctx context.Context, _ int, b []store.Message) (store.Result, error) {
+		close(inFlight)
+		<-release
+		insertErr = ctx.Err()
+		return store.Result{Inserted: len(b)}, nil
+	}}
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- Run(ctx, r, s, testConfig(t)) }()
+	<-inFlight
+	cancel()
+	time.Sleep(20 * time.Millisecond) // give a wrong implementation the chance to abandon the insert
+	close(release)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Run = %v, want nil on shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if insertErr != nil {
+		t.Errorf("insert ctx was cancelled (%v) before the shutdown timeout", insertErr)
+	}
+	_, fetches, commits := r.state()
+	if len(commits) != 1 || len(commits[0]) != 10 {
+		t.Errorf("commits = %d, want the in-flight batch of 10 committed once", len(commits))
+	}
+	if fetches != 10 {
+		t.Errorf("fetches = %d, want 10: no fetch after shutdown began", fetches)
+	}
+}
+
+func TestRunShutdownDuringRetryCommitsNothing(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(10)}
+	failing := make(chan struct{}, 100)
+	s := &fakeSink{fn: func(context.Context, int, []store.Message) (store.Result, error) {
+		failing <- struct{}{}
+		return store.Result{}, errors.New("db down")
+	}}
+	stop := runAsync(t, t.Context(), r, s, testConfig(t))
+	for range 3 {
+		select {
+		case <-failing:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no insert attempt within 10s")
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+	if _, _, commits := r.state(); len(commits) != 0 {
+		t.Errorf("committed %d batches while the database failed", len(commits))
+	}
+}
+
+func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(3)}
+	inFlight := make(chan struct{})
+	s := &fakeSink{fn: func(ctx context.Context, _ int, _ []store.Message) (store.Result, error) {
+		close(inFlight)
+		<-ctx.Done()
+		return store.Result{}, ctx.Err()
+	}}
+	cfg := testConfig(t)
+	cfg.ShutdownTimeout = 50 * time.Millisecond
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	<-inFlight
+	if err := stop(); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+	if _, _, commits := r.state(); len(commits) != 0 {
+		t.Errorf("committed %d batches of an insert that never finished", len(commits))
+	}
+}
+
+func TestRunReturnsErrorWhenCommitsKeepFailing(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(100), commitErr: errors.New("coordinator gone")}
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		return store.Result{Inserted: len(b)}, nil
+	}}
+	cfg := testConfig(t)
+	errc := make(chan error, 1)
+	go func() { errc <- Run(t.Context(), r, s, cfg) }()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("Run = nil, want an error after repeated commit failures")
+		}
+		if next, _, _ := r.state(); next != MaxCommitFailures*cfg.BatchSize {
+			t.Errorf("fetched %d messages, want %d (stop at the %dth failed commit)", next, MaxCommitFailures*cfg.BatchSize, MaxCommitFailures)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not give up")
+	}
+}
+
+func TestRunReturnsReaderError(t *testing.T) {
+	t.Parallel()
+	s := &fakeSink{fn: func(context.Context, int, []store.Message) (store.Result, error) { return store.Result{}, nil }}
+	err := Run(t.Context(), eofReader{}, s, testConfig(t))
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("Run = %v, want io.EOF wrapped", err)
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) FetchMessage(context.Context) (kafka.Message, error)    { return kafka.Message{}, io.EOF }
+func (eofReader) CommitMessages(context.Context, ...kafka.Message) error { return nil }
