@@ -1,0 +1,230 @@
+package events
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+var seoul = time.FixedZone("KST", 9*3600)
+
+func sampleListing() Listing {
+	return Listing{
+		Source: "sim-golf", CourseName: "레이크 CC", CoursePart: "OUT",
+		RoundDate: "12/05(토)", PlayDate: "2026-12-05", TeeTime: "07:30",
+		PriceKRW: ptr(int64(150000)), Players: ptr(4),
+	}
+}
+
+func sampleEvents() []Event {
+	l := sampleListing()
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, seoul)
+	changed := l
+	changed.PriceKRW = ptr(int64(130000))
+	return []Event{
+		Opened(l, "sim-golf@2026-11-29T10:00:00+09:00", at),
+		Changed(l, changed, "sim-golf@2026-11-29T10:10:00+09:00", at.Add(10*time.Minute)),
+		Closed(changed, "sim-golf@2026-11-29T10:20:00+09:00", at.Add(20*time.Minute), Booked),
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, e := range sampleEvents() {
+		b, err := Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(b)
+		if err != nil {
+			t.Fatalf("decode %s: %v", b, err)
+		}
+		b2, _ := Encode(got)
+		if string(b) != string(b2) {
+			t.Fatalf("round trip changed the event:\n%s\n%s", b, b2)
+		}
+		if !got.OccurredAt.Equal(e.OccurredAt) {
+			t.Fatalf("occurred_at %v != %v", got.OccurredAt, e.OccurredAt)
+		}
+	}
+}
+
+func TestEncodedFieldNames(t *testing.T) {
+	t.Parallel()
+	b, _ := Encode(sampleEvents()[1])
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"event_id", "event_type", "schema_version", "occurred_at", "crawl_id", "source",
+		"listing_key", "course_name", "course_part", "round_date", "play_date", "tee_time", "price_krw", "players", "previous"} {
+		if _, ok := m[f]; !ok {
+			t.Errorf("encoded changed event lacks %q: %s", f, b)
+		}
+	}
+	if _, ok := m["close_reason"]; ok {
+		t.Errorf("changed event carries close_reason: %s", b)
+	}
+	if !strings.Contains(string(b), `"occurred_at":"2026-11-29T10:10:00+09:00"`) {
+		t.Errorf("occurred_at is not RFC 3339 with its offset: %s", b)
+	}
+}
+
+// mutate encodes a valid opened event as a map, applies f, and re-encodes it.
+func mutate(t *testing.T, f func(m map[string]any)) []byte {
+	t.Helper()
+	b, _ := Encode(sampleEvents()[0])
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"NotJSON", []byte("{not json"), ErrNotJSON},
+		{"Empty", []byte(""), ErrNotJSON},
+		{"Array", []byte("[]"), ErrNotJSON},
+		{"UnknownType", mutate(t, func(m map[string]any) { m["event_type"] = "listing_exploded" }), ErrUnknownType},
+		{"MissingID", mutate(t, func(m map[string]any) { delete(m, "event_id") }), ErrMissingID},
+		{"NilID", mutate(t, func(m map[string]any) { m["event_id"] = uuid.Nil.String() }), ErrMissingID},
+		{"BadID", mutate(t, func(m map[string]any) { m["event_id"] = "not-a-uuid" }), ErrNotJSON},
+		{"ImpossibleDate", mutate(t, func(m map[string]any) { m["play_date"] = "2026-02-30" }), ErrBadDate},
+		{"YearlessDate", mutate(t, func(m map[string]any) { m["play_date"] = "12/05" }), ErrBadDate},
+		{"BadTime", mutate(t, func(m map[string]any) { m["tee_time"] = "25:99" }), ErrBadTime},
+		{"SecondsInTime", mutate(t, func(m map[string]any) { m["tee_time"] = "07:30:00" }), ErrBadTime},
+		{"WrongType", mutate(t, func(m map[string]any) { m["price_krw"] = "150,000원" }), ErrNotJSON},
+		{"UnknownField", mutate(t, func(m map[string]any) { m["surprise"] = 1 }), ErrNotJSON},
+		{"SchemaVersion", mutate(t, func(m map[string]any) { m["schema_version"] = 2 }), ErrSchemaVersion},
+		{"MissingSource", mutate(t, func(m map[string]any) { delete(m, "source") }), ErrMissingField},
+		{"MissingOccurredAt", mutate(t, func(m map[string]any) { delete(m, "occurred_at") }), ErrMissingField},
+		{"KeyMismatch", mutate(t, func(m map[string]any) { m["listing_key"] = "x|y|z|2026-12-05|07:30" }), ErrKeyMismatch},
+		{"NegativePrice", mutate(t, func(m map[string]any) { m["price_krw"] = -1 }), ErrInvalidField},
+		{"CloseReasonOnOpen", mutate(t, func(m map[string]any) { m["close_reason"] = "booked" }), ErrUnexpectedNull},
+		{"ClosedWithoutReason", mutate(t, func(m map[string]any) { m["event_type"] = "listing_closed" }), ErrInvalidField},
+		{"ChangedWithoutPrevious", mutate(t, func(m map[string]any) { m["event_type"] = "listing_changed" }), ErrMissingField},
+		{"TrailingData", append(mutate(t, func(map[string]any) {}), []byte(` {"a":1}`)...), ErrTrailingData},
+		{"InvalidUTF8", []byte("{\"source\":\"\xff\xfe\"}"), ErrInvalidUTF8},
+		{"TooLarge", []byte(`{"course_name":"` + strings.Repeat("a", MaxEventBytes) + `"}`), ErrTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Decode(tt.in)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Decode: got %v, want %v", err, tt.want)
+			}
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+		})
+	}
+}
+
+func TestFieldErrorNamesTheField(t *testing.T) {
+	t.Parallel()
+	_, err := Decode(mutate(t, func(m map[string]any) { m["play_date"] = "2026-02-30" }))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "play_date" || fe.Value != "2026-02-30" {
+		t.Fatalf("got %#v", err)
+	}
+	if !strings.Contains(err.Error(), `play_date="2026-02-30"`) {
+		t.Fatalf("message does not name the field and value: %v", err)
+	}
+}
+
+func TestEventIDs(t *testing.T) {
+	t.Parallel()
+	a, b := sampleEvents(), sampleEvents()
+	seen := map[uuid.UUID]bool{}
+	for i := range a {
+		if a[i].EventID != b[i].EventID {
+			t.Fatalf("the same transition got two ids: %s %s", a[i].EventID, b[i].EventID)
+		}
+		if a[i].EventID.Version() != 5 {
+			t.Fatalf("id %s is not name-based (v5)", a[i].EventID)
+		}
+		if seen[a[i].EventID] {
+			t.Fatalf("two transitions share id %s", a[i].EventID)
+		}
+		seen[a[i].EventID] = true
+	}
+	l := sampleListing()
+	other := l
+	other.Players = ptr(3)
+	cases := map[string]uuid.UUID{
+		"same crawl, changed price": NewID(l.Key(), ListingChanged, "c1", ptr(int64(1)), l.Players),
+		"same crawl, changed again": NewID(l.Key(), ListingChanged, "c1", ptr(int64(2)), l.Players),
+		"players change":            NewID(l.Key(), ListingChanged, "c1", ptr(int64(1)), other.Players),
+		"opened":                    NewID(l.Key(), ListingOpened, "c1", nil, nil),
+		"reopened, later crawl":     NewID(l.Key(), ListingOpened, "c2", nil, nil),
+		"closed":                    NewID(l.Key(), ListingClosed, "c1", nil, nil),
+		"other listing":             NewID(other.Key()+"x", ListingOpened, "c1", nil, nil),
+	}
+	ids := map[uuid.UUID]string{}
+	for name, id := range cases {
+		if prev, dup := ids[id]; dup {
+			t.Fatalf("%q and %q share id %s", name, prev, id)
+		}
+		ids[id] = name
+	}
+}
+
+func TestListingKeyFoldsWhiteSpace(t *testing.T) {
+	t.Parallel()
+	a := ListingKey(" sim ", "레이크  CC", "", "2026-12-05", "07:30")
+	b := ListingKey("sim", "레이크 CC", " ", "2026-12-05", "07:30")
+	if a != b || a != "sim|레이크 CC||2026-12-05|07:30" {
+		t.Fatalf("keys differ: %q %q", a, b)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, e := range sampleEvents() {
+		b, _ := Encode(e)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"event_id":"00000000-0000-0000-0000-000000000000"}`))
+	f.Add([]byte("{\"source\":\"\xff\"}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		e, err := Decode(in)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+			return
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("decoded event fails validation: %v", err)
+		}
+		b, err := Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Decode(b)
+		if err != nil {
+			t.Fatalf("re-decode of %s: %v", b, err)
+		}
+		b2, _ := Encode(again)
+		if string(b) != string(b2) {
+			t.Fatalf("Decode(Encode(e)) != e:\n%s\n%s", b, b2)
+		}
+	})
+}
