@@ -1,0 +1,277 @@
+package store
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+var (
+	//go:embed queries/insert_events.sql
+	insertEventsSQL string
+	//go:embed queries/dead_letter.sql
+	deadLetterSQL string
+)
+
+// Message is one Kafka message as the consumer hands it to Ingest: its position, its raw bytes,
+// and either the decoded Event (valid: insert it) or Err (dead-letter it with Err.Error()).
+type Message struct {
+	Topic     string
+	Partition int
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	Event     *events.Event
+	Err       error
+}
+
+// Result counts what one Ingest did. Inserted + Duplicates + DeadLettered == len(batch), except
+// that a Kafka position repeated in one batch is dead-lettered once.
+type Result struct {
+	Inserted     int // new events stored
+	Duplicates   int // valid events already stored (or repeated in the batch): a no-op
+	DeadLettered int // messages recorded in booking_events_dead, including rows PostgreSQL rejected
+}
+
+// Ingest stores one batch in ONE transaction: a single set-based INSERT ... ON CONFLICT
+// (event_id) DO NOTHING for the valid events, and an upsert into booking_events_dead for the
+// invalid ones. When it returns nil the whole batch is durable and the consumer may commit the
+// offsets; on error nothing was written and the batch may be retried as is (IsTransient says
+// whether that is worth it).
+//
+// One poison row never blocks a batch: if PostgreSQL rejects the set-based insert with a data
+// exception or integrity violation (which validation should make rare), Ingest redoes the batch
+// row by row inside savepoints and dead-letters only the rows that fail.
+func (s *Store) Ingest(ctx context.Context, batch []Message) (Result, error) {
+	rows, dead := split(batch)
+	res, err := s.ingest(ctx, rows, dead, false)
+	if errors.Is(err, ErrRejected) {
+		res, err = s.ingest(ctx, rows, dead, true)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("ingest batch of %d: %w", len(batch), err)
+	}
+	return res, nil
+}
+
+func (s *Store) ingest(ctx context.Context, rows eventRows, dead []deadRow, rowByRow bool) (Result, error) {
+	var res Result
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var poison []deadRow
+		var err error
+		if rowByRow {
+			res.Inserted, poison, err = insertOneByOne(ctx, tx, rows)
+		} else {
+			res.Inserted, err = insertEvents(ctx, tx, rows)
+		}
+		if err != nil {
+			return err
+		}
+		all := append(dead, poison...)
+		if err := deadLetter(ctx, tx, all); err != nil {
+			return err
+		}
+		res.DeadLettered = len(all)
+		res.Duplicates = rows.valid - res.Inserted - len(poison)
+		return nil
+	})
+	return res, interpret(err)
+}
+
+func insertEvents(ctx context.Context, tx pgx.Tx, rows eventRows) (int, error) {
+	if rows.len() == 0 {
+		return 0, nil
+	}
+	tag, err := tx.Exec(ctx, insertEventsSQL, rows.args()...)
+	if err != nil {
+		return 0, fmt.Errorf("insert %d events: %w", rows.len(), interpret(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// insertOneByOne inserts each row in its own savepoint and returns the rows PostgreSQL rejected
+// as dead letters; any other error aborts.
+func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []deadRow, error) {
+	inserted := 0
+	var poison []deadRow
+	for i := range rows.len() {
+		one := rows.slice(i)
+		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+			n, err := insertEvents(ctx, sp, one)
+			inserted += n
+			return err
+		})
+		switch {
+		case errors.Is(err, ErrRejected):
+			poison = append(poison, rows.dead[i].withError(err))
+		case err != nil:
+			return 0, nil, fmt.Errorf("event %s: %w", rows.id[i], err)
+		}
+	}
+	return inserted, poison, nil
+}
+
+func deadLetter(ctx context.Context, tx pgx.Tx, dead []deadRow) error {
+	if len(dead) == 0 {
+		return nil
+	}
+	n := len(dead)
+	topic, part, off := make([]string, n), make([]int32, n), make([]int64, n)
+	key, value, msg := make([][]byte, n), make([][]byte, n), make([]string, n)
+	for i, d := range dead {
+		topic[i], part[i], off[i], key[i], value[i], msg[i] = d.topic, d.partition, d.offset, d.key, d.value, d.err
+	}
+	if _, err := tx.Exec(ctx, deadLetterSQL, topic, part, off, key, value, msg); err != nil {
+		return fmt.Errorf("dead-letter %d messages: %w", n, interpret(err))
+	}
+	return nil
+}
+
+// deadRow is one booking_events_dead row.
+type deadRow struct {
+	topic      string
+	partition  int32
+	offset     int64
+	key, value []byte
+	err        string
+}
+
+func (d deadRow) withError(err error) deadRow {
+	d.err = cleanText(err.Error())
+	return d
+}
+
+// cleanText makes s storable as PostgreSQL text (valid UTF-8 without NUL), so that recording a
+// poison message cannot itself be rejected.
+func cleanText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\\0")
+}
+
+type position struct {
+	topic     string
+	partition int32
+	offset    int64
+}
+
+// split turns a batch into column arrays of distinct valid events (the first delivery of an
+// event_id wins: its Kafka position is the one stored) and the dead letters, one per position.
+func split(batch []Message) (eventRows, []deadRow) {
+	var rows eventRows
+	seen := make(map[[16]byte]bool, len(batch))
+	deadAt := map[position]int{}
+	var dead []deadRow
+	for _, m := range batch {
+		d := deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value}
+		switch {
+		case m.Err != nil || m.Event == nil:
+			d.err = "message has neither an event nor an error"
+			if m.Err != nil {
+				d.err = cleanText(m.Err.Error())
+			}
+			p := position{d.topic, d.partition, d.offset}
+			if i, ok := deadAt[p]; ok {
+				dead[i] = d
+				continue
+			}
+			deadAt[p] = len(dead)
+			dead = append(dead, d)
+		default:
+			rows.valid++
+			if seen[m.Event.EventID] {
+				continue
+			}
+			seen[m.Event.EventID] = true
+			if err := rows.add(m, d); err != nil {
+				rows.valid--
+				dead = append(dead, d.withError(err))
+			}
+		}
+	}
+	return rows, dead
+}
+
+// eventRows holds a batch column by column, as the unnest in insert_events.sql takes it.
+type eventRows struct {
+	valid int // valid events in the batch, repeats included
+
+	id                                                       []string
+	typ, source, key, course, part, playDate, teeTime, crawl []string
+	price                                                    []*int64
+	players                                                  []*int32
+	closeReason                                              []*string
+	occurredAt                                               []time.Time
+	payload                                                  []string
+	topic                                                    []string
+	partition                                                []int32
+	offset                                                   []int64
+	dead                                                     []deadRow // how to dead-letter row i
+}
+
+func (r *eventRows) len() int { return len(r.id) }
+
+func (r *eventRows) add(m Message, d deadRow) error {
+	e := m.Event
+	payload := m.Value
+	if len(payload) == 0 {
+		b, err := events.Encode(*e)
+		if err != nil {
+			return err
+		}
+		payload = b
+	}
+	var players *int32
+	if e.Players != nil {
+		p := int32(*e.Players)
+		players = &p
+	}
+	var reason *string
+	if e.CloseReason != "" {
+		s := string(e.CloseReason)
+		reason = &s
+	}
+	r.id = append(r.id, e.EventID.String())
+	r.typ = append(r.typ, string(e.EventType))
+	r.source = append(r.source, e.Source)
+	r.key = append(r.key, e.ListingKey)
+	r.course = append(r.course, e.CourseName)
+	r.part = append(r.part, e.CoursePart)
+	r.playDate = append(r.playDate, e.PlayDate)
+	r.teeTime = append(r.teeTime, e.TeeTime)
+	r.price = append(r.price, e.PriceKRW)
+	r.players = append(r.players, players)
+	r.closeReason = append(r.closeReason, reason)
+	r.occurredAt = append(r.occurredAt, e.OccurredAt)
+	r.crawl = append(r.crawl, e.CrawlID)
+	r.payload = append(r.payload, string(payload))
+	r.topic = append(r.topic, m.Topic)
+	r.partition = append(r.partition, int32(m.Partition))
+	r.offset = append(r.offset, m.Offset)
+	r.dead = append(r.dead, d)
+	return nil
+}
+
+// args are the 17 parameters of insert_events.sql, in order.
+func (r *eventRows) args() []any {
+	return []any{r.id, r.typ, r.source, r.key, r.course, r.part, r.playDate, r.teeTime,
+		r.price, r.players, r.closeReason, r.occurredAt, r.crawl, r.payload,
+		r.topic, r.partition, r.offset}
+}
+
+// slice returns row i alone.
+func (r *eventRows) slice(i int) eventRows {
+	return eventRows{
+		valid: 1, id: r.id[i : i+1], typ: r.typ[i : i+1], source: r.source[i : i+1],
+		key: r.key[i : i+1], course: r.course[i : i+1], part: r.part[i : i+1],
+		playDate: r.playDate[i : i+1], teeTime: r.teeTime[i : i+1], crawl: r.crawl[i : i+1],
+		price: r.price[i : i+1], players: r.players[i : i+1], closeReason: r.closeReason[i : i+1],
+		occurredAt: r.occurredAt[i : i+1], payload: r.payload[i : i+1], topic: r.topic[i : i+1],
+		partition: r.partition[i : i+1], offset: r.offset[i : i+1], dead: r.dead[i : i+1],
+	}
+}

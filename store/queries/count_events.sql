@@ -1,0 +1,2 @@
+-- CountEvents
+select count(*) from booking_events

@@ -1,0 +1,35 @@
+// Package views holds the SQL views over the booking tables. Views are code, not migrations:
+// Install re-creates them on every start (after migrations.Apply), so changing a view is editing
+// its .sql file.
+package views
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// BookingLifetimesSQL drops and re-creates the booking_lifetimes view (see the file's comments
+// for its semantics and performance).
+//
+//go:embed booking_lifetimes.sql
+var BookingLifetimesSQL string
+
+// Sources lists every view file in install order, for Install and for hashing (storetest names
+// its template database after their contents).
+var Sources = []string{BookingLifetimesSQL}
+
+// Install re-creates every view in one transaction, serialised by an advisory lock taken inside
+// it, so concurrent starts of the consumer neither fail nor expose a missing view.
+func Install(ctx context.Context, conn *pgx.Conn) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		for _, sql := range Sources {
+			if _, err := tx.Exec(ctx, sql); err != nil {
+				return fmt.Errorf("install views: %w", err)
+			}
+		}
+		return nil
+	})
+}
