@@ -1,0 +1,97 @@
+package sitesim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// DefaultAddr is where `crawler sim` listens by default and where compose/dev/sites.yaml points.
+const DefaultAddr = "127.0.0.1:8089"
+
+// DemoSpeed is how much faster than real time the demo site's clock runs: one real minute is one
+// simulated hour, so a few minutes of demo show a release, bookings and expiries.
+const DemoSpeed = 60
+
+// SpeedClock returns a clock that reads simStart at the real instant realStart and then runs
+// speed times faster than real.
+func SpeedClock(real func() time.Time, realStart, simStart time.Time, speed float64) func() time.Time {
+	return func() time.Time {
+		return simStart.Add(time.Duration(float64(real().Sub(realStart)) * speed))
+	}
+}
+
+// DemoConfig is the preset `crawler sim` serves: the default courses, 12 tee times per part, a
+// 14-day window and a clock that starts at 08:58 KST of the current real day and runs DemoSpeed
+// times faster, so the day's 09:00 release happens two real seconds in and bookings follow within
+// minutes. Because the simulated clock is not the real one, a crawler that decides "booked" or
+// "expired" by comparing tee times with its own clock will misclassify some closes; the site's
+// clock is in every response's X-Sim-Now header.
+func DemoConfig(seed int64) Config {
+	realStart := time.Now()
+	y, m, d := realStart.In(KST).Date()
+	simStart := time.Date(y, m, d, 8, 58, 0, 0, KST)
+	return Config{
+		Seed:           seed,
+		Now:            SpeedClock(time.Now, realStart, simStart, DemoSpeed),
+		TeeTimesPerDay: 12,
+		DaysAhead:      14,
+	}
+}
+
+// ListenAndServe serves a Site over cfg on addr until ctx is cancelled, then shuts down within 5 s.
+// It returns nil after a clean shutdown.
+func ListenAndServe(ctx context.Context, addr string, cfg Config, logger *slog.Logger) error {
+	site := New(cfg)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           logRequests(site, logger),
+		ReadHeaderTimeout: 5 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	logger.InfoContext(ctx, "simulated booking site listening", "addr", ln.Addr().String(),
+		"seed", site.cfg.Seed, "sim_now", site.cfg.Now().Format(time.RFC3339))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shut down %s: %w", addr, err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", addr, err)
+	}
+	return nil
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func logRequests(h http.Handler, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		h.ServeHTTP(sw, r)
+		logger.DebugContext(r.Context(), "sim request", "url", r.URL.RequestURI(), "status", sw.status,
+			"duration", time.Since(start))
+	})
+}
