@@ -173,11 +173,11 @@ func TestPlayDateErrorNamesReason(t *testing.T) {
 	t.Parallel()
 	at := seoulTime(t, "2026-11-20 09:00")
 	for raw, want := range map[string]string{
-		"02/30":     "not a real date",
+		"02/30":    "not a real date",
 		"12/05(일)": "does not match",
-		"12/20":     "", // in the window, fine
-		"11/12":     "within",
-		"12/05 zz":  "unknown weekday",
+		"12/20":    "", // in the window, fine
+		"11/12":    "within",
+		"12/05 zz": "unknown weekday",
 	} {
 		_, err := PlayDate(raw, at)
 		if want == "" {

@@ -1,0 +1,278 @@
+package crawler
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+var priceCases = []struct {
+	raw  string
+	want *int64 // nil with ok means unknown
+	ok   bool
+}{
+	{"150,000원", ptr[int64](150000), true},
+	{"150000", ptr[int64](150000), true},
+	{"₩150,000", ptr[int64](150000), true},
+	{"￦150,000", ptr[int64](150000), true},
+	{"150,000 KRW", ptr[int64](150000), true},
+	{"KRW 150,000", ptr[int64](150000), true},
+	{" 150,000 원 ", ptr[int64](150000), true},
+	{"\u00a0150,000원\u00a0", ptr[int64](150000), true},
+	{"1,250,000원", ptr[int64](1250000), true},
+	{"0원", ptr[int64](0), true},
+	{"15만원", ptr[int64](150000), true},
+	{"15만", ptr[int64](150000), true},
+	{"15만 5천원", ptr[int64](155000), true},
+	{"15만5천", ptr[int64](155000), true},
+	{"15.5만원", ptr[int64](155000), true},
+	{"1만5,000원", ptr[int64](15000), true},
+	{"1만 2500원", ptr[int64](12500), true},
+	{"5천원", ptr[int64](5000), true},
+	{"5천500원", ptr[int64](5500), true},
+	{"", nil, true},
+	{"-", nil, true},
+	{" - ", nil, true},
+	{"마감", nil, true},
+	{"예약마감", nil, true},
+	{"매진", nil, true},
+	{"전화문의", nil, true},
+	{"abc", nil, false},
+	{"원", nil, false},
+	{"150,00원", nil, false},
+	{"1,50,000원", nil, false},
+	{"150.000", nil, false},
+	{"-150,000원", nil, false},
+	{"150,000원~", nil, false},
+	{"15만5,000,000", nil, false},
+	{"5천5,000", nil, false},
+	{"15.5만5천", nil, false},
+	{"99,999,999,999", nil, false}, // above MaxPriceKRW
+	{"999999999999999999999999", nil, false},
+	{"150,000원 180,000원", nil, false},
+	{strings.Repeat("1", 300), nil, false},
+}
+
+func TestParsePrice(t *testing.T) {
+	t.Parallel()
+	for _, c := range priceCases {
+		got, err := ParsePrice(c.raw)
+		switch {
+		case !c.ok:
+			if err == nil || !errors.Is(err, ErrBadPrice) {
+				t.Errorf("ParsePrice(%q) = %v, %v; want an ErrBadPrice", c.raw, show(got), err)
+			}
+		case err != nil:
+			t.Errorf("ParsePrice(%q): %v", c.raw, err)
+		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
+			t.Errorf("ParsePrice(%q) = %v, want %v", c.raw, show(got), show(c.want))
+		}
+	}
+}
+
+var playersCases = []struct {
+	raw  string
+	want *int
+	ok   bool
+}{
+	{"4명", ptr(4), true},
+	{"4인", ptr(4), true},
+	{"4", ptr(4), true},
+	{" 4 명 ", ptr(4), true},
+	{"3~4명", ptr(4), true},
+	{"3명~4명", ptr(4), true},
+	{"2-4인", ptr(4), true},
+	{"2～4인", ptr(4), true},
+	{"1명", ptr(1), true},
+	{"", nil, true},
+	{"-", nil, true},
+	{"마감", nil, true},
+	{"0명", nil, false},
+	{"101명", nil, false},
+	{"4~3명", nil, false},
+	{"네명", nil, false},
+	{"4명 이상", nil, false},
+	{"4.5", nil, false},
+	{"-4", nil, false},
+	{"1234", nil, false},
+}
+
+func TestParsePlayers(t *testing.T) {
+	t.Parallel()
+	for _, c := range playersCases {
+		got, err := ParsePlayers(c.raw)
+		switch {
+		case !c.ok:
+			if err == nil || !errors.Is(err, ErrBadPlayers) {
+				t.Errorf("ParsePlayers(%q) = %v, %v; want an ErrBadPlayers", c.raw, show(got), err)
+			}
+		case err != nil:
+			t.Errorf("ParsePlayers(%q): %v", c.raw, err)
+		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
+			t.Errorf("ParsePlayers(%q) = %v, want %v", c.raw, show(got), show(c.want))
+		}
+	}
+}
+
+var teeTimeCases = []struct{ raw, want string }{ // want "" means an error
+	{"07:30", "07:30"},
+	{"7:30", "07:30"},
+	{" 07:30\u00a0", "07:30"},
+	{"07:30:00", "07:30"},
+	{"00:05", "00:05"},
+	{"23:59", "23:59"},
+	{"07시 30분", "07:30"},
+	{"7시30분", "07:30"},
+	{"7시", "07:00"},
+	{"7시 반", "07:30"},
+	{"오전 7:30", "07:30"},
+	{"오전7:30", "07:30"},
+	{"오후 1:05", "13:05"},
+	{"오후 12:30", "12:30"},
+	{"오전 12:10", "00:10"},
+	{"오전 0:10", "00:10"},
+	{"오후 3시 20분", "15:20"},
+	{"1:05 PM", "13:05"},
+	{"7:30am", "07:30"},
+	{"AM 7:30", "07:30"},
+	{"", ""},
+	{"-", ""},
+	{"24:00", ""},
+	{"07:60", ""},
+	{"7:5", ""},
+	{"0730", ""},
+	{"07:30:15", ""},
+	{"오후 13:00", ""},
+	{"오후 0:30", ""},
+	{"오전 7:30 PM", ""},
+	{"7시 61분", ""},
+	{"07:30~08:00", ""},
+	{"seven", ""},
+}
+
+func TestParseTeeTime(t *testing.T) {
+	t.Parallel()
+	for _, c := range teeTimeCases {
+		got, err := ParseTeeTime(c.raw)
+		if c.want == "" {
+			if err == nil || !errors.Is(err, ErrBadTeeTime) {
+				t.Errorf("ParseTeeTime(%q) = %q, %v; want an ErrBadTeeTime", c.raw, got, err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ParseTeeTime(%q) = %q, %v; want %q", c.raw, got, err, c.want)
+		}
+	}
+}
+
+var cleanTextCases = []struct{ in, want string }{
+	{"", ""},
+	{"  a  ", "a"},
+	{"a\u00a0\u00a0b", "a b"},
+	{"\t남서울\n  CC \r\n", "남서울 CC"},
+	{"a\u3000b", "a b"},
+	{"a\u200bb\ufeff", "ab"},
+	{"a\u00adb", "ab"},
+	{"a\x00b", "ab"},
+	{"a\xffb", "a\ufffdb"},
+	{"a &amp; b", "a &amp; b"},
+}
+
+func TestCleanText(t *testing.T) {
+	t.Parallel()
+	for _, c := range cleanTextCases {
+		if got := CleanText(c.in); got != c.want {
+			t.Errorf("CleanText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func show[T any](p *T) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
+
+func FuzzParsePrice(f *testing.F) {
+	for _, c := range priceCases {
+		f.Add(c.raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, err := ParsePrice(raw)
+		if err != nil {
+			if !errors.Is(err, ErrBadPrice) || got != nil {
+				t.Fatalf("ParsePrice(%q) = %v, %v", raw, show(got), err)
+			}
+			return
+		}
+		if got != nil && (*got < 0 || *got > MaxPriceKRW) {
+			t.Fatalf("ParsePrice(%q) = %d, outside 0..%d", raw, *got, int64(MaxPriceKRW))
+		}
+	})
+}
+
+func FuzzParsePlayers(f *testing.F) {
+	for _, c := range playersCases {
+		f.Add(c.raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, err := ParsePlayers(raw)
+		if err != nil {
+			if !errors.Is(err, ErrBadPlayers) || got != nil {
+				t.Fatalf("ParsePlayers(%q) = %v, %v", raw, show(got), err)
+			}
+			return
+		}
+		if got != nil && (*got < 1 || *got > MaxPlayers) {
+			t.Fatalf("ParsePlayers(%q) = %d, outside 1..%d", raw, *got, MaxPlayers)
+		}
+	})
+}
+
+func FuzzParseTeeTime(f *testing.F) {
+	for _, c := range teeTimeCases {
+		f.Add(c.raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, err := ParseTeeTime(raw)
+		if err != nil {
+			if !errors.Is(err, ErrBadTeeTime) || got != "" {
+				t.Fatalf("ParseTeeTime(%q) = %q, %v", raw, got, err)
+			}
+			return
+		}
+		if tm, err := time.Parse("15:04", got); err != nil || tm.Format("15:04") != got {
+			t.Fatalf("ParseTeeTime(%q) = %q, not HH:MM", raw, got)
+		}
+		if again, err := ParseTeeTime(got); err != nil || again != got {
+			t.Fatalf("ParseTeeTime(%q) = %q, but ParseTeeTime(%q) = %q, %v", raw, got, got, again, err)
+		}
+	})
+}
+
+func FuzzCleanText(f *testing.F) {
+	for _, c := range cleanTextCases {
+		f.Add(c.in)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := CleanText(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("CleanText(%q) = %q, invalid UTF-8", s, got)
+		}
+		if strings.TrimSpace(got) != got || strings.Contains(got, "  ") {
+			t.Fatalf("CleanText(%q) = %q, untrimmed or unfolded", s, got)
+		}
+		if strings.Join(strings.Fields(got), " ") != got {
+			t.Fatalf("CleanText(%q) = %q, white space other than single spaces", s, got)
+		}
+		if again := CleanText(got); again != got {
+			t.Fatalf("CleanText not idempotent: %q -> %q -> %q", s, got, again)
+		}
+	})
+}
