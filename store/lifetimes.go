@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+var (
+	//go:embed queries/lifetimes.sql
+	lifetimesSQL string
+	//go:embed queries/lifetime_status_counts.sql
+	lifetimeStatusCountsSQL string
+	//go:embed queries/lifetime_time_to_book.sql
+	lifetimeTimeToBookSQL string
+)
+
+// The statuses of a listing in booking_lifetimes.
+const (
+	StatusOpen    = "open"
+	StatusBooked  = "booked"
+	StatusExpired = "expired"
+)
+
+// LifetimeFilter selects rows of booking_lifetimes. Zero values mean no filter. Give a play-date
+// window whenever you can: it is the filter the view answers fast (the index on play_date), the
+// others are applied to its result.
+type LifetimeFilter struct {
+	Source string
+	Course string     // course_name, exact
+	From   *time.Time // first play date, inclusive (only the date part is used)
+	To     *time.Time // last play date, inclusive
+	Status string     // StatusOpen, StatusBooked or StatusExpired
+}
+
+func (f LifetimeFilter) args() []any {
+	return []any{datePtr(f.From), datePtr(f.To), f.Source, f.Course, f.Status}
+}
+
+func datePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.Format(time.DateOnly)
+	return &s
+}
+
+// Lifetime is one row of booking_lifetimes: a listing's latest state and its current lifetime
+// (since it last (re)opened).
+type Lifetime struct {
+	ListingKey    string
+	Source        string
+	CourseName    string
+	CoursePart    string
+	PlayDate      string // YYYY-MM-DD
+	TeeTime       string // HH:MM
+	Status        string
+	OpenedAt      time.Time
+	ClosedAt      *time.Time
+	LastEventType string
+	LastEventAt   time.Time
+	Lifetime      time.Duration // ClosedAt - OpenedAt, or now - OpenedAt while open
+	OpenPriceKRW  *int64
+	LastPriceKRW  *int64
+	ChangeCount   int // listing_changed events in the current lifetime
+	ReopenCount   int // times the listing opened again after a close
+}
+
+// Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.
+func (s *Store) Lifetimes(ctx context.Context, f LifetimeFilter) ([]Lifetime, error) {
+	rows, err := s.pool.Query(ctx, lifetimesSQL, f.args()...)
+	if err != nil {
+		return nil, fmt.Errorf("query lifetimes: %w", interpret(err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Lifetime, error) {
+		var l Lifetime
+		var us int64
+		err := row.Scan(&l.ListingKey, &l.Source, &l.CourseName, &l.CoursePart, &l.PlayDate, &l.TeeTime,
+			&l.Status, &l.OpenedAt, &l.ClosedAt, &l.LastEventType, &l.LastEventAt, &us,
+			&l.OpenPriceKRW, &l.LastPriceKRW, &l.ChangeCount, &l.ReopenCount)
+		l.Lifetime = time.Duration(us) * time.Microsecond
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read lifetimes: %w", interpret(err))
+	}
+	return out, nil
+}
+
+// Summary aggregates booking_lifetimes for the lifetimes command.
+type Summary struct {
+	ByStatus   map[string]int // listings by status
+	TimeToBook []TimeToBook   // by course then weekday
+}
+
+// TimeToBook is the median lifetime of booked listings of one course on one weekday.
+type TimeToBook struct {
+	Course  string
+	Weekday time.Weekday // of the play date
+	Booked  int
+	Median  time.Duration
+}
+
+// LifetimeSummary counts the listings matching f by status and gives the median time to book by
+// course and weekday (f.Status does not apply to the latter: it is about booked listings).
+func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary, error) {
+	sum := Summary{ByStatus: map[string]int{}}
+	rows, err := s.pool.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
+	if err != nil {
+		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+	}
+	var status string
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&status, &n}, func() error {
+		sum.ByStatus[status] = n
+		return nil
+	}); err != nil {
+		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+	}
+
+	rows, err = s.pool.Query(ctx, lifetimeTimeToBookSQL, f.args()[:4]...)
+	if err != nil {
+		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+	}
+	sum.TimeToBook, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (TimeToBook, error) {
+		var b TimeToBook
+		var wd int
+		var us int64
+		err := row.Scan(&b.Course, &wd, &b.Booked, &us)
+		b.Weekday, b.Median = time.Weekday(wd), time.Duration(us)*time.Microsecond
+		return b, err
+	})
+	if err != nil {
+		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+	}
+	return sum, nil
+}

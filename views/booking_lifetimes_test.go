@@ -1,0 +1,227 @@
+package views_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+var t0 = time.Date(2026, 5, 1, 6, 0, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+func listing(course, tee string, price int64) events.Listing {
+	return events.Listing{Source: "teeup", CourseName: course, RoundDate: "2026-05-10", PlayDate: "2026-05-10",
+		TeeTime: tee, PriceKRW: ptr(price), Players: ptr(4)}
+}
+
+// ingest stores evs through store.Ingest, the consumer's path, in batches of size batch.
+func ingest(t *testing.T, s *store.Store, evs []events.Event, batch int) {
+	t.Helper()
+	for start := 0; start < len(evs); start += batch {
+		var msgs []store.Message
+		for i, e := range evs[start:min(start+batch, len(evs))] {
+			b, err := events.Encode(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, store.Message{Topic: "t", Offset: int64(start + i), Value: b, Event: &e})
+		}
+		if _, err := s.Ingest(t.Context(), msgs); err != nil {
+			t.Fatalf("Ingest: %v", err)
+		}
+	}
+}
+
+func lifetimes(t *testing.T, s *store.Store) map[string]store.Lifetime {
+	t.Helper()
+	rows, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]store.Lifetime{}
+	for _, r := range rows {
+		if _, dup := out[r.ListingKey]; dup {
+			t.Fatalf("listing %s has two rows", r.ListingKey)
+		}
+		out[r.ListingKey] = r
+	}
+	return out
+}
+
+// TestBookingLifetimesScenarios: out-of-order arrival, a reopened listing, an expired one and
+// duplicate deliveries, with the expected rows written out by hand.
+func TestBookingLifetimesScenarios(t *testing.T) {
+	t.Parallel()
+	s := store.New(storetest.NewDB(t))
+
+	a := listing("Alpha", "07:00", 100000)
+	aCheap := a
+	aCheap.PriceKRW = ptr(int64(90000))
+	aOpen := events.Opened(a, "c1", t0)
+	aChg := events.Changed(a, aCheap, "c2", t0.Add(time.Hour))
+	aBooked := events.Closed(aCheap, "c3", t0.Add(3*time.Hour), events.Booked)
+
+	b := listing("Beta", "08:00", 120000)
+	bOpen := events.Opened(b, "c1", t0)
+	bClosed := events.Closed(b, "c2", t0.Add(time.Hour), events.Booked)
+	bReopen := events.Opened(b, "c3", t0.Add(2*time.Hour)) // booking cancelled: a new lifetime
+	bCheap := b
+	bCheap.PriceKRW = ptr(int64(90000))
+	bChg := events.Changed(b, bCheap, "c4", t0.Add(4*time.Hour))
+
+	c := listing("Gamma", "09:00", 80000)
+	cOpen := events.Opened(c, "c1", t0)
+	cExpired := events.Closed(c, "c9", t0.Add(10*time.Hour), events.Expired)
+
+	// Arrival order is scrambled and everything is delivered twice, the second time later.
+	ingest(t, s, []events.Event{aBooked, bChg, cExpired, aChg, bReopen, aOpen, bClosed}, 3)
+	ingest(t, s, []events.Event{cOpen, bOpen, aBooked, aOpen, bReopen, cExpired}, 4)
+
+	got := lifetimes(t, s)
+	if len(got) != 3 {
+		t.Fatalf("got %d listings, want 3", len(got))
+	}
+	check := func(key, status string, opened time.Time, closed *time.Time, openPrice, lastPrice int64, changes, reopens int) {
+		t.Helper()
+		l := got[key]
+		if l.Status != status || !l.OpenedAt.Equal(opened) || (closed == nil) != (l.ClosedAt == nil) ||
+			(closed != nil && !l.ClosedAt.Equal(*closed)) || *l.OpenPriceKRW != openPrice || *l.LastPriceKRW != lastPrice ||
+			l.ChangeCount != changes || l.ReopenCount != reopens {
+			t.Errorf("%s = %+v\nwant status %s opened %v closed %v prices %d->%d changes %d reopens %d",
+				key, l, status, opened, closed, openPrice, lastPrice, changes, reopens)
+		}
+		if closed != nil && l.Lifetime != closed.Sub(opened) {
+			t.Errorf("%s lifetime %v, want %v", key, l.Lifetime, closed.Sub(opened))
+		}
+	}
+	check(a.Key(), "booked", t0, ptr(t0.Add(3*time.Hour)), 100000, 90000, 1, 0)
+	check(b.Key(), "open", t0.Add(2*time.Hour), nil, 120000, 90000, 1, 1)
+	check(c.Key(), "expired", t0, ptr(t0.Add(10*time.Hour)), 80000, 80000, 0, 0)
+	if l := got[b.Key()]; l.LastEventType != "listing_changed" || !l.LastEventAt.Equal(t0.Add(4*time.Hour)) || l.Lifetime < 2*time.Hour {
+		t.Errorf("reopened listing = %+v", l)
+	}
+}
+
+// TestBookingLifetimesMatchesRecomputation generates random histories (ties in occurred_at,
+// reopens, expiries, double closes, shuffled arrival, duplicates) and checks that the view says
+// exactly what a straightforward recomputation from the same events says.
+func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, 42))
+			s := store.New(storetest.NewDB(t))
+			byKey := map[string][]events.Event{}
+			var all []events.Event
+			for i := range 60 {
+				evs := history(rng, listing(fmt.Sprintf("Course %d", i%4), fmt.Sprintf("%02d:%02d", 6+i/6, i%6*10), 100000))
+				byKey[evs[0].ListingKey] = evs
+				all = append(all, evs...)
+			}
+			for range len(all) / 5 { // duplicates
+				all = append(all, all[rng.IntN(len(all))])
+			}
+			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+			ingest(t, s, all, 1+rng.IntN(40))
+
+			got := lifetimes(t, s)
+			if len(got) != len(byKey) {
+				t.Fatalf("view has %d listings, want %d", len(got), len(byKey))
+			}
+			for key, evs := range byKey {
+				want := recompute(evs)
+				g := got[key]
+				g.Lifetime = 0 // depends on now() while open; checked below for closed listings
+				if g.ClosedAt != nil && (got[key].Lifetime != g.ClosedAt.Sub(g.OpenedAt)) {
+					t.Errorf("%s: lifetime %v != closed-opened", key, got[key].Lifetime)
+				}
+				if fmt.Sprint(norm(g)) != fmt.Sprint(norm(want)) {
+					t.Errorf("%s:\n view %+v\n want %+v", key, norm(g), norm(want))
+				}
+			}
+		})
+	}
+}
+
+// history makes 1-8 events of one listing with random types and times (minute granularity, so
+// ties happen), each from its own crawl so that ids differ.
+func history(rng *rand.Rand, l events.Listing) []events.Event {
+	var out []events.Event
+	at := t0
+	for i := range 1 + rng.IntN(8) {
+		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
+		crawl := fmt.Sprintf("crawl-%d", i)
+		next := l
+		next.PriceKRW = ptr(int64(90000 + rng.IntN(5)*10000))
+		switch k := rng.IntN(10); {
+		case i == 0 || k < 3:
+			out = append(out, events.Opened(next, crawl, at))
+		case k < 6:
+			out = append(out, events.Changed(l, next, crawl, at))
+		case k < 8:
+			out = append(out, events.Closed(next, crawl, at, events.Booked))
+		default:
+			out = append(out, events.Closed(next, crawl, at, events.Expired))
+		}
+		l = next
+	}
+	return out
+}
+
+// recompute is the reference: sort by (occurred_at, type, event_id), split into lifetimes at every
+// non-close event that follows a close, and describe the last one.
+func recompute(evs []events.Event) store.Lifetime {
+	rank := map[events.Type]int{events.ListingOpened: 0, events.ListingChanged: 1, events.ListingClosed: 2}
+	evs = slices.Clone(evs)
+	slices.SortFunc(evs, func(a, b events.Event) int {
+		if c := a.OccurredAt.Compare(b.OccurredAt); c != 0 {
+			return c
+		}
+		if c := rank[a.EventType] - rank[b.EventType]; c != 0 {
+			return c
+		}
+		return bytes.Compare(a.EventID[:], b.EventID[:])
+	})
+	starts := 0
+	var start events.Event
+	changes := 0
+	for i, e := range evs {
+		if i == 0 || (evs[i-1].EventType == events.ListingClosed && e.EventType != events.ListingClosed) {
+			starts++
+			start, changes = e, 0
+		}
+		if e.EventType == events.ListingChanged {
+			changes++
+		}
+	}
+	last := evs[len(evs)-1]
+	l := store.Lifetime{
+		ListingKey: last.ListingKey, Source: last.Source, CourseName: last.CourseName, PlayDate: last.PlayDate,
+		TeeTime: last.TeeTime, Status: "open", OpenedAt: start.OccurredAt, LastEventType: string(last.EventType),
+		LastEventAt: last.OccurredAt, OpenPriceKRW: start.PriceKRW, LastPriceKRW: last.PriceKRW,
+		ChangeCount: changes, ReopenCount: starts - 1,
+	}
+	if last.EventType == events.ListingClosed {
+		l.Status, l.ClosedAt = string(last.CloseReason), &last.OccurredAt
+	}
+	return l
+}
+
+// norm makes a Lifetime printable for comparison (pointers dereferenced, times in UTC).
+func norm(l store.Lifetime) []any {
+	closed := "-"
+	if l.ClosedAt != nil {
+		closed = l.ClosedAt.UTC().String()
+	}
+	return []any{l.ListingKey, l.Source, l.CourseName, l.PlayDate, l.TeeTime, l.Status, l.OpenedAt.UTC().String(),
+		closed, l.LastEventType, l.LastEventAt.UTC().String(), *l.OpenPriceKRW, *l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
+}
