@@ -1,0 +1,206 @@
+package crawler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// DefaultMissesToClose is how many complete crawls in a row must miss a listing whose tee time is
+// still ahead before it closes as booked. One miss could be a site glitch (a row that failed to
+// render, a page served from a stale cache); two in a row, each in a crawl that was otherwise
+// complete, is the signal. A listing whose tee time has passed closes as expired at its first
+// complete miss: nothing can book it any more, so there is no false close to guard against.
+const DefaultMissesToClose = 2
+
+// Crawl identifies one crawl of one source: ID is its crawl_id (it enters every event id, so it
+// must be unique per crawl), At the instant the crawl observed the listings, and Complete whether
+// every page of the source was fetched and parsed (see Collapsed). Only a complete crawl may count
+// a missing listing as a miss.
+type Crawl struct {
+	ID       string
+	Source   string
+	At       time.Time
+	Complete bool
+}
+
+// DiffOptions tunes Diff. The zero value means MissesToClose DefaultMissesToClose and Location
+// Seoul().
+type DiffOptions struct {
+	MissesToClose int
+	Location      *time.Location
+}
+
+// Snapshot is what the crawler remembers of one source between crawls: every open listing by its
+// listing key, as of crawl CrawlID at At. It is stored as JSON by StateDir.
+type Snapshot struct {
+	Source   string                   `json:"source"`
+	CrawlID  string                   `json:"crawl_id"`
+	At       time.Time                `json:"at"`
+	Listings map[string]SnapshotEntry `json:"listings"`
+}
+
+// SnapshotEntry is one open listing: its last seen values, how many complete crawls in a row have
+// missed it since, and when it was first seen.
+type SnapshotEntry struct {
+	Listing   events.Listing `json:"listing"`
+	Misses    int            `json:"misses"`
+	FirstSeen time.Time      `json:"first_seen"`
+}
+
+// DiffStats counts what one Diff saw, for logs and metrics.
+type DiffStats struct {
+	Seen          int                        // distinct valid listings in the crawl
+	Opened        int                        // listing_opened events
+	Changed       int                        // listing_changed events
+	Closed        int                        // listing_closed events
+	Missed        int                        // listings missing from a complete crawl, kept open for now
+	Kept          int                        // listings missing from an incomplete crawl, kept unchanged
+	Duplicates    int                        // listings dropped because their key was already seen in this crawl
+	DuplicateKeys []string                   // the keys of those, sorted, each once
+	Invalid       []InvalidListing           // listings dropped because their events would not validate
+	Reasons       map[events.CloseReason]int // closed events by reason
+}
+
+// InvalidListing is a crawled listing that cannot make a valid event, and why.
+type InvalidListing struct {
+	Listing events.Listing
+	Err     error
+}
+
+// Diff compares one crawl of a source (cur) with that source's previous snapshot and returns the
+// events that turn prev into cur, the snapshot to store for the next crawl, and counts.
+//
+//   - A key not in prev opens (listing_opened).
+//   - A key in both whose price or players differ changes (listing_changed, with the old values);
+//     any other difference (round_date text, URL) only updates the snapshot.
+//   - A key in prev but not in cur, when c.Complete: if its tee time (play_date + tee_time in
+//     opt.Location) is at or before c.At it closes as expired now; otherwise its Misses grows by
+//     one and it closes as booked once Misses reaches MissesToClose. When !c.Complete it is kept
+//     with Misses unchanged and nothing closes.
+//   - A key seen again resets its Misses to 0 without an event.
+//
+// Within cur the first listing of a key wins; later ones are counted in stats.Duplicates. A listing
+// whose event would fail events.Validate (no course name, bad play_date, a source other than
+// c.Source, ...) is dropped and reported in stats.Invalid; if its key was open, the entry is kept
+// as if seen, so that a misparsed row never closes a listing. Events come out sorted by listing key,
+// then type; their ids are the events package's deterministic ids over (key, type, c.ID, values),
+// so the same inputs always give the same events. c.ID must be non-empty and c.At non-zero.
+// Diff does not modify prev.
+func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []events.Event, next Snapshot, stats DiffStats) {
+	if opt.MissesToClose <= 0 {
+		opt.MissesToClose = DefaultMissesToClose
+	}
+	if opt.Location == nil {
+		opt.Location = Seoul()
+	}
+	next = Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Listings: make(map[string]SnapshotEntry, len(cur))}
+	stats.Reasons = map[events.CloseReason]int{}
+	seen := make(map[string]bool, len(cur))
+	dups := map[string]bool{}
+
+	for _, l := range cur {
+		key := l.Key()
+		if seen[key] {
+			stats.Duplicates++
+			dups[key] = true
+			continue
+		}
+		if err := checkListing(l, c); err != nil {
+			stats.Invalid = append(stats.Invalid, InvalidListing{Listing: l, Err: err})
+			if old, ok := prev.Listings[key]; ok {
+				seen[key] = true
+				old.Misses = 0
+				next.Listings[key] = old
+			}
+			continue
+		}
+		seen[key] = true
+		stats.Seen++
+		old, ok := prev.Listings[key]
+		if !ok {
+			out = append(out, events.Opened(l, c.ID, c.At))
+			stats.Opened++
+			next.Listings[key] = SnapshotEntry{Listing: l, FirstSeen: c.At}
+			continue
+		}
+		if !equalInt64(old.Listing.PriceKRW, l.PriceKRW) || !equalInt(old.Listing.Players, l.Players) {
+			out = append(out, events.Changed(old.Listing, l, c.ID, c.At))
+			stats.Changed++
+		}
+		next.Listings[key] = SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen}
+	}
+
+	for key, e := range prev.Listings {
+		if seen[key] {
+			continue
+		}
+		if !c.Complete {
+			next.Listings[key] = e
+			stats.Kept++
+			continue
+		}
+		e.Misses++
+		reason := events.Booked
+		if teeTimePassed(e.Listing, c.At, opt.Location) {
+			reason = events.Expired
+		} else if e.Misses < opt.MissesToClose {
+			next.Listings[key] = e
+			stats.Missed++
+			continue
+		}
+		out = append(out, events.Closed(e.Listing, c.ID, c.At, reason))
+		stats.Closed++
+		stats.Reasons[reason]++
+	}
+
+	slices.SortFunc(out, func(a, b events.Event) int {
+		return cmp.Or(strings.Compare(a.ListingKey, b.ListingKey), typeOrder(a.EventType)-typeOrder(b.EventType))
+	})
+	for k := range dups {
+		stats.DuplicateKeys = append(stats.DuplicateKeys, k)
+	}
+	slices.Sort(stats.DuplicateKeys)
+	return out, next, stats
+}
+
+// Collapsed reports whether a crawl found so few listings compared with the previous one (fewer
+// than half, when the previous had at least 10) that it more likely failed than the course sold
+// out: a changed page layout, a login wall, an error page served with status 200. The caller then
+// treats the crawl as incomplete, so that nothing closes on its evidence.
+func Collapsed(prevCount, curCount int) bool {
+	return prevCount >= 10 && curCount*2 < prevCount
+}
+
+// checkListing reports why l cannot make a valid event in crawl c.
+func checkListing(l events.Listing, c Crawl) error {
+	if got, want := strings.Join(strings.Fields(l.Source), " "), strings.Join(strings.Fields(c.Source), " "); got != want {
+		return fmt.Errorf("listing of source %q in a crawl of %q", got, want)
+	}
+	return events.Opened(l, c.ID, c.At).Validate()
+}
+
+// teeTimePassed reports whether l's tee time is at or before at. A listing whose tee time cannot be
+// read (only a hand-edited snapshot has one) counts as not passed, so it closes as booked.
+func teeTimePassed(l events.Listing, at time.Time, loc *time.Location) bool {
+	t, err := time.ParseInLocation(events.DateLayout+" "+events.TimeLayout, l.PlayDate+" "+l.TeeTime, loc)
+	return err == nil && !t.After(at)
+}
+
+func typeOrder(t events.Type) int {
+	switch t {
+	case events.ListingOpened:
+		return 0
+	case events.ListingChanged:
+		return 1
+	default:
+		return 2
+	}
+}
+
+func equalInt64(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+func equalInt(a, b *int) bool     { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
