@@ -1,0 +1,27 @@
+// Package crawler turns tee-time listing pages of Korean golf booking sites into booking events.
+//
+// A crawl of one source goes through four steps, each in its own file:
+//
+//  1. Site adapters (site*.go, collect*.go) fetch a source's pages with colly and read each row
+//     of its tee-time table into an events.Listing. They are configured per site, not coded.
+//  2. Normalizers (normalize.go, playdate.go) turn the cells' text into the contract's values.
+//     Sites show the round date without a year ("12/05(토)", "12월 5일 (토)"); PlayDate places it
+//     in the one year that puts it between 7 days before and 335 days after the crawl's date in
+//     Asia/Seoul, and checks the shown weekday against it. ParsePrice ("150,000원", "15만원"),
+//     ParsePlayers ("3~4명") and ParseTeeTime ("오후 1:05") do the same for the other cells. A
+//     cell that cannot be read is an error wrapping ErrBadRoundDate, ErrBadPrice, ErrBadPlayers or
+//     ErrBadTeeTime: the row is skipped and counted, never guessed.
+//  3. Diff (diff.go) compares the crawl with the source's previous Snapshot and emits
+//     listing_opened, listing_changed (price or players) and listing_closed events whose ids are
+//     deterministic, so a re-run of the same crawl yields the same events. Closing is guarded
+//     against partial crawls: only a complete crawl counts a missing listing as a miss, Collapsed
+//     marks a crawl that lost more than half its listings as incomplete, and a listing closes as
+//     booked after DefaultMissesToClose (2) misses in a row, or as expired at its first miss once
+//     its tee time has passed.
+//  4. StateDir (state.go) keeps each source's Snapshot in one JSON file, replaced atomically, so
+//     that the next crawl, even after a restart, diffs against the last one.
+//
+// The package does not publish: the caller hands Diff's events to the events publisher and saves
+// the next snapshot afterwards. Everything here takes its clock and location from the caller
+// (Crawl.At, DiffOptions.Location); only Seoul loads a zone, from the embedded time/tzdata.
+package crawler
