@@ -56,7 +56,7 @@ type Truth struct {
 	OpenedAt     time.Time  `json:"opened_at"`
 	BookedAt     *time.Time `json:"booked_at"` // nil: not booked (yet, as of the export)
 	ExpiresAt    time.Time  `json:"expires_at"`
-	PriceKRW     *int64     `json:"price_krw"` // at opening; nil: shown as 가격문의
+	PriceKRW     *int64     `json:"price_krw"` // at opening; nil: shown as 전화문의
 	Players      int        `json:"players"`   // at opening
 	Changes      []Change   `json:"changes,omitempty"`
 }

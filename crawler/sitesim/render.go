@@ -80,7 +80,7 @@ func (s *Site) serveTee(w http.ResponseWriter, r *http.Request, now time.Time) {
 	}
 	for _, l := range rows {
 		price, players := l.StateAt(now)
-		priceText := "가격문의"
+		priceText := "전화문의"
 		if price != nil {
 			priceText = won(*price)
 		}

@@ -3,7 +3,7 @@
 //
 // The site lists tee times of a few courses (some split into parts such as "OUT"/"IN" or
 // "동코스"/"서코스") per play date, 20 rows a page with a "다음" link, prices like "150,000원" or
-// "가격문의", year-less round dates like "12/05(토)", HTML entities (&amp;, &nbsp;) and, by seed, a
+// "전화문의", year-less round dates like "12/05(토)", HTML entities (&amp;, &nbsp;) and, by seed, a
 // few malformed rows ("13/45(월)", "25:99"). Every listing is released DaysAhead days before its
 // day at ReleaseHour, may get a discount two days before and a players change, and is booked at a
 // time drawn from an exponential whose mean depends on weekday and hour (weekend mornings go in

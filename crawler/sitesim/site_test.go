@@ -119,7 +119,7 @@ func TestPaginationCoversAll(t *testing.T) {
 					continue
 				}
 				price, players := tr.StateAt(at)
-				wantPrice := "가격문의"
+				wantPrice := "전화문의"
 				if price != nil {
 					wantPrice = won(*price)
 				}

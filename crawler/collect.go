@@ -1,0 +1,331 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Metrics receives a crawl's counters; implementations must be safe for concurrent use. A nil
+// Metrics in CollectDeps counts nothing.
+type Metrics interface {
+	// PageFetched is called once per HTTP attempt, retries included; status is 0 when no response
+	// arrived (timeout, connection refused).
+	PageFetched(site string, status int)
+	// RowRejected is called once per skipped row; reason is one of the Reject* constants.
+	RowRejected(site, reason string)
+	// Retry is called once per re-fetch of a page.
+	Retry(site string)
+}
+
+// The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
+const (
+	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
+	RejectMissingCourse = "missing_course"
+	RejectBadRoundDate  = "bad_round_date"
+	RejectBadTeeTime    = "bad_tee_time"
+	RejectBadPrice      = "bad_price"
+	RejectBadPlayers    = "bad_players"
+)
+
+// CollectDeps are Collect's dependencies. Only Logger is required.
+type CollectDeps struct {
+	Logger    *slog.Logger
+	Transport http.RoundTripper // nil: http.DefaultTransport (tests plug in their own)
+	Metrics   Metrics           // nil: none
+	Now       func() time.Time  // reads Retry-After dates and times the crawl; nil: time.Now
+	// Sleep waits between retries; nil: a timer that returns ctx.Err() when ctx ends first.
+	// Tests record the waits instead of sleeping.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Result is what one crawl of one site saw.
+type Result struct {
+	Site        string
+	Listings    []events.Listing // unique by Key, sorted by Key
+	Pages       int              // pages fetched and parsed
+	Rows        int              // rows seen, rejected ones included
+	Rejected    int              // rows skipped (see the Reject* reasons)
+	Retries     int              // page re-fetches
+	FailedPages []string         // URLs that failed after their retries, or were refused (robots.txt, size)
+	MaxPagesHit bool             // the max_pages guard stopped the crawl
+	// Complete is true when every page that the crawl found was fetched and parsed: no failed
+	// page, no max_pages stop, no cancellation. Only a complete crawl can tell that a listing is
+	// gone; an incomplete one only that the listings it has exist.
+	Complete bool
+	Duration time.Duration
+}
+
+type noMetrics struct{}
+
+func (noMetrics) PageFetched(string, int)    {}
+func (noMetrics) RowRejected(string, string) {}
+func (noMetrics) Retry(string)               {}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// attemptKey is the colly request context key of a page's attempt number (0 for the first fetch).
+const attemptKey = "golf-crawler.attempt"
+
+// crawl is the state of one Collect call, shared by colly's callbacks.
+type crawl struct {
+	ctx       context.Context
+	site      *Site
+	deps      CollectDeps
+	log       *slog.Logger
+	crawledAt time.Time
+	c         *colly.Collector
+
+	mu       sync.Mutex
+	visited  map[string]bool
+	failed   map[string]bool
+	listings map[string]events.Listing
+	res      Result
+}
+
+// Collect crawls site once: its start URLs, the next-page and follow links they lead to, each page
+// retried on timeouts, 5xx and 429 with capped exponential backoff. Rows are turned into listings
+// with PlayDate (relative to crawledAt), ParseTeeTime, ParsePrice and ParsePlayers; a row that does
+// not parse is logged (url, raw, err), counted and skipped, and the crawl goes on.
+//
+// The error is non-nil only when the crawl could not start (an invalid site) or ctx ended; in the
+// latter case the partial Result is returned too, with Complete false.
+func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
+	if deps.Logger == nil {
+		return Result{}, errors.New("collect: CollectDeps.Logger is required")
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = noMetrics{}
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Sleep == nil {
+		deps.Sleep = sleepCtx
+	}
+	if err := site.Validate(); err != nil {
+		return Result{Site: site.Name}, fmt.Errorf("collect: %w", err)
+	}
+	start := deps.Now()
+	urls, err := site.URLs(crawledAt)
+	if err != nil {
+		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
+	}
+	c, err := newCollector(ctx, &site, deps.Transport)
+	if err != nil {
+		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
+	}
+	cr := &crawl{
+		ctx: ctx, site: &site, deps: deps, crawledAt: crawledAt, c: c,
+		log:     deps.Logger.With("site", site.Name),
+		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
+		res: Result{Site: site.Name},
+	}
+	c.OnResponse(cr.onResponse)
+	c.OnError(cr.onError)
+	for _, u := range urls {
+		cr.visit(u)
+	}
+	c.Wait()
+
+	res := cr.res
+	for _, l := range cr.listings {
+		res.Listings = append(res.Listings, l)
+	}
+	sort.Slice(res.Listings, func(i, j int) bool { return res.Listings[i].Key() < res.Listings[j].Key() })
+	sort.Strings(res.FailedPages)
+	res.Complete = len(res.FailedPages) == 0 && !res.MaxPagesHit && ctx.Err() == nil
+	res.Duration = deps.Now().Sub(start)
+	cr.log.InfoContext(ctx, "crawl finished", "pages", res.Pages, "rows", res.Rows, "listings", len(res.Listings),
+		"rejected", res.Rejected, "retries", res.Retries, "failed_pages", len(res.FailedPages),
+		"max_pages_hit", res.MaxPagesHit, "complete", res.Complete, "duration", res.Duration)
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("collect %s: %w", site.Name, err)
+	}
+	return res, nil
+}
+
+// newCollector builds the colly collector for site: async, bounded per domain, robots.txt obeyed
+// unless the site opts out, bodies cut one byte past max_body_bytes so an oversized page is seen.
+func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) (*colly.Collector, error) {
+	p := site.Politeness
+	c := colly.NewCollector(
+		colly.StdlibContext(ctx),
+		colly.Async(true),
+		colly.UserAgent(p.UserAgent),
+		colly.MaxBodySize(p.MaxBodyBytes+1),
+		colly.AllowedDomains(site.AllowedDomains...),
+	)
+	// NewCollector applies COLLY_* environment variables after the options; set again everything
+	// this crawler relies on so that the environment cannot override the sites file.
+	c.UserAgent = p.UserAgent
+	c.MaxBodySize = p.MaxBodyBytes + 1
+	c.IgnoreRobotsTxt = p.IgnoreRobotsTxt
+	c.AllowedDomains = site.AllowedDomains
+	c.AllowURLRevisit = false // retries revisit through Request.Retry, which skips the visited check
+	c.MaxDepth, c.MaxRequests = 0, 0
+	c.CacheDir = ""
+	c.ParseHTTPErrorResponse = false
+	c.Async = true
+	c.SetRequestTimeout(p.RequestTimeout.D())
+	if transport != nil {
+		c.WithTransport(transport)
+	}
+	err := c.Limit(&colly.LimitRule{
+		DomainGlob:  "*",
+		Parallelism: p.Parallelism,
+		Delay:       p.Delay.D(),
+		RandomDelay: p.RandomDelay.D(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("limit rule: %w", err)
+	}
+	return c, nil
+}
+
+// visit schedules a page unless it was already scheduled or the max_pages guard is reached.
+func (cr *crawl) visit(raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		cr.fail(raw, 0, fmt.Errorf("parse URL: %w", err))
+		return
+	}
+	key := u.String()
+	cr.mu.Lock()
+	if cr.visited[key] {
+		cr.mu.Unlock()
+		return
+	}
+	if len(cr.visited) >= cr.site.Politeness.MaxPages {
+		first := !cr.res.MaxPagesHit
+		cr.res.MaxPagesHit = true
+		cr.mu.Unlock()
+		if first {
+			cr.log.WarnContext(cr.ctx, "max_pages reached; the crawl is incomplete", "url", key,
+				"max_pages", cr.site.Politeness.MaxPages)
+		}
+		return
+	}
+	cr.visited[key] = true
+	cr.mu.Unlock()
+
+	rctx := colly.NewContext()
+	rctx.Put(attemptKey, 0)
+	err = cr.c.Request(http.MethodGet, key, nil, rctx, nil)
+	var already *colly.AlreadyVisitedError
+	switch {
+	case err == nil, errors.As(err, &already):
+	case errors.Is(err, colly.ErrRobotsTxtBlocked):
+		cr.fail(key, 0, fmt.Errorf("refused by robots.txt (set ignore_robots_txt to opt out): %w", err))
+	default:
+		cr.fail(key, 0, err)
+	}
+}
+
+// fail records a page that will not be parsed in this crawl.
+func (cr *crawl) fail(u string, status int, err error) {
+	cr.mu.Lock()
+	dup := cr.failed[u]
+	if !dup {
+		cr.failed[u] = true
+		cr.res.FailedPages = append(cr.res.FailedPages, u)
+	}
+	cr.mu.Unlock()
+	if !dup {
+		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "err", err)
+	}
+}
+
+func (cr *crawl) onResponse(r *colly.Response) {
+	u := r.Request.URL.String()
+	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+	if len(r.Body) > cr.site.Politeness.MaxBodyBytes {
+		cr.fail(u, r.StatusCode, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
+		return
+	}
+	pg, err := parsePage(cr.site, r.Request.URL, r.Body)
+	if err != nil {
+		cr.fail(u, r.StatusCode, err)
+		return
+	}
+	var ok []events.Listing
+	rejected := 0
+	for _, row := range pg.Rows {
+		l, reason, err := cr.site.listing(row, u, cr.crawledAt)
+		if err != nil {
+			rejected++
+			cr.deps.Metrics.RowRejected(cr.site.Name, reason)
+			cr.log.WarnContext(cr.ctx, "row skipped", "url", u, "reason", reason, "raw", row.String(), "err", err)
+			continue
+		}
+		ok = append(ok, l)
+	}
+	cr.mu.Lock()
+	cr.res.Pages++
+	cr.res.Rows += len(pg.Rows)
+	cr.res.Rejected += rejected
+	for _, l := range ok {
+		// A row that moved to the next page while we paged (a booking above it) is seen twice.
+		if _, dup := cr.listings[l.Key()]; !dup {
+			cr.listings[l.Key()] = l
+		}
+	}
+	cr.mu.Unlock()
+	cr.log.DebugContext(cr.ctx, "page parsed", "url", u, "rows", len(pg.Rows), "rejected", rejected, "links", len(pg.Links))
+	for _, link := range pg.Links {
+		cr.visit(link)
+	}
+}
+
+func (cr *crawl) onError(r *colly.Response, err error) {
+	u := r.Request.URL.String()
+	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+	attempt, _ := r.Ctx.GetAny(attemptKey).(int)
+	if cr.ctx.Err() != nil {
+		cr.fail(u, r.StatusCode, cr.ctx.Err())
+		return
+	}
+	var hdr http.Header
+	if r.Headers != nil {
+		hdr = *r.Headers
+	}
+	p := cr.site.Politeness
+	wait, retry := retryDelay(r.StatusCode, hdr, attempt, p.BackoffBase.D(), p.BackoffCap.D(), cr.deps.Now())
+	if !retry || attempt >= p.Retries {
+		cr.fail(u, r.StatusCode, fmt.Errorf("attempt %d of %d: %w", attempt+1, p.Retries+1, err))
+		return
+	}
+	cr.log.InfoContext(cr.ctx, "page retry", "url", u, "status", r.StatusCode, "attempt", attempt+1,
+		"wait", wait, "err", err)
+	if err := cr.deps.Sleep(cr.ctx, wait); err != nil {
+		cr.fail(u, r.StatusCode, err)
+		return
+	}
+	r.Ctx.Put(attemptKey, attempt+1)
+	cr.deps.Metrics.Retry(cr.site.Name)
+	cr.mu.Lock()
+	cr.res.Retries++
+	cr.mu.Unlock()
+	if err := r.Request.Retry(); err != nil {
+		cr.fail(u, 0, fmt.Errorf("retry: %w", err))
+	}
+}

@@ -1,0 +1,413 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// t0 is the crawl time of most tests: Monday 2025-12-01 10:00 in Seoul.
+var t0 = time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// recorder is the test's Metrics and Sleep: it counts and records instead of waiting.
+type recorder struct {
+	mu       sync.Mutex
+	sleeps   []time.Duration
+	statuses map[int]int
+	rejected map[string]int
+	retries  int
+}
+
+func newRecorder() *recorder { return &recorder{statuses: map[int]int{}, rejected: map[string]int{}} }
+
+func (r *recorder) PageFetched(_ string, status int) {
+	r.mu.Lock()
+	r.statuses[status]++
+	r.mu.Unlock()
+}
+func (r *recorder) RowRejected(_, reason string) { r.mu.Lock(); r.rejected[reason]++; r.mu.Unlock() }
+func (r *recorder) Retry(string)                 { r.mu.Lock(); r.retries++; r.mu.Unlock() }
+func (r *recorder) Sleep(ctx context.Context, d time.Duration) error {
+	r.mu.Lock()
+	r.sleeps = append(r.sleeps, d)
+	r.mu.Unlock()
+	return ctx.Err()
+}
+
+func (r *recorder) deps(t *testing.T) CollectDeps {
+	return CollectDeps{Logger: testLogger(t), Metrics: r, Sleep: r.Sleep}
+}
+
+// fast makes a site test-fast: no politeness delay, millisecond backoff.
+func fast(s Site) Site {
+	s.Politeness.NoDelay = true
+	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
+	s.Politeness.BackoffBase = Duration(time.Millisecond)
+	s.Politeness.BackoffCap = Duration(4 * time.Millisecond)
+	s.Politeness.RequestTimeout = Duration(5 * time.Second)
+	return s
+}
+
+// simSite is the site of compose/dev/sites.yaml pointed at base instead of the default address,
+// so the tests exercise the shipped selectors.
+func simSite(t *testing.T, base string, daysAhead int) Site {
+	t.Helper()
+	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sites[0]
+	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
+	s.DaysAhead = daysAhead
+	return fast(s)
+}
+
+func startSim(t *testing.T, seed int64) (*sitesim.Site, *httptest.Server) {
+	t.Helper()
+	sim := sitesim.New(sitesim.Config{Seed: seed, Now: func() time.Time { return t0 }})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	return sim, srv
+}
+
+// expectedPages is the number of pages the sim shows for dates t0..t0+days.
+func expectedPages(sim *sitesim.Site, days int) int {
+	perDate := map[string]int{}
+	for _, tr := range sim.Visible(t0) {
+		perDate[tr.PlayDate]++
+	}
+	n := 0
+	for i := 0; i <= days; i++ {
+		rows := perDate[t0.AddDate(0, 0, i).Format("2006-01-02")]
+		n += max(1, (rows+19)/20)
+	}
+	return n
+}
+
+// TestCollectSim crawls the simulated site and compares with its ground truth: every well-formed
+// visible listing exactly, every malformed one rejected.
+func TestCollectSim(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, 42)
+	rec := newRecorder()
+	res, err := Collect(t.Context(), simSite(t, srv.URL, 14), t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]events.Listing{}
+	malformed := 0
+	visible := sim.Visible(t0)
+	for _, tr := range visible {
+		if tr.Malformed {
+			malformed++
+			continue
+		}
+		price, players := tr.StateAt(t0)
+		want[events.ListingKey("sim-golf", tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = events.Listing{
+			PriceKRW: price, Players: &players, RoundDate: tr.RoundDate}
+	}
+	if malformed == 0 {
+		t.Fatal("seed 42 has no malformed rows at t0; pick a seed that does")
+	}
+	for _, l := range res.Listings {
+		w, ok := want[l.Key()]
+		if !ok {
+			t.Errorf("crawled %s, not in the ground truth", l.Key())
+			continue
+		}
+		delete(want, l.Key())
+		if fmt.Sprint(deref(l.PriceKRW), deref(l.Players), l.RoundDate) != fmt.Sprint(deref(w.PriceKRW), deref(w.Players), w.RoundDate) {
+			t.Errorf("%s: price %v players %v round_date %q; ground truth %v %v %q", l.Key(),
+				deref(l.PriceKRW), deref(l.Players), l.RoundDate, deref(w.PriceKRW), deref(w.Players), w.RoundDate)
+		}
+		if !strings.HasPrefix(l.URL, srv.URL+"/tee?date=") {
+			t.Errorf("%s: URL %q is not a listing page of the site", l.Key(), l.URL)
+		}
+	}
+	for k := range want {
+		t.Errorf("ground truth listing %s was not crawled", k)
+	}
+	if res.Rows != len(visible) || res.Rejected != malformed || !res.Complete || len(res.FailedPages) != 0 {
+		t.Errorf("rows %d rejected %d complete %v failed %v; want rows %d rejected %d complete",
+			res.Rows, res.Rejected, res.Complete, res.FailedPages, len(visible), malformed)
+	}
+	if want := expectedPages(sim, 14); res.Pages != want {
+		t.Errorf("pages %d, want %d", res.Pages, want)
+	}
+	if rec.rejected[RejectBadRoundDate]+rec.rejected[RejectBadTeeTime] != malformed {
+		t.Errorf("rejections by reason %v, want %d bad dates and times", rec.rejected, malformed)
+	}
+	t.Logf("%d pages, %d rows, %d listings, %d rejected", res.Pages, res.Rows, len(res.Listings), res.Rejected)
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func TestCollectRetriesThenSucceeds(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, 1)
+	sim.InjectFaults(sitesim.Faults{FailFirst: 2})
+	rec := newRecorder()
+	site := simSite(t, srv.URL, 2)
+	res, err := Collect(t.Context(), site, t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := expectedPages(sim, 2)
+	if !res.Complete || res.Pages != pages || res.Retries != 2*pages || rec.retries != 2*pages {
+		t.Errorf("complete %v pages %d retries %d (metric %d); want complete, %d pages, %d retries",
+			res.Complete, res.Pages, res.Retries, rec.retries, pages, 2*pages)
+	}
+	if rec.statuses[500] != 2*pages || rec.statuses[200] != pages {
+		t.Errorf("statuses %v, want %d×500 and %d×200", rec.statuses, 2*pages, pages)
+	}
+	for _, d := range rec.sleeps {
+		if d <= 0 || d > site.Politeness.BackoffCap.D() {
+			t.Errorf("backoff %s outside (0, %s]", d, site.Politeness.BackoffCap.D())
+		}
+	}
+}
+
+func TestCollectPageAlwaysFails(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, 1)
+	bad := "/tee?date=20251202&page=1"
+	sim.InjectFaults(sitesim.Faults{FailPages: []string{bad}})
+	rec := newRecorder()
+	site := simSite(t, srv.URL, 2)
+	res, err := Collect(t.Context(), site, t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || len(res.FailedPages) != 1 || res.FailedPages[0] != srv.URL+bad {
+		t.Errorf("complete %v failed %v; want incomplete with only %s failed", res.Complete, res.FailedPages, bad)
+	}
+	if got := sim.Requests()[bad]; got != 1+site.Politeness.Retries {
+		t.Errorf("%s requested %d times, want 1 + %d retries", bad, got, site.Politeness.Retries)
+	}
+	dates := map[string]bool{}
+	for _, l := range res.Listings {
+		dates[l.PlayDate] = true
+	}
+	if !dates["2025-12-01"] || !dates["2025-12-03"] || dates["2025-12-02"] {
+		t.Errorf("listings on dates %v; want the other dates crawled and none from the failed one", dates)
+	}
+}
+
+func TestCollectHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, 1)
+	sim.InjectFaults(sitesim.Faults{ThrottleFirst: 1, RetryAfter: 3 * time.Second})
+	rec := newRecorder()
+	res, err := Collect(t.Context(), simSite(t, srv.URL, 1), t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := expectedPages(sim, 1)
+	if !res.Complete || rec.statuses[429] != pages || len(rec.sleeps) != pages {
+		t.Errorf("complete %v statuses %v sleeps %v; want complete with %d 429s each waited out", res.Complete,
+			rec.statuses, rec.sleeps, pages)
+	}
+	for _, d := range rec.sleeps {
+		if d != 3*time.Second {
+			t.Errorf("waited %s after a 429 with Retry-After: 3, want 3s", d)
+		}
+	}
+}
+
+func TestCollectTimeoutRetried(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, 1)
+	sim.InjectFaults(sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second})
+	rec := newRecorder()
+	site := simSite(t, srv.URL, 0)
+	site.Politeness.RequestTimeout = Duration(150 * time.Millisecond)
+	res, err := Collect(t.Context(), site, t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := expectedPages(sim, 0); !res.Complete || res.Retries != pages || rec.statuses[0] != pages {
+		t.Errorf("complete %v retries %d statuses %v; want complete after %d timeouts", res.Complete, res.Retries,
+			rec.statuses, pages)
+	}
+}
+
+func TestCollectCancelled(t *testing.T) {
+	t.Parallel()
+	_, srv := startSim(t, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	res, err := Collect(ctx, simSite(t, srv.URL, 1), t0, newRecorder().deps(t))
+	if err == nil || res.Complete {
+		t.Errorf("cancelled crawl: err %v complete %v; want an error and incomplete", err, res.Complete)
+	}
+}
+
+// fixtureServer serves the testdata pages of one list at /tee?date=20251206&page=N, plus whatever
+// extra handlers a test adds.
+func fixtureServer(t *testing.T, extra map[string]http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/tee", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("date") != "20251206" {
+			http.NotFound(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "tee_list_p"+r.URL.Query().Get("page")+".html"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b)
+	})
+	for p, h := range extra {
+		mux.HandleFunc(p, h)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func fixtureSite(t *testing.T, srv *httptest.Server, start string) Site {
+	t.Helper()
+	s := simSite(t, srv.URL, 0)
+	s.URLTemplate, s.DaysAhead = "", 0
+	s.StartURLs = []string{srv.URL + start}
+	s.AllowedDomains = nil
+	return s
+}
+
+// TestCollectFixtureGolden parses the fixture pages (entities, nbsp, price and time notations,
+// malformed rows, a row repeated across pages) and compares with testdata/tee_list.golden.
+func TestCollectFixtureGolden(t *testing.T) {
+	t.Parallel()
+	srv := fixtureServer(t, nil)
+	rec := newRecorder()
+	res, err := Collect(t.Context(), fixtureSite(t, srv, "/tee?date=20251206&page=1"), t0, rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages != 2 || res.Rows != 11 || res.Rejected != 5 || len(res.Listings) != 5 || !res.Complete {
+		t.Errorf("pages %d rows %d rejected %d listings %d complete %v; want 2, 11, 5, 5, complete",
+			res.Pages, res.Rows, res.Rejected, len(res.Listings), res.Complete)
+	}
+	wantReasons := map[string]int{RejectBadRoundDate: 2, RejectBadTeeTime: 1, RejectMissingField: 1, RejectBadPrice: 1}
+	if fmt.Sprint(rec.rejected) != fmt.Sprint(wantReasons) {
+		t.Errorf("rejections %v, want %v", rec.rejected, wantReasons)
+	}
+	got, err := json.MarshalIndent(struct {
+		Listings []events.Listing `json:"listings"`
+		Pages    int              `json:"pages"`
+		Rows     int              `json:"rows"`
+		Rejected int              `json:"rejected"`
+	}{res.Listings, res.Pages, res.Rows, res.Rejected}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(bytes.ReplaceAll(got, []byte(srv.URL), []byte("http://fixture")), '\n')
+	golden := filepath.Join("testdata", "tee_list.golden")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./crawler -run TestCollectFixtureGolden -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("parsed fixture differs from %s (rerun with -update if the change is intended):\n%s", golden, got)
+	}
+}
+
+func TestCollectMaxPages(t *testing.T) {
+	t.Parallel()
+	srv := fixtureServer(t, map[string]http.HandlerFunc{"/endless": func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscan(r.URL.Query().Get("page"), &n)
+		fmt.Fprintf(w, `<html><body><table class="tee-list"><tr class="tee-row"><td class="course">무한 CC</td>`+
+			`<td class="date">12/06(토)</td><td class="time">07:%02d</td></tr></table>`+
+			`<div class="paging"><a class="next" href="/endless?page=%d">다음</a></div></body></html>`, n%60, n+1)
+	}})
+	site := fixtureSite(t, srv, "/endless?page=1")
+	site.Politeness.MaxPages = 5
+	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages != 5 || !res.MaxPagesHit || res.Complete || len(res.Listings) != 5 {
+		t.Errorf("pages %d max_pages_hit %v complete %v listings %d; want 5 pages, guard tripped, incomplete",
+			res.Pages, res.MaxPagesHit, res.Complete, len(res.Listings))
+	}
+}
+
+func TestCollectBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	srv := fixtureServer(t, map[string]http.HandlerFunc{"/big": func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<html><body>%s</body></html>", strings.Repeat("골프", 1000))
+	}})
+	site := fixtureSite(t, srv, "/big")
+	site.StartURLs = append(site.StartURLs, srv.URL+"/tee?date=20251206&page=1")
+	site.Politeness.MaxBodyBytes = 4096
+	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || len(res.FailedPages) != 1 || res.FailedPages[0] != srv.URL+"/big" || res.Pages != 2 {
+		t.Errorf("complete %v failed %v pages %d; want /big refused and the two list pages parsed",
+			res.Complete, res.FailedPages, res.Pages)
+	}
+}
+
+func TestCollectRobots(t *testing.T) {
+	t.Parallel()
+	srv := fixtureServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /tee\n")
+		},
+	})
+	for _, tc := range []struct {
+		name     string
+		ignore   bool
+		complete bool
+		pages    int
+	}{{"Obeyed", false, false, 0}, {"OptedOut", true, true, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := fixtureSite(t, srv, "/tee?date=20251206&page=1")
+			site.Politeness.IgnoreRobotsTxt = tc.ignore
+			res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Complete != tc.complete || res.Pages != tc.pages || (!tc.ignore && len(res.FailedPages) != 1) {
+				t.Errorf("complete %v pages %d failed %v; want complete %v, %d pages", res.Complete, res.Pages,
+					res.FailedPages, tc.complete, tc.pages)
+			}
+		})
+	}
+}

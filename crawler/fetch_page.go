@@ -1,0 +1,154 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// page is what parsePage reads from one HTML page: its listing rows and the links to crawl next.
+type page struct {
+	Rows  []rawRow
+	Links []string // absolute http(s) URLs from next_page and follow, in document order
+}
+
+// rawRow is one row's cells as the page shows them (entities decoded, not yet trimmed); Missing
+// names the configured cells that were absent or did not match their regex.
+type rawRow struct {
+	Course, CoursePart, RoundDate, TeeTime, Price, Players string
+	Missing                                                []string
+}
+
+// String renders the row for the log's raw key.
+func (r rawRow) String() string {
+	s := fmt.Sprintf("course=%q part=%q round_date=%q tee_time=%q price=%q players=%q",
+		r.Course, r.CoursePart, r.RoundDate, r.TeeTime, r.Price, r.Players)
+	if len(r.Missing) > 0 {
+		s += " missing=" + strings.Join(r.Missing, ",")
+	}
+	return s
+}
+
+// parsePage reads the rows and links of one page of site. It never fails on content (an
+// unexpected page simply has no rows); the error is for a body that is not HTML at all.
+func parsePage(site *Site, pageURL *url.URL, body []byte) (page, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return page{}, fmt.Errorf("parse HTML: %w", err)
+	}
+	var pg page
+	f := site.Fields
+	doc.Find(site.Row).Each(func(_ int, row *goquery.Selection) {
+		var r rawRow
+		for _, c := range []struct {
+			name  string
+			field Field
+			dst   *string
+		}{
+			{"course", f.Course, &r.Course}, {"course_part", f.CoursePart, &r.CoursePart},
+			{"round_date", f.RoundDate, &r.RoundDate}, {"tee_time", f.TeeTime, &r.TeeTime},
+			{"price", f.Price, &r.Price}, {"players", f.Players, &r.Players},
+		} {
+			if !c.field.configured() {
+				continue
+			}
+			v, ok := c.field.read(row)
+			if !ok {
+				r.Missing = append(r.Missing, c.name)
+				continue
+			}
+			*c.dst = v
+		}
+		pg.Rows = append(pg.Rows, r)
+	})
+	for _, sel := range []string{site.NextPage, site.Follow} {
+		if sel == "" {
+			continue
+		}
+		doc.Find(sel).Each(func(_ int, a *goquery.Selection) {
+			href, ok := a.Attr("href")
+			if !ok {
+				return
+			}
+			ref, err := url.Parse(strings.TrimSpace(href))
+			if err != nil {
+				return
+			}
+			abs := pageURL.ResolveReference(ref)
+			abs.Fragment = ""
+			if abs.Scheme == "http" || abs.Scheme == "https" {
+				pg.Links = append(pg.Links, abs.String())
+			}
+		})
+	}
+	return pg, nil
+}
+
+// read returns the field's value in row: the first match of Selector (or the row itself), its
+// text or attribute, narrowed by Regex. ok is false when the element, attribute or match is absent.
+func (f Field) read(row *goquery.Selection) (string, bool) {
+	sel := row
+	if f.Selector != "" {
+		sel = row.Find(f.Selector).First()
+		if sel.Length() == 0 {
+			return "", false
+		}
+	}
+	v := sel.Text()
+	if f.Attr != "" {
+		a, ok := sel.Attr(f.Attr)
+		if !ok {
+			return "", false
+		}
+		v = a
+	}
+	if f.re != nil {
+		m := f.re.FindStringSubmatch(v)
+		if m == nil {
+			return "", false
+		}
+		v = m[1]
+	}
+	return v, true
+}
+
+// listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On
+// error, reason is one of the Reject* constants.
+func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Listing, string, error) {
+	for _, m := range r.Missing {
+		if m == "course" || m == "round_date" || m == "tee_time" {
+			return events.Listing{}, RejectMissingField, fmt.Errorf("required cell %s is missing", m)
+		}
+	}
+	l := events.Listing{
+		Source:     s.Name,
+		CourseName: CleanText(r.Course),
+		CoursePart: CleanText(r.CoursePart),
+		RoundDate:  strings.TrimSpace(r.RoundDate),
+		URL:        pageURL,
+	}
+	if l.CourseName == "" {
+		return events.Listing{}, RejectMissingCourse, fmt.Errorf("the course cell is empty")
+	}
+	var err error
+	if l.PlayDate, err = PlayDate(l.RoundDate, crawledAt); err != nil {
+		return events.Listing{}, RejectBadRoundDate, err
+	}
+	if l.TeeTime, err = ParseTeeTime(r.TeeTime); err != nil {
+		return events.Listing{}, RejectBadTeeTime, err
+	}
+	// A missing optional cell is an unknown value, like an empty one.
+	if l.PriceKRW, err = ParsePrice(r.Price); err != nil {
+		return events.Listing{}, RejectBadPrice, err
+	}
+	if l.Players, err = ParsePlayers(r.Players); err != nil {
+		return events.Listing{}, RejectBadPlayers, err
+	}
+	return l, "", nil
+}

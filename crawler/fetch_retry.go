@@ -1,0 +1,64 @@
+package crawler
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// retryDelay decides whether a failed fetch is worth another attempt and how long to wait first.
+//
+// Retried: no response at all (status 0: timeout, connection refused or reset), 408, 429 and every
+// 5xx. Any other status (404, 403, ...) is the site's answer and is not retried. The wait after
+// attempt n (0-based) is base·2ⁿ capped at cap, with equal jitter (a uniform draw in [d/2, d]) so
+// that parallel retries spread out. A Retry-After header (delta-seconds or HTTP-date, relative to
+// now) replaces the backoff; one longer than MaxRetryAfter is not honoured by waiting but by giving
+// the page up for this crawl, because a crawl must not stall on one page for minutes and retrying
+// earlier than asked would be rude.
+func retryDelay(status int, hdr http.Header, attempt int, base, cap time.Duration, now time.Time) (time.Duration, bool) {
+	switch {
+	case status == 0, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
+	default:
+		return 0, false
+	}
+	if ra, ok := retryAfter(hdr.Get("Retry-After"), now); ok {
+		if ra > MaxRetryAfter {
+			return 0, false
+		}
+		return ra, true
+	}
+	d := base
+	for i := 0; i < attempt && d < cap; i++ {
+		d *= 2
+	}
+	d = min(d, cap)
+	if half := d / 2; half > 0 {
+		d = half + rand.N(half+1)
+	}
+	return d, true
+}
+
+// retryAfter parses a Retry-After value: delta-seconds ("120") or an HTTP-date. A date in the past
+// means no wait.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		if n > int64(24*time.Hour/time.Second) {
+			return 24 * time.Hour, true
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(0, t.Sub(now)), true
+}
