@@ -1,0 +1,245 @@
+package ingest_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/ingest"
+)
+
+// testEvents returns n distinct valid events; prefix keeps sets from different calls apart.
+func testEvents(n int, prefix string) []events.Event {
+	at := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+	out := make([]events.Event, n)
+	for i := range out {
+		price, players := int64(100000+i), 4
+		l := events.Listing{
+			Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
+			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15),
+			PriceKRW: &price, Players: &players,
+		}
+		out[i] = events.Opened(l, "crawl-"+prefix, at.Add(time.Duration(i)*time.Second))
+	}
+	return out
+}
+
+func encodeAll(t *testing.T, evs []events.Event) []kafka.Message {
+	t.Helper()
+	out := make([]kafka.Message, len(evs))
+	for i, e := range evs {
+		b, err := events.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = kafka.Message{Key: []byte(e.ListingKey), Value: b}
+	}
+	return out
+}
+
+// publish writes msgs with acks from all replicas.
+func publish(t *testing.T, addr, topic string, msgs []kafka.Message) {
+	t.Helper()
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond, BatchSize: 1000, BatchBytes: 4 << 20,
+		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		t.Fatalf("publish %d messages to %s: %v", len(msgs), topic, err)
+	}
+}
+
+// newReader is the consumer's Reader config, with a shorter session for tests.
+func newReader(t *testing.T, addr, topic, group string) *kafka.Reader {
+	t.Helper()
+	logger := testLogger(t)
+	return kafka.NewReader(kafka.ReaderConfig{
+		Brokers: []string{addr}, GroupID: group, Topic: topic,
+		StartOffset: kafka.FirstOffset, CommitInterval: 0,
+		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond, QueueCapacity: 1000,
+		HeartbeatInterval: time.Second, SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
+		WatchPartitionChanges: true, PartitionWatchInterval: time.Second,
+		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) { logger.Warn(fmt.Sprintf(msg, a...)) }),
+	})
+}
+
+func closeReader(t *testing.T, r *kafka.Reader) {
+	done := make(chan error, 1)
+	go func() { done <- r.Close() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("reader.Close took more than 10s")
+	}
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// counters is an ingest.Metrics that the test reads.
+type counters struct {
+	consumed, inserted, duplicates, dead, retries, batches atomic.Int64
+}
+
+func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
+	c.consumed.Add(int64(size))
+	c.inserted.Add(int64(r.Inserted))
+	c.duplicates.Add(int64(r.Duplicates))
+	c.dead.Add(int64(r.DeadLettered))
+	c.batches.Add(1)
+}
+func (c *counters) Retry()                 { c.retries.Add(1) }
+func (c *counters) Lag(string, int, int64) {}
+
+// checkedReader forwards to a Reader but first verifies, against the database, that every
+// message it is asked to commit is stored (as an event or a dead letter): offsets never ahead of
+// rows. It records the commits.
+type checkedReader struct {
+	t *testing.T
+	r interface {
+		FetchMessage(context.Context) (kafka.Message, error)
+		CommitMessages(context.Context, ...kafka.Message) error
+	}
+	db *pgxpool.Pool // a direct pool, not the one under test
+
+	mu        sync.Mutex
+	commits   int
+	committed int
+	// beforeCommit, if set, runs first; a non-nil error is returned instead of committing.
+	beforeCommit func(n int) error
+}
+
+func (c *checkedReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
+	return c.r.FetchMessage(ctx)
+}
+
+func (c *checkedReader) CommitMessages(ctx context.Context, msgs ...kafka.Message) error {
+	c.mu.Lock()
+	c.commits++
+	n := c.commits
+	hook := c.beforeCommit
+	c.mu.Unlock()
+	if missing := unstored(ctx, c.t, c.db, msgs); missing != 0 {
+		c.t.Errorf("commit %d of %d messages: %d of them are not in the database", n, len(msgs), missing)
+	}
+	if hook != nil {
+		if err := hook(n); err != nil {
+			return err
+		}
+	}
+	err := c.r.CommitMessages(ctx, msgs...)
+	if err == nil {
+		c.mu.Lock()
+		c.committed += len(msgs)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *checkedReader) stats() (commits, committed int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.commits, c.committed
+}
+
+// unstored counts msgs that are neither a stored event nor a dead letter at their position.
+func unstored(ctx context.Context, t *testing.T, db *pgxpool.Pool, msgs []kafka.Message) int {
+	var ids []uuid.UUID
+	var topics []string
+	var parts []int32
+	var offs []int64
+	for _, m := range msgs {
+		if e, err := events.Decode(m.Value); err == nil {
+			ids = append(ids, e.EventID)
+		} else {
+			topics, parts, offs = append(topics, m.Topic), append(parts, int32(m.Partition)), append(offs, m.Offset)
+		}
+	}
+	var haveIDs, haveDead int
+	err := db.QueryRow(ctx, `select count(distinct event_id) from booking_events where event_id = any($1)`, ids).Scan(&haveIDs)
+	if err == nil {
+		err = db.QueryRow(ctx, `select count(*) from booking_events_dead d
+			join unnest($1::text[], $2::int[], $3::bigint[]) as m(t, p, o)
+			on d.kafka_topic = m.t and d.kafka_partition = m.p and d.kafka_offset = m.o`, topics, parts, offs).Scan(&haveDead)
+	}
+	if err != nil {
+		t.Errorf("check committed messages: %v", err)
+		return 0
+	}
+	distinct := map[uuid.UUID]bool{}
+	for _, id := range ids {
+		distinct[id] = true
+	}
+	return len(distinct) - haveIDs + len(offs) - haveDead
+}
+
+func countRows(t *testing.T, db *pgxpool.Pool, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(t.Context(), "select count(*) from "+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
+// waitUntil polls cond every 20 ms for up to timeout.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// consumer runs ingest.Run in the background.
+type consumer struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type ingester interface {
+	Ingest(context.Context, []store.Message) (store.Result, error)
+}
+
+func startConsumer(t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *consumer {
+	return startConsumerCtx(t.Context(), t, r, s, m, batchSize)
+}
+
+func startConsumerCtx(ctx context.Context, t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *consumer {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &consumer{cancel: cancel, done: make(chan error, 1)}
+	cfg := ingest.Config{BatchSize: batchSize, BatchWait: 50 * time.Millisecond,
+		Backoff: ingest.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
+		Logger:  testLogger(t), Metrics: m}
+	go func() { c.done <- ingest.Run(ctx, r, s, cfg) }()
+	return c
+}
+
+func (c *consumer) stop(t *testing.T) {
+	t.Helper()
+	c.cancel()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("ingest.Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("ingest.Run did not return within 15s of cancellation")
+	}
+}
