@@ -76,6 +76,14 @@ func newLogger() (*slog.Logger, *logBuffer) {
 
 type stats interface{ Stats() events.PublisherStats }
 
+// countingMetrics is a PublisherMetrics that adds up what it is told.
+type countingMetrics struct{ sent, failed, dropped, depth atomic.Int64 }
+
+func (m *countingMetrics) Sent(n int)       { m.sent.Add(int64(n)) }
+func (m *countingMetrics) Failed(n int)     { m.failed.Add(int64(n)) }
+func (m *countingMetrics) Dropped(n int)    { m.dropped.Add(int64(n)) }
+func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
+
 func statsOf(t *testing.T, p events.Publisher) events.PublisherStats {
 	t.Helper()
 	s, ok := p.(stats)
@@ -274,7 +282,8 @@ func TestPublisherRealBroker(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	log, _ := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log})
+	m := &countingMetrics{}
+	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
 	evs := testEvents(500, 50)
 	maxLat := publishAll(p, evs)
 	waitFor(t, 30*time.Second, "500 published", func() bool { return statsOf(t, p).Published == 500 })
@@ -287,6 +296,9 @@ func TestPublisherRealBroker(t *testing.T) {
 	t.Logf("max Publish %v, Close %v", maxLat, time.Since(start))
 	if s := statsOf(t, p); s != (events.PublisherStats{Published: 500}) {
 		t.Fatalf("stats %+v, want 500 published and nothing else", s)
+	}
+	if m.sent.Load() != 500 || m.failed.Load()+m.dropped.Load() != 0 {
+		t.Fatalf("metrics sent %d failed %d dropped %d", m.sent.Load(), m.failed.Load(), m.dropped.Load())
 	}
 
 	want := map[string]events.Event{}
@@ -422,7 +434,8 @@ func TestPublisherQueueFull(t *testing.T) {
 	t.Parallel()
 	bh := newBlackhole(t)
 	log, logs := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: 10, Logger: log})
+	m := &countingMetrics{}
+	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: 10, Logger: log, Metrics: m})
 	evs := testEvents(1000, 100)
 	maxLat := publishAll(p, evs)
 	s := statsOf(t, p)
@@ -437,6 +450,9 @@ func TestPublisherQueueFull(t *testing.T) {
 	s = statsOf(t, p)
 	if s.Dropped+s.Failed != 1000 || s.Queued != 0 {
 		t.Fatalf("after Close: stats %+v", s)
+	}
+	if m.dropped.Load()+m.failed.Load() != 1000 || m.sent.Load() != 0 {
+		t.Fatalf("metrics sent %d failed %d dropped %d", m.sent.Load(), m.failed.Load(), m.dropped.Load())
 	}
 	reasons := checkLossLogged(t, logs, evs)
 	if int64(reasons[events.ReasonQueueFull]) != dropped {
