@@ -1,0 +1,209 @@
+package crawler
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadSitesShipped(t *testing.T) {
+	t.Parallel()
+	sites, err := LoadSites(filepath.Join("..", DefaultSitesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sites) != 1 || sites[0].Name != "sim-golf" {
+		t.Fatalf("sites %+v, want one named sim-golf", sites)
+	}
+	p := sites[0].Politeness
+	if p.Parallelism != 2 || p.Retries != 3 || p.MaxBodyBytes != DefaultMaxBodyBytes || p.UserAgent != DefaultUserAgent ||
+		p.IgnoreRobotsTxt || p.BackoffBase.D() != DefaultBackoffBase || p.BackoffCap.D() != DefaultBackoffCap {
+		t.Errorf("politeness after defaults: %+v", p)
+	}
+	urls, err := sites[0].URLs(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(urls) != 15 || urls[0] != "http://127.0.0.1:8089/tee?date=20251201&page=1" ||
+		urls[14] != "http://127.0.0.1:8089/tee?date=20251215&page=1" {
+		t.Errorf("urls %d: first %q last %q", len(urls), urls[0], urls[len(urls)-1])
+	}
+}
+
+const minimalSite = `
+sites:
+  - name: s
+    start_urls: ["https://golf.example.kr/list"]
+    row: "tr.row"
+    fields:
+      course: {selector: "td.c"}
+      round_date: {selector: "td.d"}
+      tee_time: {selector: "td.t"}
+`
+
+func TestParseSitesDefaults(t *testing.T) {
+	t.Parallel()
+	sites, err := ParseSites([]byte(minimalSite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sites[0]
+	p := s.Politeness
+	if p.Delay.D() != DefaultDelay || p.RandomDelay.D() != DefaultRandomDelay || p.RequestTimeout.D() != DefaultRequestTimeout ||
+		p.MaxPages != DefaultMaxPages || len(s.AllowedDomains) != 1 || s.AllowedDomains[0] != "golf.example.kr" {
+		t.Errorf("defaults not applied: %+v allowed %v", p, s.AllowedDomains)
+	}
+}
+
+func TestParseSitesErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, edit, want string
+	}{
+		{"Empty", "", "empty"},
+		{"UnknownKey", minimalSite + "    politness: {}\n", "field politness not found"},
+		{"TypoInField", strings.Replace(minimalSite, "selector: \"td.c\"", "selectr: \"td.c\"", 1), "field selectr not found"},
+		{"NoURLs", strings.Replace(minimalSite, `start_urls: ["https://golf.example.kr/list"]`, "", 1), "set either start_urls or url_template"},
+		{"BothURLs", strings.Replace(minimalSite, "row:", "url_template: \"https://x/{{.Date.Format \\\"0102\\\"}}\"\n    row:", 1), "not both"},
+		{"BadScheme", strings.Replace(minimalSite, "https://golf", "ftp://golf", 1), "scheme must be http or https"},
+		{"NoCourse", strings.Replace(minimalSite, `course: {selector: "td.c"}`, "", 1), "fields.course needs a selector"},
+		{"BadSelector", strings.Replace(minimalSite, `"tr.row"`, `"tr..row"`, 1), "row selector"},
+		{"RegexGroups", strings.Replace(minimalSite, `{selector: "td.t"}`, `{selector: "td.t", regex: "(\\d+):(\\d+)"}`, 1), "exactly one"},
+		{"Parallelism", minimalSite + "    politeness: {parallelism: 3}\n", "parallelism is 3"},
+		{"BareDuration", minimalSite + "    politeness: {delay: 1}\n", "must be a string with a unit"},
+		{"BadTemplate", strings.Replace(minimalSite, `start_urls: ["https://golf.example.kr/list"]`, `url_template: "https://x/{{.Nope}}"`, 1), "url_template"},
+		{"Duplicate", minimalSite + strings.TrimPrefix(minimalSite, "\nsites:\n"), "used twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseSites([]byte(tc.edit))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadSitesMissingFile(t *testing.T) {
+	t.Parallel()
+	_, err := LoadSites(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("error %v, want a not-exist error", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+// TestURLsSeoulDate: a crawl at 23:30 UTC is already the next day in Seoul.
+func TestURLsSeoulDate(t *testing.T) {
+	t.Parallel()
+	s := Site{Name: "s", URLTemplate: `https://x.kr/t?d={{.Date.Format "2006-01-02"}}&i={{.Index}}`, DaysAhead: 1,
+		Row: "tr", Fields: Fields{Course: Field{Selector: "a"}, RoundDate: Field{Selector: "b"}, TeeTime: Field{Selector: "c"}}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	urls, err := s.URLs(time.Date(2025, 12, 31, 23, 30, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://x.kr/t?d=2026-01-01&i=0", "https://x.kr/t?d=2026-01-02&i=1"}
+	if strings.Join(urls, " ") != strings.Join(want, " ") {
+		t.Errorf("urls %v, want %v", urls, want)
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	base, capD := 500*time.Millisecond, 10*time.Second
+	hdr := func(v string) http.Header { return http.Header{"Retry-After": []string{v}} }
+	for _, tc := range []struct {
+		name     string
+		status   int
+		hdr      http.Header
+		attempt  int
+		min, max time.Duration
+		retry    bool
+	}{
+		{"Timeout", 0, nil, 0, 250 * time.Millisecond, 500 * time.Millisecond, true},
+		{"500Second", 500, nil, 1, 500 * time.Millisecond, time.Second, true},
+		{"503Fourth", 503, nil, 3, 2 * time.Second, 4 * time.Second, true},
+		{"Capped", 502, nil, 30, 5 * time.Second, 10 * time.Second, true},
+		{"408", 408, nil, 0, 250 * time.Millisecond, 500 * time.Millisecond, true},
+		{"404", 404, nil, 0, 0, 0, false},
+		{"403", 403, nil, 0, 0, 0, false},
+		{"429Seconds", 429, hdr("7"), 0, 7 * time.Second, 7 * time.Second, true},
+		{"429Date", 429, hdr(now.Add(20 * time.Second).Format(http.TimeFormat)), 0, 20 * time.Second, 20 * time.Second, true},
+		{"429PastDate", 429, hdr(now.Add(-time.Hour).Format(http.TimeFormat)), 0, 0, 0, true},
+		{"429TooLong", 429, hdr("3600"), 0, 0, 0, false},
+		{"429Garbage", 429, hdr("soon"), 2, time.Second, 2 * time.Second, true},
+		{"503RetryAfter", 503, hdr("2"), 5, 2 * time.Second, 2 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for range 20 { // jitter: every draw must be in range
+				d, retry := retryDelay(tc.status, tc.hdr, tc.attempt, base, capD, now)
+				if retry != tc.retry || d < tc.min || d > tc.max {
+					t.Fatalf("retryDelay = %s, %v; want %v in [%s, %s]", d, retry, tc.retry, tc.min, tc.max)
+				}
+			}
+		})
+	}
+}
+
+// FuzzParsePage: any bytes as a page never panic, and every listing it yields has a valid
+// play_date and tee_time.
+func FuzzParsePage(f *testing.F) {
+	for _, name := range []string{"tee_list_p1.html", "tee_list_p2.html"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`<tr class="tee-row"><td class="course">x</td><td class="date">2/29(목)</td><td class="time">7시 반</td></tr>`))
+	sites, err := LoadSites(filepath.Join("..", DefaultSitesFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	site := sites[0]
+	base, _ := url.Parse("http://127.0.0.1:8089/tee?date=20251206&page=1")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		pg, err := parsePage(&site, base, body)
+		if err != nil {
+			return
+		}
+		for _, row := range pg.Rows {
+			l, _, err := site.listing(row, base.String(), t0)
+			if err != nil {
+				continue
+			}
+			if _, err := time.Parse("2006-01-02", l.PlayDate); err != nil {
+				t.Errorf("play_date %q from %s", l.PlayDate, row)
+			}
+			if _, err := time.Parse("15:04", l.TeeTime); err != nil || len(l.TeeTime) != 5 {
+				t.Errorf("tee_time %q from %s", l.TeeTime, row)
+			}
+			if l.CourseName == "" {
+				t.Errorf("empty course from %s", row)
+			}
+		}
+		for _, link := range pg.Links {
+			if u, err := url.Parse(link); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				t.Errorf("link %q is not an absolute http(s) URL", link)
+			}
+		}
+	})
+}
