@@ -59,6 +59,7 @@ type DiffStats struct {
 	Changed       int                        // listing_changed events
 	Closed        int                        // listing_closed events
 	Missed        int                        // listings missing from a complete crawl, kept open for now
+	Past          int                        // listings not open before whose tee time has passed: not opened
 	Kept          int                        // listings missing from an incomplete crawl, kept unchanged
 	Duplicates    int                        // listings dropped because their key was already seen in this crawl
 	DuplicateKeys []string                   // the keys of those, sorted, each once
@@ -83,6 +84,9 @@ type InvalidListing struct {
 //     one and it closes as booked once Misses reaches MissesToClose. When !c.Complete it is kept
 //     with Misses unchanged and nothing closes.
 //   - A key seen again resets its Misses to 0 without an event.
+//   - A key not in prev whose tee time is at or before c.At is not opened (stats.Past): sites
+//     keep showing past rounds for a while, and opening one would only have it expire at its next
+//     miss, a false open/close pair per crawl.
 //
 // Within cur the first listing of a key wins; later ones are counted in stats.Duplicates. A listing
 // whose event would fail events.Validate (no course name, bad play_date, a source other than
@@ -122,6 +126,10 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 		seen[key] = true
 		stats.Seen++
 		old, ok := prev.Listings[key]
+		if !ok && teeTimePassed(l, c.At, opt.Location) {
+			stats.Past++ // nothing can book it any more: opening it would only expire it again
+			continue
+		}
 		if !ok {
 			out = append(out, events.Opened(l, c.ID, c.At))
 			stats.Opened++

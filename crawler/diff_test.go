@@ -3,6 +3,7 @@ package crawler
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -113,6 +114,15 @@ func TestDiff(t *testing.T) {
 		{
 			name: "CosmeticChangeIsNoEvent", prev: snapOf(prevAt, 0, a0700), cur: []events.Listing{cosmetic}, complete: true,
 			wantMisses: map[string]int{a0700.Key(): 0},
+		},
+		{
+			name: "PastListingNotOpened", prev: emptySnap(), cur: []events.Listing{past, exactlyNow, soon}, complete: true,
+			want:       []evSummary{{events.ListingOpened, soon.Key(), ""}},
+			wantMisses: map[string]int{soon.Key(): 0},
+		},
+		{
+			name: "PastListingStillOpenIsSeen", prev: snapOf(prevAt, 1, past), cur: []events.Listing{past}, complete: true,
+			wantMisses: map[string]int{past.Key(): 0},
 		},
 		{
 			name: "FirstMissKeeps", prev: snapOf(prevAt, 0, a0700), complete: true,
@@ -375,6 +385,90 @@ func TestCollapsed(t *testing.T) {
 	} {
 		if got := Collapsed(c.prev, c.cur); got != c.want {
 			t.Errorf("Collapsed(%d, %d) = %v, want %v", c.prev, c.cur, got, c.want)
+		}
+	}
+}
+
+// TestDiffLifecycle drives Diff with pseudo-random crawls (fixed seeds) of a small site whose
+// listings appear, change, vanish and come back, some crawls incomplete, and checks the invariants
+// every event stream must keep: events validate, ids never repeat, each listing's events follow
+// opened (changed)* closed, nothing closes in an incomplete crawl, and the snapshot holds exactly
+// the listings that are open.
+func TestDiffLifecycle(t *testing.T) {
+	t.Parallel()
+	counts := map[string]int{}
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 42))
+		var pool []events.Listing
+		for i := range 12 {
+			pool = append(pool, lst(fmt.Sprintf("C%d", i%3), "2026-11-2"+fmt.Sprint(1+i%4), fmt.Sprintf("%02d:00", 6+i), 100000, 4))
+		}
+		snap := emptySnap()
+		open := map[string]bool{}
+		ids := map[string]bool{}
+		start := seoulTime(t, "2026-11-20 06:00")
+		for n := 1; n <= 60; n++ {
+			c := Crawl{ID: fmt.Sprintf("s%d-c%d", seed, n), Source: testSource, At: start.Add(time.Duration(n) * 2 * time.Hour), Complete: r.IntN(4) != 0}
+			var cur []events.Listing
+			for i := range pool {
+				if r.IntN(10) == 0 {
+					pool[i].PriceKRW = ptr(int64(90000 + 10000*r.IntN(4)))
+				}
+				if r.IntN(3) != 0 {
+					cur = append(cur, pool[i])
+				}
+			}
+			out, next, _ := Diff(snap, cur, c, DiffOptions{})
+			for i, e := range out {
+				if err := e.Validate(); err != nil {
+					t.Fatalf("seed %d crawl %d: invalid event: %v", seed, n, err)
+				}
+				if ids[e.EventID.String()] {
+					t.Fatalf("seed %d crawl %d: event id %s repeated", seed, n, e.EventID)
+				}
+				ids[e.EventID.String()] = true
+				counts[string(e.EventType)+string(e.CloseReason)]++
+				if i > 0 && out[i-1].ListingKey >= e.ListingKey {
+					t.Fatalf("seed %d crawl %d: events not sorted by key or two for one key", seed, n)
+				}
+				switch e.EventType {
+				case events.ListingOpened:
+					if open[e.ListingKey] {
+						t.Fatalf("seed %d crawl %d: %s opened twice", seed, n, e.ListingKey)
+					}
+					open[e.ListingKey] = true
+					if pt, _ := e.PlayTime(Seoul()); !pt.After(c.At) {
+						t.Fatalf("seed %d crawl %d: %s opened after its tee time", seed, n, e.ListingKey)
+					}
+				case events.ListingChanged:
+					if !open[e.ListingKey] {
+						t.Fatalf("seed %d crawl %d: %s changed while closed", seed, n, e.ListingKey)
+					}
+				case events.ListingClosed:
+					if !c.Complete {
+						t.Fatalf("seed %d crawl %d: close in an incomplete crawl", seed, n)
+					}
+					if !open[e.ListingKey] {
+						t.Fatalf("seed %d crawl %d: %s closed while closed", seed, n, e.ListingKey)
+					}
+					delete(open, e.ListingKey)
+				}
+			}
+			if len(next.Listings) != len(open) {
+				t.Fatalf("seed %d crawl %d: snapshot holds %d listings, %d are open", seed, n, len(next.Listings), len(open))
+			}
+			for k := range open {
+				if _, ok := next.Listings[k]; !ok {
+					t.Fatalf("seed %d crawl %d: open listing %s missing from the snapshot", seed, n, k)
+				}
+			}
+			snap = next
+		}
+	}
+	t.Logf("events: %v", counts)
+	for _, k := range []string{"listing_opened", "listing_changed", "listing_closedbooked", "listing_closedexpired"} {
+		if counts[k] == 0 {
+			t.Errorf("the run produced no %s event: the test no longer exercises it", k)
 		}
 	}
 }
