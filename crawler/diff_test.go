@@ -12,26 +12,28 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-const testSource = "sim-golf"
+const coreTestSource = "sim-golf"
 
-func lst(course, playDate, teeTime string, price int64, players int) events.Listing {
+func mkListing(course, playDate, teeTime string, price int64, players int) events.Listing {
 	return events.Listing{
-		Source: testSource, CourseName: course, CoursePart: "OUT", RoundDate: playDate[5:],
+		Source: coreTestSource, CourseName: course, CoursePart: "OUT", RoundDate: playDate[5:],
 		PlayDate: playDate, TeeTime: teeTime, PriceKRW: &price, Players: &players,
 		URL: "https://example.test/" + course,
 	}
 }
 
-// crawlAt is crawl number n of testSource at a Seoul wall-clock time.
+// crawlAt is crawl number n of coreTestSource at a Seoul wall-clock time.
 func crawlAt(t testing.TB, n int, at string, complete bool) Crawl {
 	t.Helper()
-	return Crawl{ID: fmt.Sprintf("crawl-%d", n), Source: testSource, At: seoulTime(t, at), Complete: complete}
+	return Crawl{ID: fmt.Sprintf("crawl-%d", n), Source: coreTestSource, At: seoulTime(t, at), Complete: complete}
 }
 
-func emptySnap() Snapshot { return Snapshot{Source: testSource, Listings: map[string]SnapshotEntry{}} }
+func emptySnap() Snapshot {
+	return Snapshot{Source: coreTestSource, Listings: map[string]SnapshotEntry{}}
+}
 
 func snapOf(at time.Time, misses int, ls ...events.Listing) Snapshot {
-	s := Snapshot{Source: testSource, CrawlID: "crawl-0", At: at, Listings: map[string]SnapshotEntry{}}
+	s := Snapshot{Source: coreTestSource, CrawlID: "crawl-0", At: at, Listings: map[string]SnapshotEntry{}}
 	for _, l := range ls {
 		s.Listings[l.Key()] = SnapshotEntry{Listing: l, Misses: misses, FirstSeen: at}
 	}
@@ -57,9 +59,9 @@ func summarize(t *testing.T, out []events.Event) []evSummary {
 }
 
 var (
-	a0700 = lst("Alpha", "2026-12-05", "07:00", 150000, 4)
-	a0730 = lst("Alpha", "2026-12-05", "07:30", 150000, 4)
-	b0800 = lst("Bravo", "2026-12-05", "08:00", 120000, 4)
+	a0700 = mkListing("Alpha", "2026-12-05", "07:00", 150000, 4)
+	a0730 = mkListing("Alpha", "2026-12-05", "07:30", 150000, 4)
+	b0800 = mkListing("Bravo", "2026-12-05", "08:00", 120000, 4)
 )
 
 func TestDiff(t *testing.T) {
@@ -67,16 +69,16 @@ func TestDiff(t *testing.T) {
 	const now = "2026-11-20 09:00"
 	prevAt := seoulTime(t, "2026-11-20 08:00")
 	cheaper := a0700
-	cheaper.PriceKRW = ptr[int64](130000)
+	cheaper.PriceKRW = pointerTo[int64](130000)
 	three := a0700
-	three.Players = ptr(3)
+	three.Players = pointerTo(3)
 	unknownPrice := a0700
 	unknownPrice.PriceKRW = nil
 	cosmetic := a0700
 	cosmetic.URL, cosmetic.RoundDate = "https://example.test/other", "12.05(토)"
-	past := lst("Alpha", "2026-11-20", "08:59", 150000, 4)
-	exactlyNow := lst("Alpha", "2026-11-20", "09:00", 150000, 4)
-	soon := lst("Alpha", "2026-11-20", "09:01", 150000, 4)
+	past := mkListing("Alpha", "2026-11-20", "08:59", 150000, 4)
+	exactlyNow := mkListing("Alpha", "2026-11-20", "09:00", 150000, 4)
+	soon := mkListing("Alpha", "2026-11-20", "09:01", 150000, 4)
 
 	tests := []struct {
 		name       string
@@ -208,7 +210,7 @@ func TestDiff(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.wantMisses) {
 				t.Fatalf("next misses\n got %v\nwant %v", got, tc.wantMisses)
 			}
-			if next.CrawlID != c.ID || !next.At.Equal(c.At) || next.Source != testSource {
+			if next.CrawlID != c.ID || !next.At.Equal(c.At) || next.Source != coreTestSource {
 				t.Fatalf("next header = %q %v %q", next.CrawlID, next.At, next.Source)
 			}
 			if !reflect.DeepEqual(deepCopy(t, tc.prev), before) {
@@ -242,7 +244,7 @@ func deepCopy(t *testing.T, s Snapshot) Snapshot {
 func TestDiffChangedCarriesPreviousValues(t *testing.T) {
 	t.Parallel()
 	cheaper := a0700
-	cheaper.PriceKRW, cheaper.Players = ptr[int64](130000), ptr(3)
+	cheaper.PriceKRW, cheaper.Players = pointerTo[int64](130000), pointerTo(3)
 	out, next, _ := Diff(snapOf(seoulTime(t, "2026-11-20 08:00"), 0, a0700), []events.Listing{cheaper},
 		crawlAt(t, 1, "2026-11-20 09:00", true), DiffOptions{})
 	if len(out) != 1 || out[0].Previous == nil {
@@ -299,8 +301,8 @@ func TestDiffDeterministic(t *testing.T) {
 	t.Parallel()
 	prev := snapOf(seoulTime(t, "2026-11-20 08:00"), 1, a0700, b0800)
 	cheaper := a0700
-	cheaper.PriceKRW = ptr[int64](99000)
-	cur := []events.Listing{a0730, cheaper, lst("Charlie", "2026-12-06", "06:10", 90000, 3)}
+	cheaper.PriceKRW = pointerTo[int64](99000)
+	cur := []events.Listing{a0730, cheaper, mkListing("Charlie", "2026-12-06", "06:10", 90000, 3)}
 	c := crawlAt(t, 9, "2026-11-20 09:00", true)
 
 	out1, next1, stats1 := Diff(prev, cur, c, DiffOptions{})
@@ -323,7 +325,7 @@ func TestDiffDeterministic(t *testing.T) {
 func TestDiffDuplicatesAndInvalid(t *testing.T) {
 	t.Parallel()
 	dearer := a0700
-	dearer.PriceKRW = ptr[int64](999000)
+	dearer.PriceKRW = pointerTo[int64](999000)
 	noCourse := b0800
 	noCourse.CourseName = ""
 	badDate := b0800
@@ -331,7 +333,7 @@ func TestDiffDuplicatesAndInvalid(t *testing.T) {
 	otherSource := a0730
 	otherSource.Source = "elsewhere"
 	badPriceSameKey := b0800
-	badPriceSameKey.PriceKRW = ptr[int64](-1)
+	badPriceSameKey.PriceKRW = pointerTo[int64](-1)
 
 	prev := snapOf(seoulTime(t, "2026-11-20 08:00"), 1, b0800)
 	cur := []events.Listing{a0700, dearer, a0700, noCourse, badDate, otherSource, badPriceSameKey}
@@ -361,9 +363,9 @@ func TestDiffTeeTimeInSeoul(t *testing.T) {
 	t.Parallel()
 	// Tee time 2026-12-05 09:00 in Seoul is 00:00 UTC. At 00:30 UTC it has passed (expired); read
 	// in UTC it would still be ahead (booked after two misses, none yet).
-	l := lst("Alpha", "2026-12-05", "09:00", 150000, 4)
+	l := mkListing("Alpha", "2026-12-05", "09:00", 150000, 4)
 	at := time.Date(2026, 12, 5, 0, 30, 0, 0, time.UTC)
-	c := Crawl{ID: "c", Source: testSource, At: at, Complete: true}
+	c := Crawl{ID: "c", Source: coreTestSource, At: at, Complete: true}
 	out, _, _ := Diff(snapOf(at.Add(-time.Hour), 0, l), nil, c, DiffOptions{})
 	if got := summarize(t, out); len(got) != 1 || got[0].Reason != events.Expired {
 		t.Fatalf("default location: got %v, want one expired close", got)
@@ -401,18 +403,18 @@ func TestDiffLifecycle(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 42))
 		var pool []events.Listing
 		for i := range 12 {
-			pool = append(pool, lst(fmt.Sprintf("C%d", i%3), "2026-11-2"+fmt.Sprint(1+i%4), fmt.Sprintf("%02d:00", 6+i), 100000, 4))
+			pool = append(pool, mkListing(fmt.Sprintf("C%d", i%3), "2026-11-2"+fmt.Sprint(1+i%4), fmt.Sprintf("%02d:00", 6+i), 100000, 4))
 		}
 		snap := emptySnap()
 		open := map[string]bool{}
 		ids := map[string]bool{}
 		start := seoulTime(t, "2026-11-20 06:00")
 		for n := 1; n <= 60; n++ {
-			c := Crawl{ID: fmt.Sprintf("s%d-c%d", seed, n), Source: testSource, At: start.Add(time.Duration(n) * 2 * time.Hour), Complete: r.IntN(4) != 0}
+			c := Crawl{ID: fmt.Sprintf("s%d-c%d", seed, n), Source: coreTestSource, At: start.Add(time.Duration(n) * 2 * time.Hour), Complete: r.IntN(4) != 0}
 			var cur []events.Listing
 			for i := range pool {
 				if r.IntN(10) == 0 {
-					pool[i].PriceKRW = ptr(int64(90000 + 10000*r.IntN(4)))
+					pool[i].PriceKRW = pointerTo(int64(90000 + 10000*r.IntN(4)))
 				}
 				if r.IntN(3) != 0 {
 					cur = append(cur, pool[i])

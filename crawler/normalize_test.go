@@ -8,32 +8,32 @@ import (
 	"unicode/utf8"
 )
 
-func ptr[T any](v T) *T { return &v }
+func pointerTo[T any](v T) *T { return &v }
 
 var priceCases = []struct {
 	raw  string
 	want *int64 // nil with ok means unknown
 	ok   bool
 }{
-	{"150,000원", ptr[int64](150000), true},
-	{"150000", ptr[int64](150000), true},
-	{"₩150,000", ptr[int64](150000), true},
-	{"￦150,000", ptr[int64](150000), true},
-	{"150,000 KRW", ptr[int64](150000), true},
-	{"KRW 150,000", ptr[int64](150000), true},
-	{" 150,000 원 ", ptr[int64](150000), true},
-	{"\u00a0150,000원\u00a0", ptr[int64](150000), true},
-	{"1,250,000원", ptr[int64](1250000), true},
-	{"0원", ptr[int64](0), true},
-	{"15만원", ptr[int64](150000), true},
-	{"15만", ptr[int64](150000), true},
-	{"15만 5천원", ptr[int64](155000), true},
-	{"15만5천", ptr[int64](155000), true},
-	{"15.5만원", ptr[int64](155000), true},
-	{"1만5,000원", ptr[int64](15000), true},
-	{"1만 2500원", ptr[int64](12500), true},
-	{"5천원", ptr[int64](5000), true},
-	{"5천500원", ptr[int64](5500), true},
+	{"150,000원", pointerTo[int64](150000), true},
+	{"150000", pointerTo[int64](150000), true},
+	{"₩150,000", pointerTo[int64](150000), true},
+	{"￦150,000", pointerTo[int64](150000), true},
+	{"150,000 KRW", pointerTo[int64](150000), true},
+	{"KRW 150,000", pointerTo[int64](150000), true},
+	{" 150,000 원 ", pointerTo[int64](150000), true},
+	{"\u00a0150,000원\u00a0", pointerTo[int64](150000), true},
+	{"1,250,000원", pointerTo[int64](1250000), true},
+	{"0원", pointerTo[int64](0), true},
+	{"15만원", pointerTo[int64](150000), true},
+	{"15만", pointerTo[int64](150000), true},
+	{"15만 5천원", pointerTo[int64](155000), true},
+	{"15만5천", pointerTo[int64](155000), true},
+	{"15.5만원", pointerTo[int64](155000), true},
+	{"1만5,000원", pointerTo[int64](15000), true},
+	{"1만 2500원", pointerTo[int64](12500), true},
+	{"5천원", pointerTo[int64](5000), true},
+	{"5천500원", pointerTo[int64](5500), true},
 	{"", nil, true},
 	{"-", nil, true},
 	{" - ", nil, true},
@@ -64,12 +64,12 @@ func TestParsePrice(t *testing.T) {
 		switch {
 		case !c.ok:
 			if err == nil || !errors.Is(err, ErrBadPrice) {
-				t.Errorf("ParsePrice(%q) = %v, %v; want an ErrBadPrice", c.raw, show(got), err)
+				t.Errorf("ParsePrice(%q) = %v, %v; want an ErrBadPrice", c.raw, showPtr(got), err)
 			}
 		case err != nil:
 			t.Errorf("ParsePrice(%q): %v", c.raw, err)
 		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
-			t.Errorf("ParsePrice(%q) = %v, want %v", c.raw, show(got), show(c.want))
+			t.Errorf("ParsePrice(%q) = %v, want %v", c.raw, showPtr(got), showPtr(c.want))
 		}
 	}
 }
@@ -79,15 +79,15 @@ var playersCases = []struct {
 	want *int
 	ok   bool
 }{
-	{"4명", ptr(4), true},
-	{"4인", ptr(4), true},
-	{"4", ptr(4), true},
-	{" 4 명 ", ptr(4), true},
-	{"3~4명", ptr(4), true},
-	{"3명~4명", ptr(4), true},
-	{"2-4인", ptr(4), true},
-	{"2～4인", ptr(4), true},
-	{"1명", ptr(1), true},
+	{"4명", pointerTo(4), true},
+	{"4인", pointerTo(4), true},
+	{"4", pointerTo(4), true},
+	{" 4 명 ", pointerTo(4), true},
+	{"3~4명", pointerTo(4), true},
+	{"3명~4명", pointerTo(4), true},
+	{"2-4인", pointerTo(4), true},
+	{"2～4인", pointerTo(4), true},
+	{"1명", pointerTo(1), true},
 	{"", nil, true},
 	{"-", nil, true},
 	{"마감", nil, true},
@@ -108,12 +108,12 @@ func TestParsePlayers(t *testing.T) {
 		switch {
 		case !c.ok:
 			if err == nil || !errors.Is(err, ErrBadPlayers) {
-				t.Errorf("ParsePlayers(%q) = %v, %v; want an ErrBadPlayers", c.raw, show(got), err)
+				t.Errorf("ParsePlayers(%q) = %v, %v; want an ErrBadPlayers", c.raw, showPtr(got), err)
 			}
 		case err != nil:
 			t.Errorf("ParsePlayers(%q): %v", c.raw, err)
 		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
-			t.Errorf("ParsePlayers(%q) = %v, want %v", c.raw, show(got), show(c.want))
+			t.Errorf("ParsePlayers(%q) = %v, want %v", c.raw, showPtr(got), showPtr(c.want))
 		}
 	}
 }
@@ -192,7 +192,7 @@ func TestCleanText(t *testing.T) {
 	}
 }
 
-func show[T any](p *T) any {
+func showPtr[T any](p *T) any {
 	if p == nil {
 		return "nil"
 	}
@@ -207,7 +207,7 @@ func FuzzParsePrice(f *testing.F) {
 		got, err := ParsePrice(raw)
 		if err != nil {
 			if !errors.Is(err, ErrBadPrice) || got != nil {
-				t.Fatalf("ParsePrice(%q) = %v, %v", raw, show(got), err)
+				t.Fatalf("ParsePrice(%q) = %v, %v", raw, showPtr(got), err)
 			}
 			return
 		}
@@ -225,7 +225,7 @@ func FuzzParsePlayers(f *testing.F) {
 		got, err := ParsePlayers(raw)
 		if err != nil {
 			if !errors.Is(err, ErrBadPlayers) || got != nil {
-				t.Fatalf("ParsePlayers(%q) = %v, %v", raw, show(got), err)
+				t.Fatalf("ParsePlayers(%q) = %v, %v", raw, showPtr(got), err)
 			}
 			return
 		}

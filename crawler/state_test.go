@@ -15,11 +15,11 @@ func TestStateRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := StateDir{Dir: filepath.Join(t.TempDir(), "state")} // Save creates the directory
 
-	empty, err := s.Load(testSource)
+	empty, err := s.Load(coreTestSource)
 	if err != nil {
 		t.Fatalf("Load of a source never saved: %v", err)
 	}
-	if empty.Source != testSource || empty.Listings == nil || len(empty.Listings) != 0 {
+	if empty.Source != coreTestSource || empty.Listings == nil || len(empty.Listings) != 0 {
 		t.Fatalf("Load of a source never saved = %+v, want an empty snapshot", empty)
 	}
 
@@ -32,7 +32,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := s.Save(snap); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Load(testSource)
+	got, err := s.Load(coreTestSource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := s.Save(snap); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.Load(testSource)
+	got, err = s.Load(coreTestSource)
 	if err != nil || got.CrawlID != "crawl-2" || len(got.Listings) != 1 {
 		t.Fatalf("after the second save: %+v, %v", got, err)
 	}
@@ -73,7 +73,7 @@ func TestStateSaveIsAtomic(t *testing.T) {
 	if err := s.Save(old); err != nil {
 		t.Fatal(err)
 	}
-	before, err := os.ReadFile(s.Path(testSource))
+	before, err := os.ReadFile(s.Path(coreTestSource))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,34 +87,34 @@ func TestStateSaveIsAtomic(t *testing.T) {
 		}
 		return boom
 	})
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), testSource) {
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), coreTestSource) {
 		t.Fatalf("save error %v, want it to wrap the write error and name the source", err)
 	}
-	after, err := os.ReadFile(s.Path(testSource))
+	after, err := os.ReadFile(s.Path(coreTestSource))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(after) != string(before) {
 		t.Fatal("a failed save changed the snapshot file")
 	}
-	got, err := s.Load(testSource)
+	got, err := s.Load(coreTestSource)
 	if err != nil || got.CrawlID != "old" {
 		t.Fatalf("Load after a failed save: %+v, %v; want the old snapshot", got, err)
 	}
 	assertNoTempFiles(t, s.Dir)
 
 	// A temporary file left by a crash (no cleanup ran) is ignored by Load and by the next Save.
-	stale := s.Path(testSource) + ".tmp-123"
+	stale := s.Path(coreTestSource) + ".tmp-123"
 	if err := os.WriteFile(stale, []byte("{garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Load(testSource); err != nil || got.CrawlID != "old" {
+	if got, err := s.Load(coreTestSource); err != nil || got.CrawlID != "old" {
 		t.Fatalf("Load with a stale temp file: %+v, %v", got, err)
 	}
 	if err := s.Save(newer); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Load(testSource); err != nil || got.CrawlID != "new" {
+	if got, err := s.Load(coreTestSource); err != nil || got.CrawlID != "new" {
 		t.Fatalf("Load after a good save: %+v, %v", got, err)
 	}
 }
@@ -146,11 +146,11 @@ func TestStateCorruptFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := StateDir{Dir: t.TempDir()}
-			path := s.Path(testSource)
+			path := s.Path(coreTestSource)
 			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := s.Load(testSource)
+			_, err := s.Load(coreTestSource)
 			if !errors.Is(err, ErrCorruptState) {
 				t.Fatalf("Load error %v, want ErrCorruptState", err)
 			}
