@@ -42,6 +42,11 @@ func NewPublisher(cfg PublisherConfig) Publisher {
 	return newKafkaPublisher(cfg, newWriter(cfg))
 }
 
+var (
+	_ Publisher = (*KafkaPublisher)(nil)
+	_ Publisher = NopPublisher{}
+)
+
 // NopPublisher discards events. It is what NewPublisher returns when no broker is configured.
 type NopPublisher struct{}
 

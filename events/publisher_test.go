@@ -504,3 +504,20 @@ func TestSyncWriterNoBrokers(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// The crawler's wiring: configuration from the environment, a publisher that never blocks the
+// crawl, and a bounded Close at shutdown.
+func ExampleNewPublisher() {
+	cfg, err := events.PublisherConfigFromEnv(func(string) string { return "" }) // os.Getenv in main
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	p := events.NewPublisher(cfg) // KAFKA_BOOTSTRAP unset: a NopPublisher
+	p.Publish(testEvents(1, 1)[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fmt.Printf("%T %v\n", p, p.Close(ctx))
+	// Output: events.NopPublisher <nil>
+}
