@@ -12,7 +12,7 @@ create table booking_events (
     event_type      text        not null
         check (event_type in ('listing_opened', 'listing_changed', 'listing_closed')),
     source          text        not null,
-    listing_key     text        not null,
+    listing_key     text        collate "C" not null, -- bytewise: cheap sorts for the view
     course_name     text        not null,
     course_part     text        not null default '',
     play_date       date        not null,

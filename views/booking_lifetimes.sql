@@ -4,11 +4,15 @@
 -- Order of a listing's events: occurred_at, then event type (opened < changed < closed), then
 -- event_id: deterministic, never arrival order. A lifetime starts at the listing's first event and
 -- at every non-close event that follows a close (a reopen); a close after a close stays in the
--- lifetime it ended.
+-- lifetime it ended. Starts are strictly increasing in occurred_at (at equal times a close sorts
+-- after everything else), so "the current lifetime" is every event at or after the last start.
 --
--- Performance: every window is partitioned by (play_date, listing_key) and the outer level groups
--- by the same columns, so PostgreSQL pushes a filter on play_date or listing_key down to the
--- index scan on booking_events (see EXPLAIN in views/bench_test.go).
+-- How: one sort, two window passes with running frames, then the last row of each listing:
+--   ordered   lag/lead mark starts and the last row; running count of changes
+--   running   running number of starts, time, price and change count at the latest start
+--   last row  everything the view shows
+-- Every window is partitioned by (play_date, listing_key), so PostgreSQL pushes a filter on either
+-- column down to the index scan on booking_events (EXPLAIN in views/bench_test.go).
 select pg_advisory_xact_lock(7305218846250914); -- two installers at once: one after the other
 
 drop view if exists booking_lifetimes;
@@ -21,64 +25,43 @@ select
     course_part,
     play_date,
     tee_time,
-    status,
+    case when event_type = 'listing_closed' then close_reason else 'open' end as status,
     opened_at,
-    closed_at,
-    last_event_type,
-    last_event_at,
-    coalesce(closed_at, now()) - opened_at as lifetime,
-    open_price_krw,
-    last_price_krw,
-    change_count,
-    reopen_count
+    case when event_type = 'listing_closed' then occurred_at end                 as closed_at,
+    event_type                                                                   as last_event_type,
+    occurred_at                                                                  as last_event_at,
+    case when event_type = 'listing_closed' then occurred_at else now() end - opened_at
+                                                                                 as lifetime,
+    open_start[2]::bigint                                                        as open_price_krw,
+    price_krw                                                                    as last_price_krw,
+    (changes - changes_before_open)::int                                         as change_count,
+    (starts - 1)::int                                                            as reopen_count
 from (
     select
-        play_date,
-        listing_key,
-        max(source)                                              as source,
-        max(course_name)                                         as course_name,
-        max(course_part)                                         as course_part,
-        max(tee_time)                                            as tee_time,
-        case when max(last_type) = 'listing_closed' then max(last_close_reason) else 'open' end
-                                                                 as status,
-        max(occurred_at) filter (where is_start)                 as opened_at,
-        case when max(last_type) = 'listing_closed' then max(last_at) end
-                                                                 as closed_at,
-        max(last_type)                                           as last_event_type,
-        max(last_at)                                             as last_event_at,
-        max(price_krw) filter (where is_start)                   as open_price_krw,
-        max(last_price)                                          as last_price_krw,
-        count(*) filter (where event_type = 'listing_changed')::int
-                                                                 as change_count,
-        max(n_lifetimes) - 1                                     as reopen_count
+        ordered.*,
+        count(*) filter (where is_start) over w                                  as starts,
+        max(occurred_at) filter (where is_start) over w                          as opened_at,
+        max(array[extract(epoch from occurred_at), price_krw]) filter (where is_start) over w
+                                                                                 as open_start,
+        max(changes - (event_type = 'listing_changed')::int) filter (where is_start) over w
+                                                                                 as changes_before_open
     from (
         select
-            play_date, listing_key, source, course_name, course_part, tee_time,
-            event_type, occurred_at, price_krw, is_start,
-            sum(is_start::int) over w                            as lifetime_no,
-            sum(is_start::int) over w_all                        as n_lifetimes,
-            last_value(event_type) over w_all                    as last_type,
-            last_value(close_reason) over w_all                  as last_close_reason,
-            last_value(occurred_at) over w_all                   as last_at,
-            last_value(price_krw) over w_all                     as last_price
-        from (
-            select
-                play_date, listing_key, source, course_name, course_part, tee_time,
-                event_type, occurred_at, price_krw, close_reason, type_rank, event_id,
-                coalesce(lag(event_type) over w = 'listing_closed' and event_type <> 'listing_closed',
-                         true)                                   as is_start
-            from (
-                select e.*,
-                       case e.event_type when 'listing_opened' then 0
-                                         when 'listing_changed' then 1
-                                         else 2 end              as type_rank
-                from booking_events e
-            ) ranked
-            window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
-        ) flagged
-        window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id),
-               w_all as (w rows between unbounded preceding and unbounded following)
-    ) numbered
-    where lifetime_no = n_lifetimes
-    group by play_date, listing_key
-) current_lifetime;
+            e.listing_key, e.source, e.course_name, e.course_part, e.play_date, e.tee_time,
+            e.event_type, e.close_reason, e.occurred_at, e.price_krw, e.event_id, r.type_rank,
+            coalesce(lag(e.event_type) over w = 'listing_closed' and e.event_type <> 'listing_closed',
+                     true)                                                       as is_start,
+            lead(e.event_type) over w is null                                    as is_last,
+            count(*) filter (where e.event_type = 'listing_changed') over w      as changes
+        from booking_events e
+        cross join lateral (
+            select case e.event_type when 'listing_opened' then 0
+                                     when 'listing_changed' then 1
+                                     else 2 end as type_rank
+        ) r
+        window w as (partition by e.play_date, e.listing_key
+                     order by e.occurred_at, r.type_rank, e.event_id)
+    ) ordered
+    window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
+) running
+where is_last;
