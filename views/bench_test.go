@@ -199,4 +199,3 @@ func timeQuery(b *testing.B, pool *pgxpool.Pool, n int, sql string, args ...any)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
