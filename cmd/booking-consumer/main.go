@@ -1,0 +1,170 @@
+// Command booking-consumer stores the crawler's booking events from Kafka in PostgreSQL exactly
+// once in effect, and reads them back.
+//
+//	booking-consumer [run] [flags]    consume (the default): migrate, then Kafka -> booking_events
+//	booking-consumer migrate          apply migrations and (re)install the views, then exit
+//	booking-consumer lifetimes        query the booking_lifetimes view (table, --json, --csv, --summary)
+//	booking-consumer export           stored events as JSON lines, by occurred_at
+//
+// Every subcommand explains its flags with --help. The consume loop itself is package
+// store/ingest; this command only wires configuration, connections, metrics and signals.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "booking-consumer:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "booking-consumer:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks command-line mistakes (exit status 2).
+var errUsage = errors.New("usage")
+
+const envHelp = `Environment:
+  DATABASE_URL     PostgreSQL URL, e.g. postgres://golf@127.0.0.1:55432/golf?sslmode=disable
+                   (required; --database-url overrides it)
+  KAFKA_BOOTSTRAP  comma-separated Kafka brokers, e.g. 127.0.0.1:19092 (required by run;
+                   --bootstrap overrides it)
+  KAFKA_TOPIC      topic to consume (default booking-events; --topic overrides it)
+  KAFKA_GROUP      consumer group (default booking-consumer; --group overrides it)
+  LOG_LEVEL        debug, info (default), warn or error
+  LOG_FORMAT       json (default) or text; logs go to stderr
+`
+
+const rootHelp = `booking-consumer stores booking events from Kafka in PostgreSQL, exactly once in effect.
+
+Usage:
+  booking-consumer [run] [flags]   consume until SIGINT/SIGTERM (the default subcommand)
+  booking-consumer migrate [flags] apply database migrations and install the views, then exit
+  booking-consumer lifetimes [flags]
+                                   print the booking_lifetimes view: aligned table, --json or --csv;
+                                   --summary for counts by status and median time to book
+  booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
+
+Run "booking-consumer <subcommand> --help" for the subcommand's flags.
+
+`
+
+// run is main without the process: args without the program name, the environment as getenv.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	sub := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	} else if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stderr, rootHelp+envHelp)
+		return nil
+	}
+	logger, err := newLogger(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
+	var cmd func(context.Context, environment, []string) error
+	switch sub {
+	case "run":
+		cmd = consumeCmd
+	case "migrate":
+		cmd = migrateCmd
+	case "lifetimes":
+		cmd = lifetimesCmd
+	case "export":
+		cmd = exportCmd
+	case "help":
+		fmt.Fprint(stderr, rootHelp+envHelp)
+		return nil
+	default:
+		fmt.Fprint(stderr, rootHelp)
+		return fmt.Errorf("%w: unknown subcommand %q", errUsage, sub)
+	}
+	err = cmd(ctx, env, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func isHelp(a string) bool {
+	return a == "-h" || a == "-help" || a == "--help"
+}
+
+// environment is what every subcommand gets from run.
+type environment struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	logger         *slog.Logger
+}
+
+// newFlagSet returns a FlagSet whose --help prints usage (the subcommand's synopsis), every
+// flag, and the environment variables.
+func (e environment) newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: booking-consumer %s [flags]\n\n%s\n\nFlags:\n", name, usage)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+envHelp)
+	}
+	return fs
+}
+
+// parse parses args; mistakes become errUsage (the flag package already printed why).
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected arguments %q", errUsage, fs.Name(), fs.Args())
+	}
+	return nil
+}
+
+// newLogger builds the JSON (or text) logger on stderr from LOG_LEVEL and LOG_FORMAT.
+func newLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if s := getenv("LOG_LEVEL"); s != "" {
+		if err := level.UnmarshalText([]byte(s)); err != nil {
+			return nil, fmt.Errorf("%w: LOG_LEVEL=%q: want debug, info, warn or error", errUsage, s)
+		}
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f := getenv("LOG_FORMAT"); f {
+	case "", "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	default:
+		return nil, fmt.Errorf("%w: LOG_FORMAT=%q: want json or text", errUsage, f)
+	}
+}
+
+// envOr returns getenv(key), or def when it is empty.
+func envOr(getenv func(string) string, key, def string) string {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		return v
+	}
+	return def
+}

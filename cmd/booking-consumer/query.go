@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+func lifetimesCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("lifetimes", "Print listings from the booking_lifetimes view: one row per listing with its status\n"+
+		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
+		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
+		"to book by course and weekday of the play date.")
+	var (
+		dbURL, source, course, from, to, status string
+		asJSON, asCSV, summary                  bool
+	)
+	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&source, "source", "", "only this source (site) name")
+	fs.StringVar(&course, "course", "", "only this course name (exact)")
+	fs.StringVar(&from, "from", "", "first play date, `YYYY-MM-DD`, inclusive")
+	fs.StringVar(&to, "to", "", "last play date, `YYYY-MM-DD`, inclusive")
+	fs.StringVar(&status, "status", "", "only listings in this status: open, booked or expired")
+	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
+	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
+	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	f := store.LifetimeFilter{Source: source, Course: course}
+	var err error
+	if f.From, err = parseDate("--from", from); err != nil {
+		return err
+	}
+	if f.To, err = parseDate("--to", to); err != nil {
+		return err
+	}
+	switch status {
+	case "", store.StatusOpen, store.StatusBooked, store.StatusExpired:
+		f.Status = status
+	default:
+		return fmt.Errorf("%w: --status %q: want open, booked or expired", errUsage, status)
+	}
+	if asJSON && asCSV {
+		return fmt.Errorf("%w: --json and --csv are exclusive", errUsage)
+	}
+	pool, err := openFromEnv(ctx, env, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	s := store.New(pool)
+	w := bufio.NewWriter(env.stdout)
+	if summary {
+		sum, err := s.LifetimeSummary(ctx, f)
+		if err != nil {
+			return err
+		}
+		if err := writeSummary(w, sum, asJSON, asCSV); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	rows, err := s.Lifetimes(ctx, f)
+	if err != nil {
+		return err
+	}
+	switch {
+	case asJSON:
+		err = writeLifetimesJSON(w, rows)
+	case asCSV:
+		err = writeLifetimesCSV(w, rows)
+	default:
+		err = writeLifetimesTable(w, rows)
+	}
+	if err != nil {
+		return fmt.Errorf("write lifetimes: %w", err)
+	}
+	return w.Flush()
+}
+
+func parseDate(flag, s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %q: want YYYY-MM-DD", errUsage, flag, s)
+	}
+	return &t, nil
+}
+
+var lifetimeHeader = []string{"play_date", "tee_time", "source", "course", "part", "status", "opened_at",
+	"closed_at", "lifetime", "open_price_krw", "last_price_krw", "changes", "reopens", "listing_key"}
+
+func lifetimeRecord(l store.Lifetime) []string {
+	closed := ""
+	if l.ClosedAt != nil {
+		closed = l.ClosedAt.UTC().Format(time.RFC3339)
+	}
+	return []string{l.PlayDate, l.TeeTime, l.Source, l.CourseName, l.CoursePart, l.Status,
+		l.OpenedAt.UTC().Format(time.RFC3339), closed, l.Lifetime.Round(time.Second).String(),
+		optInt(l.OpenPriceKRW), optInt(l.LastPriceKRW), strconv.Itoa(l.ChangeCount), strconv.Itoa(l.ReopenCount), l.ListingKey}
+}
+
+func optInt(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+func writeLifetimesTable(w io.Writer, rows []store.Lifetime) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	writeRow := func(r []string) {
+		for i, c := range r[:len(r)-1] { // the listing key is long and repeats the rest: CSV and JSON only
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			if c == "" {
+				c = "-"
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprint(tw, "\n")
+	}
+	writeRow(lifetimeHeader)
+	for _, l := range rows {
+		writeRow(lifetimeRecord(l))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d listings\n", len(rows))
+	return err
+}
+
+func writeLifetimesCSV(w io.Writer, rows []store.Lifetime) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(lifetimeHeader)
+	for _, l := range rows {
+		_ = cw.Write(lifetimeRecord(l))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// lifetimeJSON is the --json shape of a row: snake_case, lifetime in seconds.
+type lifetimeJSON struct {
+	ListingKey      string     `json:"listing_key"`
+	Source          string     `json:"source"`
+	CourseName      string     `json:"course_name"`
+	CoursePart      string     `json:"course_part"`
+	PlayDate        string     `json:"play_date"`
+	TeeTime         string     `json:"tee_time"`
+	Status          string     `json:"status"`
+	OpenedAt        time.Time  `json:"opened_at"`
+	ClosedAt        *time.Time `json:"closed_at"`
+	LastEventType   string     `json:"last_event_type"`
+	LastEventAt     time.Time  `json:"last_event_at"`
+	LifetimeSeconds float64    `json:"lifetime_seconds"`
+	OpenPriceKRW    *int64     `json:"open_price_krw"`
+	LastPriceKRW    *int64     `json:"last_price_krw"`
+	ChangeCount     int        `json:"change_count"`
+	ReopenCount     int        `json:"reopen_count"`
+}
+
+func writeLifetimesJSON(w io.Writer, rows []store.Lifetime) error {
+	out := make([]lifetimeJSON, len(rows))
+	for i, l := range rows {
+		out[i] = lifetimeJSON{l.ListingKey, l.Source, l.CourseName, l.CoursePart, l.PlayDate, l.TeeTime, l.Status,
+			l.OpenedAt, l.ClosedAt, l.LastEventType, l.LastEventAt, l.Lifetime.Seconds(), l.OpenPriceKRW,
+			l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
+	statuses := make([]string, 0, len(sum.ByStatus))
+	for s := range sum.ByStatus {
+		statuses = append(statuses, s)
+	}
+	slices.Sort(statuses)
+	switch {
+	case asJSON:
+		type ttb struct {
+			Course        string  `json:"course"`
+			Weekday       string  `json:"weekday"`
+			Booked        int     `json:"booked"`
+			MedianSeconds float64 `json:"median_seconds"`
+		}
+		out := struct {
+			ByStatus   map[string]int `json:"by_status"`
+			TimeToBook []ttb          `json:"time_to_book"`
+		}{ByStatus: sum.ByStatus, TimeToBook: []ttb{}}
+		for _, b := range sum.TimeToBook {
+			out.TimeToBook = append(out.TimeToBook, ttb{b.Course, b.Weekday.String(), b.Booked, b.Median.Seconds()})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	case asCSV:
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"kind", "key", "weekday", "count", "median_seconds"})
+		for _, s := range statuses {
+			_ = cw.Write([]string{"status", s, "", strconv.Itoa(sum.ByStatus[s]), ""})
+		}
+		for _, b := range sum.TimeToBook {
+			_ = cw.Write([]string{"time_to_book", b.Course, b.Weekday.String(), strconv.Itoa(b.Booked),
+				strconv.FormatFloat(b.Median.Seconds(), 'f', 0, 64)})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "status\tlistings")
+	for _, s := range statuses {
+		fmt.Fprintf(tw, "%s\t%d\n", s, sum.ByStatus[s])
+	}
+	fmt.Fprintln(tw, "\ncourse\tweekday\tbooked\tmedian time to book")
+	for _, b := range sum.TimeToBook {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", b.Course, b.Weekday, b.Booked, b.Median.Round(time.Second))
+	}
+	return tw.Flush()
+}
+
+func exportCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("export", "Write the stored events as JSON lines (one event payload per line) ordered by occurred_at.")
+	var dbURL, since, until, source, out string
+	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&since, "since", "", "only events with occurred_at >= this RFC3339 `time`")
+	fs.StringVar(&until, "until", "", "only events with occurred_at < this RFC3339 `time`")
+	fs.StringVar(&source, "source", "", "only this source (site) name")
+	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout (replaced atomically-ish: written, then renamed)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	f := store.ExportFilter{Source: source}
+	for _, b := range []struct {
+		name, v string
+		dst     **time.Time
+	}{{"--since", since, &f.Since}, {"--until", until, &f.Until}} {
+		if b.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, b.v)
+		if err != nil {
+			return fmt.Errorf("%w: %s %q: want RFC3339, e.g. 2026-05-01T00:00:00+09:00", errUsage, b.name, b.v)
+		}
+		*b.dst = &t
+	}
+	pool, err := openFromEnv(ctx, env, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	s := store.New(pool)
+	if out == "" {
+		w := bufio.NewWriter(env.stdout)
+		n, err := s.Export(ctx, w, f)
+		if err != nil {
+			return err
+		}
+		env.logger.InfoContext(ctx, "exported", "events", n)
+		return w.Flush()
+	}
+	tmp := out + ".tmp"
+	file, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	w := bufio.NewWriter(file)
+	n, err := s.Export(ctx, w, f)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("export to %s: %w", out, err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	env.logger.InfoContext(ctx, "exported", "events", n, "file", out)
+	return nil
+}

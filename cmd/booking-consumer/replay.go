@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// parseFrom parses --from: "earliest" (zero time, ok) or an RFC3339 time.
+func parseFrom(s string) (time.Time, error) {
+	if s == "earliest" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--from %q: want earliest or an RFC3339 time like 2026-05-01T00:00:00+09:00", s)
+	}
+	return t, nil
+}
+
+// resetOffsets sets group's committed offsets on topic to the first message at or after from
+// ("earliest": the start of each partition) before the group starts consuming.
+//
+// kafka-go refuses SetOffset on a group Reader, so this commits directly: an OffsetCommit with
+// generation -1 and no member id is the "simple consumer" commit that Kafka accepts for a group
+// with no active members (the same request kafka-consumer-groups.sh --reset-offsets sends).
+// It refuses a group that has members, and one with committed offsets unless force.
+func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, force bool) error {
+	at, err := parseFrom(from)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second}
+
+	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return fmt.Errorf("replay: metadata of %s: %w", topic, err)
+	}
+	if len(meta.Topics) != 1 || meta.Topics[0].Error != nil || len(meta.Topics[0].Partitions) == 0 {
+		return fmt.Errorf("replay: topic %s not found", topic)
+	}
+	var parts []int
+	for _, p := range meta.Topics[0].Partitions {
+		parts = append(parts, p.ID)
+	}
+
+	groups, err := client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+	if err != nil {
+		return fmt.Errorf("replay: describe group %s: %w", group, err)
+	}
+	for _, g := range groups.Groups {
+		if len(g.Members) > 0 {
+			return fmt.Errorf("replay: group %s has %d active members (state %s); stop them first", group, len(g.Members), g.GroupState)
+		}
+	}
+
+	committed, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	if err == nil {
+		err = committed.Error
+	}
+	if err != nil {
+		return fmt.Errorf("replay: committed offsets of group %s: %w", group, err)
+	}
+	var existing []string
+	for _, p := range committed.Topics[topic] {
+		if p.CommittedOffset >= 0 {
+			existing = append(existing, fmt.Sprintf("%d:%d", p.Partition, p.CommittedOffset))
+		}
+	}
+	if len(existing) > 0 && !force {
+		return fmt.Errorf("replay: group %s already has committed offsets on %s (partition:offset %s); "+
+			"use a new --group, or add --force-reset to overwrite them", group, topic, strings.Join(existing, " "))
+	}
+
+	offsets, err := startOffsets(ctx, brokers[0], topic, parts, at)
+	if err != nil {
+		return err
+	}
+	req := &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1, MemberID: "", Topics: map[string][]kafka.OffsetCommit{}}
+	for _, p := range parts {
+		req.Topics[topic] = append(req.Topics[topic], kafka.OffsetCommit{Partition: p, Offset: offsets[p]})
+	}
+	res, err := client.OffsetCommit(ctx, req)
+	if err != nil {
+		return fmt.Errorf("replay: commit offsets for group %s: %w", group, err)
+	}
+	var errs []error
+	for _, p := range res.Topics[topic] {
+		if p.Error != nil {
+			errs = append(errs, fmt.Errorf("partition %d: %w", p.Partition, p.Error))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("replay: commit offsets for group %s: %w", group, err)
+	}
+	logger.InfoContext(ctx, "group offsets reset for replay", "group", group, "topic", topic, "from", from,
+		"offsets", offsets, "overwritten", existing)
+	return nil
+}
+
+// startOffsets returns, per partition, the offset of the first message at or after at (the
+// partition's end if there is none), or the partition's first offset when at is zero. It asks
+// each partition's leader directly: kafka.Client.ListOffsets mixes up first and time offsets in
+// its response mapping (it keys results by the returned timestamp, which is -1 for both).
+func startOffsets(ctx context.Context, addr, topic string, parts []int, at time.Time) (map[int]int64, error) {
+	out := make(map[int]int64, len(parts))
+	for _, p := range parts {
+		conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, p)
+		if err != nil {
+			return nil, fmt.Errorf("replay: dial leader of %s/%d: %w", topic, p, err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		var off int64
+		if at.IsZero() {
+			off, err = conn.ReadFirstOffset()
+		} else if off, err = conn.ReadOffset(at); err == nil && off < 0 {
+			off, err = conn.ReadLastOffset()
+		}
+		_ = conn.Close()
+		if err != nil {
+			return nil, fmt.Errorf("replay: offset of %s/%d at %v: %w", topic, p, at, err)
+		}
+		out[p] = off
+	}
+	return out, nil
+}
