@@ -1,0 +1,227 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Outcomes of a run (label outcome of crawler_runs_total, and /healthz's last_outcome).
+const (
+	OutcomeOK     = "ok"     // every site's crawl was complete
+	OutcomeFailed = "failed" // at least one site's crawl errored or was incomplete
+)
+
+// CrawlerMetrics holds the crawler's Prometheus metrics in a registry of its own (never the global
+// one, so that tests and two crawlers in one process do not collide) and the state /healthz
+// reports. It implements Metrics (Collect's hook) and events.PublisherMetrics, so one value is
+// passed to the collector and to the publisher. All methods are safe for concurrent use; a nil
+// *CrawlerMetrics is not valid, use NewCrawlerMetrics.
+type CrawlerMetrics struct {
+	reg *prometheus.Registry
+
+	runs        *prometheus.CounterVec // outcome
+	runDuration prometheus.Histogram
+	skipped     prometheus.Counter
+	lastRun     prometheus.Gauge
+	fetches     *prometheus.CounterVec // source, status
+	retries     *prometheus.CounterVec // source
+	pages       *prometheus.CounterVec // source
+	rows        *prometheus.CounterVec // source
+	rejected    *prometheus.CounterVec // source, reason
+	events      *prometheus.CounterVec // source, type
+	incomplete  *prometheus.CounterVec // source
+	siteErrors  *prometheus.CounterVec // source
+	sent        prometheus.Counter
+	failed      prometheus.Counter
+	dropped     prometheus.Counter
+	queueDepth  prometheus.Gauge
+
+	mu     sync.Mutex
+	health healthState
+}
+
+// healthState is the JSON body of /healthz.
+type healthState struct {
+	Status      string     `json:"status"`
+	StartedAt   time.Time  `json:"started_at"`
+	Runs        int        `json:"runs"`
+	SkippedRuns int        `json:"skipped_runs"`
+	LastRunAt   *time.Time `json:"last_run_at,omitempty"`
+	LastOutcome string     `json:"last_outcome,omitempty"`
+	LastRunSecs float64    `json:"last_run_duration_seconds,omitempty"`
+}
+
+var (
+	_ Metrics                 = (*CrawlerMetrics)(nil)
+	_ events.PublisherMetrics = (*CrawlerMetrics)(nil)
+)
+
+// NewCrawlerMetrics registers the crawler's metrics (prefix crawler_) and the Go and process
+// collectors in a new registry. now stamps /healthz's started_at; nil means time.Now.
+func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
+	if now == nil {
+		now = time.Now
+	}
+	reg := prometheus.NewRegistry()
+	f := func(c prometheus.Collector) { reg.MustRegister(c) }
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "crawler_" + name, Help: help}, labels)
+		f(v)
+		return v
+	}
+	m := &CrawlerMetrics{
+		reg:  reg,
+		runs: counter("runs_total", "Crawl runs (one crawl of every configured site) by outcome: ok, or failed when a site errored or was incomplete.", "outcome"),
+		runDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "crawler_run_duration_seconds", Help: "Wall time of one run over all sites.",
+			Buckets: prometheus.ExponentialBuckets(0.5, 2, 12), // 0.5 s .. ~17 min
+		}),
+		skipped: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_skipped_runs_total",
+			Help: "Scheduled runs skipped because the previous run was still going."}),
+		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_last_run_timestamp_seconds",
+			Help: "Unix time at which the last run ended."}),
+		fetches:    counter("page_fetches_total", "HTTP attempts per page, retries included, by response status (0: no response).", "source", "status"),
+		retries:    counter("page_retries_total", "Page re-fetches after a timeout, 5xx or 429.", "source"),
+		pages:      counter("pages_total", "Pages fetched and parsed.", "source"),
+		rows:       counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
+		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
+		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
+		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete (failed pages, max_pages, cancelled or collapsed listing count): no closes were emitted.", "source"),
+		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
+		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
+			Help: "Booking events acknowledged by Kafka."}),
+		failed: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_failed_total",
+			Help: "Booking events given up on: retry window exhausted or rejected by the broker."}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_dropped_total",
+			Help: "Booking events never tried: publish queue full, or still queued at shutdown."}),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_publish_queue_depth",
+			Help: "Booking events accepted by the publisher and not yet sent, failed or dropped."}),
+		health: healthState{Status: "ok", StartedAt: now()},
+	}
+	for _, c := range []prometheus.Collector{m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	return m
+}
+
+// Registry returns the registry the metrics live in (for tests and extra collectors).
+func (m *CrawlerMetrics) Registry() *prometheus.Registry { return m.reg }
+
+// PageFetched implements Metrics.
+func (m *CrawlerMetrics) PageFetched(site string, status int) {
+	m.fetches.WithLabelValues(site, strconv.Itoa(status)).Inc()
+}
+
+// RowRejected implements Metrics.
+func (m *CrawlerMetrics) RowRejected(site, reason string) { m.rejected.WithLabelValues(site, reason).Inc() }
+
+// Retry implements Metrics.
+func (m *CrawlerMetrics) Retry(site string) { m.retries.WithLabelValues(site).Inc() }
+
+// Sent implements events.PublisherMetrics.
+func (m *CrawlerMetrics) Sent(n int) { m.sent.Add(float64(n)) }
+
+// Failed implements events.PublisherMetrics.
+func (m *CrawlerMetrics) Failed(n int) { m.failed.Add(float64(n)) }
+
+// Dropped implements events.PublisherMetrics.
+func (m *CrawlerMetrics) Dropped(n int) { m.dropped.Add(float64(n)) }
+
+// QueueDepth implements events.PublisherMetrics.
+func (m *CrawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }
+
+// SkippedRun counts a scheduled run skipped because the previous one was still going.
+func (m *CrawlerMetrics) SkippedRun() {
+	m.skipped.Inc()
+	m.mu.Lock()
+	m.health.SkippedRuns++
+	m.mu.Unlock()
+}
+
+// siteCrawled records one site's crawl.
+func (m *CrawlerMetrics) siteCrawled(s SiteSummary) {
+	if s.Err != nil {
+		m.siteErrors.WithLabelValues(s.Source).Inc()
+		return
+	}
+	m.pages.WithLabelValues(s.Source).Add(float64(s.Pages))
+	m.rows.WithLabelValues(s.Source).Add(float64(s.Rows))
+	m.events.WithLabelValues(s.Source, string(events.ListingOpened)).Add(float64(s.Opened))
+	m.events.WithLabelValues(s.Source, string(events.ListingChanged)).Add(float64(s.Changed))
+	m.events.WithLabelValues(s.Source, string(events.ListingClosed)).Add(float64(s.Closed))
+	if !s.Complete {
+		m.incomplete.WithLabelValues(s.Source).Inc()
+	}
+}
+
+// runFinished records a run that ended at end.
+func (m *CrawlerMetrics) runFinished(outcome string, end time.Time, d time.Duration) {
+	m.runs.WithLabelValues(outcome).Inc()
+	m.runDuration.Observe(d.Seconds())
+	m.lastRun.Set(float64(end.UnixMilli()) / 1000)
+	m.mu.Lock()
+	m.health.Runs++
+	m.health.LastRunAt = &end
+	m.health.LastOutcome = outcome
+	m.health.LastRunSecs = d.Seconds()
+	m.mu.Unlock()
+}
+
+// Handler serves /metrics (Prometheus text format) and /healthz: always 200 while the process
+// serves, with a JSON body {status, started_at, runs, skipped_runs, last_run_at, last_outcome,
+// last_run_duration_seconds}. It is a liveness check: a failed crawl is a metric to alert on, not
+// a reason for Docker to restart the crawler.
+func (m *CrawlerMetrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		m.mu.Lock()
+		h := m.health
+		m.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(h) // the client went away: nothing to do
+	})
+	return mux
+}
+
+// Serve serves Handler on ln until ctx is done, then shuts down within 5 s. It returns nil after
+// a clean shutdown.
+func (m *CrawlerMetrics) Serve(ctx context.Context, ln net.Listener, logger *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           m.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	logger.InfoContext(ctx, "metrics listening", "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shut down metrics server: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}

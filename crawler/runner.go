@@ -1,0 +1,238 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// ErrCrawlFailed is the meaning of a Run error: at least one site's crawl errored or was
+// incomplete. `crawler once` exits non-zero on it; the schedule logs it and carries on.
+var ErrCrawlFailed = errors.New("crawl failed")
+
+// Reasons a site's crawl is incomplete (SiteSummary.Incomplete, key reason in the log).
+const (
+	IncompleteFailedPages = "failed_pages" // a page failed after its retries, or was refused
+	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
+	IncompleteCollapsed   = "collapsed"    // far fewer listings than the previous crawl
+	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
+)
+
+// EventPublisher is the part of events.Publisher the runner uses: a Publish that never blocks.
+type EventPublisher interface {
+	Publish(e events.Event)
+}
+
+// Runner runs one crawl of every configured site: per site it loads the previous snapshot,
+// collects the site, diffs, publishes and logs the events, and saves the next snapshot. Sites are
+// crawled one after the other, so the politeness limits of one site never add up with another's
+// and a run's load on the network stays that of one crawl. A site that errors does not stop the
+// others. Fields other than Sites, State and Logger are optional. A Runner must not run twice at
+// the same time (the snapshots are read and written without locks); the schedule guarantees it.
+type Runner struct {
+	Sites  []Site
+	State  StateDir
+	Logger *slog.Logger
+
+	Publisher EventPublisher    // nil: events are not published (only logged to EventsOut)
+	EventsOut *EventLog         // nil: no JSONL copy of the events
+	Metrics   *CrawlerMetrics   // nil: not counted
+	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
+	Transport http.RoundTripper // nil: http.DefaultTransport
+	Diff      DiffOptions       // MissesToClose (default 2) and Location (default Asia/Seoul)
+}
+
+// RunSummary is what one Run did.
+type RunSummary struct {
+	Start    time.Time
+	Duration time.Duration
+	Sites    []SiteSummary
+}
+
+// Failed reports whether any site's crawl errored or was incomplete.
+func (s RunSummary) Failed() bool {
+	for _, site := range s.Sites {
+		if site.Err != nil || !site.Complete {
+			return true
+		}
+	}
+	return false
+}
+
+// Events returns the number of events of every site.
+func (s RunSummary) Events() int {
+	n := 0
+	for _, site := range s.Sites {
+		n += site.Opened + site.Changed + site.Closed
+	}
+	return n
+}
+
+// SiteSummary is one site's crawl in a run. Complete is false when the crawl was incomplete
+// (Incomplete says why) or errored (Err); an incomplete crawl still emitted opened and changed
+// events and saved its snapshot, but closed nothing.
+type SiteSummary struct {
+	Source      string
+	CrawlID     string
+	At          time.Time
+	Pages       int
+	Rows        int
+	Rejected    int
+	Listings    int
+	FailedPages []string
+	Opened      int
+	Changed     int
+	Closed      int
+	Complete    bool
+	Incomplete  string
+	Duration    time.Duration
+	Err         error
+}
+
+// CrawlID is the crawl_id of source's crawl started at start: "<source>@<start in Asia/Seoul,
+// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is part of every event id, so two
+// crawls of one source must not start within the same second.
+func CrawlID(source string, start time.Time) string {
+	return source + "@" + start.In(Seoul()).Format(time.RFC3339)
+}
+
+// Run crawls every site once. It returns the summary and, when any site errored or was incomplete,
+// an error wrapping ErrCrawlFailed (and the sites' errors). Events are appended to EventsOut as
+// they are produced and the file is synced once at the end.
+func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
+	if r.Logger == nil {
+		return RunSummary{}, errors.New("crawler runner: Logger is required")
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	sum := RunSummary{Start: now()}
+	var errs []error
+	for _, site := range r.Sites {
+		s := r.crawlSite(ctx, site, now)
+		sum.Sites = append(sum.Sites, s)
+		if s.Err != nil {
+			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))
+		}
+		if r.Metrics != nil {
+			r.Metrics.siteCrawled(s)
+		}
+	}
+	if r.EventsOut != nil {
+		if err := r.EventsOut.Sync(); err != nil {
+			r.Logger.ErrorContext(ctx, "events file not synced", "err", err)
+			errs = append(errs, err)
+		}
+	}
+	end := now()
+	sum.Duration = end.Sub(sum.Start)
+	outcome := OutcomeOK
+	if sum.Failed() || len(errs) > 0 {
+		outcome = OutcomeFailed
+	}
+	if r.Metrics != nil {
+		r.Metrics.runFinished(outcome, end, sum.Duration)
+	}
+	r.Logger.InfoContext(ctx, "run finished", "outcome", outcome, "sites", len(sum.Sites),
+		"events", sum.Events(), "duration", sum.Duration)
+	if outcome == OutcomeFailed {
+		incomplete := 0
+		for _, s := range sum.Sites {
+			if s.Err == nil && !s.Complete {
+				incomplete++
+			}
+		}
+		err := fmt.Errorf("%w: %d of %d sites incomplete, %d errored", ErrCrawlFailed, incomplete, len(sum.Sites), len(errs))
+		return sum, errors.Join(append([]error{err}, errs...)...)
+	}
+	return sum, nil
+}
+
+// crawlSite does one site's crawl; every failure ends up in the summary's Err.
+func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time) (s SiteSummary) {
+	start := now()
+	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
+	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
+	defer func() {
+		s.Duration = now().Sub(start)
+		if s.Err != nil {
+			log.ErrorContext(ctx, "site crawl failed", "err", s.Err, "duration", s.Duration)
+			return
+		}
+		log.InfoContext(ctx, "site crawled", "pages", s.Pages, "rows", s.Rows, "rejected", s.Rejected,
+			"listings", s.Listings, "failed_pages", len(s.FailedPages), "opened", s.Opened, "changed", s.Changed,
+			"closed", s.Closed, "complete", s.Complete, "duration", s.Duration)
+	}()
+
+	prev, err := r.State.Load(site.Name)
+	if err != nil {
+		s.Err = err
+		return s
+	}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now}
+	if r.Metrics != nil {
+		deps.Metrics = r.Metrics
+	}
+	res, err := Collect(ctx, site, start, deps)
+	if err != nil {
+		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
+		s.Err = err
+		return s
+	}
+	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
+
+	s.Complete = true
+	switch {
+	case len(res.FailedPages) > 0:
+		s.Complete, s.Incomplete = false, IncompleteFailedPages
+	case res.MaxPagesHit:
+		s.Complete, s.Incomplete = false, IncompleteMaxPages
+	case !res.Complete:
+		s.Complete, s.Incomplete = false, IncompleteCancelled
+	case collapsed(site, len(prev.Listings), len(res.Listings)):
+		s.Complete, s.Incomplete = false, IncompleteCollapsed
+	}
+	if !s.Complete {
+		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
+			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", len(prev.Listings))
+	}
+
+	out, next, stats := Diff(prev, res.Listings, Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}, r.Diff)
+	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
+	for _, inv := range stats.Invalid {
+		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
+			"listing_key", inv.Listing.Key(), "err", inv.Err)
+	}
+	// The file first: if it fails, nothing is published and the snapshot stays, so the next crawl
+	// emits the same transitions again and the file misses none of what Kafka got.
+	if r.EventsOut != nil {
+		if err := r.EventsOut.Append(out); err != nil {
+			s.Err = err
+			return s
+		}
+	}
+	if r.Publisher != nil {
+		for _, e := range out {
+			r.Publisher.Publish(e)
+		}
+	}
+	if err := r.State.Save(next); err != nil {
+		s.Err = err
+		return s
+	}
+	return s
+}
+
+// collapsed applies the site's min_complete_ratio when it has one, else Collapsed.
+func collapsed(site Site, prevCount, curCount int) bool {
+	if site.MinCompleteRatio > 0 {
+		return prevCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(prevCount)
+	}
+	return Collapsed(prevCount, curCount)
+}
