@@ -128,7 +128,9 @@ func (m *CrawlerMetrics) PageFetched(site string, status int) {
 }
 
 // RowRejected implements Metrics.
-func (m *CrawlerMetrics) RowRejected(site, reason string) { m.rejected.WithLabelValues(site, reason).Inc() }
+func (m *CrawlerMetrics) RowRejected(site, reason string) {
+	m.rejected.WithLabelValues(site, reason).Inc()
+}
 
 // Retry implements Metrics.
 func (m *CrawlerMetrics) Retry(site string) { m.retries.WithLabelValues(site).Inc() }
