@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// The consumer as a process against the running stack: killed with SIGKILL between commits and
+// restarted, stopped with SIGTERM mid-stream, and started with --from.
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "booking-consumer")
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func publishEvents(t *testing.T, addr, topic string, n int, prefix string, at time.Time) {
+	t.Helper()
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		price, players := int64(100000+i), 4
+		l := events.Listing{Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
+			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), PriceKRW: &price, Players: &players}
+		b, err := events.Encode(events.Opened(l, "crawl-"+prefix, at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs[i] = kafka.Message{Key: []byte(l.Key()), Value: b, Time: at}
+	}
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+}
+
+// syncBuffer collects a process's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	logs *syncBuffer
+	done chan error
+}
+
+func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(bin, args...), logs: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stderr = p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() { _ = p.cmd.Process.Kill() })
+	return p
+}
+
+// wait returns the exit error, failing the test after timeout.
+func (p *proc) wait(t *testing.T, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(timeout):
+		t.Fatalf("process did not exit within %v; logs:\n%s", timeout, p.logs.String())
+		return nil
+	}
+}
+
+func rows(t *testing.T, db *pgxpool.Pool) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(t.Context(), "select count(*) from booking_events").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func waitRows(t *testing.T, db *pgxpool.Pool, timeout time.Duration, cond func(int64) bool, what string, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond(rows(t, db)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s (rows=%d); logs:\n%s", timeout, what, rows(t, db), p.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkOffsetsBehindRows asserts that, per partition, every message below the group's committed
+// offset is stored: with each event published once, rows at offsets < committed == committed.
+func checkOffsetsBehindRows(t *testing.T, addr, group, topic string, partitions int, db *pgxpool.Pool) (committed int64) {
+	t.Helper()
+	parts := make([]int, partitions)
+	for i := range parts {
+		parts[i] = i
+	}
+	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
+	res, err := c.OffsetFetch(t.Context(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Topics[topic] {
+		if p.CommittedOffset < 0 {
+			continue
+		}
+		var n int64
+		if err := db.QueryRow(t.Context(), `select count(*) from booking_events where kafka_topic = $1 and kafka_partition = $2 and kafka_offset < $3`,
+			topic, p.Partition, p.CommittedOffset).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != p.CommittedOffset {
+			t.Errorf("partition %d: committed offset %d but only %d rows below it: offsets ahead of rows", p.Partition, p.CommittedOffset, n)
+		}
+		committed += p.CommittedOffset
+	}
+	return committed
+}
+
+func TestSIGKILLThenRestartStoresEveryEventOnce(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	group := kafkatest.Name(t, "g")
+	db, dbURL := storetest.NewDBURL(t)
+	const total = 3000
+	publishEvents(t, addr, topic, total, "kill", time.Now())
+	env := []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"}
+	args := []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--batch-size", "50", "--batch-wait", "20ms"}
+
+	p1 := startProc(t, bin, env, args...)
+	waitRows(t, db, 30*time.Second, func(n int64) bool { return n >= 500 }, "500 rows", p1)
+	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p1.wait(t, 10*time.Second)
+	atKill := rows(t, db)
+	committed := checkOffsetsBehindRows(t, addr, group, topic, 3, db)
+	t.Logf("killed with %d rows stored and %d offsets committed", atKill, committed)
+
+	// The dead member holds its partitions until the session timeout (10 s) expires.
+	p2 := startProc(t, bin, env, args...)
+	waitRows(t, db, 40*time.Second, func(n int64) bool { return n == total }, "all rows after restart", p2)
+	if err := p2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.wait(t, 20*time.Second); err != nil {
+		t.Fatalf("after SIGTERM: %v; logs:\n%s", err, p2.logs.String())
+	}
+	if n := rows(t, db); n != total {
+		t.Errorf("rows = %d, want %d", n, total)
+	}
+	if c := checkOffsetsBehindRows(t, addr, group, topic, 3, db); c != total {
+		t.Errorf("committed offsets sum to %d after a clean stop, want %d", c, total)
+	}
+}
+
+func TestSIGTERMMidStreamExitsZeroWithOffsetsBehindRows(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	group := kafkatest.Name(t, "g")
+	db, dbURL := storetest.NewDBURL(t)
+	publishEvents(t, addr, topic, 5000, "term", time.Now())
+	p := startProc(t, bin, []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"},
+		"--topic", topic, "--group", group, "--metrics-addr", "127.0.0.1:0", "--batch-size", "20", "--batch-wait", "20ms")
+	waitRows(t, db, 30*time.Second, func(n int64) bool { return n >= 200 }, "200 rows", p)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.wait(t, 20*time.Second); err != nil {
+		t.Fatalf("exit after SIGTERM: %v, want status 0; logs:\n%s", err, p.logs.String())
+	}
+	stored := rows(t, db)
+	committed := checkOffsetsBehindRows(t, addr, group, topic, 3, db)
+	if committed > stored || committed == 0 {
+		t.Errorf("committed %d offsets with %d rows stored", committed, stored)
+	}
+	if !strings.Contains(p.logs.String(), "serving /metrics") {
+		t.Errorf("no metrics server log line; logs:\n%s", p.logs.String())
+	}
+	t.Logf("stopped mid-stream at %d of 5000 rows, %d offsets committed", stored, committed)
+}
+
+func TestFromReplaysAFreshGroupFromATime(t *testing.T) {
+	t.Parallel()
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	group := kafkatest.Name(t, "g")
+	db, dbURL := storetest.NewDBURL(t)
+	t0 := time.Now().Add(-2 * time.Hour).Truncate(time.Millisecond)
+	publishEvents(t, addr, topic, 100, "old", t0)
+	publishEvents(t, addr, topic, 100, "new", t0.Add(time.Hour))
+	env := map[string]string{"DATABASE_URL": dbURL, "KAFKA_BOOTSTRAP": addr, "LOG_FORMAT": "text"}
+	from := t0.Add(30 * time.Minute).Format(time.RFC3339)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	var logs syncBuffer
+	go func() {
+		done <- run(ctx, []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--from", from},
+			envMap(env), &bytes.Buffer{}, &logs)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for rows(t, db) < 100 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // room for a wrong implementation to store the old events too
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run --from: %v; logs:\n%s", err, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not stop")
+	}
+	var old, recent int64
+	if err := db.QueryRow(t.Context(), `select count(*) filter (where crawl_id = 'crawl-old'), count(*) filter (where crawl_id = 'crawl-new') from booking_events`).Scan(&old, &recent); err != nil {
+		t.Fatal(err)
+	}
+	if old != 0 || recent != 100 {
+		t.Errorf("--from %s stored %d old and %d new events, want 0 and 100; logs:\n%s", from, old, recent, logs.String())
+	}
+
+	// The group now has offsets: --from again is refused without --force-reset.
+	_, _, err := runCLI(t, t.Context(), env, "run", "--topic", topic, "--group", group, "--metrics-addr", "", "--from", "earliest")
+	if err == nil || !strings.Contains(err.Error(), "already has committed offsets") {
+		t.Errorf("second --from = %v, want a refusal", err)
+	}
+}
