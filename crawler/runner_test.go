@@ -1,0 +1,353 @@
+package crawler
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+)
+
+// runClock is the simulated time shared by the sim and the runner in the runner tests.
+type runClock struct{ ns atomic.Int64 }
+
+func newRunClock(t time.Time) *runClock { c := &runClock{}; c.Set(t); return c }
+func (c *runClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).In(sitesim.KST) }
+func (c *runClock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
+func (c *runClock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+
+// runLogger logs warnings and errors of the code under test to the test's output.
+func runLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// runnerSite is the shipped compose/dev/sites.yaml site pointed at base, looking days days ahead,
+// with no politeness delay and millisecond backoffs.
+func runnerSite(t testing.TB, base string, days int) Site {
+	t.Helper()
+	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sites[0]
+	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
+	s.DaysAhead = days
+	s.Politeness.NoDelay = true
+	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
+	s.Politeness.BackoffBase, s.Politeness.BackoffCap = Duration(time.Millisecond), Duration(4*time.Millisecond)
+	s.Politeness.RequestTimeout = Duration(5 * time.Second)
+	return s
+}
+
+// runnerSim serves a sim over clock with seed and days of listings ahead.
+func runnerSim(t testing.TB, clock *runClock, seed int64, days int) (*sitesim.Site, *httptest.Server) {
+	t.Helper()
+	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock.Now, DaysAhead: days, TeeTimesPerDay: 8})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	return sim, srv
+}
+
+// readEventLog decodes every line of an events file.
+func readEventLog(t testing.TB, path string) []events.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []events.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		e, err := events.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("events file line %d: %v", len(out)+1, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// metricSum sums the samples of metric name whose labels include want.
+func metricSum(t testing.TB, m *CrawlerMetrics, name string, want map[string]string) float64 {
+	t.Helper()
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, mt := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range mt.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if labels[k] != v {
+					continue metrics
+				}
+			}
+			switch {
+			case mt.Counter != nil:
+				sum += mt.GetCounter().GetValue()
+			case mt.Gauge != nil:
+				sum += mt.GetGauge().GetValue()
+			case mt.Histogram != nil:
+				sum += float64(mt.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return sum
+}
+
+// blackHole is a TCP listener that accepts connections and never answers; it returns its address.
+func blackHole(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// TestRunnerNoBroker: KAFKA_BOOTSTRAP empty gives the no-op publisher; the events still go to the
+// JSONL file, the summary, the metrics and the snapshot agree, and a second crawl diffs against
+// the first one's snapshot.
+func TestRunnerNoBroker(t *testing.T) {
+	t.Parallel()
+	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	sim, srv := runnerSim(t, clock, 7, 2)
+	dir := t.TempDir()
+	out, err := OpenEventLog(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	m := NewCrawlerMetrics(clock.Now)
+	pub := events.NewPublisher(events.PublisherConfig{Brokers: events.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
+	if _, ok := pub.(events.NopPublisher); !ok {
+		t.Fatalf("publisher with no brokers is %T, want events.NopPublisher", pub)
+	}
+	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
+		Logger: runLogger(t), Publisher: pub, EventsOut: out, Metrics: m, Now: clock.Now}
+
+	sum1, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sum1.Sites[0]
+	if wantID := "sim-golf@2025-12-01T10:00:00+09:00"; s.CrawlID != wantID {
+		t.Errorf("crawl id %q, want %q", s.CrawlID, wantID)
+	}
+	wellFormed := 0
+	for _, tr := range sim.Visible(clock.Now()) {
+		if !tr.Malformed {
+			wellFormed++
+		}
+	}
+	if !s.Complete || s.Opened != wellFormed || s.Changed+s.Closed != 0 {
+		t.Fatalf("first crawl: %+v; want complete, %d opened and nothing else", s, wellFormed)
+	}
+
+	clock.Add(6 * time.Hour) // bookings happen: a first miss each
+	sum2, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(10 * time.Minute) // the second miss closes them
+	sum3, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum3.Sites[0].Closed == 0 {
+		t.Errorf("no listing closed over 6 h of bookings: %+v then %+v", sum2.Sites[0], sum3.Sites[0])
+	}
+	evs := readEventLog(t, out.Path())
+	if len(evs) != sum1.Events()+sum2.Events()+sum3.Events() {
+		t.Fatalf("events file has %d events, summaries say %d + %d + %d", len(evs), sum1.Events(), sum2.Events(), sum3.Events())
+	}
+	byType := map[events.Type]int{}
+	for _, e := range evs {
+		byType[e.EventType]++
+	}
+	for _, typ := range []events.Type{events.ListingOpened, events.ListingChanged, events.ListingClosed} {
+		if got := metricSum(t, m, "crawler_events_total", map[string]string{"type": string(typ)}); got != float64(byType[typ]) {
+			t.Errorf("crawler_events_total{type=%s} = %v, events file has %d", typ, got, byType[typ])
+		}
+	}
+	if got := metricSum(t, m, "crawler_runs_total", map[string]string{"outcome": OutcomeOK}); got != 3 {
+		t.Errorf("crawler_runs_total{outcome=ok} = %v, want 3", got)
+	}
+	snap, err := r.State.Load("sim-golf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.CrawlID != sum3.Sites[0].CrawlID {
+		t.Errorf("snapshot is of crawl %q, want the last one %q", snap.CrawlID, sum3.Sites[0].CrawlID)
+	}
+}
+
+// TestRunnerKafka publishes through the real publisher to the real broker: every event of the
+// crawl reaches the topic, and the publisher's counters reach the metrics.
+func TestRunnerKafka(t *testing.T) {
+	t.Parallel()
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	_, srv := runnerSim(t, clock, 11, 2)
+	m := NewCrawlerMetrics(clock.Now)
+	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
+	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
+		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := pub.Close(ctx); err != nil {
+		t.Fatalf("publisher did not drain to a healthy broker: %v", err)
+	}
+	n, err := kafkatest.EndOffsets(ctx, addr, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Events() == 0 || n != int64(sum.Events()) {
+		t.Fatalf("topic holds %d messages, the crawl emitted %d events", n, sum.Events())
+	}
+	if got := metricSum(t, m, "crawler_publish_sent_total", nil); got != float64(n) {
+		t.Errorf("crawler_publish_sent_total = %v, want %d", got, n)
+	}
+	if got := metricSum(t, m, "crawler_publish_failed_total", nil) + metricSum(t, m, "crawler_publish_dropped_total", nil); got != 0 {
+		t.Errorf("failed + dropped = %v, want 0", got)
+	}
+}
+
+// TestRunnerBlackholedBroker: a broker that accepts connections and never answers does not slow
+// the crawl (it completes, Publish never blocks), and every event ends up counted as lost once
+// the short retry window has passed.
+func TestRunnerBlackholedBroker(t *testing.T) {
+	t.Parallel()
+	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	_, srv := runnerSim(t, clock, 13, 1)
+	m := NewCrawlerMetrics(clock.Now)
+	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{blackHole(t)}, Topic: "booking-events",
+		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
+	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
+		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
+	sum, err := r.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Sites[0].Complete || sum.Events() == 0 {
+		t.Fatalf("crawl with a black-holed broker: %+v", sum.Sites[0])
+	}
+	// The publisher resolves every event: the retry window (300 ms) ends after the first write
+	// attempt times out (~2-5 s), so all fail; Close's deadline is the test's timeout.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := pub.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
+	}
+	lost := metricSum(t, m, "crawler_publish_failed_total", nil) + metricSum(t, m, "crawler_publish_dropped_total", nil)
+	if lost != float64(sum.Events()) || metricSum(t, m, "crawler_publish_sent_total", nil) != 0 {
+		t.Fatalf("lost %v of %d events, sent %v; want all lost, none sent", lost, sum.Events(),
+			metricSum(t, m, "crawler_publish_sent_total", nil))
+	}
+	if got := metricSum(t, m, "crawler_publish_queue_depth", nil); got != 0 && got > float64(sum.Events()) {
+		t.Errorf("queue depth %v after close", got)
+	}
+}
+
+// TestRunnerIncompleteAndFailingSites: a site that is down errors without stopping the next one;
+// a crawl with a failed page is incomplete, says so in the summary and metrics, and closes
+// nothing; the run's error wraps ErrCrawlFailed.
+func TestRunnerIncompleteAndFailingSites(t *testing.T) {
+	t.Parallel()
+	clock := newRunClock(time.Date(2025, 12, 5, 10, 0, 0, 0, sitesim.KST))
+	sim, srv := runnerSim(t, clock, 17, 1)
+	down := httptest.NewServer(nil)
+	downURL := down.URL
+	down.Close()
+	dead := runnerSite(t, downURL, 0)
+	dead.Name = "dead-golf"
+	dead.AllowedDomains = nil
+	dead.Politeness.NoRetry, dead.Politeness.Retries = true, 0
+	if err := dead.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := NewCrawlerMetrics(clock.Now)
+	dir := t.TempDir()
+	r := &Runner{Sites: []Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
+		Logger: runLogger(t), Metrics: m, Now: clock.Now}
+
+	sum, err := r.Run(t.Context())
+	if !errors.Is(err, ErrCrawlFailed) {
+		t.Fatalf("run with a dead site: err %v, want ErrCrawlFailed", err)
+	}
+	if d, ok := sum.Sites[0], sum.Sites[1]; d.Complete || d.Incomplete != IncompleteFailedPages || !ok.Complete || ok.Opened == 0 {
+		t.Fatalf("dead site %+v, live site %+v", d, ok)
+	}
+
+	// Two hours on, with one page failing for good: listings booked meanwhile must not close.
+	clock.Add(2 * time.Hour)
+	day := clock.Now().Format("20060102")
+	sim.InjectFaults(sitesim.Faults{FailPages: []string{"/tee?date=" + day + "&page=1"}})
+	r.Sites = r.Sites[1:]
+	sum, err = r.Run(t.Context())
+	if !errors.Is(err, ErrCrawlFailed) {
+		t.Fatalf("run with a failed page: err %v, want ErrCrawlFailed", err)
+	}
+	if s := sum.Sites[0]; s.Complete || s.Incomplete != IncompleteFailedPages || s.Closed != 0 {
+		t.Fatalf("crawl with a failed page: %+v; want incomplete, no closes", s)
+	}
+	if got := metricSum(t, m, "crawler_incomplete_crawls_total", map[string]string{"source": "sim-golf"}); got != 1 {
+		t.Errorf("crawler_incomplete_crawls_total{source=sim-golf} = %v, want 1", got)
+	}
+	if got := metricSum(t, m, "crawler_runs_total", map[string]string{"outcome": OutcomeFailed}); got != 2 {
+		t.Errorf("crawler_runs_total{outcome=failed} = %v, want 2", got)
+	}
+}
