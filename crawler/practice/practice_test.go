@@ -1,0 +1,90 @@
+package practice
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// TestGenerateDefaults generates the default set and checks its size, that every line decodes,
+// and that no event id repeats.
+func TestGenerateDefaults(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	start := time.Now()
+	st, err := Generate(t.Context(), &buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generated %d events (%v) in %d crawls, %d pages, %d rejected rows, in %v",
+		st.Events, st.ByType, st.Crawls, st.Pages, st.Rejected, time.Since(start))
+	if st.Events < 6500 || st.Events > 7500 {
+		t.Errorf("%d events, want 6,500–7,500", st.Events)
+	}
+	if st.Incomplete != 0 {
+		t.Errorf("%d incomplete crawls, want 0 (the site injects no faults)", st.Incomplete)
+	}
+	if want := int(time.Duration(DefaultDays) * 24 * time.Hour / DefaultInterval); st.Crawls != want {
+		t.Errorf("%d crawls, want %d", st.Crawls, want)
+	}
+	ids := map[string]bool{}
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(nil, 1<<20)
+	lines := 0
+	var prev time.Time
+	for sc.Scan() {
+		lines++
+		e, err := events.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("line %d does not decode: %v", lines, err)
+		}
+		if ids[e.EventID.String()] {
+			t.Errorf("line %d repeats event id %s", lines, e.EventID)
+		}
+		ids[e.EventID.String()] = true
+		if e.OccurredAt.Before(prev) {
+			t.Errorf("line %d: occurred_at %s before the previous line's %s", lines, e.OccurredAt, prev)
+		}
+		prev = e.OccurredAt
+		if e.CrawlID != CrawlID(e.OccurredAt) {
+			t.Errorf("line %d: crawl_id %q, want %q", lines, e.CrawlID, CrawlID(e.OccurredAt))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if lines != st.Events {
+		t.Errorf("%d lines, stats say %d events", lines, st.Events)
+	}
+	for _, typ := range []events.Type{events.ListingOpened, events.ListingChanged, events.ListingClosed} {
+		if st.ByType[typ] == 0 {
+			t.Errorf("no %s events", typ)
+		}
+	}
+}
+
+// TestGenerateDeterministic generates the same short season twice, and once with another seed.
+func TestGenerateDeterministic(t *testing.T) {
+	t.Parallel()
+	gen := func(seed int64) []byte {
+		var buf bytes.Buffer
+		if _, err := Generate(t.Context(), &buf, Options{Seed: seed, Days: 3}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	a, b, c := gen(7), gen(7), gen(8)
+	if len(a) == 0 {
+		t.Fatal("empty set")
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("same seed, different bytes: sha256 %x vs %x (%d vs %d bytes)", sha256.Sum256(a), sha256.Sum256(b), len(a), len(b))
+	}
+	if bytes.Equal(a, c) {
+		t.Error("seeds 7 and 8 gave the same set")
+	}
+}
