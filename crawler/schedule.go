@@ -56,7 +56,10 @@ func (s Schedule) Run(ctx context.Context) error {
 		grace = DefaultShutdownTimeout
 	}
 	cl := cronLogger{log: s.Logger, onSkip: s.OnSkip}
-	c := cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(cl), cron.SkipIfStillRunning(cl)))
+	// Recover is inside SkipIfStillRunning too: in cron v3.0.1 a panic through SkipIfStillRunning
+	// never gives its token back, so after one panic every later run would be skipped forever
+	// (TestScheduleRecoversPanic caught it). The outer Recover guards the wrappers themselves.
+	c := cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(cl), cron.SkipIfStillRunning(cl), cron.Recover(cl)))
 	// The jobs' context survives ctx so that SIGTERM does not cut a crawl short at once.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()

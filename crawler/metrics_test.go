@@ -1,0 +1,101 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetricsServe serves /metrics and /healthz on a real listener: the metric names the issue
+// asks for are there, and /healthz reports the last run.
+func TestMetricsServe(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2025, 12, 1, 10, 0, 0, 0, Seoul())
+	m := NewCrawlerMetrics(func() time.Time { return start })
+	m.PageFetched("s", 200)
+	m.RowRejected("s", RejectBadPrice)
+	m.Retry("s")
+	m.Sent(3)
+	m.Failed(1)
+	m.Dropped(2)
+	m.QueueDepth(5)
+	m.SkippedRun()
+	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false})
+	m.runFinished(OutcomeFailed, start.Add(time.Minute), 90*time.Second)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- m.Serve(ctx, ln, runLogger(t)) }()
+	base := "http://" + ln.Addr().String()
+
+	get := func(path string) string {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+		return string(b)
+	}
+	body := get("/metrics")
+	for _, want := range []string{
+		`crawler_runs_total{outcome="failed"} 1`,
+		"crawler_run_duration_seconds_count 1",
+		`crawler_page_fetches_total{source="s",status="200"} 1`,
+		`crawler_page_retries_total{source="s"} 1`,
+		`crawler_pages_total{source="s"} 4`,
+		`crawler_rows_parsed_total{source="s"} 40`,
+		`crawler_rows_rejected_total{reason="bad_price",source="s"} 1`,
+		`crawler_events_total{source="s",type="listing_opened"} 30`,
+		`crawler_events_total{source="s",type="listing_changed"} 2`,
+		`crawler_events_total{source="s",type="listing_closed"} 1`,
+		`crawler_incomplete_crawls_total{source="s"} 1`,
+		"crawler_skipped_runs_total 1",
+		"crawler_publish_sent_total 3",
+		"crawler_publish_failed_total 1",
+		"crawler_publish_dropped_total 2",
+		"crawler_publish_queue_depth 5",
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want+"\n") && !strings.Contains(body, want+" ") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	var h struct {
+		Status      string    `json:"status"`
+		Runs        int       `json:"runs"`
+		SkippedRuns int       `json:"skipped_runs"`
+		LastRunAt   time.Time `json:"last_run_at"`
+		LastOutcome string    `json:"last_outcome"`
+	}
+	if err := json.Unmarshal([]byte(get("/healthz")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Status != "ok" || h.Runs != 1 || h.SkippedRuns != 1 || h.LastOutcome != OutcomeFailed || !h.LastRunAt.Equal(start.Add(time.Minute)) {
+		t.Errorf("/healthz = %+v", h)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("Serve after cancel: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its context was cancelled")
+	}
+}

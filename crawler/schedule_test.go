@@ -1,0 +1,166 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a log sink safe for the cron goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls cond every 20 ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runSchedule runs s in the background; the returned func cancels it and returns Run's error.
+func runSchedule(t *testing.T, s Schedule) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(ctx) }()
+	return func() error {
+		cancel()
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(15 * time.Second):
+			t.Fatal("Schedule.Run did not return 15 s after its context was cancelled")
+			return nil
+		}
+	}
+}
+
+// TestScheduleSkipsOverlappingRun: a job slower than the interval makes the next run skip, which
+// is counted and logged, and runs never overlap.
+func TestScheduleSkipsOverlappingRun(t *testing.T) {
+	t.Parallel()
+	var (
+		running, overlaps, runs atomic.Int32
+		skips                   atomic.Int32
+	)
+	logs := &syncBuffer{}
+	m := NewCrawlerMetrics(nil)
+	stop := runSchedule(t, Schedule{
+		Spec:   "@every 1s",
+		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Job: func(ctx context.Context) {
+			if running.Add(1) > 1 {
+				overlaps.Add(1)
+			}
+			defer running.Add(-1)
+			runs.Add(1)
+			select {
+			case <-time.After(2500 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		},
+		OnSkip: func() { skips.Add(1); m.SkippedRun() },
+	})
+	waitFor(t, 10*time.Second, "a skipped run", func() bool { return skips.Load() > 0 })
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if overlaps.Load() != 0 || runs.Load() == 0 {
+		t.Errorf("runs %d, overlapping runs %d; want some runs and no overlap", runs.Load(), overlaps.Load())
+	}
+	if got := metricSum(t, m, "crawler_skipped_runs_total", nil); got != float64(skips.Load()) {
+		t.Errorf("crawler_skipped_runs_total = %v, OnSkip called %d times", got, skips.Load())
+	}
+	if !strings.Contains(logs.String(), "scheduled crawl skipped") {
+		t.Errorf("no skip in the log:\n%s", logs)
+	}
+}
+
+// TestScheduleRecoversPanic: a panicking run is logged with its stack and the schedule goes on
+// (with cron v3.0.1's SkipIfStillRunning alone, every run after a panic was skipped).
+func TestScheduleRecoversPanic(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	logs := &syncBuffer{}
+	stop := runSchedule(t, Schedule{
+		Spec:   "@every 1s",
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Job: func(context.Context) {
+			if runs.Add(1) == 1 {
+				panic("boom in a crawl")
+			}
+		},
+	})
+	waitFor(t, 10*time.Second, "a run after the panic", func() bool { return runs.Load() >= 2 })
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if l := logs.String(); !strings.Contains(l, "boom in a crawl") || !strings.Contains(l, "level=ERROR") {
+		t.Errorf("the panic was not logged as an error:\n%s", l)
+	}
+}
+
+// TestScheduleShutdown: after ctx ends, a running job gets ShutdownTimeout to finish, then its
+// ctx is cancelled and Run returns.
+func TestScheduleShutdown(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 1)
+	var cancelled atomic.Bool
+	stop := runSchedule(t, Schedule{
+		Spec:            "@every 1s",
+		Logger:          runLogger(t),
+		ShutdownTimeout: 200 * time.Millisecond,
+		Job: func(ctx context.Context) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			<-ctx.Done() // a crawl that would never end by itself
+			cancelled.Store(true)
+		},
+	})
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job never started")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !cancelled.Load() {
+		t.Error("Run returned before the running job's ctx was cancelled")
+	}
+}
+
+// TestScheduleBadSpec is an error before anything runs; the location is Seoul by default.
+func TestScheduleBadSpec(t *testing.T) {
+	t.Parallel()
+	err := Schedule{Spec: "every ten minutes", Logger: runLogger(t), Job: func(context.Context) {}}.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "every ten minutes") {
+		t.Fatalf("err %v, want a parse error naming the spec", err)
+	}
+}
