@@ -29,6 +29,7 @@ const (
 	defaultTopic       = "booking-events"
 	defaultGroup       = "booking-consumer"
 	defaultMetricsAddr = "127.0.0.1:9464"
+	defaultPartitions  = 3
 	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (notes §3).
 	closeTimeout = 10 * time.Second
 	// sessionTimeout is how long the group waits for a silent member before giving its
@@ -52,6 +53,7 @@ type consumeConfig struct {
 	forceReset  bool
 	metricsAddr string
 	shutdown    time.Duration
+	partitions  int
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -72,7 +74,10 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"each partition, or its first message at or after the time; refused if the group has\n"+
 		"committed offsets (unless --force-reset) or active members")
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", defaultMetricsAddr, "listen address for /metrics and /healthz; empty: off")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
+		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
+	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
+		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long an in-flight batch may take to finish")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -129,6 +134,9 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		if err := migrate(ctx, pool); err != nil {
 			return err
 		}
+	}
+	if err := ensureTopic(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions); err != nil {
+		return err
 	}
 	if cfg.from != "" {
 		if err := resetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {

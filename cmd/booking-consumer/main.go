@@ -5,6 +5,7 @@
 //	booking-consumer migrate          apply migrations and (re)install the views, then exit
 //	booking-consumer lifetimes        query the booking_lifetimes view (table, --json, --csv, --summary)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
+//	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
 // store/ingest; this command only wires configuration, connections, metrics and signals.
@@ -48,6 +49,8 @@ const envHelp = `Environment:
                    --bootstrap overrides it)
   KAFKA_TOPIC      topic to consume (default booking-events; --topic overrides it)
   KAFKA_GROUP      consumer group (default booking-consumer; --group overrides it)
+  METRICS_ADDR     listen address of /metrics and /healthz for run (default 127.0.0.1:9464;
+                   --metrics-addr overrides it; --metrics-addr= turns it off)
   LOG_LEVEL        debug, info (default), warn or error
   LOG_FORMAT       json (default) or text; logs go to stderr
 `
@@ -61,6 +64,8 @@ Usage:
                                    print the booking_lifetimes view: aligned table, --json or --csv;
                                    --summary for counts by status and median time to book
   booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
+  booking-consumer healthcheck --url URL
+                                   exit 0 only if URL answers 200 (container healthchecks)
 
 Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
@@ -90,6 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cmd = lifetimesCmd
 	case "export":
 		cmd = exportCmd
+	case "healthcheck":
+		cmd = healthcheckCmd
 	case "help":
 		fmt.Fprint(stderr, rootHelp+envHelp)
 		return nil
