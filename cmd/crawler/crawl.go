@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Defaults of the crawl flags that have no constant in package crawler or events.
+const (
+	// defaultStateDir is relative to the working directory so that a checkout's runs keep their
+	// snapshots next to it; the Docker image sets CRAWLER_STATE_DIR=/var/lib/golf-crawler.
+	defaultStateDir = ".crawler-state"
+	// defaultMetricsAddr is loopback: the metrics are not for the world. Docker sets 0.0.0.0:9465.
+	defaultMetricsAddr = "127.0.0.1:9465"
+	// publisherCloseTimeout bounds the publisher's drain at exit; with Kafka down it is what the
+	// exit waits, and the events left are counted and logged as dropped (the JSONL keeps them).
+	publisherCloseTimeout = 10 * time.Second
+)
+
+const crawlEnvHelp = `Environment (a flag overrides its variable):
+  CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
+  CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
+  CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  METRICS_ADDR                run only: /metrics and /healthz listen address (--metrics-addr;
+                              default ` + defaultMetricsAddr + `; "off" disables)
+  KAFKA_BOOTSTRAP             comma-separated Kafka brokers (--kafka-bootstrap); unset or empty: events
+                              are not published (one log line says so), only written to --events-out
+  KAFKA_TOPIC                 topic (--topic; default ` + events.DefaultTopic + `)
+  KAFKA_CLIENT_ID             Kafka client id (default ` + events.DefaultClientID + `)
+  KAFKA_PUBLISH_RETRY_WINDOW  how long an event is retried before it counts as lost (--retry-window;
+                              default 5m)
+  KAFKA_PUBLISH_QUEUE_SIZE    publish queue bound; a full queue drops and counts (--queue-size;
+                              default 10000)
+`
+
+// crawlConfig is the configuration of `crawler run` and `crawler once`.
+type crawlConfig struct {
+	Sites           string
+	StateDir        string
+	EventsOut       string
+	Schedule        string
+	MetricsAddr     string
+	MissesToClose   int
+	ShutdownTimeout time.Duration
+	Publisher       events.PublisherConfig
+}
+
+// crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
+// func validates after parsing.
+func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*crawlConfig, func() error) {
+	cfg := &crawlConfig{}
+	pub, envErr := events.PublisherConfigFromEnv(getenv)
+	cfg.Publisher = pub
+	bootstrap := strings.Join(pub.Brokers, ",")
+	fs.StringVar(&cfg.Sites, "sites", envOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
+	fs.StringVar(&cfg.StateDir, "state-dir", envOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
+	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
+	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
+	fs.StringVar(&bootstrap, "kafka-bootstrap", bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]")
+	fs.StringVar(&cfg.Publisher.Topic, "topic", envOr(getenv, "KAFKA_TOPIC", events.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
+	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, events.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
+	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, events.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
+	if scheduled {
+		fs.StringVar(&cfg.Schedule, "schedule", envOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
+		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
+		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
+	}
+	return cfg, func() error {
+		if envErr != nil {
+			return fmt.Errorf("%w: %v", errUsage, envErr)
+		}
+		cfg.Publisher.Brokers = events.ParseBrokers(bootstrap)
+		if cfg.MetricsAddr == "off" {
+			cfg.MetricsAddr = ""
+		}
+		switch {
+		case cfg.StateDir == "":
+			return fmt.Errorf("%w: --state-dir is empty; the crawler needs a directory for its snapshots", errUsage)
+		case cfg.MissesToClose < 1:
+			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", errUsage, cfg.MissesToClose)
+		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
+			return fmt.Errorf("%w: --retry-window and --queue-size must be positive", errUsage)
+		case scheduled && cfg.ShutdownTimeout <= 0:
+			return fmt.Errorf("%w: --shutdown-timeout must be positive", errUsage)
+		}
+		return nil
+	}
+}
+
+func durOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func intOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}
+
+// crawlDeps are the pieces both crawl subcommands build from a crawlConfig.
+type crawlDeps struct {
+	runner  *crawler.Runner
+	pub     events.Publisher
+	metrics *crawler.CrawlerMetrics
+	out     *crawler.EventLog
+}
+
+// setup loads the sites and builds the publisher, metrics, events file and runner.
+func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
+	env.logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
+		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
+		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
+		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize)
+	sites, err := crawler.LoadSites(cfg.Sites)
+	if err != nil {
+		return nil, err
+	}
+	d := &crawlDeps{metrics: crawler.NewCrawlerMetrics(time.Now)}
+	if cfg.EventsOut != "" {
+		if d.out, err = crawler.OpenEventLog(cfg.EventsOut); err != nil {
+			return nil, err
+		}
+	}
+	pcfg := cfg.Publisher
+	pcfg.Logger, pcfg.Metrics = env.logger, d.metrics
+	d.pub = events.NewPublisher(pcfg)
+	d.runner = &crawler.Runner{
+		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.logger,
+		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
+		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose},
+	}
+	return d, nil
+}
+
+// close flushes the publisher within publisherCloseTimeout and closes the events file.
+func (d *crawlDeps) close(ctx context.Context, env environment) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
+	defer cancel()
+	var errs []error
+	if err := d.pub.Close(cctx); err != nil {
+		errs = append(errs, err)
+	}
+	if d.out != nil {
+		if err := d.out.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		env.logger.Error("shutdown incomplete", "err", err)
+		return err
+	}
+	return nil
+}
+
+// onceCmd is `crawler once`.
+func onceCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
+		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete.",
+		crawlEnvHelp+logEnvHelp)
+	cfg, validate := crawlFlags(fs, env.getenv, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := validate(); err != nil {
+		return err
+	}
+	d, err := setup(env, cfg)
+	if err != nil {
+		return err
+	}
+	_, runErr := d.runner.Run(ctx)
+	return errors.Join(runErr, d.close(ctx, env))
+}
+
+// scheduleCmd is `crawler run`.
+func scheduleCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("run", "Crawl every site of the sites file on the cron schedule (Asia/Seoul) until SIGINT or\n"+
+		"SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
+		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
+		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
+		crawlEnvHelp+logEnvHelp)
+	cfg, validate := crawlFlags(fs, env.getenv, true)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := validate(); err != nil {
+		return err
+	}
+	d, err := setup(env, cfg)
+	if err != nil {
+		return err
+	}
+	var metricsDone chan error
+	mctx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMetrics()
+	if cfg.MetricsAddr != "" {
+		ln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return errors.Join(fmt.Errorf("metrics: listen on %s: %w", cfg.MetricsAddr, err), d.close(ctx, env))
+		}
+		metricsDone = make(chan error, 1)
+		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.logger) }()
+	}
+	sched := crawler.Schedule{
+		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.logger, ShutdownTimeout: cfg.ShutdownTimeout,
+		OnSkip: d.metrics.SkippedRun,
+		Job: func(ctx context.Context) {
+			// The runner has logged each site's failure; the schedule goes on.
+			_, _ = d.runner.Run(ctx)
+		},
+	}
+	schedErr := sched.Run(ctx)
+	closeErr := d.close(ctx, env)
+	stopMetrics()
+	var metricsErr error
+	if metricsDone != nil {
+		metricsErr = <-metricsDone
+	}
+	env.logger.Info("crawler stopped")
+	return errors.Join(schedErr, closeErr, metricsErr)
+}

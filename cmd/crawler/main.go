@@ -1,0 +1,163 @@
+// Command crawler crawls golf tee-time listing sites on a schedule and publishes every listing
+// change as a booking event to Kafka (fire-and-forget) and optionally to a JSONL file.
+//
+//	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
+//	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete
+//	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
+//	crawler healthcheck --url U  exit 0 if GET U answers 200 (Docker healthchecks; the image has no curl)
+//
+// Every subcommand explains its flags and environment variables with --help. The crawl itself
+// is package crawler (Runner, Schedule, CrawlerMetrics); this command only wires configuration,
+// the publisher, metrics and signals.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "crawler:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "crawler:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks command-line mistakes (exit status 2).
+var errUsage = errors.New("usage")
+
+const rootHelp = `crawler crawls golf tee-time listing sites and publishes every listing change as a booking event.
+
+Usage:
+  crawler [run] [flags]        crawl every site on the cron schedule until SIGINT/SIGTERM (the default)
+  crawler once [flags]         crawl every site once; exit status 1 if any site's crawl failed or was
+                               incomplete
+  crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
+  crawler healthcheck [flags]  GET a URL, exit 0 on 200 (Docker healthchecks)
+
+Run "crawler <subcommand> --help" for the subcommand's flags.
+
+`
+
+// run is main without the process: args without the program name, the environment as getenv.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	sub := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	} else if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
+		return nil
+	}
+	logger, err := newLogger(getenv, stderr)
+	if err != nil {
+		return err
+	}
+	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
+	var cmd func(context.Context, environment, []string) error
+	switch sub {
+	case "run":
+		cmd = scheduleCmd
+	case "once":
+		cmd = onceCmd
+	case "sim":
+		cmd = simCmd
+	case "healthcheck":
+		cmd = healthcheckCmd
+	case "help":
+		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
+		return nil
+	default:
+		fmt.Fprint(stderr, rootHelp)
+		return fmt.Errorf("%w: unknown subcommand %q", errUsage, sub)
+	}
+	err = cmd(ctx, env, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+func isHelp(a string) bool {
+	return a == "-h" || a == "-help" || a == "--help"
+}
+
+// environment is what every subcommand gets from run.
+type environment struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	logger         *slog.Logger
+}
+
+// newFlagSet returns a FlagSet whose --help prints the subcommand's synopsis, every flag with its
+// default, and envHelp.
+func (e environment) newFlagSet(name, usage, envHelp string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: crawler %s [flags]\n\n%s\n\nFlags:\n", name, usage)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+envHelp)
+	}
+	return fs
+}
+
+// parse parses args; mistakes become errUsage (the flag package already printed why).
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected arguments %q", errUsage, fs.Name(), fs.Args())
+	}
+	return nil
+}
+
+const logEnvHelp = `  LOG_LEVEL                   debug, info (default), warn or error
+  LOG_FORMAT                  json (default) or text; logs go to stderr
+`
+
+// newLogger builds the JSON (or text) logger on w from LOG_LEVEL and LOG_FORMAT.
+func newLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if s := strings.TrimSpace(getenv("LOG_LEVEL")); s != "" {
+		if err := level.UnmarshalText([]byte(s)); err != nil {
+			return nil, fmt.Errorf("%w: LOG_LEVEL=%q: want debug, info, warn or error", errUsage, s)
+		}
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f := strings.TrimSpace(getenv("LOG_FORMAT")); f {
+	case "", "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	default:
+		return nil, fmt.Errorf("%w: LOG_FORMAT=%q: want json or text", errUsage, f)
+	}
+}
+
+// envOr returns getenv(key) trimmed, or def when it is empty.
+func envOr(getenv func(string) string, key, def string) string {
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// env returns a getenv over m.
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// sitesFile writes a sites file: the shipped compose/dev/sites.yaml pointed at base, looking
+// one day ahead, without politeness delay or retries.
+func sitesFile(t *testing.T, base string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "http://"+sitesim.DefaultAddr, base, 1)
+	s = strings.Replace(s, "days_ahead: 14", "days_ahead: 1", 1)
+	s = strings.Replace(s, `allowed_domains: ["127.0.0.1"]`, "", 1)
+	s = strings.Replace(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n", 1)
+	s = strings.Replace(s, "      retries: 3\n", "      no_retry: true\n", 1)
+	if !strings.Contains(s, base) || !strings.Contains(s, "no_delay: true") || !strings.Contains(s, "no_retry: true") {
+		t.Fatalf("compose/dev/sites.yaml changed shape; update the test's rewrite:\n%s", s)
+	}
+	path := filepath.Join(t.TempDir(), "sites.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
+	t.Parallel()
+	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
+		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT"}
+	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
+		"-retry-window", "-queue-size"}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
+		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s"}, crawlFlags...), envs...)},
+		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
+		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
+		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if err := run(t.Context(), tc.args, env(nil), &stdout, &stderr); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("help lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"replay"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"}} {
+		err := run(t.Context(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
+		if !errors.Is(err, errUsage) {
+			t.Errorf("%q: err %v, want a usage error", args, err)
+		}
+	}
+	err := run(t.Context(), []string{"once"}, env(map[string]string{"LOG_FORMAT": "xml"}), &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, errUsage) {
+		t.Errorf("LOG_FORMAT=xml: err %v, want a usage error", err)
+	}
+}
+
+// TestOnceWritesEvents: `crawler once` with KAFKA_BOOTSTRAP empty crawls the sim, writes its
+// events to --events-out and exits 0; a second run against the same state opens nothing again.
+func TestOnceWritesEvents(t *testing.T) {
+	t.Parallel()
+	sim := sitesim.New(sitesim.Config{Seed: 3, TeeTimesPerDay: 6, DaysAhead: 1})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "events.jsonl")
+	args := []string{"once", "--state-dir", filepath.Join(dir, "state"), "--events-out", out}
+	getenv := env(map[string]string{"CRAWLER_SITES": sitesFile(t, srv.URL), "KAFKA_BOOTSTRAP": "", "LOG_LEVEL": "warn"})
+	var stderr bytes.Buffer
+	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
+		t.Fatalf("once: %v\n%s", err, stderr.String())
+	}
+	evs := readEvents(t, out)
+	if len(evs) == 0 {
+		t.Fatal("no events written")
+	}
+	for _, e := range evs {
+		if e.EventType != events.ListingOpened || e.Source != "sim-golf" {
+			t.Fatalf("first crawl wrote %s of %s, want only listing_opened of sim-golf", e.EventType, e.Source)
+		}
+	}
+	// The sim runs on the real clock; a second crawl a second later sees (almost) the same site.
+	time.Sleep(1100 * time.Millisecond) // crawl ids have second resolution
+	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
+		t.Fatalf("second once: %v\n%s", err, stderr.String())
+	}
+	for _, e := range readEvents(t, out)[len(evs):] {
+		if e.EventType == events.ListingOpened {
+			t.Errorf("second crawl opened %s again: the snapshot was not used", e.ListingKey)
+		}
+	}
+}
+
+// TestOnceFailsWhenSiteDown: a site that refuses connections makes `once` exit non-zero.
+func TestOnceFailsWhenSiteDown(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL
+	srv.Close()
+	dir := t.TempDir()
+	err := run(t.Context(), []string{"once", "--state-dir", dir, "--sites", sitesFile(t, base)},
+		env(map[string]string{"LOG_LEVEL": "error"}), &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, crawler.ErrCrawlFailed) {
+		t.Fatalf("once against a dead site: err %v, want ErrCrawlFailed", err)
+	}
+}
+
+// TestHealthcheck against a server that answers 200, then 503.
+func TestHealthcheck(t *testing.T) {
+	t.Parallel()
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }))
+	t.Cleanup(srv.Close)
+	if err := run(t.Context(), []string{"healthcheck", "--url", srv.URL}, env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("healthy: %v", err)
+	}
+	status = http.StatusServiceUnavailable
+	if err := run(t.Context(), []string{"healthcheck", "--url", srv.URL}, env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Fatal("503 passed the healthcheck")
+	}
+}
+
+// TestRunServesHealthzAndStops: `crawler run` serves /healthz on --metrics-addr and returns
+// when its context is cancelled.
+func TestRunServesHealthzAndStops(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
+	t.Cleanup(srv.Close)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"run", "--schedule", "@every 1s", "--metrics-addr", addr, "--state-dir", t.TempDir(),
+			"--sites", sitesFile(t, srv.URL)}, env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &bytes.Buffer{})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := run(t.Context(), []string{"healthcheck", "--url", "http://" + addr + "/healthz", "--timeout", "1s"},
+			env(nil), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/healthz never answered: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return 20 s after cancel")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.Listener.Addr().String()
+	srv.Close()
+	return addr
+}
+
+func readEvents(t *testing.T, path string) []events.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []events.Event
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		e, err := events.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatalf("line %d: %v", len(out)+1, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}

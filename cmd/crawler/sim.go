@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+)
+
+const simEnvHelp = `Environment:
+` + logEnvHelp
+
+// simCmd is `crawler sim`: the simulated booking site with the demo dynamics.
+func simCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("sim", "Serve the simulated booking site (crawler/sitesim) until SIGINT or SIGTERM: four courses,\n"+
+		"14 days of tee times released at 09:00, bookings (weekend mornings fastest) and expiries. Its clock\n"+
+		"starts at 08:58 KST today and runs --speed times faster than real time; every response carries\n"+
+		"it in the X-Sim-Now header. Also serves /healthz, /robots.txt and /ground-truth?from=&to=.",
+		simEnvHelp)
+	addr := fs.String("addr", sitesim.DefaultAddr, "listen `address` (compose/dev/sites.yaml points at the default)")
+	seed := fs.Int64("seed", 1, "random `seed` of the site's model: the same seed serves the same pages")
+	speed := fs.Float64("speed", sitesim.DemoSpeed, "how many simulated seconds pass per real second")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *speed <= 0 {
+		return fmt.Errorf("%w: --speed must be positive", errUsage)
+	}
+	cfg := sitesim.DemoConfig(*seed)
+	if *speed != sitesim.DemoSpeed {
+		cfg.Now = sitesim.SpeedClock(time.Now, time.Now(), cfg.Now(), *speed)
+	}
+	return sitesim.ListenAndServe(ctx, *addr, cfg, env.logger)
+}
+
+// healthcheckCmd is `crawler healthcheck`: the Docker healthcheck of the distroless image.
+func healthcheckCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("healthcheck", "GET --url and exit 0 if it answers 200 OK, 1 otherwise (the distroless image has no curl).",
+		simEnvHelp)
+	url := fs.String("url", "http://"+defaultMetricsAddr+"/healthz", "`URL` to check")
+	timeout := fs.Duration("timeout", 5*time.Second, "give up after this long")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+	if err != nil {
+		return fmt.Errorf("%w: --url %q: %v", errUsage, *url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck %s: %w", *url, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck %s: %s", *url, resp.Status)
+	}
+	return nil
+}
