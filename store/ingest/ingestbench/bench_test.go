@@ -1,0 +1,297 @@
+package ingestbench_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/crawler/practice"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/ingest"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// BenchmarkConsumerIngest produces BENCH_EVENTS (50,000) fresh events to a fresh 3-partition
+// topic, then measures, side by side in one run:
+//
+//	fresh   ingest.Run + a kafka-go group Reader draining the topic into a fresh database
+//	naive   FetchMessage → autocommit INSERT ... ON CONFLICT → CommitMessages, per message, over
+//	        the first BENCH_NAIVE_EVENTS (3,000) messages only; its rate is extrapolated
+//	copy    pgx CopyFrom of the same rows into a fresh database's booking_events (the ceiling)
+//	dup     the same topic consumed again by a new group into the fresh run's database: all
+//	        duplicates, as in a replay
+//
+// Drain times run from the first fetched message to the last committed offset, so the group
+// join is left out for every contender alike. Targets: fresh/naive ≥ 15, fresh/copy ≥ 0.6.
+func BenchmarkConsumerIngest(b *testing.B) {
+	n := envInt(b, "BENCH_EVENTS", 50_000)
+	naiveN := min(envInt(b, "BENCH_NAIVE_EVENTS", 3_000), n)
+	addr := kafkatest.Bootstrap(b)
+	msgs := encode(b, benchEvents(n, "ingest"))
+	topic := kafkatest.Topic(b, addr, 3)
+	produce(b, addr, topic, msgs)
+	rate := func(k int, d time.Duration) float64 { return float64(k) / d.Seconds() }
+
+	for b.Loop() {
+		pool := storetest.NewDB(b)
+		fresh := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh"), pool, n)
+		if got := count(b, pool, "booking_events"); got != n {
+			b.Fatalf("fresh: %d rows, want %d", got, n)
+		}
+		dup := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "dup"), pool, n)
+		if got := count(b, pool, "booking_events"); got != n {
+			b.Fatalf("after the replay: %d rows, want %d", got, n)
+		}
+
+		naivePool := storetest.NewDB(b)
+		naive := consumeNaive(b, addr, topic, kafkatest.Name(b, "naive"), naivePool, naiveN)
+		if got := count(b, naivePool, "booking_events"); got != naiveN {
+			b.Fatalf("naive: %d rows, want %d", got, naiveN)
+		}
+
+		copyPool := storetest.NewDB(b)
+		cp := copyRows(b, copyPool, topic, msgs)
+
+		fr, nr, cr, dr := rate(n, fresh), rate(naiveN, naive), rate(n, cp), rate(n, dup)
+		b.Logf("%d events: fresh %v, dup %v, copy %v; naive %d events in %v", n, fresh, dup, cp, naiveN, naive)
+		b.ReportMetric(fr, "fresh_events/s")
+		b.ReportMetric(nr, "naive_events/s")
+		b.ReportMetric(cr, "copy_rows/s")
+		b.ReportMetric(dr, "dup_events/s")
+		b.ReportMetric(fr/nr, "fresh/naive")
+		b.ReportMetric(fr/cr, "fresh/copy")
+		b.ReportMetric(dr/fr, "dup/fresh")
+		b.ReportMetric(float64(n), "events")
+		b.ReportMetric(float64(naiveN), "naive_events")
+	}
+}
+
+// BenchmarkPracticeReplay replays the practice set (crawler/practice defaults: ~7,000 events) end
+// to end: with a consumer already running and caught up, the set is published (acks from all
+// replicas, crawler replay's SyncWriter) and the clock stops when the last offset is committed.
+// Three contenders in one run:
+//
+//	first    ingest.Run into an empty database (the set's first ingest)
+//	replay   the same set published again, same consumer and database: all duplicates
+//	naive    the naive per-message consumer on an empty database
+//
+// Targets (issue 5): replay within 1 s; replay/naive ≥ 10× faster.
+func BenchmarkPracticeReplay(b *testing.B) {
+	addr := kafkatest.Bootstrap(b)
+	var buf bytes.Buffer
+	st, err := practice.Generate(b.Context(), &buf, practice.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var set []events.Event
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		e, err := events.Decode(line)
+		if err != nil {
+			b.Fatalf("practice set: %v", err)
+		}
+		set = append(set, e)
+	}
+	b.Logf("practice set: %d events from %d crawls", len(set), st.Crawls)
+
+	for b.Loop() {
+		// ingest.Run, first ingest then replay.
+		topic := kafkatest.Topic(b, addr, 3)
+		pool := storetest.NewDB(b)
+		live := startLive(b, addr, topic, pool)
+		first := live.publishAndWait(b, set)
+		replay := live.publishAndWait(b, set)
+		live.stop(b)
+		if got := count(b, pool, "booking_events"); got != len(set)+1 { // + the warm-up event
+			b.Fatalf("after first ingest and replay: %d rows, want %d", got, len(set)+1)
+		}
+
+		// naive, first ingest.
+		ntopic := kafkatest.Topic(b, addr, 3)
+		npool := storetest.NewDB(b)
+		naive := naiveEndToEnd(b, addr, ntopic, npool, set)
+
+		b.Logf("%d events: first ingest %v, replay %v, naive %v", len(set), first, replay, naive)
+		b.ReportMetric(float64(len(set)), "events")
+		b.ReportMetric(ms(first), "first_ms")
+		b.ReportMetric(ms(replay), "replay_ms")
+		b.ReportMetric(ms(naive), "naive_ms")
+		b.ReportMetric(float64(naive)/float64(first), "naive/first")
+		b.ReportMetric(float64(naive)/float64(replay), "naive/replay")
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// warmup publishes one event of its own and waits until it is committed, so the consumer's group
+// is joined and caught up before the clock starts.
+func warmupEvent(tag string) events.Event {
+	return benchEvents(1, fmt.Sprint("warmup-", tag, time.Now().UnixNano()))[0]
+}
+
+// writeSync publishes evs with the replay's SyncWriter (RequireAll) and fails on any error.
+func writeSync(b testing.TB, addr, topic string, evs []events.Event) {
+	b.Helper()
+	w := events.NewSyncWriter(events.PublisherConfig{Brokers: []string{addr}, Topic: topic})
+	defer w.Close()
+	if err := w.WriteEvents(b.Context(), evs); err != nil {
+		b.Fatalf("publish %d events: %v", len(evs), err)
+	}
+}
+
+// counted wraps a Reader and counts committed messages; waitFor blocks until a total is reached.
+type counted struct {
+	r *kafka.Reader
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	committed int
+}
+
+func newCounted(r *kafka.Reader) *counted {
+	c := &counted{r: r}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+func (c *counted) FetchMessage(ctx context.Context) (kafka.Message, error) { return c.r.FetchMessage(ctx) }
+
+func (c *counted) CommitMessages(ctx context.Context, msgs ...kafka.Message) error {
+	err := c.r.CommitMessages(ctx, msgs...)
+	if err == nil {
+		c.mu.Lock()
+		c.committed += len(msgs)
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *counted) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.committed
+}
+
+// waitFor blocks until n messages in all were committed; it fails the benchmark after timeout.
+func (c *counted) waitFor(b testing.TB, n int, timeout time.Duration) {
+	b.Helper()
+	timer := time.AfterFunc(timeout, func() { c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() })
+	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.committed < n {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d messages committed after %v", c.committed, n, timeout)
+		}
+		c.cond.Wait()
+	}
+}
+
+// liveConsumer is a consumer already running on a topic: ingest.Run, or the naive loop.
+type liveConsumer struct {
+	addr, topic string
+	c           *counted
+	cancel      context.CancelFunc
+	errc        chan error
+}
+
+// startLive starts ingest.Run on topic into pool and waits until it consumed a warm-up event.
+func startLive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsumer {
+	r := newReader(addr, topic, kafkatest.Name(b, "live"))
+	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r), errc: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(b.Context())
+	l.cancel = func() { cancel(); closeReader(r) }
+	go func() {
+		l.errc <- ingest.Run(ctx, l.c, store.New(pool), ingest.Config{Logger: slog.New(slog.DiscardHandler)})
+	}()
+	l.warmup(b)
+	return l
+}
+
+// startNaive starts the naive per-message loop on topic into pool and waits for its warm-up.
+func startNaive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsumer {
+	r := newReader(addr, topic, kafkatest.Name(b, "naive"))
+	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r), errc: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(b.Context())
+	l.cancel = func() { cancel(); closeReader(r) }
+	go func() {
+		for {
+			m, err := l.c.FetchMessage(ctx)
+			if err != nil {
+				l.errc <- nilIfDone(ctx, err)
+				return
+			}
+			e, err := events.Decode(m.Value)
+			if err != nil {
+				l.errc <- err
+				return
+			}
+			if _, err := pool.Exec(ctx, naiveInsertSQL, row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
+				l.errc <- nilIfDone(ctx, err)
+				return
+			}
+			if err := l.c.CommitMessages(ctx, m); err != nil {
+				l.errc <- nilIfDone(ctx, err)
+				return
+			}
+		}
+	}()
+	l.warmup(b)
+	return l
+}
+
+func nilIfDone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (l *liveConsumer) warmup(b testing.TB) {
+	writeSync(b, l.addr, l.topic, []events.Event{warmupEvent(l.topic)})
+	l.c.waitFor(b, l.c.total()+1, 2*time.Minute)
+}
+
+// publishAndWait publishes evs and returns the time until the consumer committed all of them.
+func (l *liveConsumer) publishAndWait(b testing.TB, evs []events.Event) time.Duration {
+	want := l.c.total() + len(evs)
+	start := time.Now()
+	writeSync(b, l.addr, l.topic, evs)
+	l.c.waitFor(b, want, 5*time.Minute)
+	return time.Since(start)
+}
+
+func (l *liveConsumer) stop(b testing.TB) {
+	l.cancel()
+	select {
+	case err := <-l.errc:
+		if err != nil {
+			b.Fatalf("consumer: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		b.Fatal("consumer did not stop within 30s")
+	}
+}
+
+// naiveEndToEnd publishes set to topic with the naive consumer running and returns the time until
+// it committed all of them.
+func naiveEndToEnd(b testing.TB, addr, topic string, pool *pgxpool.Pool, set []events.Event) time.Duration {
+	l := startNaive(b, addr, topic, pool)
+	d := l.publishAndWait(b, set)
+	l.stop(b)
+	// The warm-up event is stored too.
+	if got := count(b, pool, "booking_events"); got != len(set)+1 {
+		b.Fatalf("naive: %d rows, want %d", got, len(set)+1)
+	}
+	return d
+}

@@ -1,0 +1,289 @@
+package ingestbench_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/ingest"
+)
+
+// envInt returns the integer in env var key, or def.
+func envInt(b testing.TB, key string, def int) int {
+	s := os.Getenv(key)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a positive integer", key, s)
+	}
+	return n
+}
+
+// benchEvents returns n distinct valid events shaped like a crawl's: listings of ten events each
+// (an open, then price changes, every 10th listing closed), keyed by listing. prefix keeps sets
+// apart.
+func benchEvents(n int, prefix string) []events.Event { return benchEventRange(0, n, prefix) }
+
+// benchEventRange returns events from..to-1 of the sequence benchEvents draws from.
+func benchEventRange(from, to int, prefix string) []events.Event {
+	t0 := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
+	out := make([]events.Event, 0, to-from)
+	for i := from; i < to; i++ {
+		li, j := i/10, i%10
+		price, players := int64(100000), 4
+		l := events.Listing{
+			Source: "bench", CourseName: fmt.Sprintf("%s Course %d", prefix, li%50), CoursePart: "East",
+			RoundDate: "05/01", PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, li/50%90).Format(events.DateLayout),
+			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/50/90%60), PriceKRW: &price, Players: &players,
+			URL: "http://bench.invalid/tee",
+		}
+		at := t0.Add(time.Duration(i) * time.Second)
+		crawl := fmt.Sprintf("crawl-%s-%d", prefix, j)
+		var e events.Event
+		switch {
+		case j == 0:
+			e = events.Opened(l, crawl, at)
+		case j == 9 && li%10 == 0:
+			e = events.Closed(l, crawl, at, events.Booked)
+		default:
+			next := l
+			p := price + int64(j*1000)
+			next.PriceKRW = &p
+			e = events.Changed(l, next, crawl, at)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// encode turns events into Kafka messages keyed by listing key, as the publisher sends them.
+func encode(b testing.TB, evs []events.Event) []kafka.Message {
+	out := make([]kafka.Message, len(evs))
+	for i, e := range evs {
+		v, err := events.Encode(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[i] = kafka.Message{Key: []byte(e.ListingKey), Value: v}
+	}
+	return out
+}
+
+// produce writes msgs to topic fast: sync writer, big batches, acks from all replicas.
+func produce(b testing.TB, addr, topic string, msgs []kafka.Message) {
+	b.Helper()
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000, // the broker's message.max.bytes is ~1 MB
+		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
+	defer cancel()
+	const chunk = 20_000
+	for start := 0; start < len(msgs); start += chunk {
+		if err := w.WriteMessages(ctx, msgs[start:min(start+chunk, len(msgs))]...); err != nil {
+			b.Fatalf("produce %d messages to %s: %.300v", len(msgs), topic, err)
+		}
+	}
+}
+
+// newReader is the booking-consumer's Reader configuration (cmd/booking-consumer).
+func newReader(addr, topic, group string) *kafka.Reader {
+	return kafka.NewReader(kafka.ReaderConfig{
+		Brokers: []string{addr}, GroupID: group, Topic: topic,
+		StartOffset: kafka.FirstOffset, CommitInterval: 0,
+		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond, QueueCapacity: 1000,
+		HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second,
+		WatchPartitionChanges: true,
+	})
+}
+
+func closeReader(r *kafka.Reader) {
+	done := make(chan struct{})
+	go func() { _ = r.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// drainClock wraps a Reader and records when the first message was fetched and when the
+// committed count reached want: the drain time excludes the group join, for every contender alike.
+type drainClock struct {
+	r    *kafka.Reader
+	want int64
+
+	committed  atomic.Int64
+	mu         sync.Mutex
+	first, end time.Time
+	done       chan struct{}
+}
+
+func newDrainClock(r *kafka.Reader, want int) *drainClock {
+	return &drainClock{r: r, want: int64(want), done: make(chan struct{})}
+}
+
+func (d *drainClock) FetchMessage(ctx context.Context) (kafka.Message, error) {
+	m, err := d.r.FetchMessage(ctx)
+	if err == nil {
+		d.mu.Lock()
+		if d.first.IsZero() {
+			d.first = time.Now()
+		}
+		d.mu.Unlock()
+	}
+	return m, err
+}
+
+func (d *drainClock) CommitMessages(ctx context.Context, msgs ...kafka.Message) error {
+	err := d.r.CommitMessages(ctx, msgs...)
+	if err == nil && d.committed.Add(int64(len(msgs))) >= d.want {
+		d.mu.Lock()
+		if d.end.IsZero() {
+			d.end = time.Now()
+			close(d.done)
+		}
+		d.mu.Unlock()
+	}
+	return err
+}
+
+// wait blocks until want messages were committed (or fails after timeout) and returns the drain
+// time, first fetch to last commit.
+func (d *drainClock) wait(b testing.TB, timeout time.Duration) time.Duration {
+	b.Helper()
+	select {
+	case <-d.done:
+	case <-time.After(timeout):
+		b.Fatalf("only %d of %d messages committed after %v", d.committed.Load(), d.want, timeout)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.end.Sub(d.first)
+}
+
+// consumeWithIngest drains want messages of topic with ingest.Run (the production loop, default
+// batch size) into pool under a new group, and returns the drain time.
+func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want int) time.Duration {
+	b.Helper()
+	r := newReader(addr, topic, group)
+	defer closeReader(r)
+	clock := newDrainClock(r, want)
+	ctx, cancel := context.WithCancel(b.Context())
+	errc := make(chan error, 1)
+	go func() {
+		errc <- ingest.Run(ctx, clock, store.New(pool), ingest.Config{
+			Logger: slog.New(slog.DiscardHandler),
+		})
+	}()
+	d := clock.wait(b, 10*time.Minute)
+	cancel()
+	if err := <-errc; err != nil {
+		b.Fatalf("ingest.Run: %v", err)
+	}
+	return d
+}
+
+// naiveInsertSQL is what a naive consumer runs per message, in autocommit.
+const naiveInsertSQL = `insert into booking_events (event_id, event_type, source, listing_key, course_name,
+	course_part, play_date, tee_time, price_krw, players, close_reason, occurred_at, crawl_id, payload,
+	kafka_topic, kafka_partition, kafka_offset)
+	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+	on conflict (event_id) do nothing`
+
+// consumeNaive drains want messages one at a time: FetchMessage, decode, one autocommit INSERT,
+// CommitMessages of that message. It returns the drain time.
+func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want int) time.Duration {
+	b.Helper()
+	r := newReader(addr, topic, group)
+	defer closeReader(r)
+	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)
+	defer cancel()
+	var start time.Time
+	for i := range want {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			b.Fatalf("naive fetch %d: %v", i, err)
+		}
+		if i == 0 {
+			start = time.Now()
+		}
+		e, err := events.Decode(m.Value)
+		if err != nil {
+			b.Fatalf("naive decode %d: %v", i, err)
+		}
+		if _, err := pool.Exec(ctx, naiveInsertSQL, row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
+			b.Fatalf("naive insert %d: %v", i, err)
+		}
+		if err := r.CommitMessages(ctx, m); err != nil {
+			b.Fatalf("naive commit %d: %v", i, err)
+		}
+	}
+	return time.Since(start)
+}
+
+var copyColumns = []string{"event_id", "event_type", "source", "listing_key", "course_name", "course_part",
+	"play_date", "tee_time", "price_krw", "players", "close_reason", "occurred_at", "crawl_id", "payload",
+	"kafka_topic", "kafka_partition", "kafka_offset"}
+
+// copyRows COPYs the messages' rows into booking_events and returns how long it took.
+func copyRows(b testing.TB, pool *pgxpool.Pool, topic string, msgs []kafka.Message) time.Duration {
+	b.Helper()
+	rows := make([][]any, len(msgs))
+	for i, m := range msgs {
+		e, err := events.Decode(m.Value)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows[i] = row(e, topic, i%3, int64(i), m.Value)
+	}
+	start := time.Now()
+	if _, err := pool.CopyFrom(b.Context(), pgx.Identifier{"booking_events"}, copyColumns, pgx.CopyFromRows(rows)); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// row renders an event as the values of copyColumns.
+func row(e events.Event, topic string, partition int, offset int64, payload []byte) []any {
+	date, _ := time.Parse(events.DateLayout, e.PlayDate)
+	tee, _ := time.Parse(events.TimeLayout, e.TeeTime)
+	var players *int32
+	if e.Players != nil {
+		p := int32(*e.Players)
+		players = &p
+	}
+	var reason *string
+	if e.CloseReason != "" {
+		r := string(e.CloseReason)
+		reason = &r
+	}
+	return []any{e.EventID, string(e.EventType), e.Source, e.ListingKey, e.CourseName, e.CoursePart,
+		date, pgtype.Time{Microseconds: int64(tee.Hour()*3600+tee.Minute()*60) * 1e6, Valid: true},
+		e.PriceKRW, players, reason, e.OccurredAt, e.CrawlID, string(payload),
+		topic, int32(partition), offset}
+}
+
+// count returns the number of rows in table.
+func count(b testing.TB, pool *pgxpool.Pool, table string) int {
+	b.Helper()
+	var n int
+	if err := pool.QueryRow(b.Context(), "select count(*) from "+table).Scan(&n); err != nil {
+		b.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
