@@ -162,7 +162,9 @@ func newCounted(r *kafka.Reader) *counted {
 	return c
 }
 
-func (c *counted) FetchMessage(ctx context.Context) (kafka.Message, error) { return c.r.FetchMessage(ctx) }
+func (c *counted) FetchMessage(ctx context.Context) (kafka.Message, error) {
+	return c.r.FetchMessage(ctx)
+}
 
 func (c *counted) CommitMessages(ctx context.Context, msgs ...kafka.Message) error {
 	err := c.r.CommitMessages(ctx, msgs...)
