@@ -1,11 +1,13 @@
 // Package practice generates the deterministic practice set of booking events: a simulated season
 // of crawls of the simulated booking site (crawler/sitesim), run in-process through the production
-// crawl and diff code (crawler.Collect, crawler.Diff, crawler.StateDir), written as JSON lines in
+// crawl path (crawler.Runner: Collect, the completeness gate, Diff, StateDir snapshots), with an
+// in-memory publisher that keeps the events, written as JSON lines in
 // the format `crawler --events-out` and `booking-consumer export` write (one events.Encode per
 // line).
 //
 // The same Options give a byte-identical file: the site is a pure function of (seed, clock), the
-// clock is driven to each crawl time instead of running, crawl ids are derived from the crawl time,
+// clock is driven to each crawl time instead of running, crawl ids are derived from the crawl time
+// (crawler.CrawlID),
 // occurred_at is the crawl time, and Collect and Diff sort what they return. The defaults (21 days,
 // a crawl every 4 simulated hours, 21 tee times per course part) give 7,072 events for seed 1, the
 // size of a season that users replay to practise Kafka, in about 126 crawls (5-10 s on 2 cores).
@@ -115,13 +117,16 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 		return stats, fmt.Errorf("generate practice set: state dir: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	state := crawler.StateDir{Dir: dir}
 
-	target := simSite(opts.Interval)
-	if err := target.Validate(); err != nil {
-		return stats, fmt.Errorf("generate practice set: %w", err)
+	pub := &collector{}
+	runner := &crawler.Runner{
+		Sites:     []crawler.Site{simSite(opts.Interval)},
+		State:     crawler.StateDir{Dir: dir},
+		Logger:    opts.Logger,
+		Publisher: pub,
+		Now:       clock,
+		Transport: handlerTransport{site},
 	}
-	deps := crawler.CollectDeps{Logger: opts.Logger, Transport: handlerTransport{site}, Now: clock}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	end := opts.Start.Add(time.Duration(opts.Days) * 24 * time.Hour)
 	for at := opts.Start; at.Before(end); at = at.Add(opts.Interval) {
@@ -132,12 +137,23 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 		mu.Lock()
 		now = at
 		mu.Unlock()
-		evs, err := crawlOnce(ctx, target, at, state, deps, &stats)
-		if err != nil {
+		pub.evs = pub.evs[:0]
+		sum, err := runner.Run(ctx)
+		if err != nil && ctx.Err() != nil {
 			_ = bw.Flush()
-			return stats, fmt.Errorf("generate practice set: %w", err)
+			return stats, fmt.Errorf("generate practice set: crawl at %s: %w", at.Format(time.RFC3339), err)
 		}
-		for _, e := range evs {
+		// Any other error is an incomplete crawl (counted); its events are still the production
+		// path's output, so they are written like the others.
+		stats.Crawls++
+		for _, s := range sum.Sites {
+			stats.Pages += s.Pages
+			stats.Rejected += s.Rejected
+			if !s.Complete {
+				stats.Incomplete++
+			}
+		}
+		for _, e := range pub.evs {
 			b, err := events.Encode(e)
 			if err != nil {
 				_ = bw.Flush()
@@ -161,38 +177,10 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	return stats, nil
 }
 
-// crawlOnce is one crawl as production runs it: collect, treat a collapsed crawl as incomplete,
-// diff against the saved snapshot, save the next snapshot.
-func crawlOnce(ctx context.Context, site crawler.Site, at time.Time, state crawler.StateDir,
-	deps crawler.CollectDeps, stats *Stats) ([]events.Event, error) {
-	res, err := crawler.Collect(ctx, site, at, deps)
-	if err != nil {
-		return nil, err
-	}
-	prev, err := state.Load(site.Name)
-	if err != nil {
-		return nil, err
-	}
-	complete := res.Complete && !crawler.Collapsed(len(prev.Listings), len(res.Listings))
-	c := crawler.Crawl{ID: CrawlID(at), Source: site.Name, At: at, Complete: complete}
-	evs, next, _ := crawler.Diff(prev, res.Listings, c, crawler.DiffOptions{})
-	if err := state.Save(next); err != nil {
-		return nil, err
-	}
-	stats.Crawls++
-	stats.Pages += res.Pages
-	stats.Rejected += res.Rejected
-	if !complete {
-		stats.Incomplete++
-	}
-	return evs, nil
-}
+// collector is the runner's publisher: it keeps the events of the current crawl in order.
+type collector struct{ evs []events.Event }
 
-// CrawlID is the crawl_id of the practice crawl at at: "practice-" and the instant in UTC to the
-// second, e.g. practice-20260331T210000Z. Unique per crawl as long as crawls are a second apart.
-func CrawlID(at time.Time) string {
-	return "practice-" + at.UTC().Format("20060102T150405Z")
-}
+func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
 
 // simSite is the shipped sites file's entry for the simulated site (same selectors), pointed at
 // the in-memory host, with no politeness delay: nothing real is being crawled.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -50,8 +51,8 @@ func TestGenerateDefaults(t *testing.T) {
 			t.Errorf("line %d: occurred_at %s before the previous line's %s", lines, e.OccurredAt, prev)
 		}
 		prev = e.OccurredAt
-		if e.CrawlID != CrawlID(e.OccurredAt) {
-			t.Errorf("line %d: crawl_id %q, want %q", lines, e.CrawlID, CrawlID(e.OccurredAt))
+		if e.CrawlID != crawler.CrawlID(DefaultSource, e.OccurredAt) {
+			t.Errorf("line %d: crawl_id %q, want %q", lines, e.CrawlID, crawler.CrawlID(DefaultSource, e.OccurredAt))
 		}
 	}
 	if err := sc.Err(); err != nil {
