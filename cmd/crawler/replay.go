@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/crawler/replay"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+const replayUsage = `Usage: crawler replay [flags] FILE
+
+Publishes the booking events in FILE (JSON lines, as written by 'booking-consumer export',
+'crawler --events-out' or 'crawler sim --generate'; '-' reads stdin) to Kafka with their
+original event_id and key, in batches, waiting for every batch's acknowledgements from all
+in-sync replicas. The consumer ignores events it already stored, so replaying a file twice adds
+no rows. Invalid lines are reported with their line number and skipped. Ctrl-C stops after the
+batch in flight is acknowledged and reports how far the replay got.
+
+Exit status: 0 when every selected event was published (invalid lines do not count), 1 when
+any was not (failed or interrupted), 2 for a usage error.
+
+Flags:
+`
+
+const replayEnvHelp = `
+Environment:
+  KAFKA_BOOTSTRAP   comma-separated brokers, host:port (required unless --dry-run)
+  KAFKA_TOPIC       topic to publish to (default booking-events)
+  KAFKA_CLIENT_ID   client id in broker logs (default golf-crawler)
+  DATABASE_URL      PostgreSQL URL, optional: a --dry-run then says how many events are already
+                    stored and how many would be new
+`
+
+// runReplay is `crawler replay`: args after the subcommand name.
+func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), replayUsage)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), replayEnvHelp)
+	}
+	since := fs.String("since", "", "publish only events with occurred_at at or after this RFC 3339 time")
+	until := fs.String("until", "", "publish only events with occurred_at before this RFC 3339 time")
+	rate := fs.Float64("rate", 0, "at most this many events per second (0: as fast as acknowledged)")
+	maxN := fs.Int("max", 0, "publish at most this many events (0: all)")
+	dry := fs.Bool("dry-run", false, "read and validate only, publish nothing (with DATABASE_URL: count stored and new)")
+	batch := fs.Int("batch-size", replay.DefaultBatchSize, "events per acknowledged write")
+	// Flags may follow the file name: crawler replay FILE --dry-run.
+	var file string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return fmt.Errorf("%w: replay: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if file != "" {
+			return fmt.Errorf("%w: replay: one FILE only, got %q and %q", errUsage, file, fs.Arg(0))
+		}
+		file, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if file == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: replay: FILE is required ('-' for stdin)", errUsage)
+	}
+	opts := replay.Options{Rate: *rate, Max: *maxN, DryRun: *dry, BatchSize: *batch}
+	for _, f := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"since", *since, &opts.Since}, {"until", *until, &opts.Until}} {
+		if f.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, f.v)
+		if err != nil {
+			return fmt.Errorf("%w: replay: --%s %q is not an RFC 3339 time such as 2026-04-01T00:00:00+09:00", errUsage, f.name, f.v)
+		}
+		*f.dst = t
+	}
+	if *rate < 0 || *maxN < 0 || *batch <= 0 {
+		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size must be positive", errUsage)
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	deps := replay.Deps{Progress: stderr, Terminal: isTerminal(stderr), Logger: logger}
+
+	if !*dry {
+		cfg, err := events.PublisherConfigFromEnv(getenv)
+		if err != nil {
+			return fmt.Errorf("%w: replay: %v", errUsage, err)
+		}
+		if len(cfg.Brokers) == 0 {
+			return fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", errUsage)
+		}
+		cfg.Logger = logger
+		w := events.NewSyncWriter(cfg)
+		defer func() {
+			if err := w.Close(); err != nil {
+				logger.Warn("close kafka writer", "err", err)
+			}
+		}()
+		deps.Writer = w
+		fmt.Fprintf(stderr, "replay: publishing %s to topic %s at %s\n", file, topicOr(cfg.Topic), strings.Join(cfg.Brokers, ","))
+	} else if u := strings.TrimSpace(getenv("DATABASE_URL")); u != "" {
+		pool, err := pgxpool.New(ctx, u)
+		if err != nil {
+			return fmt.Errorf("replay: open DATABASE_URL: %w", err)
+		}
+		defer pool.Close()
+		deps.Store = store.New(pool)
+	}
+
+	in := io.Reader(os.Stdin)
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			deps.Size = st.Size()
+		}
+		in = f
+	}
+
+	rep, err := replay.Run(ctx, in, opts, deps)
+	printReport(stdout, rep)
+	return err
+}
+
+func topicOr(t string) string {
+	if t == "" {
+		return events.DefaultTopic
+	}
+	return t
+}
+
+// printReport writes the final report, one "key: value" per line.
+func printReport(w io.Writer, r replay.Report) {
+	mode := "replay"
+	if r.DryRun {
+		mode = "dry run (nothing published)"
+	}
+	fmt.Fprintf(w, "%s finished in %s\n", mode, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  read:       %d lines (%d blank)\n", r.Read, r.Blank)
+	fmt.Fprintf(w, "  invalid:    %d\n", r.Invalid)
+	fmt.Fprintf(w, "  skipped:    %d (outside --since/--until)\n", r.Skipped)
+	fmt.Fprintf(w, "  selected:   %d\n", r.Selected)
+	if r.DryRun {
+		if r.StoreChecked {
+			fmt.Fprintf(w, "  already stored: %d\n  new:        %d\n", r.AlreadyStored, r.New)
+		} else {
+			fmt.Fprintln(w, "  already stored: unknown (set DATABASE_URL to check)")
+		}
+		if r.DuplicateIDs > 0 {
+			fmt.Fprintf(w, "  repeated ids in the file: %d\n", r.DuplicateIDs)
+		}
+	} else {
+		fmt.Fprintf(w, "  published:  %d\n  failed:     %d\n", r.Published, r.Failed)
+		if r.Unsent > 0 {
+			fmt.Fprintf(w, "  unsent:     %d\n", r.Unsent)
+		}
+	}
+	if r.Interrupted {
+		fmt.Fprintf(w, "  interrupted after line %d (last event %s); run again to finish: already stored events are ignored\n",
+			r.LastLine, r.LastEventID)
+	}
+	for _, l := range r.InvalidLines {
+		fmt.Fprintf(w, "  invalid line %d: %v\n", l.Line, l.Err)
+	}
+	if r.Invalid > len(r.InvalidLines) {
+		fmt.Fprintf(w, "  ... and %d more invalid lines\n", r.Invalid-len(r.InvalidLines))
+	}
+	for _, f := range r.FailedEvents {
+		fmt.Fprintf(w, "  not published: event %s (listing %s): %v\n", f.EventID, f.ListingKey, f.Err)
+	}
+	if r.Failed > len(r.FailedEvents) {
+		fmt.Fprintf(w, "  ... and %d more not published\n", r.Failed-len(r.FailedEvents))
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal), for the progress bar.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

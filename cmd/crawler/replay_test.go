@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/practice"
+	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+)
+
+// replayFile writes a short practice set with a corrupt line 3 and returns its path and the
+// number of valid lines.
+func replayFile(t *testing.T) (string, int) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := practice.Generate(t.Context(), &buf, practice.Options{Days: 1, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")
+	lines = lines[:len(lines)-1] // the empty string after the last "\n"
+	file := strings.Join(lines[:2], "") + "{not json\n" + strings.Join(lines[2:], "")
+	p := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(p, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, len(lines)
+}
+
+func TestRunReplayDryRun(t *testing.T) {
+	t.Parallel()
+	p, n := replayFile(t)
+	var stdout, stderr bytes.Buffer
+	err := runReplay(t.Context(), []string{p, "--dry-run"}, func(string) string { return "" }, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("dry run: %v (%s)", err, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"dry run", "invalid:    1", "invalid line 3:", "already stored: unknown"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "selected:   "+strconv.Itoa(n)) {
+		t.Errorf("report does not select %d events:\n%s", n, out)
+	}
+}
+
+func TestRunReplayPublishes(t *testing.T) {
+	t.Parallel()
+	p, _ := replayFile(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	env := map[string]string{"KAFKA_BOOTSTRAP": addr, "KAFKA_TOPIC": topic}
+	var stdout, stderr bytes.Buffer
+	err := runReplay(t.Context(), []string{"--max", "7", "--batch-size", "3", p}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("replay: %v (%s)", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "published:  7") {
+		t.Errorf("report:\n%s", stdout.String())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if got, err := kafkatest.EndOffsets(ctx, addr, topic); err != nil || got != 7 {
+		t.Errorf("topic holds %d messages (%v), want 7", got, err)
+	}
+}
+
+func TestRunReplayUsage(t *testing.T) {
+	t.Parallel()
+	env := func(string) string { return "" }
+	var help bytes.Buffer
+	if err := runReplay(t.Context(), []string{"--help"}, env, &bytes.Buffer{}, &help); err != nil {
+		t.Errorf("--help: %v", err)
+	}
+	for _, w := range []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"} {
+		if !strings.Contains(help.String(), w) {
+			t.Errorf("--help does not explain %s", w)
+		}
+	}
+	for _, args := range [][]string{{}, {"a", "b"}, {"--since", "monday", "f"}, {"--batch-size", "0", "f"}, {"f"}} {
+		if err := runReplay(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, errUsage) {
+			t.Errorf("%q: %v, want errUsage", args, err)
+		}
+	}
+}
