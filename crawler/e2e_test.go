@@ -1,0 +1,236 @@
+package crawler
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// e2eCrawl is one crawl of the end-to-end test: when, and whether the runner found it complete.
+type e2eCrawl struct {
+	At       time.Time
+	Complete bool
+}
+
+// TestEndToEndSimulatedWeek crawls the simulated site every 20 simulated minutes for a week that
+// starts on Sunday 2025-12-28 (so January play dates appear from the first crawl on), with 500s,
+// slow pages and now and then a page that is missing, and checks the events the runner wrote
+// against the simulator's ground truth:
+//
+//   - every event is about a listing that exists on the site, with the right play_date (across
+//     the year boundary), round_date, price and players;
+//   - at every complete crawl, replaying the events so far gives exactly the open listings of the
+//     site with their current price and players;
+//   - every listing closes at exactly the crawl Diff's rules name: the MissesToClose-th complete
+//     crawl after it left the site (booked), or the first complete one after its tee time
+//     (expired); never earlier, so zero false closes despite the failed pages, and never in an
+//     incomplete crawl.
+func TestEndToEndSimulatedWeek(t *testing.T) {
+	t.Parallel()
+	const (
+		seed    = 2025
+		days    = 4 // play dates shown: today and the 4 days after
+		cadence = 20 * time.Minute
+	)
+	start := time.Date(2025, 12, 28, 0, 5, 0, 0, sitesim.KST)
+	end := start.AddDate(0, 0, 7)
+	clock := newRunClock(start)
+	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock.Now, DaysAhead: days, TeeTimesPerDay: 8})
+	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.1, SlowRate: 0.02, SlowDelay: 20 * time.Millisecond})
+	// A page that is missing (404) in some crawls: the test's own fault on top of the sim's.
+	var missing atomic.Value
+	missing.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m := missing.Load().(string); m != "" && r.URL.RequestURI() == m {
+			http.NotFound(w, r)
+			return
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	site := runnerSite(t, srv.URL, days)
+	site.Politeness.NoDelay = false
+	site.Politeness.Delay, site.Politeness.RandomDelay = Duration(100*time.Microsecond), Duration(100*time.Microsecond)
+	site.Politeness.Retries = 1 // a page fails when a 500 hits it twice: ~1% of pages
+	if err := site.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := OpenEventLog(filepath.Join(t.TempDir(), "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	// Warnings (skipped rows, failed pages, incomplete crawls) are the point of the test: log errors only.
+	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
+		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now}
+
+	var crawls []e2eCrawl
+	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {
+		clock.Set(at)
+		if i%25 == 7 { // the second page of the day after tomorrow goes missing
+			missing.Store("/tee?date=" + at.AddDate(0, 0, 2).Format("20060102") + "&page=2")
+		} else {
+			missing.Store("")
+		}
+		sum, err := r.Run(t.Context())
+		s := sum.Sites[0]
+		if s.Err != nil {
+			t.Fatalf("crawl at %s: %v", at, s.Err)
+		}
+		if (err == nil) != s.Complete {
+			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
+		}
+		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete})
+	}
+	evs := readEventLog(t, out.Path())
+	e2eCheck(t, sim, crawls, evs, start, end)
+}
+
+// e2eCheck compares the events with the sim's ground truth (see TestEndToEndSimulatedWeek).
+func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.Event, start, end time.Time) {
+	truth := map[string]sitesim.Truth{}
+	for _, tr := range sim.GroundTruth(start, end) {
+		if !tr.Malformed {
+			truth[events.ListingKey("sim-golf", tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
+		}
+	}
+	complete := map[int64]bool{} // by UnixNano: a time.Time key would compare locations too
+	incomplete := 0
+	for _, c := range crawls {
+		complete[c.At.UnixNano()] = c.Complete
+		if !c.Complete {
+			incomplete++
+		}
+	}
+	byKey := map[string][]events.Event{}
+	counts := map[string]int{}
+	january := 0
+	for _, e := range evs {
+		tr, ok := truth[e.ListingKey]
+		if !ok {
+			t.Errorf("event %s %s: no such listing on the site", e.EventType, e.ListingKey)
+			continue
+		}
+		if e.PlayDate != tr.PlayDate || e.RoundDate != tr.RoundDate {
+			t.Errorf("%s: play_date %s round_date %q; site: %s %q", e.ListingKey, e.PlayDate, e.RoundDate, tr.PlayDate, tr.RoundDate)
+		}
+		if e.OccurredAt.Year() == 2025 && strings.HasPrefix(e.PlayDate, "2026-01-") {
+			january++
+		}
+		if _, ok := complete[e.OccurredAt.UnixNano()]; !ok {
+			t.Fatalf("event %s at %s: no crawl then", e.EventID, e.OccurredAt)
+		}
+		key := string(e.EventType)
+		if e.EventType == events.ListingClosed {
+			key += "/" + string(e.CloseReason)
+			if !complete[e.OccurredAt.UnixNano()] {
+				t.Errorf("%s closed in the incomplete crawl at %s", e.ListingKey, e.OccurredAt)
+			}
+			if e.OccurredAt.Before(tr.ClosedAt()) {
+				counts["false_close"]++
+				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
+			}
+		}
+		counts[key]++
+		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
+	}
+
+	for key, tr := range truth {
+		e2eCheckListing(t, key, tr, byKey[key], crawls)
+	}
+	t.Logf("%d crawls (%d incomplete), %d events: %v; %d events in 2025 about January 2026", len(crawls), incomplete, len(evs), counts, january)
+	switch {
+	case incomplete == 0:
+		t.Error("no crawl was incomplete: the faults did not bite")
+	case counts["listing_closed/booked"] == 0 || counts["listing_closed/expired"] == 0 || counts["listing_changed"] == 0:
+		t.Errorf("the week lacks bookings, expiries or changes: %v", counts)
+	case january == 0:
+		t.Error("no January play date was seen in December: the year boundary was not exercised")
+	}
+}
+
+// e2eCheckListing replays one listing's events over the crawls and compares with the truth.
+func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []e2eCrawl) {
+	t.Helper()
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
+	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		open, closed bool
+		price        *int64
+		players      *int
+		next, misses int
+		wantClose    time.Time
+		wantReason   events.CloseReason
+	)
+	for _, c := range crawls {
+		openBefore := open
+		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
+			e := evs[next]
+			switch {
+			case e.EventType == events.ListingOpened && !open && !closed:
+				open = true
+			case e.EventType == events.ListingChanged && open:
+				if e.Previous == nil || fmt.Sprint(deref(e.Previous.PriceKRW), deref(e.Previous.Players)) != fmt.Sprint(deref(price), deref(players)) {
+					t.Errorf("%s: changed at %s with previous %+v, last seen %v %v", key, e.OccurredAt, e.Previous, deref(price), deref(players))
+				}
+			case e.EventType == events.ListingClosed && open:
+				open, closed = false, true
+			default:
+				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
+			}
+			price, players = e.PriceKRW, e.Players
+			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
+				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
+			}
+		}
+		visible := tr.VisibleAt(c.At)
+		if !c.Complete {
+			continue
+		}
+		if visible {
+			wp, wpl := tr.StateAt(c.At)
+			if !open || fmt.Sprint(deref(price), deref(players)) != fmt.Sprint(deref(wp), wpl) {
+				t.Errorf("%s at complete crawl %s: events say open=%v price %v players %v; site shows price %v players %d",
+					key, c.At, open, deref(price), deref(players), deref(wp), wpl)
+			}
+			continue
+		}
+		// Not on the site at a complete crawl: a miss for a listing the crawler had opened.
+		if !openBefore || !wantClose.IsZero() {
+			continue
+		}
+		misses++
+		switch {
+		case !tee.After(c.At):
+			wantClose, wantReason = c.At, events.Expired
+		case misses >= DefaultMissesToClose:
+			wantClose, wantReason = c.At, events.Booked
+		}
+	}
+	var gotClose time.Time
+	var gotReason events.CloseReason
+	for _, e := range evs {
+		if e.EventType == events.ListingClosed {
+			gotClose, gotReason = e.OccurredAt, e.CloseReason
+		}
+	}
+	if !gotClose.Equal(wantClose) || gotReason != wantReason {
+		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
+			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
+	}
+}
