@@ -231,3 +231,9 @@ func writeFile(tb testing.TB, name string, b []byte) string {
 	}
 	return p
 }
+
+// atomicInt is a counter whose load method can be handed out as a func() int64.
+type atomicInt struct{ v atomic.Int64 }
+
+func (a *atomicInt) add(n int64) { a.v.Add(n) }
+func (a *atomicInt) load() int64 { return a.v.Load() }
