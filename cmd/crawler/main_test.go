@@ -76,7 +76,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"replay"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"}} {
+	for _, args := range [][]string{{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"}} {
 		err := run(t.Context(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.Is(err, errUsage) {
 			t.Errorf("%q: err %v, want a usage error", args, err)
