@@ -4,6 +4,8 @@
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
 //	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
+//	crawler sim --generate FILE  write the deterministic ~7k-event practice set
+//	crawler replay FILE          publish recorded events with their original ids, acknowledged
 //	crawler healthcheck --url U  exit 0 if GET U answers 200 (Docker healthchecks; the image has no curl)
 //
 // Every subcommand explains its flags and environment variables with --help. The crawl itself
@@ -49,6 +51,11 @@ Usage:
   crawler once [flags]         crawl every site once; exit status 1 if any site's crawl failed or was
                                incomplete
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
+  crawler sim --generate FILE [--days 21 --seed 1]
+                               write the deterministic ~7k-event practice set (real crawl + diff path
+                               over a simulated season) as JSON lines
+  crawler replay [flags] FILE  publish recorded events (JSON lines, '-' for stdin) with their original
+                               event_id, waiting for acks; --dry-run, --since/--until, --rate, --max
   crawler healthcheck [flags]  GET a URL, exit 0 on 200 (Docker healthchecks)
 
 Run "crawler <subcommand> --help" for the subcommand's flags.
@@ -71,6 +78,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
 	var cmd func(context.Context, environment, []string) error
 	switch sub {
+	case "replay":
+		return runReplay(ctx, args, getenv, stdout, stderr)
+	case "sim":
+		if wantsGenerate(args) {
+			return runGenerate(ctx, args, getenv, stdout, stderr)
+		}
+	}
+	switch sub {
 	case "run":
 		cmd = scheduleCmd
 	case "once":
@@ -91,6 +106,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	}
 	return err
+}
+
+// wantsGenerate reports whether `crawler sim` was asked for the practice set, not to serve.
+func wantsGenerate(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "generate" {
+			return true
+		}
+	}
+	return false
 }
 
 func isHelp(a string) bool {

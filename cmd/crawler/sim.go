@@ -17,7 +17,8 @@ func simCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("sim", "Serve the simulated booking site (crawler/sitesim) until SIGINT or SIGTERM: four courses,\n"+
 		"14 days of tee times released at 09:00, bookings (weekend mornings fastest) and expiries. Its clock\n"+
 		"starts at 08:58 KST today and runs --speed times faster than real time; every response carries\n"+
-		"it in the X-Sim-Now header. Also serves /healthz, /robots.txt and /ground-truth?from=&to=.",
+		"it in the X-Sim-Now header. Also serves /healthz, /robots.txt and /ground-truth?from=&to=.\n"+
+		"With --generate FILE it serves nothing and writes the practice set instead (crawler sim --generate --help).",
 		simEnvHelp)
 	addr := fs.String("addr", sitesim.DefaultAddr, "listen `address` (compose/dev/sites.yaml points at the default)")
 	seed := fs.Int64("seed", 1, "random `seed` of the site's model: the same seed serves the same pages")
