@@ -21,7 +21,14 @@
 //  4. StateDir (state.go) keeps each source's Snapshot in one JSON file, replaced atomically, so
 //     that the next crawl, even after a restart, diffs against the last one.
 //
-// The package does not publish: the caller hands Diff's events to the events publisher and saves
-// the next snapshot afterwards. Everything here takes its clock and location from the caller
-// (Crawl.At, DiffOptions.Location); only Seoul loads a zone, from the embedded time/tzdata.
+// Runner (runner.go) ties the steps together for every configured site: collect, gate on
+// completeness, diff, append the events to the --events-out log, hand them to the publisher
+// (events.Publisher: fire-and-forget, it never blocks the crawl), then save the snapshot.
+// Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
+// while the previous one is still going and recovering panics; CrawlerMetrics (metrics.go) serves
+// /metrics and /healthz. Subpackages: sitesim (the simulated booking site), practice (the
+// deterministic practice set) and replay (acknowledged re-publishing of recorded events).
+//
+// Everything here takes its clock and location from the caller (Crawl.At, DiffOptions.Location,
+// Runner.Now); only Seoul loads a zone, from the embedded time/tzdata.
 package crawler
