@@ -15,22 +15,29 @@ const simEnvHelp = `Environment:
 // simCmd is `crawler sim`: the simulated booking site with the demo dynamics.
 func simCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("sim", "Serve the simulated booking site (crawler/sitesim) until SIGINT or SIGTERM: four courses,\n"+
-		"14 days of tee times released at 09:00, bookings (weekend mornings fastest) and expiries. Its clock\n"+
-		"starts at 08:58 KST today and runs --speed times faster than real time; every response carries\n"+
-		"it in the X-Sim-Now header. Also serves /healthz, /robots.txt and /ground-truth?from=&to=.\n"+
+		"14 days of tee times released at 09:00 KST, bookings (weekend mornings fastest, --booking-speed\n"+
+		"times faster than a real site, counted from start-up) and expiries at the tee time. Its clock is\n"+
+		"the real one unless --speed says otherwise; every response carries it in the X-Sim-Now header.\n"+
+		"Also serves /healthz, /robots.txt and /ground-truth?from=&to=.\n"+
 		"With --generate FILE it serves nothing and writes the practice set instead (crawler sim --generate --help).",
 		simEnvHelp)
 	addr := fs.String("addr", sitesim.DefaultAddr, "listen `address` (compose/dev/sites.yaml points at the default)")
 	seed := fs.Int64("seed", 1, "random `seed` of the site's model: the same seed serves the same pages")
-	speed := fs.Float64("speed", sitesim.DemoSpeed, "how many simulated seconds pass per real second")
+	speed := fs.Float64("speed", 1, "how many simulated seconds pass per real second; above 1 the site's clock\n"+
+		"runs ahead of the crawler's, which then calls some expired listings booked")
+	booking := fs.Float64("booking-speed", sitesim.DemoBookingSpeed, "divides the mean time to book (24 h for a weekend morning ... 240 h)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *speed <= 0 {
 		return fmt.Errorf("%w: --speed must be positive", errUsage)
 	}
+	if *booking <= 0 {
+		return fmt.Errorf("%w: --booking-speed must be positive", errUsage)
+	}
 	cfg := sitesim.DemoConfig(*seed)
-	if *speed != sitesim.DemoSpeed {
+	cfg.BookingSpeed = *booking
+	if *speed != 1 {
 		cfg.Now = sitesim.SpeedClock(time.Now, time.Now(), cfg.Now(), *speed)
 	}
 	return sitesim.ListenAndServe(ctx, *addr, cfg, env.logger)

@@ -199,7 +199,11 @@ func (s *Site) listingsOn(date time.Time) []*listing {
 				if uNever >= 0.08 {
 					mean := float64(meanTimeToBook(day.Weekday(), tee)) / cfg.BookingSpeed
 					delay := time.Duration(-math.Log(1-uBook) * mean).Truncate(time.Second)
-					if b := opened.Add(delay); b.Before(start) {
+					from := opened
+					if cfg.Epoch.After(from) {
+						from = cfg.Epoch.Truncate(time.Second)
+					}
+					if b := from.Add(delay); b.Before(start) {
 						l.booked = &b
 					}
 				}

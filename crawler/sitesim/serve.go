@@ -13,10 +13,6 @@ import (
 // DefaultAddr is where `crawler sim` listens by default and where compose/dev/sites.yaml points.
 const DefaultAddr = "127.0.0.1:8089"
 
-// DemoSpeed is how much faster than real time the demo site's clock runs: one real minute is one
-// simulated hour, so a few minutes of demo show a release, bookings and expiries.
-const DemoSpeed = 60
-
 // SpeedClock returns a clock that reads simStart at the real instant realStart and then runs
 // speed times faster than real.
 func SpeedClock(real func() time.Time, realStart, simStart time.Time, speed float64) func() time.Time {
@@ -25,21 +21,22 @@ func SpeedClock(real func() time.Time, realStart, simStart time.Time, speed floa
 	}
 }
 
+// DemoBookingSpeed divides the demo site's mean times to book: a weekend morning's 24 h become
+// 6 minutes, a weekday afternoon's 240 h one hour, so a one-minute demo sees dozens of bookings.
+const DemoBookingSpeed = 240
+
 // DemoConfig is the preset `crawler sim` serves: the default courses, 12 tee times per part, a
-// 14-day window and a clock that starts at 08:58 KST of the current real day and runs DemoSpeed
-// times faster, so the day's 09:00 release happens two real seconds in and bookings follow within
-// minutes. Because the simulated clock is not the real one, a crawler that decides "booked" or
-// "expired" by comparing tee times with its own clock will misclassify some closes; the site's
-// clock is in every response's X-Sim-Now header.
+// 14-day window, the real clock (so a crawler's "booked" or "expired", decided by its own clock,
+// is right), and bookings DemoBookingSpeed times faster, counted from the moment the site starts
+// (Epoch) so they lie ahead of the demo, not in the past.
 func DemoConfig(seed int64) Config {
-	realStart := time.Now()
-	y, m, d := realStart.In(KST).Date()
-	simStart := time.Date(y, m, d, 8, 58, 0, 0, KST)
 	return Config{
 		Seed:           seed,
-		Now:            SpeedClock(time.Now, realStart, simStart, DemoSpeed),
+		Now:            time.Now,
+		Epoch:          time.Now(),
 		TeeTimesPerDay: 12,
 		DaysAhead:      14,
+		BookingSpeed:   DemoBookingSpeed,
 	}
 }
 

@@ -34,7 +34,11 @@ type Config struct {
 	PageSize       int              // rows per page; default 20
 	BadRowRate     float64          // fraction of malformed rows; default 0.01, negative for none
 	BookingSpeed   float64          // divides every mean time-to-book; default 1
-	Location       *time.Location   // default KST
+	// Epoch, when set, is when the site came online: a listing released before it starts its
+	// time-to-book at Epoch instead, so a site started now with a high BookingSpeed still has
+	// bookings ahead of it rather than all of them in the past. Zero: no such start.
+	Epoch    time.Time
+	Location *time.Location // default KST
 }
 
 func (c Config) withDefaults() Config {
