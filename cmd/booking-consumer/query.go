@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/store"
@@ -121,24 +120,21 @@ func optInt(p *int64) string {
 }
 
 func writeLifetimesTable(w io.Writer, rows []store.Lifetime) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	writeRow := func(r []string) {
-		for i, c := range r[:len(r)-1] { // the listing key is long and repeats the rest: CSV and JSON only
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
-			}
+	var t table
+	addRow := func(r []string) {
+		r = slices.Clone(r[:len(r)-1]) // the listing key is long and repeats the rest: CSV and JSON only
+		for i, c := range r {
 			if c == "" {
-				c = "-"
+				r[i] = "-"
 			}
-			fmt.Fprint(tw, c)
 		}
-		fmt.Fprint(tw, "\n")
+		t.add(r...)
 	}
-	writeRow(lifetimeHeader)
+	addRow(lifetimeHeader)
 	for _, l := range rows {
-		writeRow(lifetimeRecord(l))
+		addRow(lifetimeRecord(l))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d listings\n", len(rows))
@@ -224,16 +220,21 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 		cw.Flush()
 		return cw.Error()
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "status\tlistings")
+	var counts table
+	counts.add("status", "listings")
 	for _, s := range statuses {
-		fmt.Fprintf(tw, "%s\t%d\n", s, sum.ByStatus[s])
+		counts.add(s, strconv.Itoa(sum.ByStatus[s]))
 	}
-	fmt.Fprintln(tw, "\ncourse\tweekday\tbooked\tmedian time to book")
+	if err := counts.write(w); err != nil {
+		return err
+	}
+	var books table
+	books.add("course", "weekday", "booked", "median time to book")
 	for _, b := range sum.TimeToBook {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", b.Course, b.Weekday, b.Booked, b.Median.Round(time.Second))
+		books.add(b.Course, b.Weekday.String(), strconv.Itoa(b.Booked), b.Median.Round(time.Second).String())
 	}
-	return tw.Flush()
+	fmt.Fprintln(w)
+	return books.write(w)
 }
 
 func exportCmd(ctx context.Context, env environment, args []string) error {
