@@ -11,6 +11,9 @@ help: ## list the targets
 demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes
 	compose/dev/demo
 
+practice: ## the replay practice walkthrough: ~7k events ingested once, replayed twice, nothing added
+	compose/dev/practice
+
 test: stack/up ## every test, against the real stack (starts it first)
 	$(ENV); go vet ./... && go test $(GO_TEST_FLAGS) ./...
 
@@ -19,6 +22,9 @@ test/race: stack/up ## every test with the race detector
 
 bench: stack/up ## every benchmark against the real stack; writes BENCHMARKS.md
 	compose/dev/bench
+
+chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, restarts, soak, hostile pages
+	compose/dev/chaos
 
 fuzz: ## fuzz each parser for FUZZTIME (default 30s)
 	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime; do go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
@@ -39,4 +45,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo test test/race bench fuzz build stack/up stack/down stack/status stack/reset
+.PHONY: help demo practice chaos test test/race bench fuzz build stack/up stack/down stack/status stack/reset
