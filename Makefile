@@ -26,9 +26,11 @@ bench: stack/up ## every benchmark against the real stack; writes BENCHMARKS.md
 chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, restarts, soak, hostile pages
 	compose/dev/chaos
 
-fuzz: ## fuzz each parser for FUZZTIME (default 30s)
-	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime; do go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
-	go test ./events -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $${FUZZTIME:-30s}
+fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
+	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage; do \
+		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
+	@for t in FuzzDecode FuzzParseBrokers; do \
+		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 
 build: ## build both binaries into bin/
 	go build -o bin/ ./cmd/...
