@@ -36,5 +36,9 @@
 //     flat, zero false closes against the simulator's ground truth, and booking_lifetimes statuses
 //     equal to the ground truth as of one crawl interval before the end.
 //
+// The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
+// ingest.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),
+// and the test restarts it after a second with a new Reader, counting the restarts.
+//
 // Not in CI: the suite needs minutes and restarts its own servers; run it before each release.
 package chaos

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +24,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/ingest"
 )
 
 // privateStack is the chaos suite's own PostgreSQL and Kafka (compose/dev/chaos starts them).
@@ -410,6 +413,58 @@ func (s *syncBuffer) lines(sub string) []string {
 		}
 	}
 	return out
+}
+
+// consumer runs ingest.Run the way production runs the binary under a restart policy (compose:
+// restart: unless-stopped): when Run returns an error (the reader fails, e.g. the broker is down)
+// the reader is closed and a new one starts after a second. Restarts are counted.
+type consumer struct {
+	cancel   context.CancelFunc
+	done     chan struct{}
+	restarts atomic.Int64
+	lastErr  atomic.Value
+}
+
+func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, logger *slog.Logger, m ingest.Metrics) *consumer {
+	ctx, cancel := context.WithCancel(t.Context())
+	c := &consumer{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for ctx.Err() == nil {
+			r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: group, Topic: topic,
+				StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond,
+				HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, WatchPartitionChanges: true})
+			err := ingest.Run(ctx, r, store.New(db), ingest.Config{Logger: logger, Metrics: m})
+			closed := make(chan struct{})
+			go func() { _ = r.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(15 * time.Second):
+			}
+			if err == nil {
+				return
+			}
+			c.restarts.Add(1)
+			c.lastErr.Store(err.Error())
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return c
+}
+
+func (c *consumer) stop(t testing.TB) {
+	c.cancel()
+	select {
+	case <-c.done:
+	case <-time.After(time.Minute):
+		t.Error("consumer did not stop within a minute")
+	}
+	if n := c.restarts.Load(); n > 0 {
+		t.Logf("the consumer loop returned an error and was restarted %d times (last: %v)", n, c.lastErr.Load())
+	}
 }
 
 func testLogger(t testing.TB, level slog.Level) *slog.Logger {
