@@ -13,6 +13,8 @@
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
 //     the decode error) in the same transaction as the valid ones around them.
 //   - Memory is bounded by one batch (Config.BatchSize messages).
+//   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
+//     capped backoff for as long as the context lives.
 //
 // Run does not own the Reader: the caller creates it, and closes it (under a deadline) after Run
 // returns.
@@ -22,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -157,8 +160,9 @@ func classify(ctx context.Context, err error) outcome {
 // errStopped ends the loop quietly: ctx was cancelled.
 var errStopped = errors.New("stopped")
 
-// Run consumes until ctx is cancelled (then it returns nil) or the reader fails (then it
-// returns the error). On cancellation it starts no new fetch; an insert in flight is allowed to
+// Run consumes until ctx is cancelled (then it returns nil) or the reader is closed (io.EOF, then
+// it returns the error). Other fetch errors (broker unreachable, coordinator moving) are retried
+// with backoff: a Kafka outage pauses the loop. On cancellation it starts no new fetch; an insert in flight is allowed to
 // finish within ShutdownTimeout and its offsets are committed; a batch not yet inserted is
 // dropped uncommitted, to be redelivered to whoever owns its partitions next.
 func Run(ctx context.Context, r reader, s sink, cfg Config) error {
@@ -173,14 +177,34 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	}()
 	kbatch := make([]kafka.Message, 0, l.cfg.BatchSize)
 	sbatch := make([]store.Message, 0, l.cfg.BatchSize)
+	fetchFailures := 0
 	for ctx.Err() == nil {
 		var err error
 		kbatch, err = l.fetch(ctx, kbatch[:0])
 		if err != nil {
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case errors.Is(err, io.EOF):
+				// The Reader was closed under us: nothing more will come from it.
+				return fmt.Errorf("fetch: %w", err)
+			}
+			// The broker or the group coordinator is away (connection refused, a rebalance that
+			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
+			// fetch again: a broker outage pauses the consumer, it does not end it.
+			fetchFailures++
+			d := l.cfg.Backoff.Delay(fetchFailures)
+			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", fetchFailures,
+				"backoff", d.String(), "err", err)
+			l.cfg.Metrics.Retry()
+			if !sleep(ctx, d) {
 				return nil
 			}
-			return fmt.Errorf("fetch: %w", err)
+			continue
+		}
+		if fetchFailures > 0 {
+			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", fetchFailures)
+			fetchFailures = 0
 		}
 		if ctx.Err() != nil {
 			// Fetched but not inserted: leave it uncommitted for the next owner.

@@ -323,12 +323,44 @@ func TestRunReturnsErrorWhenCommitsKeepFailing(t *testing.T) {
 	}
 }
 
-func TestRunReturnsReaderError(t *testing.T) {
+func TestRunReturnsWhenTheReaderIsClosed(t *testing.T) {
 	t.Parallel()
 	s := &fakeSink{fn: func(context.Context, int, []store.Message) (store.Result, error) { return store.Result{}, nil }}
 	err := Run(t.Context(), eofReader{}, s, testConfig(t))
 	if !errors.Is(err, io.EOF) {
 		t.Fatalf("Run = %v, want io.EOF wrapped", err)
+	}
+}
+
+// flakyReader fails its first fails fetches the way kafka-go does while the broker is down, then
+// serves like fakeReader.
+type flakyReader struct {
+	*fakeReader
+	mu    sync.Mutex
+	fails int
+}
+
+func (r *flakyReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
+	r.mu.Lock()
+	if r.fails > 0 {
+		r.fails--
+		r.mu.Unlock()
+		return kafka.Message{}, errors.New("dial tcp 127.0.0.1:19092: connect: connection refused")
+	}
+	r.mu.Unlock()
+	return r.fakeReader.FetchMessage(ctx)
+}
+
+func TestRunRetriesFetchWhileTheBrokerIsDown(t *testing.T) {
+	t.Parallel()
+	r := &flakyReader{fakeReader: &fakeReader{msgs: msgs(20)}, fails: 5}
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		return store.Result{DeadLettered: len(b)}, nil
+	}}
+	stop := runAsync(t, t.Context(), r, s, testConfig(t))
+	waitFor(t, "both batches committed after the outage", func() bool { _, _, c := r.state(); return len(c) == 2 })
+	if err := stop(); err != nil {
+		t.Fatalf("Run = %v after a fetch outage, want nil (the loop must outlive it)", err)
 	}
 }
 
