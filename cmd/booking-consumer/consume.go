@@ -92,7 +92,13 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", errUsage, err)
 	}
-	return consume(ctx, env.logger, cfg)
+	err := consume(ctx, env.logger, cfg)
+	if err != nil && ctx.Err() != nil {
+		// SIGTERM while connecting, migrating or checking the topic: a clean stop, not a failure.
+		env.logger.Info("stopped during start-up", "err", err)
+		return nil
+	}
+	return err
 }
 
 func (c consumeConfig) validate() error {
