@@ -5,14 +5,16 @@
 // The guarantees, and why they hold:
 //
 //   - Nothing is lost. kafka-go never redelivers a fetched message to the same Reader, so a batch
-//     whose insert failed is retried as it is, forever while the context lives, and the loop never
-//     fetches past it. Offsets are committed only after the database commit.
+//     whose insert failed is retried as it is, forever while the context lives, and the loop
+//     fetches at most one batch past it (read ahead while the insert runs, held, never committed
+//     before it). Offsets are committed only after the database commit, batch after batch.
 //   - Nothing is stored twice. A crash between the database commit and the offset commit replays
 //     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
 //     as duplicates.
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
 //     the decode error) in the same transaction as the valid ones around them.
-//   - Memory is bounded by one batch (Config.BatchSize messages).
+//   - Memory is bounded by two batches (Config.BatchSize messages each): the one in the database
+//     and the one read ahead.
 //   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
 //     capped backoff for as long as the context lives.
 //
@@ -175,52 +177,92 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			"batches", l.total.batches, "consumed", l.total.consumed, "inserted", l.total.inserted,
 			"duplicates", l.total.duplicates, "dead_lettered", l.total.deadLettered)
 	}()
-	kbatch := make([]kafka.Message, 0, l.cfg.BatchSize)
-	sbatch := make([]store.Message, 0, l.cfg.BatchSize)
-	fetchFailures := 0
-	for ctx.Err() == nil {
-		var err error
-		kbatch, err = l.fetch(ctx, kbatch[:0])
-		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case errors.Is(err, io.EOF):
-				// The Reader was closed under us: nothing more will come from it.
-				return fmt.Errorf("fetch: %w", err)
-			}
-			// The broker or the group coordinator is away (connection refused, a rebalance that
-			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
-			// fetch again: a broker outage pauses the consumer, it does not end it.
-			fetchFailures++
-			d := l.cfg.Backoff.Delay(fetchFailures)
-			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", fetchFailures,
-				"backoff", d.String(), "err", err)
-			l.cfg.Metrics.Retry()
-			if !sleep(ctx, d) {
-				return nil
-			}
-			continue
+
+	fctx, stopFetching := context.WithCancel(ctx)
+	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch ahead
+	go l.fetchAhead(fctx, batches)
+	defer func() {
+		stopFetching()
+		for range batches { // wait for the fetcher; a batch it read ahead stays uncommitted
 		}
-		if fetchFailures > 0 {
-			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", fetchFailures)
-			fetchFailures = 0
+	}()
+	for {
+		var b fetched
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil
+		case b, ok = <-batches:
 		}
-		if ctx.Err() != nil {
+		switch {
+		case !ok || ctx.Err() != nil:
 			// Fetched but not inserted: leave it uncommitted for the next owner.
 			return nil
+		case b.err != nil:
+			return fmt.Errorf("fetch: %w", b.err)
 		}
-		sbatch = decode(kbatch, sbatch[:0])
-		if err := l.process(ctx, kbatch, sbatch); err != nil {
+		if err := l.process(ctx, b.kafka, b.store); err != nil {
 			if errors.Is(err, errStopped) {
 				return nil
 			}
 			return err
 		}
-		clear(kbatch) // drop references to the values before the next fetch
-		clear(sbatch)
 	}
-	return nil
+}
+
+// fetched is one batch read and decoded ahead of its insert, or the error that ended fetching.
+type fetched struct {
+	kafka []kafka.Message
+	store []store.Message
+	err   error
+}
+
+// fetchAhead fetches and decodes batches while the loop inserts the previous one, so that Kafka,
+// JSON decoding and PostgreSQL work at the same time. It reads at most one batch ahead: the next
+// send blocks until the loop has stored the batch before it, so while a batch is being retried
+// nothing past the batch after it is fetched, and a batch is committed only after every batch
+// before it. It closes out when ctx ends or the reader is closed (io.EOF, sent as the error).
+func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
+	defer close(out)
+	failures := 0
+	for ctx.Err() == nil {
+		kb, err := l.fetch(ctx, make([]kafka.Message, 0, l.cfg.BatchSize))
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, io.EOF):
+				// The Reader was closed under us: nothing more will come from it.
+				select {
+				case out <- fetched{err: err}:
+				case <-ctx.Done():
+				}
+				return
+			}
+			// The broker or the group coordinator is away (connection refused, a rebalance that
+			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
+			// fetch again: a broker outage pauses the consumer, it does not end it.
+			failures++
+			d := l.cfg.Backoff.Delay(failures)
+			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", failures,
+				"backoff", d.String(), "err", err)
+			l.cfg.Metrics.Retry()
+			if !sleep(ctx, d) {
+				return
+			}
+			continue
+		}
+		if failures > 0 {
+			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
+			failures = 0
+		}
+		sb := decode(kb, make([]store.Message, 0, len(kb)))
+		select {
+		case out <- fetched{kafka: kb, store: sb}:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 type loop struct {
