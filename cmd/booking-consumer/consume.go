@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/ingest"
@@ -65,8 +66,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	var bootstrap string
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&bootstrap, "bootstrap", "", "comma-separated Kafka brokers (default $KAFKA_BOOTSTRAP)")
-	fs.StringVar(&cfg.topic, "topic", envOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
-	fs.StringVar(&cfg.group, "group", envOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
+	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
@@ -74,12 +75,12 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"each partition, or its first message at or after the time; refused if the group has\n"+
 		"committed offsets (unless --force-reset) or active members")
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long an in-flight batch may take to finish")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if cfg.databaseURL == "" {
@@ -90,7 +91,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	}
 	cfg.brokers = splitList(bootstrap)
 	if err := cfg.validate(); err != nil {
-		return fmt.Errorf("%w: run: %w", errUsage, err)
+		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
 	err := consume(ctx, env.logger, cfg)
 	if err != nil && ctx.Err() != nil {
@@ -240,7 +241,7 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("migrate", "Apply the database migrations (tern, under an advisory lock) and re-install the views, then exit.")
 	var dbURL string
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	pool, err := openFromEnv(ctx, env, dbURL)
@@ -274,7 +275,7 @@ func openFromEnv(ctx context.Context, env environment, dbURL string) (*pgxpool.P
 		dbURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
 	}
 	if dbURL == "" {
-		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", errUsage)
+		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", cli.ErrUsage)
 	}
 	return openDB(ctx, dbURL)
 }

@@ -22,6 +22,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
 func main() {
@@ -30,7 +32,7 @@ func main() {
 	stop()
 	switch {
 	case err == nil:
-	case errors.Is(err, errUsage):
+	case errors.Is(err, cli.ErrUsage):
 		fmt.Fprintln(os.Stderr, "booking-consumer:", err)
 		os.Exit(2)
 	default:
@@ -38,9 +40,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// errUsage marks command-line mistakes (exit status 2).
-var errUsage = errors.New("usage")
 
 const envHelp = `Environment:
   DATABASE_URL     PostgreSQL URL, e.g. postgres://golf@127.0.0.1:55432/golf?sslmode=disable
@@ -76,11 +75,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	sub := "run"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
-	} else if len(args) > 0 && isHelp(args[0]) {
+	} else if len(args) > 0 && cli.IsHelp(args[0]) {
 		fmt.Fprint(stderr, rootHelp+envHelp)
 		return nil
 	}
-	logger, err := newLogger(getenv, stderr)
+	logger, err := cli.NewLogger(getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -102,17 +101,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	default:
 		fmt.Fprint(stderr, rootHelp)
-		return fmt.Errorf("%w: unknown subcommand %q", errUsage, sub)
+		return fmt.Errorf("%w: unknown subcommand %q", cli.ErrUsage, sub)
 	}
 	err = cmd(ctx, env, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	return err
-}
-
-func isHelp(a string) bool {
-	return a == "-h" || a == "-help" || a == "--help"
 }
 
 // environment is what every subcommand gets from run.
@@ -133,45 +128,4 @@ func (e environment) newFlagSet(name, usage string) *flag.FlagSet {
 		fmt.Fprint(fs.Output(), "\n"+envHelp)
 	}
 	return fs
-}
-
-// parse parses args; mistakes become errUsage (the flag package already printed why).
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: %s: unexpected arguments %q", errUsage, fs.Name(), fs.Args())
-	}
-	return nil
-}
-
-// newLogger builds the JSON (or text) logger on stderr from LOG_LEVEL and LOG_FORMAT.
-func newLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
-	var level slog.Level
-	if s := getenv("LOG_LEVEL"); s != "" {
-		if err := level.UnmarshalText([]byte(s)); err != nil {
-			return nil, fmt.Errorf("%w: LOG_LEVEL=%q: want debug, info, warn or error", errUsage, s)
-		}
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	switch f := getenv("LOG_FORMAT"); f {
-	case "", "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	default:
-		return nil, fmt.Errorf("%w: LOG_FORMAT=%q: want json or text", errUsage, f)
-	}
-}
-
-// envOr returns getenv(key), or def when it is empty.
-func envOr(getenv func(string) string, key, def string) string {
-	if v := strings.TrimSpace(getenv(key)); v != "" {
-		return v
-	}
-	return def
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -33,7 +34,7 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
 	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
 	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	f := store.LifetimeFilter{Source: source, Course: course}
@@ -48,10 +49,10 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	case "", store.StatusOpen, store.StatusBooked, store.StatusExpired:
 		f.Status = status
 	default:
-		return fmt.Errorf("%w: --status %q: want open, booked or expired", errUsage, status)
+		return fmt.Errorf("%w: --status %q: want open, booked or expired", cli.ErrUsage, status)
 	}
 	if asJSON && asCSV {
-		return fmt.Errorf("%w: --json and --csv are exclusive", errUsage)
+		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	}
 	pool, err := openFromEnv(ctx, env, dbURL)
 	if err != nil {
@@ -94,7 +95,7 @@ func parseDate(flag, s string) (*time.Time, error) {
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q: want YYYY-MM-DD", errUsage, flag, s)
+		return nil, fmt.Errorf("%w: %s %q: want YYYY-MM-DD", cli.ErrUsage, flag, s)
 	}
 	return &t, nil
 }
@@ -245,7 +246,7 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&until, "until", "", "only events with occurred_at < this RFC3339 `time`")
 	fs.StringVar(&source, "source", "", "only this source (site) name")
 	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout (replaced atomically-ish: written, then renamed)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	f := store.ExportFilter{Source: source}
@@ -258,7 +259,7 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		}
 		t, err := time.Parse(time.RFC3339, b.v)
 		if err != nil {
-			return fmt.Errorf("%w: %s %q: want RFC3339, e.g. 2026-05-01T00:00:00+09:00", errUsage, b.name, b.v)
+			return fmt.Errorf("%w: %s %q: want RFC3339, e.g. 2026-05-01T00:00:00+09:00", cli.ErrUsage, b.name, b.v)
 		}
 		*b.dst = &t
 	}

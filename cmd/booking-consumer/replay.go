@@ -37,7 +37,11 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second}
+	// A transport of its own: kafka-go's DefaultTransport caches metadata for every client in the
+	// process, and a topic created after that cache was filled would look missing for seconds.
+	transport := &kafka.Transport{DialTimeout: 5 * time.Second, ClientID: "booking-consumer"}
+	defer transport.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: transport}
 
 	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -60,22 +61,22 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	pub, envErr := events.PublisherConfigFromEnv(getenv)
 	cfg.Publisher = pub
 	bootstrap := strings.Join(pub.Brokers, ",")
-	fs.StringVar(&cfg.Sites, "sites", envOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
-	fs.StringVar(&cfg.StateDir, "state-dir", envOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
+	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
+	fs.StringVar(&cfg.StateDir, "state-dir", cli.EnvOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.StringVar(&bootstrap, "kafka-bootstrap", bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]")
-	fs.StringVar(&cfg.Publisher.Topic, "topic", envOr(getenv, "KAFKA_TOPIC", events.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
+	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", events.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
 	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, events.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
 	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, events.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
 	if scheduled {
-		fs.StringVar(&cfg.Schedule, "schedule", envOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
-		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
+		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
+		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 	}
 	return cfg, func() error {
 		if envErr != nil {
-			return fmt.Errorf("%w: %v", errUsage, envErr)
+			return fmt.Errorf("%w: %v", cli.ErrUsage, envErr)
 		}
 		cfg.Publisher.Brokers = events.ParseBrokers(bootstrap)
 		if cfg.MetricsAddr == "off" {
@@ -83,13 +84,13 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		}
 		switch {
 		case cfg.StateDir == "":
-			return fmt.Errorf("%w: --state-dir is empty; the crawler needs a directory for its snapshots", errUsage)
+			return fmt.Errorf("%w: --state-dir is empty; the crawler needs a directory for its snapshots", cli.ErrUsage)
 		case cfg.MissesToClose < 1:
-			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", errUsage, cfg.MissesToClose)
+			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", cli.ErrUsage, cfg.MissesToClose)
 		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
-			return fmt.Errorf("%w: --retry-window and --queue-size must be positive", errUsage)
+			return fmt.Errorf("%w: --retry-window and --queue-size must be positive", cli.ErrUsage)
 		case scheduled && cfg.ShutdownTimeout <= 0:
-			return fmt.Errorf("%w: --shutdown-timeout must be positive", errUsage)
+			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
 		}
 		return nil
 	}
@@ -170,7 +171,7 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete.",
 		crawlEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.getenv, false)
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {
@@ -192,7 +193,7 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
 		crawlEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.getenv, true)
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {

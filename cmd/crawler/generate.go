@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 )
 
@@ -41,21 +42,21 @@ func runGenerate(ctx context.Context, args []string, getenv func(string) string,
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return fmt.Errorf("%w: sim --generate: %v", errUsage, err)
+		return fmt.Errorf("%w: sim --generate: %v", cli.ErrUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: sim --generate: unexpected arguments %q", errUsage, fs.Args())
+		return fmt.Errorf("%w: sim --generate: unexpected arguments %q", cli.ErrUsage, fs.Args())
 	}
 	if *out == "" {
 		fs.Usage()
-		return fmt.Errorf("%w: sim --generate: FILE is required", errUsage)
+		return fmt.Errorf("%w: sim --generate: FILE is required", cli.ErrUsage)
 	}
 	if *days <= 0 || *interval < time.Second || *seed == 0 {
-		return fmt.Errorf("%w: sim --generate: --days must be positive, --interval at least 1s, --seed non-zero", errUsage)
+		return fmt.Errorf("%w: sim --generate: --days must be positive, --interval at least 1s, --seed non-zero", cli.ErrUsage)
 	}
 	at, err := time.Parse(time.RFC3339, *start)
 	if err != nil {
-		return fmt.Errorf("%w: sim --generate: --start %q is not an RFC 3339 time", errUsage, *start)
+		return fmt.Errorf("%w: sim --generate: --start %q is not an RFC 3339 time", cli.ErrUsage, *start)
 	}
 	opts := practice.Options{Seed: *seed, Days: *days, Interval: *interval, Start: at}
 

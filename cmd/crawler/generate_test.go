@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
 func TestRunGenerate(t *testing.T) {
@@ -51,8 +53,8 @@ func TestRunGenerateUsage(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{}, {"--generate", "x", "--days", "0"}, {"--generate", "x", "--start", "yesterday"}, {"--generate", "x", "extra"}} {
-		if err := runGenerate(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, errUsage) {
-			t.Errorf("%q: %v, want errUsage", args, err)
+		if err := runGenerate(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%q: %v, want cli.ErrUsage", args, err)
 		}
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
 func main() {
@@ -32,7 +34,7 @@ func main() {
 	stop()
 	switch {
 	case err == nil:
-	case errors.Is(err, errUsage):
+	case errors.Is(err, cli.ErrUsage):
 		fmt.Fprintln(os.Stderr, "crawler:", err)
 		os.Exit(2)
 	default:
@@ -40,9 +42,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// errUsage marks command-line mistakes (exit status 2).
-var errUsage = errors.New("usage")
 
 const rootHelp = `crawler crawls golf tee-time listing sites and publishes every listing change as a booking event.
 
@@ -67,11 +66,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	sub := "run"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
-	} else if len(args) > 0 && isHelp(args[0]) {
+	} else if len(args) > 0 && cli.IsHelp(args[0]) {
 		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
 		return nil
 	}
-	logger, err := newLogger(getenv, stderr)
+	logger, err := cli.NewLogger(getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -99,7 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	default:
 		fmt.Fprint(stderr, rootHelp)
-		return fmt.Errorf("%w: unknown subcommand %q", errUsage, sub)
+		return fmt.Errorf("%w: unknown subcommand %q", cli.ErrUsage, sub)
 	}
 	err = cmd(ctx, env, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -122,10 +121,6 @@ func wantsGenerate(args []string) bool {
 	return false
 }
 
-func isHelp(a string) bool {
-	return a == "-h" || a == "-help" || a == "--help"
-}
-
 // environment is what every subcommand gets from run.
 type environment struct {
 	getenv         func(string) string
@@ -146,47 +141,6 @@ func (e environment) newFlagSet(name, usage, envHelp string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; mistakes become errUsage (the flag package already printed why).
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: %s: unexpected arguments %q", errUsage, fs.Name(), fs.Args())
-	}
-	return nil
-}
-
 const logEnvHelp = `  LOG_LEVEL                   debug, info (default), warn or error
   LOG_FORMAT                  json (default) or text; logs go to stderr
 `
-
-// newLogger builds the JSON (or text) logger on w from LOG_LEVEL and LOG_FORMAT.
-func newLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
-	var level slog.Level
-	if s := strings.TrimSpace(getenv("LOG_LEVEL")); s != "" {
-		if err := level.UnmarshalText([]byte(s)); err != nil {
-			return nil, fmt.Errorf("%w: LOG_LEVEL=%q: want debug, info, warn or error", errUsage, s)
-		}
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	switch f := strings.TrimSpace(getenv("LOG_FORMAT")); f {
-	case "", "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	default:
-		return nil, fmt.Errorf("%w: LOG_FORMAT=%q: want json or text", errUsage, f)
-	}
-}
-
-// envOr returns getenv(key) trimmed, or def when it is empty.
-func envOr(getenv func(string) string, key, def string) string {
-	if v := strings.TrimSpace(getenv(key)); v != "" {
-		return v
-	}
-	return def
-}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -78,12 +79,12 @@ func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"}} {
 		err := run(t.Context(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
-		if !errors.Is(err, errUsage) {
+		if !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: err %v, want a usage error", args, err)
 		}
 	}
 	err := run(t.Context(), []string{"once"}, env(map[string]string{"LOG_FORMAT": "xml"}), &bytes.Buffer{}, &bytes.Buffer{})
-	if !errors.Is(err, errUsage) {
+	if !errors.Is(err, cli.ErrUsage) {
 		t.Errorf("LOG_FORMAT=xml: err %v, want a usage error", err)
 	}
 }

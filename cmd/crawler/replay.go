@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/replay"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -65,19 +66,19 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
-			return fmt.Errorf("%w: replay: %v", errUsage, err)
+			return fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		if file != "" {
-			return fmt.Errorf("%w: replay: one FILE only, got %q and %q", errUsage, file, fs.Arg(0))
+			return fmt.Errorf("%w: replay: one FILE only, got %q and %q", cli.ErrUsage, file, fs.Arg(0))
 		}
 		file, rest = fs.Arg(0), fs.Args()[1:]
 	}
 	if file == "" {
 		fs.Usage()
-		return fmt.Errorf("%w: replay: FILE is required ('-' for stdin)", errUsage)
+		return fmt.Errorf("%w: replay: FILE is required ('-' for stdin)", cli.ErrUsage)
 	}
 	opts := replay.Options{Rate: *rate, Max: *maxN, DryRun: *dry, BatchSize: *batch}
 	for _, f := range []struct {
@@ -89,12 +90,12 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		t, err := time.Parse(time.RFC3339, f.v)
 		if err != nil {
-			return fmt.Errorf("%w: replay: --%s %q is not an RFC 3339 time such as 2026-04-01T00:00:00+09:00", errUsage, f.name, f.v)
+			return fmt.Errorf("%w: replay: --%s %q is not an RFC 3339 time such as 2026-04-01T00:00:00+09:00", cli.ErrUsage, f.name, f.v)
 		}
 		*f.dst = t
 	}
 	if *rate < 0 || *maxN < 0 || *batch <= 0 {
-		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size must be positive", errUsage)
+		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size must be positive", cli.ErrUsage)
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -103,10 +104,10 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 	if !*dry {
 		cfg, err := events.PublisherConfigFromEnv(getenv)
 		if err != nil {
-			return fmt.Errorf("%w: replay: %v", errUsage, err)
+			return fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
 		}
 		if len(cfg.Brokers) == 0 {
-			return fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", errUsage)
+			return fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", cli.ErrUsage)
 		}
 		cfg.Logger = logger
 		w := events.NewSyncWriter(cfg)

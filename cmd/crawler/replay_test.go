@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
 )
@@ -86,8 +87,8 @@ func TestRunReplayUsage(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{}, {"a", "b"}, {"--since", "monday", "f"}, {"--batch-size", "0", "f"}, {"f"}} {
-		if err := runReplay(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, errUsage) {
-			t.Errorf("%q: %v, want errUsage", args, err)
+		if err := runReplay(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%q: %v, want cli.ErrUsage", args, err)
 		}
 	}
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
@@ -26,14 +26,14 @@ func simCmd(ctx context.Context, env environment, args []string) error {
 	speed := fs.Float64("speed", 1, "how many simulated seconds pass per real second; above 1 the site's clock\n"+
 		"runs ahead of the crawler's, which then calls some expired listings booked")
 	booking := fs.Float64("booking-speed", sitesim.DemoBookingSpeed, "divides the mean time to book (24 h for a weekend morning ... 240 h)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if *speed <= 0 {
-		return fmt.Errorf("%w: --speed must be positive", errUsage)
+		return fmt.Errorf("%w: --speed must be positive", cli.ErrUsage)
 	}
 	if *booking <= 0 {
-		return fmt.Errorf("%w: --booking-speed must be positive", errUsage)
+		return fmt.Errorf("%w: --booking-speed must be positive", cli.ErrUsage)
 	}
 	cfg := sitesim.DemoConfig(*seed)
 	cfg.BookingSpeed = *booking
@@ -49,22 +49,8 @@ func healthcheckCmd(ctx context.Context, env environment, args []string) error {
 		simEnvHelp)
 	url := fs.String("url", "http://"+defaultMetricsAddr+"/healthz", "`URL` to check")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up after this long")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
-	if err != nil {
-		return fmt.Errorf("%w: --url %q: %v", errUsage, *url, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("healthcheck %s: %w", *url, err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthcheck %s: %s", *url, resp.Status)
-	}
-	return nil
+	return cli.Healthcheck(ctx, *url, *timeout)
 }
