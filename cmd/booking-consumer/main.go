@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )

@@ -140,6 +140,17 @@ func TestLifetimesOutputFormats(t *testing.T) {
 		}
 	}
 
+	if !strings.Contains(table, "+09:00") || strings.Contains(table, "Z ") {
+		t.Errorf("table timestamps are not in Asia/Seoul by default:\n%s", table)
+	}
+	utc, _, err := runCLI(t, t.Context(), env, "lifetimes", "--tz", "UTC")
+	if err != nil || strings.Contains(utc, "+09:00") || !strings.Contains(utc, "Z ") {
+		t.Errorf("--tz UTC: err %v, output:\n%s", err, utc)
+	}
+	if _, _, err := runCLI(t, t.Context(), env, "lifetimes", "--tz", "Mars/Olympus"); err == nil {
+		t.Error("--tz with an unknown zone was accepted")
+	}
+
 	js, _, err := runCLI(t, t.Context(), env, "lifetimes", "--json", "--status", "booked")
 	if err != nil {
 		t.Fatal(err)

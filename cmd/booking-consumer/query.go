@@ -22,8 +22,8 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
 		"to book by course and weekday of the play date.")
 	var (
-		dbURL, source, course, from, to, status string
-		asJSON, asCSV, summary                  bool
+		dbURL, source, course, from, to, status, tz string
+		asJSON, asCSV, summary                      bool
 	)
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&source, "source", "", "only this source (site) name")
@@ -34,11 +34,15 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
 	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
 	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
+	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return fmt.Errorf("%w: --tz %q: %v", cli.ErrUsage, tz, err)
+	}
 	f := store.LifetimeFilter{Source: source, Course: course}
-	var err error
 	if f.From, err = parseDate("--from", from); err != nil {
 		return err
 	}
@@ -77,11 +81,11 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	}
 	switch {
 	case asJSON:
-		err = writeLifetimesJSON(w, rows)
+		err = writeLifetimesJSON(w, rows, loc)
 	case asCSV:
-		err = writeLifetimesCSV(w, rows)
+		err = writeLifetimesCSV(w, rows, loc)
 	default:
-		err = writeLifetimesTable(w, rows)
+		err = writeLifetimesTable(w, rows, loc)
 	}
 	if err != nil {
 		return fmt.Errorf("write lifetimes: %w", err)
@@ -103,13 +107,17 @@ func parseDate(flag, s string) (*time.Time, error) {
 var lifetimeHeader = []string{"play_date", "tee_time", "source", "course", "part", "status", "opened_at",
 	"closed_at", "lifetime", "open_price_krw", "last_price_krw", "changes", "reopens", "listing_key"}
 
-func lifetimeRecord(l store.Lifetime) []string {
+// defaultTZ is the zone timestamps are printed in: the booking sites are Korean, so their tee
+// times and the moments listings opened and closed read best side by side in Korean time.
+const defaultTZ = "Asia/Seoul"
+
+func lifetimeRecord(l store.Lifetime, loc *time.Location) []string {
 	closed := ""
 	if l.ClosedAt != nil {
-		closed = l.ClosedAt.UTC().Format(time.RFC3339)
+		closed = l.ClosedAt.In(loc).Format(time.RFC3339)
 	}
 	return []string{l.PlayDate, l.TeeTime, l.Source, l.CourseName, l.CoursePart, l.Status,
-		l.OpenedAt.UTC().Format(time.RFC3339), closed, l.Lifetime.Round(time.Second).String(),
+		l.OpenedAt.In(loc).Format(time.RFC3339), closed, l.Lifetime.Round(time.Second).String(),
 		optInt(l.OpenPriceKRW), optInt(l.LastPriceKRW), strconv.Itoa(l.ChangeCount), strconv.Itoa(l.ReopenCount), l.ListingKey}
 }
 
@@ -120,7 +128,7 @@ func optInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-func writeLifetimesTable(w io.Writer, rows []store.Lifetime) error {
+func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
 	var t table
 	addRow := func(r []string) {
 		r = slices.Clone(r[:len(r)-1]) // the listing key is long and repeats the rest: CSV and JSON only
@@ -133,7 +141,7 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime) error {
 	}
 	addRow(lifetimeHeader)
 	for _, l := range rows {
-		addRow(lifetimeRecord(l))
+		addRow(lifetimeRecord(l, loc))
 	}
 	if err := t.write(w); err != nil {
 		return err
@@ -142,11 +150,11 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime) error {
 	return err
 }
 
-func writeLifetimesCSV(w io.Writer, rows []store.Lifetime) error {
+func writeLifetimesCSV(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(lifetimeHeader)
 	for _, l := range rows {
-		_ = cw.Write(lifetimeRecord(l))
+		_ = cw.Write(lifetimeRecord(l, loc))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -172,11 +180,16 @@ type lifetimeJSON struct {
 	ReopenCount     int        `json:"reopen_count"`
 }
 
-func writeLifetimesJSON(w io.Writer, rows []store.Lifetime) error {
+func writeLifetimesJSON(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
 	out := make([]lifetimeJSON, len(rows))
 	for i, l := range rows {
+		var closed *time.Time
+		if l.ClosedAt != nil {
+			c := l.ClosedAt.In(loc)
+			closed = &c
+		}
 		out[i] = lifetimeJSON{l.ListingKey, l.Source, l.CourseName, l.CoursePart, l.PlayDate, l.TeeTime, l.Status,
-			l.OpenedAt, l.ClosedAt, l.LastEventType, l.LastEventAt, l.Lifetime.Seconds(), l.OpenPriceKRW,
+			l.OpenedAt.In(loc), closed, l.LastEventType, l.LastEventAt.In(loc), l.Lifetime.Seconds(), l.OpenPriceKRW,
 			l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
 	}
 	enc := json.NewEncoder(w)
