@@ -18,29 +18,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, cli.ErrUsage):
-		fmt.Fprintln(os.Stderr, "booking-consumer:", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "booking-consumer:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("booking-consumer", run) }
 
 const envHelp = `Environment:
   DATABASE_URL     PostgreSQL URL, e.g. postgres://golf@127.0.0.1:55432/golf?sslmode=disable

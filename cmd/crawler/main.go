@@ -20,28 +20,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, cli.ErrUsage):
-		fmt.Fprintln(os.Stderr, "crawler:", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "crawler:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("crawler", run) }
 
 const rootHelp = `crawler crawls golf tee-time listing sites and publishes every listing change as a booking event.
 

@@ -11,7 +11,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -83,4 +86,21 @@ func Healthcheck(ctx context.Context, url string, timeout time.Duration) error {
 		return fmt.Errorf("healthcheck %s: %s", url, resp.Status)
 	}
 	return nil
+}
+
+// Main runs a command: run gets a context cancelled by SIGINT or SIGTERM, the arguments without
+// the program name and the process environment; its error becomes the exit status (0; 2 for
+// ErrUsage; 1 otherwise), printed after the program's name.
+func Main(name string, run func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	if errors.Is(err, ErrUsage) {
+		os.Exit(2)
+	}
+	os.Exit(1)
 }
