@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -57,10 +56,8 @@ Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	sub := "run"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	} else if len(args) > 0 && cli.IsHelp(args[0]) {
+	sub, args, help := cli.Subcommand(args, "run")
+	if help {
 		fmt.Fprint(stderr, rootHelp+envHelp)
 		return nil
 	}

@@ -118,6 +118,20 @@ type crawlDeps struct {
 	out     *crawler.EventLog
 }
 
+// prepare is what once and run share: their flags (schedule ones too when scheduled), parsed and
+// validated, then setup.
+func prepare(env environment, fs *flag.FlagSet, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+	cfg, validate := crawlFlags(fs, env.getenv, scheduled)
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if err := validate(); err != nil {
+		return nil, nil, err
+	}
+	d, err := setup(env, cfg)
+	return cfg, d, err
+}
+
 // setup loads the sites and builds the publisher, metrics, events file and runner.
 func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 	env.logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
@@ -170,14 +184,7 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete.",
 		crawlEnvHelp+logEnvHelp)
-	cfg, validate := crawlFlags(fs, env.getenv, false)
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if err := validate(); err != nil {
-		return err
-	}
-	d, err := setup(env, cfg)
+	_, d, err := prepare(env, fs, args, false)
 	if err != nil {
 		return err
 	}
@@ -192,14 +199,7 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
 		crawlEnvHelp+logEnvHelp)
-	cfg, validate := crawlFlags(fs, env.getenv, true)
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if err := validate(); err != nil {
-		return err
-	}
-	d, err := setup(env, cfg)
+	cfg, d, err := prepare(env, fs, args, true)
 	if err != nil {
 		return err
 	}

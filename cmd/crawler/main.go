@@ -47,10 +47,8 @@ Run "crawler <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	sub := "run"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	} else if len(args) > 0 && cli.IsHelp(args[0]) {
+	sub, args, help := cli.Subcommand(args, "run")
+	if help {
 		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
 		return nil
 	}
@@ -61,19 +59,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
 	var cmd func(context.Context, environment, []string) error
 	switch sub {
+	case "run":
+		cmd = scheduleCmd
+	case "once":
+		cmd = onceCmd
 	case "replay":
 		return runReplay(ctx, args, getenv, stdout, stderr)
 	case "sim":
 		if wantsGenerate(args) {
 			return runGenerate(ctx, args, getenv, stdout, stderr)
 		}
-	}
-	switch sub {
-	case "run":
-		cmd = scheduleCmd
-	case "once":
-		cmd = onceCmd
-	case "sim":
 		cmd = simCmd
 	case "healthcheck":
 		cmd = healthcheckCmd

@@ -26,6 +26,18 @@ func IsHelp(a string) bool {
 	return a == "-h" || a == "-help" || a == "--help"
 }
 
+// Subcommand splits args into the subcommand and its arguments: the first argument unless it is a
+// flag, else def. help reports a bare --help (or -h) asking for the command's own usage.
+func Subcommand(args []string, def string) (sub string, rest []string, help bool) {
+	switch {
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
+		return args[0], args[1:], false
+	case len(args) > 0 && IsHelp(args[0]):
+		return "", nil, true
+	}
+	return def, args, false
+}
+
 // Parse parses args into fs; mistakes wrap ErrUsage (the flag package already printed why), and
 // leftover arguments are a mistake too. flag.ErrHelp is returned as it is.
 func Parse(fs *flag.FlagSet, args []string) error {

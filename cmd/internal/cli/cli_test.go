@@ -74,3 +74,24 @@ func TestHealthcheck(t *testing.T) {
 		t.Error("a closed port passed")
 	}
 }
+
+func TestSubcommand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args     []string
+		sub      string
+		rest     int
+		wantHelp bool
+	}{
+		{nil, "run", 0, false},
+		{[]string{"--schedule", "x"}, "run", 2, false},
+		{[]string{"once", "--sites", "f"}, "once", 2, false},
+		{[]string{"--help"}, "", 0, true},
+		{[]string{"-h", "once"}, "", 0, true},
+	} {
+		sub, rest, help := Subcommand(tc.args, "run")
+		if sub != tc.sub || len(rest) != tc.rest || help != tc.wantHelp {
+			t.Errorf("Subcommand(%q) = %q, %q, %v; want %q, %d args, %v", tc.args, sub, rest, help, tc.sub, tc.rest, tc.wantHelp)
+		}
+	}
+}
