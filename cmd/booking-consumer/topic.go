@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // ensureTopic creates topic with the given partition count when it does not exist yet, so that a
@@ -18,28 +14,9 @@ func ensureTopic(ctx context.Context, logger *slog.Logger, brokers []string, top
 	if partitions < 1 {
 		return nil
 	}
-	var d kafka.Dialer
-	conn, err := d.DialContext(ctx, "tcp", brokers[0])
-	if err != nil {
-		return fmt.Errorf("ensure topic %s: dial %s: %w", topic, brokers[0], err)
+	created, err := events.CreateTopic(ctx, brokers[0], topic, partitions)
+	if created {
+		logger.InfoContext(ctx, "created topic", "topic", topic, "partitions", partitions)
 	}
-	defer conn.Close()
-	ctrl, err := conn.Controller()
-	if err != nil {
-		return fmt.Errorf("ensure topic %s: find the controller: %w", topic, err)
-	}
-	cc, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ctrl.Host, strconv.Itoa(ctrl.Port)))
-	if err != nil {
-		return fmt.Errorf("ensure topic %s: dial the controller: %w", topic, err)
-	}
-	defer cc.Close()
-	err = cc.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1})
-	switch {
-	case errors.Is(err, kafka.TopicAlreadyExists):
-		return nil
-	case err != nil:
-		return fmt.Errorf("ensure topic %s: create: %w", topic, err)
-	}
-	logger.InfoContext(ctx, "created topic", "topic", topic, "partitions", partitions)
-	return nil
+	return err
 }

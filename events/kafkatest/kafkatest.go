@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // DefaultBootstrap is the dev stack's broker (compose/dev/stack env).
@@ -89,13 +91,12 @@ func Topic(t testing.TB, addr string, partitions int) string {
 // CreateTopic creates topic through the cluster's controller and waits until its partitions have
 // leaders.
 func CreateTopic(ctx context.Context, addr, topic string, partitions int) error {
-	conn, err := controller(ctx, addr)
+	created, err := events.CreateTopic(ctx, addr, topic, partitions)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if err := conn.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}); err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
+	if !created {
+		return fmt.Errorf("create topic %s: it exists already: topic names must be unique per test", topic)
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
