@@ -37,6 +37,42 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// On a broker that just started, or for a group nobody used yet, the coordinator and the
+	// topic's metadata take a moment to settle (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+	// an unknown topic): such answers are retried until the deadline. Nothing is retried once the
+	// offsets were sent.
+	for attempt := 1; ; attempt++ {
+		err := resetOnce(ctx, logger, brokers, group, topic, from, at, force)
+		if err == nil || !retriable(err) {
+			return err
+		}
+		logger.WarnContext(ctx, "group offsets cannot be reset yet; retrying", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (gave up after %d attempts: %v)", err, attempt, ctx.Err())
+		case <-time.After(time.Duration(min(attempt, 10)) * 200 * time.Millisecond):
+		}
+	}
+}
+
+// errTopicNotFound and errCommitStage mark the two answers retriable treats specially.
+var (
+	errTopicNotFound = errors.New("topic not found")
+	errCommitStage   = errors.New("offsets sent")
+)
+
+// retriable reports whether a failed reset may be tried again: it failed before the offsets were
+// sent, on an answer Kafka calls temporary or on a topic the metadata does not show yet.
+func retriable(err error) bool {
+	if errors.Is(err, errCommitStage) {
+		return false
+	}
+	var kerr kafka.Error
+	return errors.Is(err, errTopicNotFound) || (errors.As(err, &kerr) && kerr.Temporary())
+}
+
+// resetOnce is one attempt of resetOffsets.
+func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, at time.Time, force bool) error {
 	// A transport of its own: kafka-go's DefaultTransport caches metadata for every client in the
 	// process, and a topic created after that cache was filled would look missing for seconds.
 	transport := &kafka.Transport{DialTimeout: 5 * time.Second, ClientID: "booking-consumer"}
@@ -48,7 +84,7 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 		return fmt.Errorf("replay: metadata of %s: %w", topic, err)
 	}
 	if len(meta.Topics) != 1 || meta.Topics[0].Error != nil || len(meta.Topics[0].Partitions) == 0 {
-		return fmt.Errorf("replay: topic %s not found", topic)
+		return fmt.Errorf("replay: %s: %w", topic, errTopicNotFound)
 	}
 	var parts []int
 	for _, p := range meta.Topics[0].Partitions {
@@ -93,7 +129,7 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	}
 	res, err := client.OffsetCommit(ctx, req)
 	if err != nil {
-		return fmt.Errorf("replay: commit offsets for group %s: %w", group, err)
+		return fmt.Errorf("replay: commit offsets for group %s: %w: %w", group, errCommitStage, err)
 	}
 	var errs []error
 	for _, p := range res.Topics[topic] {
@@ -102,7 +138,7 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("replay: commit offsets for group %s: %w", group, err)
+		return fmt.Errorf("replay: commit offsets for group %s: %w: %w", group, errCommitStage, err)
 	}
 	logger.InfoContext(ctx, "group offsets reset for replay", "group", group, "topic", topic, "from", from,
 		"offsets", offsets, "overwritten", existing)

@@ -14,9 +14,9 @@ func ensureTopic(ctx context.Context, logger *slog.Logger, brokers []string, top
 	if partitions < 1 {
 		return nil
 	}
-	created, err := events.CreateTopic(ctx, brokers[0], topic, partitions)
-	if created {
-		logger.InfoContext(ctx, "created topic", "topic", topic, "partitions", partitions)
+	if err := events.CreateTopic(ctx, brokers[0], topic, partitions); err != nil {
+		return err
 	}
-	return err
+	logger.DebugContext(ctx, "topic present", "topic", topic, "partitions_if_created", partitions)
+	return nil
 }
