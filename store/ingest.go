@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,12 +163,22 @@ type position struct {
 }
 
 // split turns a batch into column arrays of distinct valid events (the first delivery of an
-// event_id wins: its Kafka position is the one stored) and the dead letters, one per position.
+// event_id in the batch wins: its Kafka position is the one stored) and the dead letters, one per
+// position.
+//
+// The rows are in event_id order. Two batches in concurrent transactions (the consumer inserts
+// up to ingest.Config.Inflight at once) that share an event_id then take its unique-index lock
+// in the same order, so they wait for each other instead of deadlocking.
 func split(batch []Message) (eventRows, []deadRow) {
 	var rows eventRows
 	seen := make(map[[16]byte]bool, len(batch))
 	deadAt := map[position]int{}
 	var dead []deadRow
+	type valid struct {
+		m Message
+		d deadRow
+	}
+	var ok []valid
 	for _, m := range batch {
 		d := deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value}
 		switch {
@@ -188,10 +200,14 @@ func split(batch []Message) (eventRows, []deadRow) {
 				continue
 			}
 			seen[m.Event.EventID] = true
-			if err := rows.add(m, d); err != nil {
-				rows.valid--
-				dead = append(dead, d.withError(err))
-			}
+			ok = append(ok, valid{m, d})
+		}
+	}
+	slices.SortFunc(ok, func(a, b valid) int { return bytes.Compare(a.m.Event.EventID[:], b.m.Event.EventID[:]) })
+	for _, v := range ok {
+		if err := rows.add(v.m, v.d); err != nil {
+			rows.valid--
+			dead = append(dead, v.d.withError(err))
 		}
 	}
 	return rows, dead

@@ -192,3 +192,51 @@ func TestExistingIDsAndExport(t *testing.T) {
 		t.Fatalf("Export wrote %d: %v, want %v", n, got, want)
 	}
 }
+
+// Two batches sharing their events, in opposite orders, in concurrent transactions (the consumer
+// runs up to ingest.Config.Inflight at once): one stores each event, the other counts it as a
+// duplicate, and neither fails with a deadlock.
+func TestConcurrentIngestOfOverlappingBatches(t *testing.T) {
+	t.Parallel()
+	s := store.New(storetest.NewDB(t))
+	const n, rounds = 300, 8
+	for round := range rounds {
+		a := make([]store.Message, n)
+		b := make([]store.Message, n)
+		for i := range n {
+			e := events.Opened(listing(round*n+i), fmt.Sprint("crawl-", round), t0)
+			a[i] = message(t, e, i)
+			b[n-1-i] = message(t, e, n+i)
+		}
+		start := make(chan struct{})
+		type answer struct {
+			res store.Result
+			err error
+		}
+		answers := make(chan answer, 2)
+		for _, batch := range [][]store.Message{a, b} {
+			go func() {
+				<-start
+				res, err := s.Ingest(t.Context(), batch)
+				answers <- answer{res, err}
+			}()
+		}
+		close(start)
+		var sum store.Result
+		for range 2 {
+			ans := <-answers
+			if ans.err != nil {
+				t.Fatalf("round %d: concurrent Ingest: %v", round, ans.err)
+			}
+			sum.Inserted += ans.res.Inserted
+			sum.Duplicates += ans.res.Duplicates
+			sum.DeadLettered += ans.res.DeadLettered
+		}
+		if sum != (store.Result{Inserted: n, Duplicates: n}) {
+			t.Fatalf("round %d: together %+v, want %d inserted and %d duplicates", round, sum, n, n)
+		}
+	}
+	if got, err := s.CountEvents(t.Context()); err != nil || got != n*rounds {
+		t.Fatalf("CountEvents = %d, %v; want %d", got, err, n*rounds)
+	}
+}
