@@ -40,6 +40,8 @@ const (
 	// tolerates ~9 missed heartbeats; a clean shutdown leaves the group at once either way.
 	sessionTimeout    = 10 * time.Second
 	heartbeatInterval = time.Second
+	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
+	maxInflight = 16
 )
 
 type consumeConfig struct {
@@ -50,6 +52,7 @@ type consumeConfig struct {
 	noMigrate   bool
 	batchSize   int
 	batchWait   time.Duration
+	inflight    int
 	from        string
 	forceReset  bool
 	metricsAddr string
@@ -71,6 +74,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.IntVar(&cfg.inflight, "inflight", ingest.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
+		"offsets are still committed in order, each batch's after its rows")
 	fs.StringVar(&cfg.from, "from", "", "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n"+
 		"each partition, or its first message at or after the time; refused if the group has\n"+
 		"committed offsets (unless --force-reset) or active members")
@@ -119,6 +124,9 @@ func (c consumeConfig) validate() error {
 	if c.batchWait <= 0 {
 		errs = append(errs, fmt.Errorf("--batch-wait %v must be positive", c.batchWait))
 	}
+	if c.inflight < 1 || c.inflight > maxInflight {
+		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
+	}
 	if c.forceReset && c.from == "" {
 		errs = append(errs, errors.New("--force-reset needs --from"))
 	}
@@ -131,8 +139,8 @@ func (c consumeConfig) validate() error {
 func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error {
 	logger.InfoContext(ctx, "booking-consumer starting", "database_url", redact(cfg.databaseURL),
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
-		"batch_wait", cfg.batchWait.String(), "migrate", !cfg.noMigrate, "from", cfg.from)
-	pool, err := openDB(ctx, cfg.databaseURL)
+		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
+	pool, err := openDB(ctx, cfg.databaseURL, int32(cfg.inflight)+2) // + migrations and /healthz
 	if err != nil {
 		return err
 	}
@@ -175,7 +183,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		}),
 	})
 	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
-		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown,
+		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, Inflight: cfg.inflight, ShutdownTimeout: cfg.shutdown,
 		Logger: logger, Metrics: ingest.NewPrometheus(reg),
 	})
 	alive.Store(false)
@@ -277,12 +285,18 @@ func openFromEnv(ctx context.Context, env environment, dbURL string) (*pgxpool.P
 	if dbURL == "" {
 		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", cli.ErrUsage)
 	}
-	return openDB(ctx, dbURL)
+	return openDB(ctx, dbURL, 0)
 }
 
-// openDB opens a pool and checks within 10 s that the database answers.
-func openDB(ctx context.Context, dbURL string) (*pgxpool.Pool, error) {
-	pool, err := pgxpool.New(ctx, dbURL)
+// openDB opens a pool with room for at least minConns connections (more if the URL's
+// pool_max_conns says so) and checks within 10 s that the database answers.
+func openDB(ctx context.Context, dbURL string, minConns int32) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %s: %w", redact(dbURL), err)
+	}
+	pcfg.MaxConns = max(pcfg.MaxConns, minConns)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", redact(dbURL), err)
 	}

@@ -37,7 +37,7 @@ func TestHelpMentionsEveryFlagAndEnvVar(t *testing.T) {
 	}{
 		{[]string{"--help"}, []string{"run", "migrate", "lifetimes", "export"}},
 		{[]string{"run", "--help"}, []string{"-database-url", "-bootstrap", "-topic", "-group", "-no-migrate",
-			"-batch-size", "-batch-wait", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
+			"-batch-size", "-batch-wait", "-inflight", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
 		{[]string{"migrate", "-h"}, []string{"-database-url"}},
 		{[]string{"lifetimes", "--help"}, []string{"-database-url", "-source", "-course", "-from", "-to",
 			"-status", "-json", "-csv", "-summary"}},
@@ -72,6 +72,7 @@ func TestUsageErrors(t *testing.T) {
 		{"RunWithoutDatabase", map[string]string{"KAFKA_BOOTSTRAP": "127.0.0.1:1"}, nil, "DATABASE_URL is not set"},
 		{"BlankBootstrap", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": " , "}, nil, "KAFKA_BOOTSTRAP is not set"},
 		{"BadFrom", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"run", "--from", "yesterday"}, "want earliest or an RFC3339"},
+		{"InflightZero", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"run", "--inflight", "0"}, "--inflight 0 is out of range 1..16"},
 		{"ForceWithoutFrom", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"--force-reset"}, "--force-reset needs --from"},
 		{"UnknownSubcommand", nil, []string{"frobnicate"}, `unknown subcommand "frobnicate"`},
 		{"UnknownFlag", nil, []string{"lifetimes", "--colour"}, "flag provided but not defined"},

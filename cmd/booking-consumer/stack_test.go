@@ -166,7 +166,7 @@ func TestSIGKILLThenRestartStoresEveryEventOnce(t *testing.T) {
 	const total = 3000
 	publishEvents(t, addr, topic, total, "kill", time.Now())
 	env := []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"}
-	args := []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--batch-size", "50", "--batch-wait", "20ms"}
+	args := []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--batch-size", "50", "--batch-wait", "20ms", "--inflight", "3"}
 
 	p1 := startProc(t, bin, env, args...)
 	waitRows(t, db, 30*time.Second, func(n int64) bool { return n >= 500 }, "500 rows", p1)

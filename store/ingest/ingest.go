@@ -5,16 +5,18 @@
 // The guarantees, and why they hold:
 //
 //   - Nothing is lost. kafka-go never redelivers a fetched message to the same Reader, so a batch
-//     whose insert failed is retried as it is, forever while the context lives, and the loop
-//     fetches at most one batch past it (read ahead while the insert runs, held, never committed
-//     before it). Offsets are committed only after the database commit, batch after batch.
+//     whose insert failed is retried as it is, forever while the context lives. Up to
+//     Config.Inflight batches are in the database at once (in transactions of their own) and one
+//     more is read ahead; all of them are held, none is committed before the batches fetched
+//     before it. Offsets are committed only after the database commit, batch after batch, in
+//     fetch order: a batch stored early waits for the ones before it.
 //   - Nothing is stored twice. A crash between the database commit and the offset commit replays
 //     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
-//     as duplicates.
+//     as duplicates. The same holds for a batch stored while an earlier one was still retrying.
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
 //     the decode error) in the same transaction as the valid ones around them.
-//   - Memory is bounded by two batches (Config.BatchSize messages each): the one in the database
-//     and the one read ahead.
+//   - Memory is bounded by Inflight+1 batches (Config.BatchSize messages each): those in the
+//     database and the one read ahead.
 //   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
 //     capped backoff for as long as the context lives.
 //
@@ -29,6 +31,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -40,8 +43,12 @@ import (
 // Defaults for Config. A batch of 1000 × ~500-byte events is ~0.5 MB in memory and one
 // transaction of ~10-50 ms; 200 ms bounds the extra latency a lone event waits for company.
 const (
-	DefaultBatchSize       = 1000
-	DefaultBatchWait       = 200 * time.Millisecond
+	DefaultBatchSize = 1000
+	DefaultBatchWait = 200 * time.Millisecond
+	// DefaultInflight is how many batches are in the database at once. One transaction keeps one
+	// PostgreSQL backend busy while the consumer, the broker and the other core wait; two roughly
+	// fill a 2-core machine (BenchmarkIngest's ingest1000x2 against ingest1000).
+	DefaultInflight        = 2
 	DefaultBackoffBase     = 200 * time.Millisecond
 	DefaultBackoffMax      = 30 * time.Second
 	DefaultShutdownTimeout = 10 * time.Second
@@ -88,6 +95,7 @@ func (b Backoff) Delay(attempt int) time.Duration {
 type Config struct {
 	BatchSize int           // max messages per transaction; DefaultBatchSize if zero
 	BatchWait time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
+	Inflight  int           // batches in the database at once, each in its own transaction; DefaultInflight if zero
 	Backoff   Backoff
 	// ShutdownTimeout bounds the in-flight insert and its offset commit once ctx is cancelled.
 	ShutdownTimeout time.Duration
@@ -104,6 +112,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BatchWait <= 0 {
 		c.BatchWait = DefaultBatchWait
+	}
+	if c.Inflight <= 0 {
+		c.Inflight = DefaultInflight
 	}
 	if c.Backoff.Base <= 0 {
 		c.Backoff.Base = DefaultBackoffBase
@@ -159,19 +170,20 @@ func classify(ctx context.Context, err error) outcome {
 	}
 }
 
-// errStopped ends the loop quietly: ctx was cancelled.
-var errStopped = errors.New("stopped")
-
 // Run consumes until ctx is cancelled (then it returns nil) or the reader is closed (io.EOF, then
 // it returns the error). Other fetch errors (broker unreachable, coordinator moving) are retried
-// with backoff: a Kafka outage pauses the loop. On cancellation it starts no new fetch; an insert in flight is allowed to
-// finish within ShutdownTimeout and its offsets are committed; a batch not yet inserted is
-// dropped uncommitted, to be redelivered to whoever owns its partitions next.
+// with backoff: a Kafka outage pauses the loop.
+//
+// On cancellation it starts no new fetch and no new insert. Inserts in flight get ShutdownTimeout
+// to finish, and their offsets are committed in fetch order up to the first batch that did not
+// finish; that batch, those after it and the one read ahead are left uncommitted, to be
+// redelivered to whoever owns their partitions next (rows a later batch did store then count as
+// duplicates).
 func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	l := &loop{r: r, s: s, cfg: cfg.withDefaults()}
 	l.lastInfo = l.cfg.Now()
-	l.cfg.Logger.InfoContext(ctx, "consumer started",
-		"batch_size", l.cfg.BatchSize, "batch_wait", l.cfg.BatchWait.String())
+	l.cfg.Logger.InfoContext(ctx, "consumer started", "batch_size", l.cfg.BatchSize,
+		"batch_wait", l.cfg.BatchWait.String(), "inflight", l.cfg.Inflight)
 	defer func() {
 		l.cfg.Logger.Info("consumer stopped",
 			"batches", l.total.batches, "consumed", l.total.consumed, "inserted", l.total.inserted,
@@ -181,33 +193,92 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	fctx, stopFetching := context.WithCancel(ctx)
 	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch ahead
 	go l.fetchAhead(fctx, batches)
+	// rctx ends with ctx or when Run returns: inserts stop retrying. The statements themselves and
+	// the offset commits run under ictx, which outlives rctx by ShutdownTimeout, so that a batch
+	// in the database can finish on SIGTERM; when Run returns, ictx ends at once.
+	rctx, endRun := context.WithCancel(ctx)
+	ictx, cutInserts := shutdownContext(rctx, l.cfg.ShutdownTimeout)
+	var inserts sync.WaitGroup
 	defer func() {
 		stopFetching()
 		for range batches { // wait for the fetcher; a batch it read ahead stays uncommitted
 		}
+		endRun()
+		cutInserts()
+		inserts.Wait()
 	}()
+
+	var queue []*flight // batches in the database, in fetch order
 	for {
-		var b fetched
-		var ok bool
+		var next <-chan fetched
+		if len(queue) < l.cfg.Inflight {
+			next = batches
+		}
+		var head <-chan stored
+		if len(queue) > 0 {
+			head = queue[0].done
+		}
 		select {
 		case <-ctx.Done():
-			return nil
-		case b, ok = <-batches:
-		}
-		switch {
-		case !ok || ctx.Err() != nil:
-			// Fetched but not inserted: leave it uncommitted for the next owner.
-			return nil
-		case b.err != nil:
-			return fmt.Errorf("fetch: %w", b.err)
-		}
-		if err := l.process(ctx, b.kafka, b.store); err != nil {
-			if errors.Is(err, errStopped) {
-				return nil
+			return l.finish(ictx, queue)
+		case b, ok := <-next:
+			switch {
+			case !ok || ctx.Err() != nil:
+				// Fetched but not inserted: leave it uncommitted for the next owner.
+				return l.finish(ictx, queue)
+			case b.err != nil:
+				return fmt.Errorf("fetch: %w", b.err)
 			}
+			f := &flight{fetched: b, done: make(chan stored, 1)}
+			queue = append(queue, f)
+			inserts.Go(func() { f.done <- l.insert(rctx, ictx, f.store) })
+		case res := <-head:
+			f := queue[0]
+			queue = queue[1:]
+			if res.stopped {
+				return l.finish(ictx, nil)
+			}
+			if err := l.commit(ictx, f.kafka, res); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// flight is a batch handed to an insert goroutine; done receives its one answer.
+type flight struct {
+	fetched
+	done chan stored
+}
+
+// stored is how an insert ended: the store's result, or stopped (shutdown before it succeeded).
+type stored struct {
+	res      store.Result
+	latency  time.Duration
+	attempts int
+	stopped  bool
+}
+
+// finish is the shutdown path: it waits for the batches in flight, in fetch order, and commits
+// each one that was stored until the first that was not.
+func (l *loop) finish(ictx context.Context, queue []*flight) error {
+	committing := true
+	for _, f := range queue {
+		res := <-f.done
+		if res.stopped || !committing {
+			if committing {
+				l.cfg.Logger.Info("shutting down with batches uncommitted; they will be redelivered",
+					"from_topic", f.kafka[0].Topic, "from_partition", f.kafka[0].Partition,
+					"from_offset", f.kafka[0].Offset)
+			}
+			committing = false
+			continue
+		}
+		if err := l.commit(ictx, f.kafka, res); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 // fetched is one batch read and decoded ahead of its insert, or the error that ended fetching.
@@ -217,10 +288,10 @@ type fetched struct {
 	err   error
 }
 
-// fetchAhead fetches and decodes batches while the loop inserts the previous one, so that Kafka,
-// JSON decoding and PostgreSQL work at the same time. It reads at most one batch ahead: the next
-// send blocks until the loop has stored the batch before it, so while a batch is being retried
-// nothing past the batch after it is fetched, and a batch is committed only after every batch
+// fetchAhead fetches and decodes batches while the loop inserts earlier ones, so that Kafka,
+// JSON decoding and PostgreSQL work at the same time. It reads at most one batch ahead of those
+// in flight: its send blocks while Inflight batches are in the database, so while a batch is
+// being retried at most Inflight batches past it are fetched, and none of them is committed
 // before it. It closes out when ctx ends or the reader is closed (io.EOF, sent as the error).
 func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 	defer close(out)
@@ -313,23 +384,20 @@ func decode(in []kafka.Message, out []store.Message) []store.Message {
 	return out
 }
 
-// process inserts one batch until it succeeds or ctx ends, then commits its offsets.
-func (l *loop) process(ctx context.Context, kbatch []kafka.Message, sbatch []store.Message) error {
+// insert stores one batch, retrying until it succeeds or ctx ends; statements run under ictx. It
+// runs on a goroutine of its own, up to Inflight at once, so it must not touch l.total or
+// l.lastInfo.
+func (l *loop) insert(ctx, ictx context.Context, sbatch []store.Message) stored {
 	start := l.cfg.Now()
-	// The insert must not be cut short by shutdown: it gets ShutdownTimeout after ctx ends.
-	ictx, cancel := shutdownContext(ctx, l.cfg.ShutdownTimeout)
-	defer cancel()
 	for attempt := 1; ; attempt++ {
 		res, err := l.s.Ingest(ictx, sbatch)
 		switch classify(ctx, err) {
 		case commit:
-			latency := l.cfg.Now().Sub(start)
-			l.report(ctx, kbatch, res, latency, attempt)
-			return l.commit(ictx, kbatch)
+			return stored{res: res, latency: l.cfg.Now().Sub(start), attempts: attempt}
 		case stop:
 			l.cfg.Logger.InfoContext(ctx, "shutting down with batch uncommitted; it will be redelivered",
-				"size", len(kbatch), "err", err)
-			return errStopped
+				"size", len(sbatch), "err", err)
+			return stored{stopped: true}
 		case retry:
 			d := l.cfg.Backoff.Delay(attempt)
 			lvl := slog.LevelWarn
@@ -338,19 +406,20 @@ func (l *loop) process(ctx context.Context, kbatch []kafka.Message, sbatch []sto
 				lvl = slog.LevelError
 			}
 			l.cfg.Logger.Log(ctx, lvl, "insert failed; retrying the same batch",
-				"attempt", attempt, "backoff", d.String(), "size", len(kbatch),
+				"attempt", attempt, "backoff", d.String(), "size", len(sbatch),
 				"rejected", errors.Is(err, store.ErrRejected), "transient", store.IsTransient(err), "err", err)
 			l.cfg.Metrics.Retry()
 			if !sleep(ctx, d) {
-				l.cfg.Logger.InfoContext(ctx, "shutting down during backoff; batch uncommitted", "size", len(kbatch))
-				return errStopped
+				l.cfg.Logger.InfoContext(ctx, "shutting down during backoff; batch uncommitted", "size", len(sbatch))
+				return stored{stopped: true}
 			}
 		}
 	}
 }
 
-// commit commits the batch's offsets; the database already holds its rows.
-func (l *loop) commit(ctx context.Context, kbatch []kafka.Message) error {
+// commit reports a stored batch and commits its offsets; the database already holds its rows.
+func (l *loop) commit(ctx context.Context, kbatch []kafka.Message, res stored) error {
+	l.report(ctx, kbatch, res.res, res.latency, res.attempts)
 	cctx, cancel := context.WithTimeout(ctx, l.cfg.CommitTimeout)
 	defer cancel()
 	err := l.r.CommitMessages(cctx, kbatch...)

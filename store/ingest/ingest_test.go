@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -132,7 +133,7 @@ func msgs(n int) []kafka.Message {
 
 func testConfig(t *testing.T) Config {
 	return Config{
-		BatchSize: 10, BatchWait: 20 * time.Millisecond,
+		BatchSize: 10, BatchWait: 20 * time.Millisecond, Inflight: 2,
 		Backoff:         Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond},
 		ShutdownTimeout: 2 * time.Second,
 		Logger:          slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -169,52 +170,150 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestRunRetriesSameBatchWithoutCommittingOrFetching(t *testing.T) {
 	t.Parallel()
-	r := &fakeReader{msgs: msgs(25)}
-	var seen [][]int64
-	var mu sync.Mutex
-	s := &fakeSink{fn: func(_ context.Context, call int, b []store.Message) (store.Result, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		var offs []int64
-		for _, m := range b {
-			offs = append(offs, m.Offset)
-			if m.Err == nil {
-				t.Errorf("message %d: `{}` decoded without error", m.Offset)
+	for _, inflight := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint("inflight=", inflight), func(t *testing.T) {
+			t.Parallel()
+			r := &fakeReader{msgs: msgs(25)}
+			cfg := testConfig(t)
+			cfg.Inflight = inflight
+			first := fmt.Sprint(offsets(store.Message{Partition: 0, Offset: 0}))
+			var seen [][]int64
+			failures := 0
+			var mu sync.Mutex
+			s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, m := range b {
+					if m.Err == nil {
+						t.Errorf("message %d: `{}` decoded without error", m.Offset)
+					}
+				}
+				seen = append(seen, offsets(b...))
+				if fmt.Sprint(offsets(b[0])) == first && failures < 4 { // the first batch fails four times
+					failures++
+					_, fetches, commits := r.state()
+					// The batches in the database plus one read ahead, and the fetch waiting for
+					// the 26th message.
+					if limit := (inflight+1)*cfg.BatchSize + 1; len(commits) != 0 || fetches > limit {
+						t.Errorf("during retries: %d commits, %d fetches; want 0 commits and at most %d fetches", len(commits), fetches, limit)
+					}
+					return store.Result{}, errors.New("connection reset")
+				}
+				return store.Result{DeadLettered: len(b)}, nil
+			}}
+			stop := runAsync(t, t.Context(), r, s, cfg)
+			waitFor(t, "three batches committed", func() bool { _, _, c := r.state(); return len(c) == 3 })
+			if err := stop(); err != nil {
+				t.Fatalf("Run: %v", err)
 			}
-		}
-		seen = append(seen, offs)
-		if call <= 4 { // the first batch fails four times
-			_, fetches, commits := r.state()
-			// The batch in the database plus at most one batch read ahead: 20 fetches at most.
-			if len(commits) != 0 || fetches > 20 {
-				t.Errorf("during retries: %d commits, %d fetches; want 0 commits and at most 20 fetches", len(commits), fetches)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(seen) != 7 {
+				t.Fatalf("Ingest calls = %d, want 4 failures + 3 batches", len(seen))
 			}
-			return store.Result{}, errors.New("connection reset")
+			var firstBatch []string
+			for _, o := range seen {
+				if fmt.Sprint(o[:1]) == first {
+					firstBatch = append(firstBatch, fmt.Sprint(o))
+				}
+			}
+			if len(firstBatch) != 5 || len(slices.Compact(slices.Clone(firstBatch))) != 1 {
+				t.Errorf("the first batch was tried as %v; want the same batch 5 times", firstBatch)
+			}
+			_, _, commits := r.state()
+			total := 0
+			for _, c := range commits {
+				total += len(c)
+			}
+			if total != 25 || len(commits[0]) != 10 || len(commits[2]) != 5 {
+				t.Errorf("committed %d messages in batches of %d/%d/%d; want 25 in 10/10/5", total, len(commits[0]), len(commits[1]), len(commits[2]))
+			}
+			for i, c := range commits {
+				if got, want := fmt.Sprint(offsetsOf(c[:1])), fmt.Sprint(offsetsOf(r.msgs[i*10:i*10+1])); got != want {
+					t.Errorf("commit %d starts at %s, want %s: commits must follow fetch order", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// offsets lists the (partition, offset) of store messages as partition*1000+offset.
+func offsets(ms ...store.Message) []int64 {
+	out := make([]int64, len(ms))
+	for i, m := range ms {
+		out[i] = int64(m.Partition)*1000 + m.Offset
+	}
+	return out
+}
+
+// offsetsOf is offsets for Kafka messages.
+func offsetsOf(ms []kafka.Message) []int64 {
+	out := make([]int64, len(ms))
+	for i, m := range ms {
+		out[i] = int64(m.Partition)*1000 + m.Offset
+	}
+	return out
+}
+
+// A batch stored while the one fetched before it is still in the database waits for it: offsets
+// are committed in fetch order, never past a batch that is not stored.
+func TestRunCommitsInFetchOrder(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(20)}
+	cfg := testConfig(t)
+	cfg.Inflight = 2
+	secondStored := make(chan struct{})
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		if b[0].Offset == 0 { // the first batch: hold it until the second is stored
+			select {
+			case <-secondStored:
+			case <-time.After(10 * time.Second):
+				t.Error("the second batch was not inserted while the first was in the database")
+			}
+			time.Sleep(20 * time.Millisecond) // give a wrong implementation the time to commit the second
+			if _, _, commits := r.state(); len(commits) != 0 {
+				t.Errorf("%d commits while the first batch was not stored", len(commits))
+			}
+		} else {
+			defer close(secondStored)
 		}
-		return store.Result{DeadLettered: len(b)}, nil
+		return store.Result{Inserted: len(b)}, nil
 	}}
-	stop := runAsync(t, t.Context(), r, s, testConfig(t))
-	waitFor(t, "three batches committed", func() bool { _, _, c := r.state(); return len(c) == 3 })
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	waitFor(t, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 7 {
-		t.Fatalf("Ingest calls = %d, want 4 failures + 3 batches", len(seen))
-	}
-	for i := 1; i < 5; i++ {
-		if fmt.Sprint(seen[i]) != fmt.Sprint(seen[0]) {
-			t.Errorf("attempt %d got offsets %v, want the same batch %v", i+1, seen[i], seen[0])
-		}
-	}
 	_, _, commits := r.state()
-	total := 0
-	for _, c := range commits {
-		total += len(c)
+	if got, want := fmt.Sprint(offsetsOf(commits[0]), offsetsOf(commits[1])), fmt.Sprint(offsetsOf(r.msgs[:10]), offsetsOf(r.msgs[10:])); got != want {
+		t.Errorf("commits %s, want %s", got, want)
 	}
-	if total != 25 || len(commits[0]) != 10 || len(commits[2]) != 5 {
-		t.Errorf("committed %d messages in batches of %d/%d/%d; want 25 in 10/10/5", total, len(commits[0]), len(commits[1]), len(commits[2]))
+}
+
+// On shutdown, a batch stored after one that never was is not committed either.
+func TestRunShutdownCommitsNothingPastAnUnstoredBatch(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(20)}
+	cfg := testConfig(t)
+	cfg.Inflight = 2
+	var mu sync.Mutex
+	secondStored := false
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		if b[0].Offset == 0 {
+			return store.Result{}, errors.New("connection reset") // the first batch never gets in
+		}
+		mu.Lock()
+		secondStored = true
+		mu.Unlock()
+		return store.Result{Inserted: len(b)}, nil
+	}}
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	waitFor(t, "the second batch stored", func() bool { mu.Lock(); defer mu.Unlock(); return secondStored })
+	if err := stop(); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+	if _, _, commits := r.state(); len(commits) != 0 {
+		t.Errorf("committed %d batches past a batch that was never stored", len(commits))
 	}
 }
 
@@ -318,10 +417,10 @@ func TestRunReturnsErrorWhenCommitsKeepFailing(t *testing.T) {
 		if err == nil {
 			t.Fatal("Run = nil, want an error after repeated commit failures")
 		}
-		// It stops at the 5th failed commit, having read at most one batch ahead.
-		if next, _, _ := r.state(); next < MaxCommitFailures*cfg.BatchSize || next > (MaxCommitFailures+1)*cfg.BatchSize {
+		// It stops at the 5th failed commit, having read at most Inflight batches ahead.
+		if next, _, _ := r.state(); next < MaxCommitFailures*cfg.BatchSize || next > (MaxCommitFailures+cfg.Inflight)*cfg.BatchSize {
 			t.Errorf("fetched %d messages, want %d to %d (stop at the %dth failed commit)", next,
-				MaxCommitFailures*cfg.BatchSize, (MaxCommitFailures+1)*cfg.BatchSize, MaxCommitFailures)
+				MaxCommitFailures*cfg.BatchSize, (MaxCommitFailures+cfg.Inflight)*cfg.BatchSize, MaxCommitFailures)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not give up")

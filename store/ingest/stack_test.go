@@ -226,7 +226,7 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	kr1 := newReader(t, addr, topic, group)
 	ctx, crash := context.WithCancel(t.Context())
 	r1 := &checkedReader{t: t, r: kr1, db: db, beforeCommit: func(n int) error {
-		if n == 3 {
+		if n >= 3 { // dead: no commit gets out any more
 			crash()
 			return errors.New("killed")
 		}
@@ -241,8 +241,11 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	}
 	c1.stop(t)
 	closeReader(t, kr1)
-	if n := countRows(t, db, "booking_events"); n != 300 {
-		t.Fatalf("after the crash: %d rows, want 300 (three batches stored, two committed)", n)
+	// Batch four was in the database with batch three (DefaultInflight 2); on the way down it may
+	// have been stored too, but never committed.
+	stored := countRows(t, db, "booking_events")
+	if stored != 300 && stored != 400 {
+		t.Fatalf("after the crash: %d rows, want 300 or 400 (three or four batches stored, two committed)", stored)
 	}
 
 	// Second life: the same group resumes at offset 200 and replays batch three.
@@ -255,8 +258,8 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	if n := countRows(t, db, "booking_events"); n != 500 {
 		t.Errorf("booking_events = %d, want 500", n)
 	}
-	if c, d := m2.consumed.Load(), m2.duplicates.Load(); c != 300 || d != 100 {
-		t.Errorf("second life consumed %d with %d duplicates; want 300 and 100 (the replayed batch)", c, d)
+	if c, d := m2.consumed.Load(), m2.duplicates.Load(); c != 300 || d != int64(stored-200) {
+		t.Errorf("second life consumed %d with %d duplicates; want 300 and %d (the batches stored but not committed)", c, d, stored-200)
 	}
 }
 

@@ -23,7 +23,9 @@ import (
 // BenchmarkConsumerIngest produces BENCH_EVENTS (50,000) fresh events to a fresh 3-partition
 // topic, then measures, side by side in one run:
 //
-//	fresh   ingest.Run + a kafka-go group Reader draining the topic into a fresh database
+//	fresh   ingest.Run + a kafka-go group Reader draining the topic into a fresh database, with
+//	        the default two batches in the database at once (ingest.DefaultInflight)
+//	fresh1  the same with one batch at a time (--inflight 1), to show what the second buys
 //	naive   FetchMessage → autocommit INSERT ... ON CONFLICT → CommitMessages, per message, over
 //	        the first BENCH_NAIVE_EVENTS (3,000) messages only; its rate is extrapolated
 //	copy    pgx CopyFrom of the same rows into a fresh database's booking_events (the ceiling)
@@ -43,11 +45,11 @@ func BenchmarkConsumerIngest(b *testing.B) {
 
 	for b.Loop() {
 		pool := storetest.NewDB(b)
-		fresh := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh"), pool, n)
+		fresh := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh"), pool, n, ingest.DefaultInflight)
 		if got := count(b, pool, "booking_events"); got != n {
 			b.Fatalf("fresh: %d rows, want %d", got, n)
 		}
-		dup := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "dup"), pool, n)
+		dup := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "dup"), pool, n, ingest.DefaultInflight)
 		if got := count(b, pool, "booking_events"); got != n {
 			b.Fatalf("after the replay: %d rows, want %d", got, n)
 		}
@@ -58,12 +60,20 @@ func BenchmarkConsumerIngest(b *testing.B) {
 			b.Fatalf("naive: %d rows, want %d", got, naiveN)
 		}
 
+		pool1 := storetest.NewDB(b)
+		fresh1 := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh1"), pool1, n, 1)
+		if got := count(b, pool1, "booking_events"); got != n {
+			b.Fatalf("fresh1: %d rows, want %d", got, n)
+		}
+
 		copyPool := storetest.NewDB(b)
 		cp := copyRows(b, copyPool, topic, msgs)
 
-		fr, nr, cr, dr := rate(n, fresh), rate(naiveN, naive), rate(n, cp), rate(n, dup)
-		b.Logf("%d events: fresh %v, dup %v, copy %v; naive %d events in %v", n, fresh, dup, cp, naiveN, naive)
+		fr, nr, cr, dr, f1 := rate(n, fresh), rate(naiveN, naive), rate(n, cp), rate(n, dup), rate(n, fresh1)
+		b.Logf("%d events: fresh %v, fresh1 %v, dup %v, copy %v; naive %d events in %v", n, fresh, fresh1, dup, cp, naiveN, naive)
 		b.ReportMetric(fr, "fresh_events/s")
+		b.ReportMetric(f1, "fresh1_events/s")
+		b.ReportMetric(fr/f1, "fresh/fresh1")
 		b.ReportMetric(nr, "naive_events/s")
 		b.ReportMetric(cr, "copy_rows/s")
 		b.ReportMetric(dr, "dup_events/s")

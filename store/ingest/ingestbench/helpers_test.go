@@ -178,7 +178,7 @@ func (d *drainClock) wait(b testing.TB, timeout time.Duration) time.Duration {
 
 // consumeWithIngest drains want messages of topic with ingest.Run (the production loop, default
 // batch size) into pool under a new group, and returns the drain time.
-func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want int) time.Duration {
+func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want, inflight int) time.Duration {
 	b.Helper()
 	r := newReader(addr, topic, group)
 	defer closeReader(r)
@@ -187,7 +187,7 @@ func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Po
 	errc := make(chan error, 1)
 	go func() {
 		errc <- ingest.Run(ctx, clock, store.New(pool), ingest.Config{
-			Logger: slog.New(slog.DiscardHandler),
+			Inflight: inflight, Logger: slog.New(slog.DiscardHandler),
 		})
 	}()
 	d := clock.wait(b, 10*time.Minute)
