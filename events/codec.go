@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // ErrMalformed is the meaning every decode and validation error carries: the message can never
@@ -63,6 +63,11 @@ func Encode(e Event) ([]byte, error) {
 
 // Decode parses and validates one event strictly: unknown fields, trailing data, wrong types,
 // invalid UTF-8 and values over MaxEventBytes are rejected. Every error wraps ErrMalformed.
+//
+// It parses with github.com/segmentio/encoding/json, which accepts and rejects exactly what
+// encoding/json's Decoder with DisallowUnknownFields does (FuzzDecodeAgreesWithEncodingJSON holds
+// it to that) in a fifth of the time: decoding is a large share of the consumer's CPU, on a
+// machine whose cores it shares with PostgreSQL and the broker.
 func Decode(b []byte) (Event, error) {
 	var e Event
 	if len(b) > MaxEventBytes {
@@ -71,12 +76,11 @@ func Decode(b []byte) (Event, error) {
 	if !utf8.Valid(b) {
 		return e, ErrInvalidUTF8
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
+	rest, err := fastjson.Parse(b, &e, fastjson.DisallowUnknownFields)
+	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if len(bytes.TrimLeft(rest, " \t\r\n")) != 0 {
 		return Event{}, ErrTrailingData
 	}
 	if err := e.Validate(); err != nil {

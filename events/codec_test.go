@@ -1,11 +1,15 @@
 package events
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -227,4 +231,100 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode(Encode(e)) != e:\n%s\n%s", b, b2)
 		}
 	})
+}
+
+// decodeStd is Decode as it was with encoding/json: the reference FuzzDecodeAgreesWithEncodingJSON
+// holds the faster parser to.
+func decodeStd(b []byte) (Event, error) {
+	var e Event
+	if len(b) > MaxEventBytes || !utf8.Valid(b) {
+		return e, ErrMalformed
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return Event{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Event{}, ErrTrailingData
+	}
+	if err := e.Validate(); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// Decode accepts exactly what encoding/json (Decoder, DisallowUnknownFields, nothing after the
+// object) accepts, and decodes it to the same event.
+func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
+	for _, e := range sampleEvents() {
+		b, _ := Encode(e)
+		f.Add(b)
+		s := string(b)
+		for _, variant := range []string{
+			s + " \n", s + "{}", s + "x", " " + s, strings.Replace(s, `"event_id"`, `"EVENT_ID"`, 1),
+			strings.Replace(s, `"source":`, `"source":"x","source":`, 1), strings.Replace(s, `"players":`, `"players":null,"players":`, 1),
+			strings.Replace(s, `{`, `{"extra":1,`, 1), strings.Replace(s, `"schema_version":1`, `"schema_version":1.0`, 1),
+			strings.Replace(s, `"schema_version":1`, `"schema_version":"1"`, 1), strings.Replace(s, `"schema_version":1`, `"schema_version":1e0`, 1),
+			strings.Replace(s, `"source":"`, `"source":"\u0041\ud800`, 1), strings.Replace(s, `"source":"`, `"source":"\\u0000`, 1),
+			strings.Replace(s, `"course_name":"`, `"course_name":"\\"\\/\\b\\f\\n\\r\\t`, 1),
+			strings.Replace(s, `"occurred_at":"`, `"occurred_at":"2026-13-01T00:00:00Z","x":"`, 1),
+			strings.Replace(s, `"event_id":"`, `"event_id":"{`, 1), strings.Replace(s, `:`, ` : `, -1),
+			strings.Replace(s, `"price_krw":`, `"price_krw":99999999999999999999,"y":`, 1),
+			strings.Replace(s, `"previous":{`, `"previous":{"z":1,`, 1), `null`, `[]`, `{}`, `{"event_id":null}`, `"x"`, ``,
+		} {
+			f.Add([]byte(variant))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := Decode(in)
+		want, wantErr := decodeStd(in)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("Decode(%q): err = %v, encoding/json says %v", in, err, wantErr)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+			return
+		}
+		g, _ := Encode(got)
+		w, _ := Encode(want)
+		if !bytes.Equal(g, w) || !got.OccurredAt.Equal(want.OccurredAt) {
+			t.Fatalf("Decode(%q) =\n%s\nencoding/json:\n%s", in, g, w)
+		}
+	})
+}
+
+// BenchmarkDecode times Decode and the encoding/json decoder it replaced on the same events,
+// side by side: decoding is part of the consumer's CPU budget.
+//
+//	go test ./events/ -run '^$' -bench Decode
+func BenchmarkDecode(b *testing.B) {
+	var msgs [][]byte
+	for _, e := range sampleEvents() {
+		v, err := Encode(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs = append(msgs, v)
+	}
+	per := func(decode func([]byte) (Event, error)) time.Duration {
+		const rounds = 2000
+		start := time.Now()
+		for range rounds {
+			for _, m := range msgs {
+				if _, err := decode(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		return time.Since(start) / time.Duration(rounds*len(msgs))
+	}
+	for b.Loop() {
+		fast, std := per(Decode), per(decodeStd)
+		b.ReportMetric(float64(fast.Nanoseconds()), "decode_ns/event")
+		b.ReportMetric(float64(std.Nanoseconds()), "encoding_json_ns/event")
+		b.ReportMetric(float64(std)/float64(fast), "speedup")
+	}
 }
