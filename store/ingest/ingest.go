@@ -209,6 +209,20 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	}()
 
 	var queue []*flight // batches in the database, in fetch order
+	// accept starts inserting a batch from the fetcher, or says that Run must end: the fetcher
+	// stopped (ctx ended) or the reader was closed (err).
+	accept := func(b fetched, ok bool) (end bool, err error) {
+		switch {
+		case !ok || ctx.Err() != nil:
+			return true, nil // fetched but not inserted: left uncommitted for the next owner
+		case b.err != nil:
+			return true, fmt.Errorf("fetch: %w", b.err)
+		}
+		f := &flight{fetched: b, done: make(chan stored, 1)}
+		queue = append(queue, f)
+		inserts.Go(func() { f.done <- l.insert(rctx, ictx, f.store) })
+		return false, nil
+	}
 	for {
 		var next <-chan fetched
 		if len(queue) < l.cfg.Inflight {
@@ -222,24 +236,35 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 		case <-ctx.Done():
 			return l.finish(ictx, queue)
 		case b, ok := <-next:
-			switch {
-			case !ok || ctx.Err() != nil:
-				// Fetched but not inserted: leave it uncommitted for the next owner.
+			if end, err := accept(b, ok); end {
+				if err != nil {
+					return err
+				}
 				return l.finish(ictx, queue)
-			case b.err != nil:
-				return fmt.Errorf("fetch: %w", b.err)
 			}
-			f := &flight{fetched: b, done: make(chan stored, 1)}
-			queue = append(queue, f)
-			inserts.Go(func() { f.done <- l.insert(rctx, ictx, f.store) })
 		case res := <-head:
 			f := queue[0]
 			queue = queue[1:]
 			if res.stopped {
 				return l.finish(ictx, nil)
 			}
+			// Refill the freed slot before the offset commit's round trip to the coordinator, so
+			// that the database does not wait for Kafka.
+			var end bool
+			var err error
+			select {
+			case b, ok := <-batches:
+				end, err = accept(b, ok)
+			default:
+			}
+			if err != nil {
+				return err
+			}
 			if err := l.commit(ictx, f.kafka, res); err != nil {
 				return err
+			}
+			if end {
+				return l.finish(ictx, queue)
 			}
 		}
 	}

@@ -76,6 +76,7 @@ type fakeReader struct {
 	fetches   int
 	commits   [][]kafka.Message
 	commitErr error
+	onCommit  func() // if set, called (without the lock) before each commit
 }
 
 func (r *fakeReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
@@ -93,6 +94,9 @@ func (r *fakeReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
 }
 
 func (r *fakeReader) CommitMessages(_ context.Context, msgs ...kafka.Message) error {
+	if r.onCommit != nil {
+		r.onCommit()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.commitErr != nil {
@@ -287,6 +291,41 @@ func TestRunCommitsInFetchOrder(t *testing.T) {
 	_, _, commits := r.state()
 	if got, want := fmt.Sprint(offsetsOf(commits[0]), offsetsOf(commits[1])), fmt.Sprint(offsetsOf(r.msgs[:10]), offsetsOf(r.msgs[10:])); got != want {
 		t.Errorf("commits %s, want %s", got, want)
+	}
+}
+
+// While a batch's offsets are being committed, the next batch is already in the database: the
+// round trip to the group coordinator does not leave PostgreSQL idle.
+func TestRunInsertsTheNextBatchWhileCommitting(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.Inflight = 1
+	secondInserting := make(chan struct{})
+	var once sync.Once
+	r := &fakeReader{msgs: msgs(20)}
+	r.onCommit = func() {
+		once.Do(func() {
+			select {
+			case <-secondInserting:
+			case <-time.After(5 * time.Second):
+				t.Error("the second batch was not inserted during the first batch's offset commit")
+			}
+		})
+	}
+	s := &fakeSink{fn: func(_ context.Context, call int, b []store.Message) (store.Result, error) {
+		switch call {
+		case 1: // let the fetcher read the second batch ahead and wait with it
+			waitFor(t, "the read-ahead", func() bool { _, f, _ := r.state(); return f >= 20 })
+			time.Sleep(20 * time.Millisecond)
+		case 2:
+			close(secondInserting)
+		}
+		return store.Result{Inserted: len(b)}, nil
+	}}
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	waitFor(t, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -24,53 +25,67 @@ import (
 // topic, then measures, side by side in one run:
 //
 //	fresh   ingest.Run + a kafka-go group Reader draining the topic into a fresh database, with
-//	        the default two batches in the database at once (ingest.DefaultInflight)
+//	        the default two batches in the database at once (ingest.DefaultInflight;
+//	        BENCH_INFLIGHT overrides it)
 //	fresh1  the same with one batch at a time (--inflight 1), to show what the second buys
+//	copy    pgx CopyFrom of the same rows into a fresh database's booking_events (the ceiling)
 //	naive   FetchMessage → autocommit INSERT ... ON CONFLICT → CommitMessages, per message, over
 //	        the first BENCH_NAIVE_EVENTS (3,000) messages only; its rate is extrapolated
-//	copy    pgx CopyFrom of the same rows into a fresh database's booking_events (the ceiling)
-//	dup     the same topic consumed again by a new group into the fresh run's database: all
+//	dup     the same topic consumed again by a new group into a fresh run's database: all
 //	        duplicates, as in a replay
+//
+// fresh, fresh1 and copy take about a second each on this machine and single runs of them vary
+// by ±30%, so they run BENCH_ROUNDS (3) times, interleaved, and the rates reported are medians;
+// the log shows every round. naive and dup run once.
 //
 // Drain times run from the first fetched message to the last committed offset, so the group
 // join is left out for every contender alike. Targets: fresh/naive ≥ 15, fresh/copy ≥ 0.6.
 func BenchmarkConsumerIngest(b *testing.B) {
 	n := envInt(b, "BENCH_EVENTS", 50_000)
 	naiveN := min(envInt(b, "BENCH_NAIVE_EVENTS", 3_000), n)
+	rounds := envInt(b, "BENCH_ROUNDS", 3)
+	inflight := envInt(b, "BENCH_INFLIGHT", ingest.DefaultInflight)
 	addr := kafkatest.Bootstrap(b)
 	msgs := encode(b, benchEvents(n, "ingest"))
 	topic := kafkatest.Topic(b, addr, 3)
 	produce(b, addr, topic, msgs)
 	rate := func(k int, d time.Duration) float64 { return float64(k) / d.Seconds() }
+	// ingestInto drains the topic with a new group into a fresh database and checks the rows.
+	ingestInto := func(name string, inflight int) (time.Duration, *pgxpool.Pool) {
+		pool := storetest.NewDB(b)
+		d := consumeWithIngest(b, addr, topic, kafkatest.Name(b, name), pool, n, inflight)
+		if got := count(b, pool, "booking_events"); got != n {
+			b.Fatalf("%s: %d rows, want %d", name, got, n)
+		}
+		return d, pool
+	}
 
 	for b.Loop() {
-		pool := storetest.NewDB(b)
-		fresh := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh"), pool, n, ingest.DefaultInflight)
-		if got := count(b, pool, "booking_events"); got != n {
-			b.Fatalf("fresh: %d rows, want %d", got, n)
+		var fresh, fresh1, cp []float64
+		var dupPool *pgxpool.Pool
+		for round := range rounds {
+			f, pool := ingestInto("fresh", inflight)
+			dupPool = pool
+			f1, _ := ingestInto("fresh1", 1)
+			c := copyRows(b, storetest.NewDB(b), topic, msgs)
+			fresh, fresh1, cp = append(fresh, rate(n, f)), append(fresh1, rate(n, f1)), append(cp, rate(n, c))
+			b.Logf("round %d: %d events: fresh %v (%.0f/s), fresh1 %v (%.0f/s), copy %v (%.0f/s): fresh/copy %.2f",
+				round+1, n, f, rate(n, f), f1, rate(n, f1), c, rate(n, c), float64(c)/float64(f))
 		}
-		dup := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "dup"), pool, n, ingest.DefaultInflight)
-		if got := count(b, pool, "booking_events"); got != n {
+		dup := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "dup"), dupPool, n, inflight)
+		if got := count(b, dupPool, "booking_events"); got != n {
 			b.Fatalf("after the replay: %d rows, want %d", got, n)
 		}
-
 		naivePool := storetest.NewDB(b)
 		naive := consumeNaive(b, addr, topic, kafkatest.Name(b, "naive"), naivePool, naiveN)
 		if got := count(b, naivePool, "booking_events"); got != naiveN {
 			b.Fatalf("naive: %d rows, want %d", got, naiveN)
 		}
 
-		pool1 := storetest.NewDB(b)
-		fresh1 := consumeWithIngest(b, addr, topic, kafkatest.Name(b, "fresh1"), pool1, n, 1)
-		if got := count(b, pool1, "booking_events"); got != n {
-			b.Fatalf("fresh1: %d rows, want %d", got, n)
-		}
-
-		copyPool := storetest.NewDB(b)
-		cp := copyRows(b, copyPool, topic, msgs)
-
-		fr, nr, cr, dr, f1 := rate(n, fresh), rate(naiveN, naive), rate(n, cp), rate(n, dup), rate(n, fresh1)
-		b.Logf("%d events: fresh %v, fresh1 %v, dup %v, copy %v; naive %d events in %v", n, fresh, fresh1, dup, cp, naiveN, naive)
+		fr, f1, cr := median(fresh), median(fresh1), median(cp)
+		nr, dr := rate(naiveN, naive), rate(n, dup)
+		b.Logf("medians of %d rounds: fresh %.0f/s, fresh1 %.0f/s, copy %.0f/s; dup %v; naive %d events in %v",
+			rounds, fr, f1, cr, dup, naiveN, naive)
 		b.ReportMetric(fr, "fresh_events/s")
 		b.ReportMetric(f1, "fresh1_events/s")
 		b.ReportMetric(fr/f1, "fresh/fresh1")
@@ -82,7 +97,17 @@ func BenchmarkConsumerIngest(b *testing.B) {
 		b.ReportMetric(dr/fr, "dup/fresh")
 		b.ReportMetric(float64(n), "events")
 		b.ReportMetric(float64(naiveN), "naive_events")
+		b.ReportMetric(float64(rounds), "rounds")
 	}
+}
+
+// median returns the middle value of xs (the mean of the middle two for an even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // BenchmarkPracticeReplay replays the practice set (crawler/practice defaults: ~7,000 events) end
