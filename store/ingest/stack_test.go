@@ -241,11 +241,11 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	}
 	c1.stop(t)
 	closeReader(t, kr1)
-	// Batch four was in the database with batch three (DefaultInflight 2); on the way down it may
-	// have been stored too, but never committed.
+	// With DefaultInflight 2, batches four and five may be in the database while batch three's
+	// offsets are being committed; on the way down they may be stored too, never committed.
 	stored := countRows(t, db, "booking_events")
-	if stored != 300 && stored != 400 {
-		t.Fatalf("after the crash: %d rows, want 300 or 400 (three or four batches stored, two committed)", stored)
+	if stored < 300 || stored > 500 || stored%100 != 0 {
+		t.Fatalf("after the crash: %d rows, want 300, 400 or 500 (three to five whole batches stored, two committed)", stored)
 	}
 
 	// Second life: the same group resumes at offset 200 and replays batch three.
