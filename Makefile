@@ -29,7 +29,7 @@ chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, r
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
 	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage; do \
 		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
-	@for t in FuzzDecode FuzzParseBrokers; do \
+	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON FuzzParseBrokers; do \
 		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 
 build: ## build both binaries into bin/
