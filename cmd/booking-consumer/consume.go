@@ -84,7 +84,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
-	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long an in-flight batch may take to finish")
+	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}

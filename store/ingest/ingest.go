@@ -191,7 +191,7 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	}()
 
 	fctx, stopFetching := context.WithCancel(ctx)
-	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch ahead
+	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch it cannot hand over
 	go l.fetchAhead(fctx, batches)
 	// rctx ends with ctx or when Run returns: inserts stop retrying. The statements themselves and
 	// the offset commits run under ictx, which outlives rctx by ShutdownTimeout, so that a batch
