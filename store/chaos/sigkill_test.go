@@ -70,12 +70,14 @@ func TestSIGKILLConsumer(t *testing.T) {
 	stored := func() int { return count(t, db, "booking_events") + count(t, db, "booking_events_dead") }
 	want := len(valid) + poisonCount
 
+	killed := 0
 	for k := 1; k <= kills; k++ {
 		before := stored()
 		if before >= want {
 			t.Logf("everything stored after %d kills; stopping the kills early", k-1)
 			break
 		}
+		killed = k
 		cmd, exited, logs := start()
 		progressed := false
 		deadline := time.Now().Add(2 * time.Minute)
@@ -134,7 +136,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 	if err := db.QueryRow(context.WithoutCancel(t.Context()), "select count(distinct event_id) from booking_events").Scan(&distinct); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("after %d kills: %d rows (%d distinct ids), %d dead letters; want %d and %d", kills, rows, distinct, dead, len(valid), poisonCount)
+	t.Logf("after %d kills: %d rows (%d distinct ids), %d dead letters; want %d and %d", killed, rows, distinct, dead, len(valid), poisonCount)
 	if rows != len(valid) || distinct != len(valid) {
 		t.Errorf("rows = %d (distinct %d), want %d distinct valid event ids", rows, distinct, len(valid))
 	}

@@ -15,8 +15,8 @@
 //     as duplicates. The same holds for a batch stored while an earlier one was still retrying.
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
 //     the decode error) in the same transaction as the valid ones around them.
-//   - Memory is bounded by Inflight+1 batches (Config.BatchSize messages each): those in the
-//     database and the one read ahead.
+//   - Memory is bounded by Inflight+2 batches (Config.BatchSize messages each): those in the
+//     database, the one whose offsets are being committed and the one read ahead.
 //   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
 //     capped backoff for as long as the context lives.
 //
