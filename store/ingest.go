@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -114,7 +115,7 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []dead
 		case errors.Is(err, ErrRejected):
 			poison = append(poison, rows.dead[i].withError(err))
 		case err != nil:
-			return 0, nil, fmt.Errorf("event %s: %w", rows.id[i], err)
+			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.id[i]), err)
 		}
 	}
 	return inserted, poison, nil
@@ -217,7 +218,7 @@ func split(batch []Message) (eventRows, []deadRow) {
 type eventRows struct {
 	valid int // valid events in the batch, repeats included
 
-	id                                                       []string
+	id                                                       [][16]byte // binary on the wire, unlike strings
 	typ, source, key, course, part, playDate, teeTime, crawl []string
 	price                                                    []*int64
 	players                                                  []*int32
@@ -252,7 +253,7 @@ func (r *eventRows) add(m Message, d deadRow) error {
 		s := string(e.CloseReason)
 		reason = &s
 	}
-	r.id = append(r.id, e.EventID.String())
+	r.id = append(r.id, e.EventID)
 	r.typ = append(r.typ, string(e.EventType))
 	r.source = append(r.source, e.Source)
 	r.key = append(r.key, e.ListingKey)
