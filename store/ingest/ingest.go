@@ -46,8 +46,9 @@ const (
 	DefaultBatchSize = 1000
 	DefaultBatchWait = 200 * time.Millisecond
 	// DefaultInflight is how many batches are in the database at once. One transaction keeps one
-	// PostgreSQL backend busy while the consumer, the broker and the other core wait; two roughly
-	// fill a 2-core machine (BenchmarkIngest's ingest1000x2 against ingest1000).
+	// PostgreSQL backend busy while the consumer, the broker and the other core wait; two fill a
+	// 2-core machine: 1.3-1.5x the events/s of one (BenchmarkConsumerIngest, fresh/fresh1), and
+	// three or four were no faster there.
 	DefaultInflight        = 2
 	DefaultBackoffBase     = 200 * time.Millisecond
 	DefaultBackoffMax      = 30 * time.Second
