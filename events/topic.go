@@ -2,9 +2,11 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/segmentio/kafka-go"
 )
@@ -32,4 +34,60 @@ func CreateTopic(ctx context.Context, addr, topic string, partitions int) error 
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
 	return nil
+}
+
+// WaitForTopic returns nil once the cluster's metadata lists topic with a leader for each of its
+// partitions, asking again every 250 ms until ctx ends; then it returns an error naming the
+// topic. waiting, if not nil, is called once when the first answer says the topic is not there
+// yet. Each attempt uses a client of its own, so a metadata cache cannot hide a topic created a
+// moment ago (a kafka-go Writer caches "unknown topic" for its MetadataTTL).
+func WaitForTopic(ctx context.Context, brokers []string, topic string, waiting func()) error {
+	var last error
+	for attempt := 0; ; attempt++ {
+		last = topicReady(ctx, brokers, topic)
+		if last == nil {
+			return nil
+		}
+		if attempt == 0 && waiting != nil {
+			waiting()
+		}
+		t := time.NewTimer(250 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("topic %s is not ready: %w (last answer: %v)", topic, ctx.Err(), last)
+		}
+	}
+}
+
+// topicReady asks for topic's metadata once.
+func topicReady(ctx context.Context, brokers []string, topic string) error {
+	tr := &kafka.Transport{DialTimeout: dialTimeout, ClientID: DefaultClientID}
+	defer tr.CloseIdleConnections()
+	rctx, cancel := context.WithTimeout(ctx, writeCallTimeout)
+	defer cancel()
+	c := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr}
+	resp, err := c.Metadata(rctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return err
+	}
+	for _, t := range resp.Topics {
+		if t.Name != topic {
+			continue
+		}
+		if t.Error != nil {
+			return t.Error
+		}
+		if len(t.Partitions) == 0 {
+			return errors.New("no partitions")
+		}
+		for _, p := range t.Partitions {
+			if p.Error != nil {
+				return fmt.Errorf("partition %d: %w", p.ID, p.Error)
+			}
+		}
+		return nil
+	}
+	return errors.New("not in the metadata")
 }

@@ -24,8 +24,9 @@ const replayUsage = `Usage: crawler replay [flags] FILE
 Publishes the booking events in FILE (JSON lines, as written by 'booking-consumer export',
 'crawler --events-out' or 'crawler sim --generate'; '-' reads stdin) to Kafka with their
 original event_id and key, in batches, waiting for every batch's acknowledgements from all
-in-sync replicas. The consumer ignores events it already stored, so replaying a file twice adds
-no rows. Invalid lines are reported with their line number and skipped. Ctrl-C stops after the
+in-sync replicas. The topic must exist: replay waits for it (--topic-wait; booking-consumer run
+creates it when it starts). The consumer ignores events it already stored, so replaying a file
+twice adds no rows. Invalid lines are reported with their line number and skipped. Ctrl-C stops after the
 batch in flight is acknowledged and reports how far the replay got.
 
 Exit status: 0 when every selected event was published (invalid lines do not count), 1 when
@@ -58,6 +59,7 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 	maxN := fs.Int("max", 0, "publish at most this many events (0: all)")
 	dry := fs.Bool("dry-run", false, "read and validate only, publish nothing (with DATABASE_URL: count stored and new)")
 	batch := fs.Int("batch-size", replay.DefaultBatchSize, "events per acknowledged write")
+	topicWait := fs.Duration("topic-wait", 30*time.Second, "how long to wait for the topic to exist before giving up")
 	// Flags may follow the file name: crawler replay FILE --dry-run.
 	var file string
 	rest := args
@@ -94,8 +96,8 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		*f.dst = t
 	}
-	if *rate < 0 || *maxN < 0 || *batch <= 0 {
-		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size must be positive", cli.ErrUsage)
+	if *rate < 0 || *maxN < 0 || *batch <= 0 || *topicWait <= 0 {
+		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size and --topic-wait must be positive", cli.ErrUsage)
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -110,6 +112,16 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 			return fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", cli.ErrUsage)
 		}
 		cfg.Logger = logger
+		// A consumer started a moment ago may still be creating the topic: wait for it rather
+		// than fail every write with "unknown topic" for the writer's metadata lifetime.
+		wctx, cancel := context.WithTimeout(ctx, *topicWait)
+		err = events.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
+			fmt.Fprintf(stderr, "replay: waiting up to %v for topic %s to exist (booking-consumer run creates it)\n", *topicWait, topicOr(cfg.Topic))
+		})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("replay: %w; start booking-consumer run, which creates it, or create it", err)
+		}
 		w := events.NewSyncWriter(cfg)
 		defer func() {
 			if err := w.Close(); err != nil {

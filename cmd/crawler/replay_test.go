@@ -74,6 +74,27 @@ func TestRunReplayPublishes(t *testing.T) {
 	}
 }
 
+// A topic that does not exist: replay says it is waiting, then gives up with a message that says
+// what to do, having published nothing.
+func TestRunReplayWaitsForTheTopic(t *testing.T) {
+	t.Parallel()
+	p, _ := replayFile(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Name(t, "absent")
+	env := map[string]string{"KAFKA_BOOTSTRAP": addr, "KAFKA_TOPIC": topic}
+	var stdout, stderr bytes.Buffer
+	err := runReplay(t.Context(), []string{"--topic-wait", "700ms", p}, func(k string) string { return env[k] }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), topic) || !strings.Contains(err.Error(), "start booking-consumer run") {
+		t.Fatalf("replay to a missing topic: %v, want an error naming it and saying what to do", err)
+	}
+	if !strings.Contains(stderr.String(), "waiting up to 700ms for topic "+topic) {
+		t.Errorf("stderr does not say it waits for the topic:\n%s", stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("a report was printed although nothing was read:\n%s", stdout.String())
+	}
+}
+
 func TestRunReplayUsage(t *testing.T) {
 	t.Parallel()
 	env := func(string) string { return "" }
@@ -81,12 +102,12 @@ func TestRunReplayUsage(t *testing.T) {
 	if err := runReplay(t.Context(), []string{"--help"}, env, &bytes.Buffer{}, &help); err != nil {
 		t.Errorf("--help: %v", err)
 	}
-	for _, w := range []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"} {
+	for _, w := range []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "-topic-wait", "KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"} {
 		if !strings.Contains(help.String(), w) {
 			t.Errorf("--help does not explain %s", w)
 		}
 	}
-	for _, args := range [][]string{{}, {"a", "b"}, {"--since", "monday", "f"}, {"--batch-size", "0", "f"}, {"f"}} {
+	for _, args := range [][]string{{}, {"a", "b"}, {"--since", "monday", "f"}, {"--batch-size", "0", "f"}, {"--topic-wait", "0s", "f"}, {"f"}} {
 		if err := runReplay(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: %v, want cli.ErrUsage", args, err)
 		}
