@@ -456,10 +456,12 @@ func TestRunReturnsErrorWhenCommitsKeepFailing(t *testing.T) {
 		if err == nil {
 			t.Fatal("Run = nil, want an error after repeated commit failures")
 		}
-		// It stops at the 5th failed commit, having read at most Inflight batches ahead.
-		if next, _, _ := r.state(); next < MaxCommitFailures*cfg.BatchSize || next > (MaxCommitFailures+cfg.Inflight)*cfg.BatchSize {
+		// It stops at the 5th failed commit, having fetched at most Inflight batches past it (in
+		// the database) and one more (read ahead).
+		limit := (MaxCommitFailures + cfg.Inflight + 1) * cfg.BatchSize
+		if next, _, _ := r.state(); next < MaxCommitFailures*cfg.BatchSize || next > limit {
 			t.Errorf("fetched %d messages, want %d to %d (stop at the %dth failed commit)", next,
-				MaxCommitFailures*cfg.BatchSize, (MaxCommitFailures+cfg.Inflight)*cfg.BatchSize, MaxCommitFailures)
+				MaxCommitFailures*cfg.BatchSize, limit, MaxCommitFailures)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not give up")
