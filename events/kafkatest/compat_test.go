@@ -22,7 +22,10 @@ func TestGroupResumesFromCommittedOffset(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond}
+	// A Transport of its own: the global one caches metadata from earlier tests in this process,
+	// without this fresh topic, and would answer Unknown Topic Or Partition for its TTL.
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond,
+		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	defer w.Close()
 	var msgs []kafka.Message
 	for i := range 20 {
