@@ -36,17 +36,18 @@ func CreateTopic(ctx context.Context, addr, topic string, partitions int) error 
 	return nil
 }
 
-// WaitForTopic returns nil once the cluster's metadata lists topic with a leader for each of its
-// partitions, asking again every 250 ms until ctx ends; then it returns an error naming the
-// topic. waiting, if not nil, is called once when the first answer says the topic is not there
-// yet. Each attempt uses a client of its own, so a metadata cache cannot hide a topic created a
-// moment ago (a kafka-go Writer caches "unknown topic" for its MetadataTTL).
-func WaitForTopic(ctx context.Context, brokers []string, topic string, waiting func()) error {
-	var last error
+// ErrTopicNotReady says the cluster's metadata does not (yet) show a topic with a leader for
+// each of its partitions.
+var ErrTopicNotReady = errors.New("topic not ready")
+
+// WaitForTopic returns topic's partition ids once TopicPartitions finds it ready, asking again
+// every 250 ms until ctx ends; then it returns an error naming the topic. waiting, if not nil, is
+// called once when the first answer says the topic is not there yet.
+func WaitForTopic(ctx context.Context, brokers []string, topic string, waiting func()) ([]int, error) {
 	for attempt := 0; ; attempt++ {
-		last = topicReady(ctx, brokers, topic)
-		if last == nil {
-			return nil
+		parts, err := TopicPartitions(ctx, brokers, topic)
+		if err == nil {
+			return parts, nil
 		}
 		if attempt == 0 && waiting != nil {
 			waiting()
@@ -56,13 +57,16 @@ func WaitForTopic(ctx context.Context, brokers []string, topic string, waiting f
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("topic %s is not ready: %w (last answer: %v)", topic, ctx.Err(), last)
+			return nil, fmt.Errorf("topic %s is not ready: %w (last answer: %v)", topic, ctx.Err(), err)
 		}
 	}
 }
 
-// topicReady asks for topic's metadata once.
-func topicReady(ctx context.Context, brokers []string, topic string) error {
+// TopicPartitions asks the cluster once for topic's metadata and returns its partition ids when
+// every partition has a leader; otherwise an error wrapping ErrTopicNotReady, or the request's
+// error. Each call uses a client of its own, so a metadata cache cannot hide a topic created a
+// moment ago (kafka-go's transports cache "unknown topic" for their MetadataTTL).
+func TopicPartitions(ctx context.Context, brokers []string, topic string) ([]int, error) {
 	tr := &kafka.Transport{DialTimeout: dialTimeout, ClientID: DefaultClientID}
 	defer tr.CloseIdleConnections()
 	rctx, cancel := context.WithTimeout(ctx, writeCallTimeout)
@@ -70,24 +74,26 @@ func topicReady(ctx context.Context, brokers []string, topic string) error {
 	c := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr}
 	resp, err := c.Metadata(rctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("metadata of %s: %w", topic, err)
 	}
 	for _, t := range resp.Topics {
 		if t.Name != topic {
 			continue
 		}
 		if t.Error != nil {
-			return t.Error
+			return nil, fmt.Errorf("%s: %w: %w", topic, ErrTopicNotReady, t.Error)
 		}
 		if len(t.Partitions) == 0 {
-			return errors.New("no partitions")
+			return nil, fmt.Errorf("%s: %w: no partitions", topic, ErrTopicNotReady)
 		}
+		parts := make([]int, 0, len(t.Partitions))
 		for _, p := range t.Partitions {
 			if p.Error != nil {
-				return fmt.Errorf("partition %d: %w", p.ID, p.Error)
+				return nil, fmt.Errorf("%s: %w: partition %d: %w", topic, ErrTopicNotReady, p.ID, p.Error)
 			}
+			parts = append(parts, p.ID)
 		}
-		return nil
+		return parts, nil
 	}
-	return errors.New("not in the metadata")
+	return nil, fmt.Errorf("%s: %w: not in the metadata", topic, ErrTopicNotReady)
 }

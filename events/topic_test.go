@@ -21,7 +21,7 @@ func TestWaitForTopic(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		waited := 0
-		err := events.WaitForTopic(ctx, brokers, topic, func() { waited++ })
+		_, err := events.WaitForTopic(ctx, brokers, topic, func() { waited++ })
 		if err == nil || !strings.Contains(err.Error(), topic) {
 			t.Fatalf("WaitForTopic(missing) = %v, want an error naming %s", err, topic)
 		}
@@ -45,8 +45,9 @@ func TestWaitForTopic(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		start := time.Now()
-		if err := events.WaitForTopic(ctx, brokers, topic, func() { close(waiting) }); err != nil {
-			t.Fatalf("WaitForTopic: %v", err)
+		parts, err := events.WaitForTopic(ctx, brokers, topic, func() { close(waiting) })
+		if err != nil || len(parts) != 3 {
+			t.Fatalf("WaitForTopic = %v, %v; want 3 partitions", parts, err)
 		}
 		t.Logf("topic ready %v after the wait began", time.Since(start))
 	})

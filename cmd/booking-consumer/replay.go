@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // parseFrom parses --from: "earliest" (zero time, ok) or an RFC3339 time.
@@ -55,11 +57,8 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	}
 }
 
-// errTopicNotFound and errCommitStage mark the two answers retriable treats specially.
-var (
-	errTopicNotFound = errors.New("topic not found")
-	errCommitStage   = errors.New("offsets sent")
-)
+// errCommitStage marks a failure after the offsets were sent: never retried.
+var errCommitStage = errors.New("offsets sent")
 
 // retriable reports whether a failed reset may be tried again: it failed before the offsets were
 // sent, on an answer Kafka calls temporary or on a topic the metadata does not show yet.
@@ -68,7 +67,7 @@ func retriable(err error) bool {
 		return false
 	}
 	var kerr kafka.Error
-	return errors.Is(err, errTopicNotFound) || (errors.As(err, &kerr) && kerr.Temporary())
+	return errors.Is(err, events.ErrTopicNotReady) || (errors.As(err, &kerr) && kerr.Temporary())
 }
 
 // resetOnce is one attempt of resetOffsets.
@@ -79,16 +78,9 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 	defer transport.CloseIdleConnections()
 	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: transport}
 
-	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	parts, err := events.TopicPartitions(ctx, brokers, topic)
 	if err != nil {
-		return fmt.Errorf("replay: metadata of %s: %w", topic, err)
-	}
-	if len(meta.Topics) != 1 || meta.Topics[0].Error != nil || len(meta.Topics[0].Partitions) == 0 {
-		return fmt.Errorf("replay: %s: %w", topic, errTopicNotFound)
-	}
-	var parts []int
-	for _, p := range meta.Topics[0].Partitions {
-		parts = append(parts, p.ID)
+		return fmt.Errorf("replay: %w", err)
 	}
 
 	groups, err := client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})

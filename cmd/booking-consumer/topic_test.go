@@ -12,6 +12,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
 )
 
@@ -80,7 +81,7 @@ func TestResetRetriesOnlyTransientAnswersBeforeTheCommit(t *testing.T) {
 	}{
 		{fmt.Errorf("replay: committed offsets: %w", kafka.NotCoordinatorForGroup), true},
 		{fmt.Errorf("replay: committed offsets: %w", kafka.GroupLoadInProgress), true},
-		{fmt.Errorf("replay: t: %w", errTopicNotFound), true},
+		{fmt.Errorf("replay: t: %w", events.ErrTopicNotReady), true},
 		{fmt.Errorf("replay: commit: %w: %w", errCommitStage, kafka.NotCoordinatorForGroup), false},
 		{fmt.Errorf("replay: group has 1 active members"), false},
 		{fmt.Errorf("replay: %w", kafka.GroupAuthorizationFailed), false},

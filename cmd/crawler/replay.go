@@ -115,7 +115,7 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		// A consumer started a moment ago may still be creating the topic: wait for it rather
 		// than fail every write with "unknown topic" for the writer's metadata lifetime.
 		wctx, cancel := context.WithTimeout(ctx, *topicWait)
-		err = events.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
+		_, err = events.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
 			fmt.Fprintf(stderr, "replay: waiting up to %v for topic %s to exist (booking-consumer run creates it)\n", *topicWait, topicOr(cfg.Topic))
 		})
 		cancel()

@@ -88,33 +88,22 @@ func Topic(t testing.TB, addr string, partitions int) string {
 	return topic
 }
 
-// CreateTopic creates topic through the cluster's controller and waits until its partitions have
-// leaders.
+// CreateTopic creates topic through the cluster's controller and waits (up to 15 s) until each of
+// its partitions has a leader.
 func CreateTopic(ctx context.Context, addr, topic string, partitions int) error {
 	if err := events.CreateTopic(ctx, addr, topic, partitions); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := kafka.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			ps, perr := c.ReadPartitions(topic)
-			_ = c.Close()
-			ready := perr == nil && len(ps) == partitions
-			for _, p := range ps {
-				if p.Leader.ID < 0 {
-					ready = false
-				}
-			}
-			if ready {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("topic %s has no leaders after 15s", topic)
-		}
-		time.Sleep(100 * time.Millisecond)
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	parts, err := events.WaitForTopic(wctx, []string{addr}, topic, nil)
+	if err != nil {
+		return err
 	}
+	if len(parts) != partitions {
+		return fmt.Errorf("topic %s has %d partitions, want %d", topic, len(parts), partitions)
+	}
+	return nil
 }
 
 // DeleteTopic deletes topic; errors are returned, not fatal.
