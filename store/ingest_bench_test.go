@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -104,26 +103,16 @@ func ingestBatches(b *testing.B, s *store.Store, msgs []store.Message, size int)
 	}
 }
 
-const naiveInsertSQL = `insert into booking_events (event_id, event_type, source, listing_key, course_name,
-	course_part, play_date, tee_time, price_krw, players, close_reason, occurred_at, crawl_id, payload,
-	kafka_topic, kafka_partition, kafka_offset)
-	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-	on conflict (event_id) do nothing`
-
 func insertNaive(b *testing.B, pool *pgxpool.Pool, msgs []store.Message) {
 	for _, row := range copySource(msgs) {
-		if _, err := pool.Exec(b.Context(), naiveInsertSQL, row...); err != nil {
+		if _, err := pool.Exec(b.Context(), storetest.NaiveInsertSQL, row...); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-var copyColumns = []string{"event_id", "event_type", "source", "listing_key", "course_name", "course_part",
-	"play_date", "tee_time", "price_krw", "players", "close_reason", "occurred_at", "crawl_id", "payload",
-	"kafka_topic", "kafka_partition", "kafka_offset"}
-
 func copyRows(b *testing.B, pool *pgxpool.Pool, msgs []store.Message) {
-	if _, err := pool.CopyFrom(b.Context(), pgx.Identifier{"booking_events"}, copyColumns,
+	if _, err := pool.CopyFrom(b.Context(), pgx.Identifier{"booking_events"}, storetest.Columns,
 		pgx.CopyFromRows(copySource(msgs))); err != nil {
 		b.Fatal(err)
 	}
@@ -137,7 +126,7 @@ func tempCopyBatches(b *testing.B, pool *pgxpool.Pool, msgs []store.Message, siz
 			if _, err := tx.Exec(ctx, `create temp table batch (like booking_events including defaults) on commit drop`); err != nil {
 				return err
 			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"batch"}, copyColumns,
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"batch"}, storetest.Columns,
 				pgx.CopyFromRows(rows[start:min(start+size, len(rows))])); err != nil {
 				return err
 			}
@@ -150,27 +139,11 @@ func tempCopyBatches(b *testing.B, pool *pgxpool.Pool, msgs []store.Message, siz
 	}
 }
 
-// copySource renders msgs as rows of copyColumns.
+// copySource renders msgs as rows of storetest.Columns.
 func copySource(msgs []store.Message) [][]any {
 	rows := make([][]any, len(msgs))
 	for i, m := range msgs {
-		e := m.Event
-		date, _ := time.Parse(events.DateLayout, e.PlayDate)
-		tee, _ := time.Parse(events.TimeLayout, e.TeeTime)
-		var players *int32
-		if e.Players != nil {
-			p := int32(*e.Players)
-			players = &p
-		}
-		var reason *string
-		if e.CloseReason != "" {
-			r := string(e.CloseReason)
-			reason = &r
-		}
-		rows[i] = []any{e.EventID, string(e.EventType), e.Source, e.ListingKey, e.CourseName, e.CoursePart,
-			date, pgtype.Time{Microseconds: int64(tee.Hour()*3600+tee.Minute()*60) * 1e6, Valid: true},
-			e.PriceKRW, players, reason, e.OccurredAt, e.CrawlID, string(m.Value),
-			m.Topic, int32(m.Partition), m.Offset}
+		rows[i] = storetest.Row(*m.Event, m.Topic, m.Partition, m.Offset, m.Value)
 	}
 	return rows
 }

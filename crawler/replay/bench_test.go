@@ -95,12 +95,6 @@ func evs1(b *testing.B) []events.Event {
 	return []events.Event{events.Opened(l, kafkatest.Name(b, "warm"), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 }
 
-const naiveInsertSQL = `insert into booking_events (event_id, event_type, source, listing_key, course_name,
-	course_part, play_date, tee_time, price_krw, players, close_reason, occurred_at, crawl_id, payload,
-	kafka_topic, kafka_partition, kafka_offset)
-	values ($1, $2, $3, $4, $5, $6, $7::date, $8::time, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17)
-	on conflict (event_id) do nothing`
-
 // startNaive runs the naive consumer in the background and returns how many messages it has
 // handled (inserted or duplicate) and committed.
 func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func() int64 {
@@ -125,19 +119,7 @@ func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func(
 				b.Errorf("naive consumer: offset %d: %v", m.Offset, err)
 				return
 			}
-			var players *int32
-			if e.Players != nil {
-				p := int32(*e.Players)
-				players = &p
-			}
-			var reason *string
-			if e.CloseReason != "" {
-				s := string(e.CloseReason)
-				reason = &s
-			}
-			if _, err := db.Exec(ctx, naiveInsertSQL, e.EventID, string(e.EventType), e.Source, e.ListingKey, e.CourseName,
-				e.CoursePart, e.PlayDate, e.TeeTime, e.PriceKRW, players, reason, e.OccurredAt, e.CrawlID, string(m.Value),
-				m.Topic, m.Partition, m.Offset); err != nil {
+			if _, err := db.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
 				if ctx.Err() == nil {
 					b.Errorf("naive consumer: insert %s: %v", e.EventID, err)
 				}

@@ -273,7 +273,7 @@ func startNaive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsu
 				l.errc <- err
 				return
 			}
-			if _, err := pool.Exec(ctx, naiveInsertSQL, row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
+			if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
 				l.errc <- nilIfDone(ctx, err)
 				return
 			}

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/ingest"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // envInt returns the integer in env var key, or def.
@@ -198,13 +198,6 @@ func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Po
 	return d
 }
 
-// naiveInsertSQL is what a naive consumer runs per message, in autocommit.
-const naiveInsertSQL = `insert into booking_events (event_id, event_type, source, listing_key, course_name,
-	course_part, play_date, tee_time, price_krw, players, close_reason, occurred_at, crawl_id, payload,
-	kafka_topic, kafka_partition, kafka_offset)
-	values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-	on conflict (event_id) do nothing`
-
 // consumeNaive drains want messages one at a time: FetchMessage, decode, one autocommit INSERT,
 // CommitMessages of that message. It returns the drain time.
 func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want int) time.Duration {
@@ -226,7 +219,7 @@ func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, w
 		if err != nil {
 			b.Fatalf("naive decode %d: %v", i, err)
 		}
-		if _, err := pool.Exec(ctx, naiveInsertSQL, row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
+		if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
 			b.Fatalf("naive insert %d: %v", i, err)
 		}
 		if err := r.CommitMessages(ctx, m); err != nil {
@@ -235,10 +228,6 @@ func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, w
 	}
 	return time.Since(start)
 }
-
-var copyColumns = []string{"event_id", "event_type", "source", "listing_key", "course_name", "course_part",
-	"play_date", "tee_time", "price_krw", "players", "close_reason", "occurred_at", "crawl_id", "payload",
-	"kafka_topic", "kafka_partition", "kafka_offset"}
 
 // copyRows COPYs the messages' rows into booking_events and returns how long it took.
 func copyRows(b testing.TB, pool *pgxpool.Pool, topic string, msgs []kafka.Message) time.Duration {
@@ -249,33 +238,13 @@ func copyRows(b testing.TB, pool *pgxpool.Pool, topic string, msgs []kafka.Messa
 		if err != nil {
 			b.Fatal(err)
 		}
-		rows[i] = row(e, topic, i%3, int64(i), m.Value)
+		rows[i] = storetest.Row(e, topic, i%3, int64(i), m.Value)
 	}
 	start := time.Now()
-	if _, err := pool.CopyFrom(b.Context(), pgx.Identifier{"booking_events"}, copyColumns, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := pool.CopyFrom(b.Context(), pgx.Identifier{"booking_events"}, storetest.Columns, pgx.CopyFromRows(rows)); err != nil {
 		b.Fatal(err)
 	}
 	return time.Since(start)
-}
-
-// row renders an event as the values of copyColumns.
-func row(e events.Event, topic string, partition int, offset int64, payload []byte) []any {
-	date, _ := time.Parse(events.DateLayout, e.PlayDate)
-	tee, _ := time.Parse(events.TimeLayout, e.TeeTime)
-	var players *int32
-	if e.Players != nil {
-		p := int32(*e.Players)
-		players = &p
-	}
-	var reason *string
-	if e.CloseReason != "" {
-		r := string(e.CloseReason)
-		reason = &r
-	}
-	return []any{e.EventID, string(e.EventType), e.Source, e.ListingKey, e.CourseName, e.CoursePart,
-		date, pgtype.Time{Microseconds: int64(tee.Hour()*3600+tee.Minute()*60) * 1e6, Valid: true},
-		e.PriceKRW, players, reason, e.OccurredAt, e.CrawlID, string(payload),
-		topic, int32(partition), offset}
 }
 
 // count returns the number of rows in table.
