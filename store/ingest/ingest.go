@@ -191,20 +191,18 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			"duplicates", l.total.duplicates, "dead_lettered", l.total.deadLettered)
 	}()
 
-	fctx, stopFetching := context.WithCancel(ctx)
-	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch it cannot hand over
-	go l.fetchAhead(fctx, batches)
-	// rctx ends with ctx or when Run returns: inserts stop retrying. The statements themselves and
-	// the offset commits run under ictx, which outlives rctx by ShutdownTimeout, so that a batch
-	// in the database can finish on SIGTERM; when Run returns, ictx ends at once.
+	// rctx ends with ctx or when Run returns: fetching stops, inserts stop retrying. The statements
+	// themselves and the offset commits run under ictx, which outlives rctx by ShutdownTimeout, so
+	// that a batch in the database can finish on SIGTERM; when Run returns, ictx ends at once.
 	rctx, endRun := context.WithCancel(ctx)
 	ictx, cutInserts := shutdownContext(rctx, l.cfg.ShutdownTimeout)
+	batches := make(chan fetched) // unbuffered: the fetcher holds at most one batch it cannot hand over
+	go l.fetchAhead(rctx, batches)
 	var inserts sync.WaitGroup
 	defer func() {
-		stopFetching()
+		endRun()
 		for range batches { // wait for the fetcher; a batch it read ahead stays uncommitted
 		}
-		endRun()
 		cutInserts()
 		inserts.Wait()
 	}()
