@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 func TestInterpretAndIsTransient(t *testing.T) {
@@ -41,6 +43,50 @@ func TestInterpretAndIsTransient(t *testing.T) {
 			}
 			if IsTransient(got) != tc.transient {
 				t.Errorf("IsTransient(%v) = %v, want %v", got, !tc.transient, tc.transient)
+			}
+		})
+	}
+}
+
+// The decision table of the package documentation, row by row.
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	live := t.Context()
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	pg := func(code string) error { return interpret(fmt.Errorf("insert: %w", &pgconn.PgError{Code: code})) }
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		err    error
+		fate   Fate
+		reason string
+	}{
+		{"Success", live, nil, Done, "ok"},
+		{"SuccessWhileStopping", done, nil, Done, "ok"},
+		{"Malformed", live, fmt.Errorf("decode: %w", events.ErrNotJSON), DeadLetter, "malformed"},
+		{"TooLarge", live, events.ErrTooLarge, DeadLetter, "malformed"},
+		{"DataException", live, pg("22P05"), DeadLetter, "rejected 22P05"},
+		{"CheckViolation", live, pg("23514"), DeadLetter, "rejected 23514"},
+		{"IndexRowTooBig", live, pg("54000"), DeadLetter, "rejected 54000"},
+		{"ConnectionLost", live, pg("08006"), Retry, "transient"},
+		{"Deadlock", live, pg("40P01"), Retry, "transient"},
+		{"AdminShutdown", live, pg("57P01"), Retry, "transient"},
+		{"Deadline", live, context.DeadlineExceeded, Retry, "transient"},
+		{"ClosedPool", live, errors.New("closed pool"), Retry, "transient"},
+		{"UndefinedColumn", live, pg("42703"), AlarmedRetry, "sqlstate 42703"},
+		{"PermissionDenied", live, pg("42501"), AlarmedRetry, "sqlstate 42501"},
+		{"UndefinedTable", live, pg("42P01"), AlarmedRetry, "sqlstate 42P01"},
+		{"DiskFull", live, pg("53100"), AlarmedRetry, "sqlstate 53100"},
+		{"Unclassified", live, errors.New("boom"), AlarmedRetry, "unclassified"},
+		{"TransientWhileStopping", done, pg("08006"), Stop, "shutting down"},
+		{"RejectedWhileStopping", done, pg("22P05"), Stop, "shutting down"},
+		{"Cancelled", done, context.Canceled, Stop, "shutting down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Decide(tc.ctx, tc.err)
+			if got != (Decision{tc.fate, tc.reason}) {
+				t.Errorf("Decide(%v) = %v %q, want %v %q", tc.err, got.Fate, got.Reason, tc.fate, tc.reason)
 			}
 		})
 	}

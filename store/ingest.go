@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,7 +54,7 @@ type Result struct {
 func (s *Store) Ingest(ctx context.Context, batch []Message) (Result, error) {
 	rows, dead := split(batch)
 	res, err := s.ingest(ctx, rows, dead, false)
-	if errors.Is(err, ErrRejected) {
+	if Decide(ctx, err).Fate == DeadLetter {
 		res, err = s.ingest(ctx, rows, dead, true)
 	}
 	if err != nil {
@@ -111,10 +110,11 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []dead
 			inserted += n
 			return err
 		})
-		switch {
-		case errors.Is(err, ErrRejected):
+		switch Decide(ctx, err).Fate {
+		case Done:
+		case DeadLetter:
 			poison = append(poison, rows.dead[i].withError(err))
-		case err != nil:
+		default: // not this row's fault: the whole batch fails, and Decide says what the loop does
 			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.id[i]), err)
 		}
 	}

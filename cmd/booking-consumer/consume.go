@@ -58,6 +58,7 @@ type consumeConfig struct {
 	metricsAddr string
 	shutdown    time.Duration
 	partitions  int
+	alarmAfter  int
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -84,6 +85,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
+	fs.IntVar(&cfg.alarmAfter, "alarm-after", ingest.DefaultAlarmAfter,
+		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
+			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -124,6 +128,9 @@ func (c consumeConfig) validate() error {
 	if c.batchWait <= 0 {
 		errs = append(errs, fmt.Errorf("--batch-wait %v must be positive", c.batchWait))
 	}
+	if c.alarmAfter < 1 {
+		errs = append(errs, fmt.Errorf("--alarm-after %d must be at least 1", c.alarmAfter))
+	}
 	if c.inflight < 1 || c.inflight > maxInflight {
 		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
 	}
@@ -163,8 +170,9 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var alive atomic.Bool
 	alive.Store(true)
+	health := &ingest.Health{}
 	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, pool, &alive)
+		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, pool, &alive, health)
 		if err != nil {
 			return err
 		}
@@ -184,7 +192,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	})
 	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
 		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, Inflight: cfg.inflight, ShutdownTimeout: cfg.shutdown,
-		Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		AlarmAfter: cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	closeReader(logger, r)
@@ -209,9 +217,10 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 }
 
 // serveMetrics serves /metrics and /healthz on addr until the returned stop is called.
-// /healthz is 200 when the database answers a ping within 2 s and the consume loop is running.
+// /healthz is 200 when the database answers a ping within 2 s, the consume loop is running and
+// health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
-	pool *pgxpool.Pool, alive *atomic.Bool) (stop func(), err error) {
+	pool *pgxpool.Pool, alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
@@ -223,6 +232,10 @@ func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *pr
 		defer cancel()
 		if !alive.Load() {
 			http.Error(w, "consume loop stopped", http.StatusServiceUnavailable)
+			return
+		}
+		if problems := health.String(); problems != "" {
+			http.Error(w, problems, http.StatusServiceUnavailable)
 			return
 		}
 		if err := pool.Ping(pctx); err != nil {

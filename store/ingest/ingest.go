@@ -14,11 +14,18 @@
 //     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
 //     as duplicates. The same holds for a batch stored while an earlier one was still retrying.
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
-//     the decode error) in the same transaction as the valid ones around them.
+//     the decode error) in the same transaction as the valid ones around them, and a row that
+//     PostgreSQL rejects (bad data, an index entry too large) is pinned by the store and
+//     dead-lettered alone. What becomes of every failure is decided by store.Decide (the table
+//     is in package store's documentation): an error that is neither transient nor a row's
+//     fault is retried without committing, loudly (ERROR every attempt, then Health and the
+//     booking_consumer_stuck gauge after Config.AlarmAfter attempts), never dead-lettered.
 //   - Memory is bounded by Inflight+2 batches (Config.BatchSize messages each): those in the
 //     database, the one whose offsets are being committed and the one read ahead.
-//   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
-//     capped backoff for as long as the context lives.
+//   - Outages pause, never end, the loop: a failed insert, a failed fetch and a failed offset
+//     commit are all retried with capped backoff for as long as the context lives. While a
+//     commit retries, the loop takes no new batch (memory stays bounded, and no later batch is
+//     committed before it).
 //
 // Run does not own the Reader: the caller creates it, and closes it (under a deadline) after Run
 // returns.
@@ -54,11 +61,11 @@ const (
 	DefaultBackoffMax      = 30 * time.Second
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultCommitTimeout   = 10 * time.Second
-	// MaxCommitFailures is how many offset commits in a row may fail before Run gives up and
-	// returns an error, so that the process restarts and its new Reader rewinds to the last
-	// committed offsets. Single failures are harmless: the next batch's commit covers the
-	// earlier offsets of its partitions, and anything left behind is redelivered and deduplicated.
-	MaxCommitFailures = 5
+	// DefaultAlarmAfter is how many failed attempts in a row of one batch's insert (for an error
+	// store.Decide calls AlarmedRetry) or of one batch's offset commit make the consumer report
+	// itself stuck: the booking_consumer_stuck gauge and a 503 from /healthz, so that an
+	// orchestrator notices. With the default backoff, 5 attempts take about 3 s.
+	DefaultAlarmAfter = 5
 	// infoEvery rate-limits the Info-level progress line; every batch is logged at Debug.
 	infoEvery = 10 * time.Second
 )
@@ -102,9 +109,14 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// CommitTimeout bounds one CommitMessages call (it blocks while the coordinator is away).
 	CommitTimeout time.Duration
-	Logger        *slog.Logger     // slog.Default() if nil
-	Metrics       Metrics          // none if nil
-	Now           func() time.Time // time.Now if nil
+	// AlarmAfter is how many failed attempts in a row of an alarmed insert or of an offset commit
+	// mark the consumer stuck (Health, the stuck gauge); DefaultAlarmAfter if zero.
+	AlarmAfter int
+	// Health receives the stuck reasons while a batch is stuck; none if nil.
+	Health  *Health
+	Logger  *slog.Logger     // slog.Default() if nil
+	Metrics Metrics          // none if nil
+	Now     func() time.Time // time.Now if nil
 }
 
 func (c Config) withDefaults() Config {
@@ -132,6 +144,12 @@ func (c Config) withDefaults() Config {
 	if c.CommitTimeout <= 0 {
 		c.CommitTimeout = DefaultCommitTimeout
 	}
+	if c.AlarmAfter <= 0 {
+		c.AlarmAfter = DefaultAlarmAfter
+	}
+	if c.Health == nil {
+		c.Health = &Health{}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -150,24 +168,31 @@ type outcome int
 const (
 	commit outcome = iota // the transaction committed: commit the offsets, fetch the next batch
 	retry                 // back off and insert the same batch again; commit nothing
+	alarm                 // retry, loudly: ERROR every attempt, stuck after Config.AlarmAfter
 	stop                  // shutting down: commit nothing; the batch is redelivered after restart
 )
 
 func (o outcome) String() string {
-	return [...]string{"commit", "retry", "stop"}[o]
+	return [...]string{"commit", "retry", "alarm", "stop"}[o]
 }
 
-// classify decides what happens to a batch given the store's answer. Duplicates and dead
-// letters are part of a successful (nil) answer. Every error is retried while ctx lives:
-// a database that is down must pause the stream, not drain it into the dead-letter table.
-func classify(ctx context.Context, err error) outcome {
-	switch {
-	case err == nil:
-		return commit
-	case ctx.Err() != nil:
-		return stop
-	default:
-		return retry
+// classify maps store.Decide's fate of a whole batch's error onto what the loop does (the table
+// is in package store's documentation). Duplicates and dead letters are part of a successful
+// (nil) answer. Every error is retried while ctx lives: a database that is down, or a schema
+// that is broken, must pause the stream, not drain it into the dead-letter table. An error the
+// store could not pin on a row (DeadLetter for a whole batch) is a bug or a broken dead-letter
+// table: alarmed.
+func classify(ctx context.Context, err error) (outcome, string) {
+	d := store.Decide(ctx, err)
+	switch d.Fate {
+	case store.Done:
+		return commit, d.Reason
+	case store.Stop:
+		return stop, d.Reason
+	case store.Retry:
+		return retry, d.Reason
+	default: // AlarmedRetry, and DeadLetter for a whole batch
+		return alarm, d.Reason
 	}
 }
 
@@ -259,9 +284,7 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			if err != nil {
 				return err
 			}
-			if err := l.commit(ictx, f.kafka, res); err != nil {
-				return err
-			}
+			l.commit(ctx, ictx, f.kafka, res)
 			if end {
 				return l.finish(ictx, queue)
 			}
@@ -286,6 +309,8 @@ type stored struct {
 // finish is the shutdown path: it waits for the batches in flight, in fetch order, and commits
 // each one that was stored until the first that was not.
 func (l *loop) finish(ictx context.Context, queue []*flight) error {
+	ended, cancel := context.WithCancel(ictx)
+	cancel()
 	committing := true
 	for _, f := range queue {
 		res := <-f.done
@@ -298,9 +323,7 @@ func (l *loop) finish(ictx context.Context, queue []*flight) error {
 			committing = false
 			continue
 		}
-		if err := l.commit(ictx, f.kafka, res); err != nil {
-			return err
-		}
+		l.commit(ended, ictx, f.kafka, res) // one attempt each: no retries on the way out
 	}
 	return nil
 }
@@ -365,9 +388,8 @@ type loop struct {
 	s   sink
 	cfg Config
 
-	commitFailures int
-	lastInfo       time.Time
-	total          struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
+	lastInfo time.Time
+	total    struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
 }
 
 // fetch blocks for the first message, then adds messages until BatchSize or BatchWait. A
@@ -413,25 +435,31 @@ func decode(in []kafka.Message, out []store.Message) []store.Message {
 // l.lastInfo.
 func (l *loop) insert(ctx, ictx context.Context, sbatch []store.Message) stored {
 	start := l.cfg.Now()
+	var stuck *stuckMark
+	defer func() { stuck.clear() }()
 	for attempt := 1; ; attempt++ {
 		res, err := l.s.Ingest(ictx, sbatch)
-		switch classify(ctx, err) {
+		out, reason := classify(ctx, err)
+		switch out {
 		case commit:
 			return stored{res: res, latency: l.cfg.Now().Sub(start), attempts: attempt}
 		case stop:
 			l.cfg.Logger.InfoContext(ctx, "shutting down with batch uncommitted; it will be redelivered",
 				"size", len(sbatch), "err", err)
 			return stored{stopped: true}
-		case retry:
+		case retry, alarm:
 			d := l.cfg.Backoff.Delay(attempt)
 			lvl := slog.LevelWarn
-			if errors.Is(err, store.ErrRejected) {
-				// The store dead-letters rejected rows one by one; a whole batch rejected is a bug.
+			if out == alarm {
 				lvl = slog.LevelError
+				if attempt >= l.cfg.AlarmAfter && stuck == nil {
+					stuck = l.markStuck(batchName(sbatch), reason,
+						fmt.Sprintf("stuck: insert of batch %s failed %d times: %s: %v", batchName(sbatch), attempt, reason, err))
+				}
 			}
 			l.cfg.Logger.Log(ctx, lvl, "insert failed; retrying the same batch",
-				"attempt", attempt, "backoff", d.String(), "size", len(sbatch),
-				"rejected", errors.Is(err, store.ErrRejected), "transient", store.IsTransient(err), "err", err)
+				"attempt", attempt, "backoff", d.String(), "size", len(sbatch), "fate", out.String(),
+				"reason", reason, "stuck", stuck != nil, "err", err)
 			l.cfg.Metrics.Retry()
 			if !sleep(ctx, d) {
 				l.cfg.Logger.InfoContext(ctx, "shutting down during backoff; batch uncommitted", "size", len(sbatch))
@@ -441,25 +469,90 @@ func (l *loop) insert(ctx, ictx context.Context, sbatch []store.Message) stored 
 	}
 }
 
+// batchName names a batch by its first message's position, for logs and Health.
+func batchName(b []store.Message) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return fmt.Sprintf("%s/%d@%d", b[0].Topic, b[0].Partition, b[0].Offset)
+}
+
+// stuckMark is one stuck report: a Health problem and a +1 on the stuck gauge, undone by clear.
+type stuckMark struct {
+	l           *loop
+	key, reason string
+}
+
+// markStuck reports the batch or commit named key stuck for reason (a metric label: short and
+// stable) with the message for /healthz.
+func (l *loop) markStuck(key, reason, message string) *stuckMark {
+	l.cfg.Health.Set(key, message)
+	if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
+		m.Stuck(reason, 1)
+	}
+	l.cfg.Logger.Error("consumer stuck; /healthz reports it until this clears", "what", key, "reason", reason,
+		"detail", message)
+	return &stuckMark{l: l, key: key, reason: reason}
+}
+
+func (s *stuckMark) clear() {
+	if s == nil {
+		return
+	}
+	s.l.cfg.Health.Clear(s.key)
+	if m, ok := s.l.cfg.Metrics.(StuckMetrics); ok {
+		m.Stuck(s.reason, -1)
+	}
+	s.l.cfg.Logger.Info("no longer stuck", "what", s.key, "reason", s.reason)
+}
+
 // commit reports a stored batch and commits its offsets; the database already holds its rows.
-func (l *loop) commit(ctx context.Context, kbatch []kafka.Message, res stored) error {
+//
+// A failed commit is retried, with the same capped backoff as fetches, for as long as ctx lives:
+// a Kafka outage pauses the consumer, it never ends it. While it retries, the loop takes no new
+// batch: the inserts in flight finish, the fetcher holds its one read-ahead batch, so memory stays
+// bounded as usual, and no later batch is committed before this one. After Config.AlarmAfter
+// failures in a row the consumer reports itself stuck until a commit succeeds. When ctx ends
+// first the batch stays uncommitted (redelivered, harmlessly, to the next owner). Each attempt runs
+// under ictx, which outlives ctx by the shutdown grace, so that on shutdown one attempt is made.
+func (l *loop) commit(ctx, ictx context.Context, kbatch []kafka.Message, res stored) {
 	l.report(ctx, kbatch, res.res, res.latency, res.attempts)
-	cctx, cancel := context.WithTimeout(ctx, l.cfg.CommitTimeout)
-	defer cancel()
-	err := l.r.CommitMessages(cctx, kbatch...)
-	if err == nil {
-		l.commitFailures = 0
-		return nil
-	}
-	l.commitFailures++
+	var stuck *stuckMark
+	defer func() { stuck.clear() }()
 	first, last := kbatch[0], kbatch[len(kbatch)-1]
-	l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, the batch may be redelivered as duplicates",
-		"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
-		"failures_in_a_row", l.commitFailures, "err", err)
-	if l.commitFailures >= MaxCommitFailures {
-		return fmt.Errorf("commit offsets: %d failures in a row: %w", l.commitFailures, err)
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ictx, l.cfg.CommitTimeout)
+		err := l.r.CommitMessages(cctx, kbatch...)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				l.cfg.Logger.InfoContext(ctx, "offsets committed after failures", "topic", first.Topic,
+					"partition", first.Partition, "offset", first.Offset, "attempts", attempt)
+			}
+			return
+		}
+		if ctx.Err() != nil || ictx.Err() != nil {
+			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
+				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset, "err", err)
+			return
+		}
+		if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
+			m.CommitFailed()
+		}
+		if attempt >= l.cfg.AlarmAfter && stuck == nil {
+			stuck = l.markStuck("offset commit", "offset commit",
+				fmt.Sprintf("stuck: offset commit failed %d times in a row (Kafka unreachable?): %v", attempt, err))
+		}
+		d := l.cfg.Backoff.Delay(attempt)
+		l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, retrying the commit",
+			"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
+			"attempt", attempt, "backoff", d.String(), "err", err)
+		if !sleep(ctx, d) {
+			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
+				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset)
+			return
+		}
 	}
-	return nil
 }
 
 // report logs and counts a stored batch.
