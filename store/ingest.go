@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -121,10 +122,24 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []dead
 	return inserted, poison, nil
 }
 
+// deadLetter upserts dead letters in (topic, partition, offset) order, one per position (the last
+// one given wins). Two batches in concurrent transactions holding the same positions then lock
+// them in the same order and wait for each other instead of deadlocking (40P01), as inserted
+// events do in event_id order.
 func deadLetter(ctx context.Context, tx pgx.Tx, dead []deadRow) error {
 	if len(dead) == 0 {
 		return nil
 	}
+	dead = slices.Clone(dead)
+	slices.SortStableFunc(dead, func(a, b deadRow) int { return a.position().compare(b.position()) })
+	uniq := dead[:0]
+	for i, d := range dead {
+		if i+1 < len(dead) && dead[i+1].position() == d.position() {
+			continue // a later row for the same position replaces this one
+		}
+		uniq = append(uniq, d)
+	}
+	dead = uniq
 	n := len(dead)
 	topic, part, off := make([]string, n), make([]int32, n), make([]int64, n)
 	key, value, msg := make([][]byte, n), make([][]byte, n), make([]string, n)
@@ -162,6 +177,18 @@ type position struct {
 	partition int32
 	offset    int64
 }
+
+func (p position) compare(q position) int {
+	if c := strings.Compare(p.topic, q.topic); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(p.partition, q.partition); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.offset, q.offset)
+}
+
+func (d deadRow) position() position { return position{d.topic, d.partition, d.offset} }
 
 // split turns a batch into column arrays of distinct valid events (the first delivery of an
 // event_id in the batch wins: its Kafka position is the one stored) and the dead letters, one per

@@ -103,12 +103,18 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
 	err := consume(ctx, env.logger, cfg)
-	if err != nil && ctx.Err() != nil {
-		// SIGTERM while connecting, migrating or checking the topic: a clean stop, not a failure.
+	if stoppedBySignal(ctx, err) {
+		// SIGTERM while connecting, migrating or waiting for a dependency: a clean stop.
 		env.logger.Info("stopped during start-up", "err", err)
 		return nil
 	}
 	return err
+}
+
+// stoppedBySignal reports whether err is only the signal's cancellation coming back. Any other
+// error is reported, even when a signal arrived meanwhile: exit status 0 means a clean stop.
+func stoppedBySignal(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
 }
 
 func (c consumeConfig) validate() error {
