@@ -19,6 +19,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/ingest"
@@ -153,17 +154,48 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	logger.InfoContext(ctx, "booking-consumer starting", "database_url", redact(cfg.databaseURL),
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
-	pool, err := openDB(ctx, cfg.databaseURL, int32(cfg.inflight)+2) // + migrations and /healthz
+	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
+		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err) // a typo: no use waiting
+	}
+
+	// /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var alive atomic.Bool
+	alive.Store(true)
+	var db atomic.Pointer[pgxpool.Pool]
+	health := &ingest.Health{}
+	health.Set(startingKey, "starting: connecting to PostgreSQL")
+	if cfg.metricsAddr != "" {
+		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+	}
+
+	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
+	var pool *pgxpool.Pool
+	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
+		var err error
+		pool, err = openDB(ctx, cfg.databaseURL, int32(cfg.inflight)+2) // + migrations and /healthz
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+	db.Store(pool)
 	if !cfg.noMigrate {
-		if err := migrate(ctx, pool); err != nil {
+		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
+			return migrate(ctx, pool)
+		}); err != nil {
 			return err
 		}
 	}
-	if err := ensureTopic(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions); err != nil {
+	if err := waitFor(ctx, logger, health, "Kafka", kafkaRetriable, func(ctx context.Context) error {
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
+	}); err != nil {
 		return err
 	}
 	if cfg.from != "" {
@@ -171,19 +203,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			return err
 		}
 	}
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var alive atomic.Bool
-	alive.Store(true)
-	health := &ingest.Health{}
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, pool, &alive, health)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
+	health.Clear(startingKey)
 
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: cfg.brokers, GroupID: cfg.group, Topic: cfg.topic,
@@ -208,6 +228,68 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	return nil
 }
 
+// startingKey names the start-up problem in ingest.Health.
+const startingKey = "starting"
+
+// Start-up retries: capped exponential backoff, 0.5 s doubling to 10 s (jittered).
+const (
+	startBackoffBase = 500 * time.Millisecond
+	startBackoffMax  = 10 * time.Second
+)
+
+// waitFor calls try until it succeeds, fails with an error retriable rejects (a configuration
+// problem: wrong password, unknown database, a topic the cluster refuses), or ctx ends (then it
+// returns an error wrapping context.Canceled: a clean stop). Each failure is logged and shown by
+// /healthz as "starting: waiting for WHAT".
+func waitFor(ctx context.Context, logger *slog.Logger, health *ingest.Health, what string,
+	retriable func(error) bool, try func(context.Context) error) error {
+	b := ingest.Backoff{Base: startBackoffBase, Max: startBackoffMax}
+	health.Set(startingKey, "starting: waiting for "+what)
+	for attempt := 1; ; attempt++ {
+		err := try(ctx)
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				logger.InfoContext(ctx, what+" is reachable", "attempts", attempt)
+			}
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
+		case !retriable(err):
+			return err
+		}
+		d := b.Delay(attempt)
+		health.Set(startingKey, fmt.Sprintf("starting: waiting for %s (attempt %d): %v", what, attempt, err))
+		logger.WarnContext(ctx, "start-up: waiting for "+what+"; retrying", "attempt", attempt, "backoff", d.String(), "err", err)
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
+		}
+	}
+}
+
+// kafkaRetriable: everything but an answer from the cluster that says it will never work.
+func kafkaRetriable(err error) bool {
+	var kerr kafka.Error
+	return !errors.As(err, &kerr) || kerr.Temporary()
+}
+
+// reachKafka creates the topic if asked to (partitions > 0), or else asks for its metadata: either
+// way one of the brokers answered. A topic that does not exist yet is not waited for here; the
+// Reader picks it up once it appears.
+func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions int) error {
+	if partitions > 0 {
+		return ensureTopic(ctx, logger, brokers, topic, partitions)
+	}
+	if _, err := events.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, events.ErrTopicNotReady) {
+		return err
+	}
+	return nil
+}
+
 // closeReader closes r, giving up after closeTimeout: the process is exiting anyway.
 func closeReader(logger *slog.Logger, r *kafka.Reader) {
 	done := make(chan error, 1)
@@ -226,7 +308,7 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 // /healthz is 200 when the database answers a ping within 2 s, the consume loop is running and
 // health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
-	pool *pgxpool.Pool, alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
+	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
@@ -244,7 +326,10 @@ func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *pr
 			http.Error(w, problems, http.StatusServiceUnavailable)
 			return
 		}
-		if err := pool.Ping(pctx); err != nil {
+		if pool := db.Load(); pool == nil {
+			http.Error(w, "starting: no database connection yet", http.StatusServiceUnavailable)
+			return
+		} else if err := pool.Ping(pctx); err != nil {
 			http.Error(w, "database: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
