@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,19 @@ const (
 	heartbeatInterval = time.Second
 	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
 	maxInflight = 16
+	// defaultQueueCapacity is kafka-go's reader queue, in MESSAGES (it has no byte bound): the
+	// messages fetched ahead of the loop. Each may be as large as the topic's max.message.bytes
+	// (1 MiB by default), so the queue alone may hold about 8 MiB, ~1.5 MB of RSS per queued
+	// message with the garbage collector's headroom: BenchmarkLargeMessageRSS measured 1.8× the
+	// normal peak at 8 and 2.2× at 16. It costs no throughput: the loop takes whole batches while
+	// the partition readers refill the queue, and PostgreSQL is the bottleneck
+	// (BenchmarkQueueCapacity: 8 vs kafka-go's usual 1000 drained 100k events at 1.0-1.2×).
+	defaultQueueCapacity = 8
+	// fetchMaxBytes is the most one fetch asks the broker for. kafka-go streams the response
+	// message by message into the queue, so this bounds the broker's answer, not our memory; it
+	// must exceed the largest message the topic allows (max.message.bytes), or that message
+	// could never be read.
+	fetchMaxBytes = 4 << 20
 )
 
 type consumeConfig struct {
@@ -52,6 +66,8 @@ type consumeConfig struct {
 	group       string
 	noMigrate   bool
 	batchSize   int
+	batchBytes  int
+	queue       int
 	batchWait   time.Duration
 	inflight    int
 	from        string
@@ -75,6 +91,20 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
+	batchBytes := ingest.DefaultMaxBatchBytes
+	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: run: BATCH_MAX_BYTES %q is not a whole number of bytes", cli.ErrUsage, v)
+		}
+		batchBytes = n
+	}
+	fs.IntVar(&cfg.batchBytes, "max-batch-bytes", batchBytes,
+		"max bytes (keys and values) per database transaction ($BATCH_MAX_BYTES); a batch closes at\n"+
+			"--batch-size messages or this many bytes, whichever comes first")
+	fs.IntVar(&cfg.queue, "queue-capacity", defaultQueueCapacity,
+		"messages kafka-go may fetch ahead of the batches (it counts messages, not bytes: each can be\n"+
+			"as large as the topic's max.message.bytes)")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.IntVar(&cfg.inflight, "inflight", ingest.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
@@ -132,6 +162,12 @@ func (c consumeConfig) validate() error {
 	if c.batchSize < 1 || c.batchSize > 100_000 {
 		errs = append(errs, fmt.Errorf("--batch-size %d is out of range 1..100000", c.batchSize))
 	}
+	if c.batchBytes < 64<<10 || c.batchBytes > 1<<30 {
+		errs = append(errs, fmt.Errorf("--max-batch-bytes %d is out of range 65536..1073741824", c.batchBytes))
+	}
+	if c.queue < 1 || c.queue > 100_000 {
+		errs = append(errs, fmt.Errorf("--queue-capacity %d is out of range 1..100000", c.queue))
+	}
 	if c.batchWait <= 0 {
 		errs = append(errs, fmt.Errorf("--batch-wait %v must be positive", c.batchWait))
 	}
@@ -153,6 +189,7 @@ func (c consumeConfig) validate() error {
 func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error {
 	logger.InfoContext(ctx, "booking-consumer starting", "database_url", redact(cfg.databaseURL),
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
+		"max_batch_bytes", cfg.batchBytes, "queue_capacity", cfg.queue,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
 	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
 		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err) // a typo: no use waiting
@@ -209,7 +246,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		Brokers: cfg.brokers, GroupID: cfg.group, Topic: cfg.topic,
 		StartOffset:    kafka.FirstOffset, // a new group reads the topic from its start
 		CommitInterval: 0,                 // synchronous: CommitMessages returns the broker's answer
-		MinBytes:       1, MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond, QueueCapacity: 1000,
+		MinBytes:       1, MaxBytes: fetchMaxBytes, MaxWait: 500 * time.Millisecond, QueueCapacity: cfg.queue,
 		HeartbeatInterval: heartbeatInterval, SessionTimeout: sessionTimeout,
 		WatchPartitionChanges: true,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) {
@@ -217,8 +254,9 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		}),
 	})
 	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
-		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, Inflight: cfg.inflight, ShutdownTimeout: cfg.shutdown,
-		AlarmAfter: cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
+		ShutdownTimeout: cfg.shutdown,
+		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	closeReader(logger, r)

@@ -10,9 +10,11 @@
 //     more is read ahead; all of them are held, none is committed before the batches fetched
 //     before it. Offsets are committed only after the database commit, batch after batch, in
 //     fetch order: a batch stored early waits for the ones before it.
+//
 //   - Nothing is stored twice. A crash between the database commit and the offset commit replays
 //     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
 //     as duplicates. The same holds for a batch stored while an earlier one was still retrying.
+//
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
 //     the decode error) in the same transaction as the valid ones around them, and a row that
 //     PostgreSQL rejects (bad data, an index entry too large) is pinned by the store and
@@ -20,8 +22,21 @@
 //     is in package store's documentation): an error that is neither transient nor a row's
 //     fault is retried without committing, loudly (ERROR every attempt, then Health and the
 //     booking_consumer_stuck gauge after Config.AlarmAfter attempts), never dead-lettered.
-//   - Memory is bounded by Inflight+2 batches (Config.BatchSize messages each): those in the
-//     database, the one whose offsets are being committed and the one read ahead.
+//
+//   - Memory is bounded in bytes, not only in messages. A batch closes at Config.BatchSize
+//     messages or Config.MaxBatchBytes bytes of keys and values, whichever comes first, and a
+//     value over events.MaxEventBytes (64 KiB) is cut to its first DeadValuePrefix (4 KiB) bytes
+//     the moment it is fetched (the dead letter records its full length and SHA-256), so no batch
+//     holds large values whole. The loop holds at most Inflight+2 batches: those in the database,
+//     the one whose offsets are being committed and the one read ahead. With the Reader's own
+//     queue (kafka-go's QueueCapacity counts messages, each up to the topic's max.message.bytes,
+//     plus one message being read per partition) the consumer's data in memory is at most
+//     (Inflight+2) × MaxBatchBytes × ~3 (raw bytes, decoded fields, the statement's arrays) +
+//     (QueueCapacity + partitions) × max.message.bytes. With the booking-consumer defaults
+//     (Inflight 2, 8 MiB, QueueCapacity 8, 1 MiB messages, 3 partitions) that is ~96 MiB +
+//     ~11 MiB in the worst case of 64 KiB junk filling every batch; real events (~500 B) and
+//     oversize junk both stay far below it.
+//
 //   - Outages pause, never end, the loop: a failed insert, a failed fetch and a failed offset
 //     commit are all retried with capped backoff for as long as the context lives. While a
 //     commit retries, the loop takes no new batch (memory stays bounded, and no later batch is
@@ -32,7 +47,9 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +68,10 @@ import (
 // transaction of ~10-50 ms; 200 ms bounds the extra latency a lone event waits for company.
 const (
 	DefaultBatchSize = 1000
-	DefaultBatchWait = 200 * time.Millisecond
+	// DefaultMaxBatchBytes bounds a batch in bytes: 1000 real events are ~0.5 MB, so only junk
+	// (values near the 64 KiB limit) ever closes a batch by size.
+	DefaultMaxBatchBytes = 8 << 20
+	DefaultBatchWait     = 200 * time.Millisecond
 	// DefaultInflight is how many batches are in the database at once. One transaction keeps one
 	// PostgreSQL backend busy while the consumer, the broker and the other core wait; two fill a
 	// 2-core machine: 1.3-1.5x the events/s of one (BenchmarkConsumerIngest, fresh/fresh1), and
@@ -101,10 +121,13 @@ func (b Backoff) Delay(attempt int) time.Duration {
 
 // Config tunes Run. The zero value works: every zero field takes its default.
 type Config struct {
-	BatchSize int           // max messages per transaction; DefaultBatchSize if zero
-	BatchWait time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
-	Inflight  int           // batches in the database at once, each in its own transaction; DefaultInflight if zero
-	Backoff   Backoff
+	BatchSize int // max messages per transaction; DefaultBatchSize if zero
+	// MaxBatchBytes closes a batch once its keys and values (values over events.MaxEventBytes
+	// counted as their DeadValuePrefix) reach it, whatever its count; DefaultMaxBatchBytes if zero.
+	MaxBatchBytes int
+	BatchWait     time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
+	Inflight      int           // batches in the database at once, each in its own transaction; DefaultInflight if zero
+	Backoff       Backoff
 	// ShutdownTimeout bounds the in-flight insert and its offset commit once ctx is cancelled.
 	ShutdownTimeout time.Duration
 	// CommitTimeout bounds one CommitMessages call (it blocks while the coordinator is away).
@@ -125,6 +148,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BatchWait <= 0 {
 		c.BatchWait = DefaultBatchWait
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if c.Inflight <= 0 {
 		c.Inflight = DefaultInflight
@@ -344,7 +370,7 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 	defer close(out)
 	failures := 0
 	for ctx.Err() == nil {
-		kb, err := l.fetch(ctx, make([]kafka.Message, 0, l.cfg.BatchSize))
+		kb, sb, err := l.fetch(ctx)
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -374,7 +400,6 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
 			failures = 0
 		}
-		sb := decode(kb, make([]store.Message, 0, len(kb)))
 		select {
 		case out <- fetched{kafka: kb, store: sb}:
 		case <-ctx.Done():
@@ -392,42 +417,70 @@ type loop struct {
 	total    struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
 }
 
-// fetch blocks for the first message, then adds messages until BatchSize or BatchWait. A
-// fetch error after the first message ends the batch; the next fetch will see it again.
-func (l *loop) fetch(ctx context.Context, batch []kafka.Message) ([]kafka.Message, error) {
+// fetch blocks for the first message, then adds messages until BatchSize messages or
+// MaxBatchBytes bytes (keys and values, after trimming) or BatchWait. A fetch error after the
+// first message ends the batch; the next fetch will see it again. Each message is decoded as it
+// arrives, and a value over events.MaxEventBytes is trimmed at once (see trim), so that a batch
+// never holds many large values whole.
+func (l *loop) fetch(ctx context.Context) ([]kafka.Message, []store.Message, error) {
 	first, err := l.r.FetchMessage(ctx)
 	if err != nil {
-		return batch, err
+		return nil, nil, err
 	}
-	batch = append(batch, first)
+	kb := make([]kafka.Message, 0, min(l.cfg.BatchSize, 1024))
+	sb := make([]store.Message, 0, cap(kb))
+	size := 0
+	add := func(m kafka.Message) {
+		k, s := decode(m)
+		kb, sb = append(kb, k), append(sb, s)
+		size += len(s.Key) + len(s.Value)
+	}
+	add(first)
 	wctx, cancel := context.WithTimeout(ctx, l.cfg.BatchWait)
 	defer cancel()
-	for len(batch) < l.cfg.BatchSize {
+	for len(kb) < l.cfg.BatchSize && size < l.cfg.MaxBatchBytes {
 		m, err := l.r.FetchMessage(wctx)
 		if err != nil {
 			if wctx.Err() == nil {
 				l.cfg.Logger.WarnContext(ctx, "fetch failed mid-batch; inserting what we have",
-					"size", len(batch), "err", err)
+					"size", len(kb), "err", err)
 			}
 			break
 		}
-		batch = append(batch, m)
+		add(m)
 	}
-	return batch, nil
+	return kb, sb, nil
 }
 
-// decode turns Kafka messages into store messages: an event, or the reason it is poison.
-func decode(in []kafka.Message, out []store.Message) []store.Message {
-	for _, m := range in {
-		sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
-		if e, err := events.Decode(m.Value); err != nil {
-			sm.Err = err
-		} else {
-			sm.Event = &e
-		}
-		out = append(out, sm)
+// DeadValuePrefix is how many bytes of a value over events.MaxEventBytes are kept: in memory
+// from the moment it is fetched, and as raw_value in booking_events_dead. The dead letter's error
+// gives the full length and the SHA-256 of the whole value.
+const DeadValuePrefix = 4 << 10
+
+// decode turns a Kafka message into a store message (an event, or the reason it is poison) and
+// the Kafka message kept for the offset commit. A value over events.MaxEventBytes is never
+// decoded: both keep only its first DeadValuePrefix bytes (a copy, so the whole value can be
+// freed at once), and the error records its length and SHA-256.
+func decode(m kafka.Message) (kafka.Message, store.Message) {
+	if len(m.Key) > DeadValuePrefix { // keys are listing keys (< 1 KB); only the value is ever stored whole
+		m.Key = bytes.Clone(m.Key[:DeadValuePrefix])
 	}
-	return out
+	if len(m.Value) > events.MaxEventBytes {
+		sum := sha256.Sum256(m.Value)
+		n := len(m.Value)
+		m.Value = bytes.Clone(m.Value[:DeadValuePrefix])
+		m.Headers = nil
+		err := fmt.Errorf("%w: %d bytes > %d, sha256 %x; raw_value keeps the first %d bytes",
+			events.ErrTooLarge, n, events.MaxEventBytes, sum, DeadValuePrefix)
+		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Err: err}
+	}
+	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
+	if e, err := events.Decode(m.Value); err != nil {
+		sm.Err = err
+	} else {
+		sm.Event = &e
+	}
+	return m, sm
 }
 
 // insert stores one batch, retrying until it succeeds or ctx ends; statements run under ictx. It

@@ -16,6 +16,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -620,3 +621,67 @@ type eofReader struct{}
 
 func (eofReader) FetchMessage(context.Context) (kafka.Message, error)    { return kafka.Message{}, io.EOF }
 func (eofReader) CommitMessages(context.Context, ...kafka.Message) error { return nil }
+
+// A batch closes at MaxBatchBytes whatever its count, and a value over the event limit is held
+// only as its first DeadValuePrefix bytes from the moment it is fetched (review finding 7).
+func TestRunBoundsBatchesInBytes(t *testing.T) {
+	t.Parallel()
+	var in []kafka.Message
+	for i := range 40 {
+		size := 20 << 10
+		if i%10 == 9 {
+			size = 900 << 10 // oversize junk
+		}
+		in = append(in, kafka.Message{Topic: "t", Partition: 0, Offset: int64(i), Value: make([]byte, size)})
+	}
+	r := &fakeReader{msgs: in}
+	var mu sync.Mutex
+	var sizes []int
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		n := 0
+		for _, m := range b {
+			n += len(m.Key) + len(m.Value)
+			if m.Offset%10 == 9 && (len(m.Value) != DeadValuePrefix || !errors.Is(m.Err, events.ErrTooLarge) ||
+				!strings.Contains(m.Err.Error(), "921600 bytes")) {
+				t.Errorf("oversize message %d reached the store with %d bytes and error %v", m.Offset, len(m.Value), m.Err)
+			}
+		}
+		mu.Lock()
+		sizes = append(sizes, n)
+		mu.Unlock()
+		return store.Result{DeadLettered: len(b)}, nil
+	}}
+	cfg := testConfig(t)
+	cfg.BatchSize, cfg.MaxBatchBytes = 1000, 64<<10
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	waitFor(t, "every message committed", func() bool {
+		_, _, commits := r.state()
+		n := 0
+		for _, c := range commits {
+			n += len(c)
+		}
+		return n == 40
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range sizes {
+		// A batch closes once it reaches the bound, so it exceeds it by less than one message.
+		if n >= cfg.MaxBatchBytes+events.MaxEventBytes {
+			t.Errorf("a batch of %d bytes; want < %d (batch sizes %v)", n, cfg.MaxBatchBytes+events.MaxEventBytes, sizes)
+		}
+	}
+	if len(sizes) < 10 {
+		t.Errorf("%d batches for 40 messages of 20 KB under a 64 KiB bound; want >= 10 (sizes %v)", len(sizes), sizes)
+	}
+	_, _, commits := r.state()
+	for _, c := range commits {
+		for _, m := range c {
+			if m.Offset%10 == 9 && len(m.Value) > DeadValuePrefix {
+				t.Fatalf("the loop kept oversize message %d's %d-byte value for its commit", m.Offset, len(m.Value))
+			}
+		}
+	}
+}
