@@ -73,34 +73,34 @@ func IsTransient(err error) bool {
 type Fate int
 
 const (
-	// Done: no error; the batch is stored and its offsets may be committed.
-	Done Fate = iota
-	// DeadLetter: the message or row can never be stored (malformed, or PostgreSQL rejected the
+	// FateDone: no error; the batch is stored and its offsets may be committed.
+	FateDone Fate = iota
+	// FateDeadLetter: the message or row can never be stored (malformed, or PostgreSQL rejected the
 	// row's data): record it in booking_events_dead and store the rest of the batch.
-	DeadLetter
-	// Retry: the error may go away (the database is down, a deadlock, a timeout): back off and
+	FateDeadLetter
+	// FateRetry: the error may go away (the database is down, a deadlock, a timeout): back off and
 	// try the same batch again, committing nothing past it.
-	Retry
-	// AlarmedRetry: the error is neither transient nor the data's fault (a missing column,
+	FateRetry
+	// FateAlarmedRetry: the error is neither transient nor the data's fault (a missing column,
 	// permission denied, an error nobody classified): retry like Retry, because dead-lettering
 	// would drain good events, but loudly: ERROR log on every attempt, and after a bounded number
 	// of attempts the stuck gauge and a 503 from /healthz.
-	AlarmedRetry
-	// Stop: the consumer is shutting down; commit nothing past this batch, it is redelivered.
-	Stop
+	FateAlarmedRetry
+	// FateStop: the consumer is shutting down; commit nothing past this batch, it is redelivered.
+	FateStop
 )
 
 func (f Fate) String() string {
 	switch f {
-	case Done:
+	case FateDone:
 		return "done"
-	case DeadLetter:
+	case FateDeadLetter:
 		return "dead-letter"
-	case Retry:
+	case FateRetry:
 		return "retry"
-	case AlarmedRetry:
+	case FateAlarmedRetry:
 		return "alarmed-retry"
-	case Stop:
+	case FateStop:
 		return "stop"
 	}
 	return fmt.Sprintf("Fate(%d)", int(f))
@@ -118,20 +118,20 @@ type Decision struct {
 func Decide(ctx context.Context, err error) Decision {
 	switch {
 	case err == nil:
-		return Decision{Done, "ok"}
+		return Decision{FateDone, "ok"}
 	case ctx.Err() != nil:
-		return Decision{Stop, "shutting down"}
+		return Decision{FateStop, "shutting down"}
 	case errors.Is(err, events.ErrMalformed):
-		return Decision{DeadLetter, "malformed"}
+		return Decision{FateDeadLetter, "malformed"}
 	case errors.Is(err, ErrRejected):
-		return Decision{DeadLetter, "rejected " + sqlstate(err)}
+		return Decision{FateDeadLetter, "rejected " + sqlstate(err)}
 	case IsTransient(err):
-		return Decision{Retry, "transient"}
+		return Decision{FateRetry, "transient"}
 	}
 	if code := sqlstate(err); code != "" {
-		return Decision{AlarmedRetry, "sqlstate " + code}
+		return Decision{FateAlarmedRetry, "sqlstate " + code}
 	}
-	return Decision{AlarmedRetry, "unclassified"}
+	return Decision{FateAlarmedRetry, "unclassified"}
 }
 
 // sqlstate returns the SQLSTATE of a PostgreSQL error in err's chain, or "".

@@ -55,7 +55,7 @@ type Result struct {
 func (s *Store) Ingest(ctx context.Context, batch []Message) (Result, error) {
 	rows, dead := split(batch)
 	res, err := s.ingest(ctx, rows, dead, false)
-	if Decide(ctx, err).Fate == DeadLetter {
+	if Decide(ctx, err).Fate == FateDeadLetter {
 		res, err = s.ingest(ctx, rows, dead, true)
 	}
 	if err != nil {
@@ -112,8 +112,8 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []dead
 			return err
 		})
 		switch Decide(ctx, err).Fate {
-		case Done:
-		case DeadLetter:
+		case FateDone:
+		case FateDeadLetter:
 			poison = append(poison, rows.dead[i].withError(err))
 		default: // not this row's fault: the whole batch fails, and Decide says what the loop does
 			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.id[i]), err)

@@ -88,7 +88,7 @@ func TestIngestUnattributableErrorIsAlarmedNotDeadLettered(t *testing.T) {
 	}
 	_, err := s.Ingest(ctx, batch)
 	d := store.Decide(ctx, err)
-	if err == nil || d.Fate != store.AlarmedRetry || d.Reason != "sqlstate 42703" {
+	if err == nil || d.Fate != store.FateAlarmedRetry || d.Reason != "sqlstate 42703" {
 		t.Fatalf("Ingest with a renamed column = %v, decision %+v; want an alarmed retry for sqlstate 42703", err, d)
 	}
 	var stored, dead int
@@ -144,7 +144,7 @@ func TestIngestPermissionDeniedIsAlarmedNotDeadLettered(t *testing.T) {
 	s := store.New(restricted)
 	_, err = s.Ingest(ctx, []store.Message{message(t, events.Opened(listing(1), "crawl-1", t0), 0)})
 	d := store.Decide(ctx, err)
-	if err == nil || d.Fate != store.AlarmedRetry || d.Reason != "sqlstate 42501" {
+	if err == nil || d.Fate != store.FateAlarmedRetry || d.Reason != "sqlstate 42501" {
 		t.Fatalf("Ingest without INSERT = %v, decision %+v; want an alarmed retry for sqlstate 42501", err, d)
 	}
 	var dead int

@@ -82,7 +82,7 @@ const (
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultCommitTimeout   = 10 * time.Second
 	// DefaultAlarmAfter is how many failed attempts in a row of one batch's insert (for an error
-	// store.Decide calls AlarmedRetry) or of one batch's offset commit make the consumer report
+	// store.Decide calls FateAlarmedRetry) or of one batch's offset commit make the consumer report
 	// itself stuck: the booking_consumer_stuck gauge and a 503 from /healthz, so that an
 	// orchestrator notices. With the default backoff, 5 attempts take about 3 s.
 	DefaultAlarmAfter = 5
@@ -206,18 +206,18 @@ func (o outcome) String() string {
 // is in package store's documentation). Duplicates and dead letters are part of a successful
 // (nil) answer. Every error is retried while ctx lives: a database that is down, or a schema
 // that is broken, must pause the stream, not drain it into the dead-letter table. An error the
-// store could not pin on a row (DeadLetter for a whole batch) is a bug or a broken dead-letter
+// store could not pin on a row (FateDeadLetter for a whole batch) is a bug or a broken dead-letter
 // table: alarmed.
 func classify(ctx context.Context, err error) (outcome, string) {
 	d := store.Decide(ctx, err)
 	switch d.Fate {
-	case store.Done:
+	case store.FateDone:
 		return commit, d.Reason
-	case store.Stop:
+	case store.FateStop:
 		return stop, d.Reason
-	case store.Retry:
+	case store.FateRetry:
 		return retry, d.Reason
-	default: // AlarmedRetry, and DeadLetter for a whole batch
+	default: // FateAlarmedRetry, and FateDeadLetter for a whole batch
 		return alarm, d.Reason
 	}
 }
