@@ -201,7 +201,7 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		}
 	} else {
 		var pg page
-		pg, err = parsePage(cr.site, r.Request.URL, r.Body)
+		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(r.Body))
 		rows, links = pg.Rows, pg.Links
 	}
 	if err != nil {
@@ -316,6 +316,22 @@ func (cr *crawl) retryRequest(r *colly.Response, key string, set int) {
 	}
 }
 
+// tableFragment wraps an HTML fragment of table rows (an AJAX answer starting with <tr>, <td>,
+// <tbody> or <thead>) in a table: an HTML parser drops row and cell tags outside one, and the
+// rows would be lost.
+func tableFragment(body []byte) []byte {
+	b := bytes.TrimLeft(body, " \t\r\n\ufeff")
+	for _, tag := range []string{"<tr", "<td", "<tbody", "<thead", "<TR", "<TD", "<TBODY", "<THEAD"} {
+		if bytes.HasPrefix(b, []byte(tag)) && len(b) > len(tag) && (b[len(tag)] == '>' || b[len(tag)] == ' ' || b[len(tag)] == '\t' || b[len(tag)] == '\n') {
+			out := make([]byte, 0, len(body)+15)
+			out = append(out, "<table>"...)
+			out = append(out, body...)
+			return append(out, "</table>"...)
+		}
+	}
+	return body
+}
+
 // finishSets fills Result.FailedSets: the page set of every failed request, and the zero PageSet
 // when a failed page has none.
 func (cr *crawl) finishSets() {
@@ -367,4 +383,22 @@ func (s *Site) pageSet(vars RequestVars) PageSet {
 		}
 	}
 	return p
+}
+
+// withheldBy judges completeness per page set: when every failed page belongs to a page set that
+// names its listings (a play date or a course from the request), the crawl counts as complete
+// for every other listing, and Withheld reports the ones its failed page sets would have shown.
+// Otherwise (a failed page without a page set, which covers the whole site) it returns false.
+func withheldBy(failed []PageSet) (bool, func(events.Listing) bool) {
+	if len(failed) == 0 || slices.Contains(failed, PageSet{}) {
+		return false, nil
+	}
+	return true, func(l events.Listing) bool {
+		for _, p := range failed {
+			if p.Covers(l) {
+				return true
+			}
+		}
+		return false
+	}
 }

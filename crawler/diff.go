@@ -26,6 +26,10 @@ type Crawl struct {
 	Source   string
 	At       time.Time
 	Complete bool
+	// Withheld, optional, names listings a complete crawl could not see: those of the page sets
+	// of its failed pages (PageSet). A missing listing it reports is kept as in an incomplete
+	// crawl. nil: none.
+	Withheld func(events.Listing) bool
 }
 
 // DiffOptions tunes Diff. The zero value means MissesToClose DefaultMissesToClose and Location
@@ -147,7 +151,7 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 		if seen[key] {
 			continue
 		}
-		if !c.Complete {
+		if !c.Complete || (c.Withheld != nil && c.Withheld(e.Listing)) {
 			next.Listings[key] = e
 			stats.Kept++
 			continue

@@ -39,12 +39,13 @@ type Runner struct {
 	State  StateDir
 	Logger *slog.Logger
 
-	Publisher EventPublisher    // nil: events are not published (only logged to EventsOut)
-	EventsOut *EventLog         // nil: no JSONL copy of the events
-	Metrics   *CrawlerMetrics   // nil: not counted
-	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
-	Transport http.RoundTripper // nil: http.DefaultTransport
-	Diff      DiffOptions       // MissesToClose (default 2) and Location (default Asia/Seoul)
+	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
+	EventsOut *EventLog           // nil: no JSONL copy of the events
+	Metrics   *CrawlerMetrics     // nil: not counted
+	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
+	Transport http.RoundTripper   // nil: http.DefaultTransport
+	Diff      DiffOptions         // MissesToClose (default 2) and Location (default Asia/Seoul)
+	Getenv    func(string) string // reads the sites' login credentials; nil: os.Getenv
 }
 
 // RunSummary is what one Run did.
@@ -85,6 +86,7 @@ type SiteSummary struct {
 	Rejected    int
 	Listings    int
 	FailedPages []string
+	FailedSets  []PageSet // the page sets of the failed pages (Result.FailedSets)
 	Opened      int
 	Changed     int
 	Closed      int
@@ -175,7 +177,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -186,6 +188,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		return s
 	}
 	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
+	s.FailedSets = res.FailedSets
 
 	s.Complete = true
 	switch {
@@ -203,7 +206,12 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", len(prev.Listings))
 	}
 
-	out, next, stats := Diff(prev, res.Listings, Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}, r.Diff)
+	dc := Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}
+	if s.Incomplete == IncompleteFailedPages && !res.MaxPagesHit && ctx.Err() == nil &&
+		!collapsed(site, len(prev.Listings), len(res.Listings)) {
+		dc.Complete, dc.Withheld = withheldBy(res.FailedSets)
+	}
+	out, next, stats := Diff(prev, res.Listings, dc, r.Diff)
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
 	for _, inv := range stats.Invalid {
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,

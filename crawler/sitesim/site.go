@@ -39,6 +39,12 @@ type Config struct {
 	// bookings ahead of it rather than all of them in the past. Zero: no such start.
 	Epoch    time.Time
 	Location *time.Location // default KST
+	// The login of the club routes (sources.go): user id (default DefaultUser), password (no
+	// default: without one no login succeeds) and how many guarded requests a session serves
+	// before it expires (0: never).
+	LoginUser       string
+	LoginPassword   string
+	SessionRequests int
 }
 
 func (c Config) withDefaults() Config {
@@ -69,6 +75,9 @@ func (c Config) withDefaults() Config {
 	if c.Location == nil {
 		c.Location = KST
 	}
+	if c.LoginUser == "" {
+		c.LoginUser = DefaultUser
+	}
 	return c
 }
 
@@ -80,11 +89,13 @@ type Site struct {
 	faults   Faults
 	requests uint64         // page requests so far, drives rate-based faults
 	perPage  map[string]int // page requests so far per request URI, drives the *First faults
+	logins   int            // successful logins (sources.go)
+	sessions map[string]int // live session tokens: guarded requests left (0: unlimited)
 }
 
 // New returns a site over cfg (defaults applied).
 func New(cfg Config) *Site {
-	return &Site{cfg: cfg.withDefaults(), perPage: map[string]int{}}
+	return &Site{cfg: cfg.withDefaults(), perPage: map[string]int{}, sessions: map[string]int{}}
 }
 
 // Config returns the site's configuration with defaults applied.
@@ -179,6 +190,13 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.serveTee(w, r, now)
 	default:
+		if isSourcePath(r.URL.Path) {
+			if r.URL.Path != PathLogin && s.applyFaults(w, r) {
+				return
+			}
+			s.serveSource(w, r, now)
+			return
+		}
 		http.NotFound(w, r)
 	}
 }
