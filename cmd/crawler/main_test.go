@@ -57,7 +57,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
-		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s"}, crawlFlags...), envs...)},
+		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-no-initial-crawl"}, crawlFlags...), envs...)},
 		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
