@@ -17,7 +17,7 @@ import (
 )
 
 // fixture returns the bytes of testdata/sources/name.
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "sources", name))
 	if err != nil {
