@@ -40,3 +40,25 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 		t.Fatalf("the two sites files drifted apart:\ndev (as app) %s\napp %s", want, got)
 	}
 }
+
+// The README's example of every shape is a valid sites file.
+func TestREADMESitesExample(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "One example per shape")
+	_, after, ok2 := strings.Cut(after, "```yaml\n")
+	example, _, ok3 := strings.Cut(after, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md has no sites example after \"One example per shape\"")
+	}
+	sites, err := ParseSites([]byte(example))
+	if err != nil {
+		t.Fatalf("the README's sites example: %v", err)
+	}
+	if len(sites) != 5 {
+		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
+	}
+}
