@@ -88,6 +88,12 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		}
 	}
 	for _, u := range urls {
+		if cr.deps.OnPage != nil {
+			// `crawler try` reports every page: start URLs take the request path too (the same
+			// parsing, no page set), which reports them.
+			cr.visitRequest(pageRequest{Method: http.MethodGet, URL: u, Header: http.Header{}, Set: -1})
+			continue
+		}
 		cr.visit(u)
 	}
 	for _, pr := range reqs {

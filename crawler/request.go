@@ -370,8 +370,8 @@ func targetLabel(t Target) string {
 	return " target {" + strings.Join(parts, ", ") + "}"
 }
 
-// requestHosts are the hosts of the sample expansion of the requests and of the login URL.
-func (s *Site) requestHosts() []string {
+// requestURLs are the URLs of the sample expansion of the requests and the login URL.
+func (s *Site) requestURLs() []string {
 	var urls []string
 	reqs, _, _ := s.pageRequests(sampleDate)
 	for _, r := range reqs {

@@ -210,6 +210,9 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 	if s.Incomplete == IncompleteFailedPages && !res.MaxPagesHit && ctx.Err() == nil &&
 		!collapsed(site, len(prev.Listings), len(res.Listings)) {
 		dc.Complete, dc.Withheld = withheldBy(res.FailedSets)
+		if dc.Complete {
+			log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+		}
 	}
 	out, next, stats := Diff(prev, res.Listings, dc, r.Diff)
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed

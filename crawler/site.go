@@ -282,7 +282,7 @@ func (s *Site) Validate() error {
 // allowed_domains, so that a next link cannot lead the crawl off the site.
 func (s *Site) hosts() []string {
 	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul()))
-	urls = append(urls, s.requestHosts()...)
+	urls = append(urls, s.requestURLs()...)
 	var out []string
 	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && !slices.Contains(out, u.Hostname()) {

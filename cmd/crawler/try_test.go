@@ -54,6 +54,17 @@ func TestTryPrintsListingsAndRejectedRows(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The HTML site of start pages and next links is reported page by page too.
+	stdout.Reset()
+	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-golf", "--date", "2025-12-03"}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("try sim-golf: %v\n%s", err, stdout.String())
+	}
+	for _, want := range []string{"== " + srv.URL + "/tee?date=20251203&page=1\n   status 200: ", "== " + srv.URL + "/tee?date=20251203&page=2\n",
+		"course", "2025-12-03  12/03(수)", "sim-golf on 2025-12-03: "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
 	// An unknown target is named with the choices.
 	err = run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-api-post", "--target", "999"}, env(nil), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), `no target of site sim-api-post matches "999"; targets: 0 {id=137, name=파인힐스 CC}`) {

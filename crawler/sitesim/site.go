@@ -10,8 +10,11 @@
 // hours), or expires at its tee time. The page bytes at instant t are a pure function of
 // (Config, t): any clock jump works and two sites with the same seed serve the same bytes.
 //
-// It does not model cancellations (a listing never reopens) or logins, and it is not a load test
-// target: every request recomputes the day it shows.
+// The same listings are also served in the shapes other sources have (sources.go): a JSON API
+// (GET and POST), a login-guarded form POST answering HTML rows, and one club per HTML page.
+//
+// It does not model cancellations (a listing never reopens), and it is not a load test target:
+// every request recomputes the day it shows.
 package sitesim
 
 import (
@@ -166,7 +169,8 @@ func (s *Site) Visible(at time.Time) []Truth {
 
 // ServeHTTP routes: / (date tabs), /tee?date=YYYYMMDD&page=N (listings; MMDD also accepted),
 // /robots.txt (allow all), /ground-truth?from=RFC3339&to=RFC3339 (JSON; default the last 24 h up to
-// now), /healthz. Faults apply to / and /tee only. Every response carries X-Sim-Now, the site's
+// now), /healthz, and the routes of sources.go. Faults apply to / and /tee and to the routes of
+// sources.go except the login. Every response carries X-Sim-Now, the site's
 // clock in RFC 3339, so a demo crawler can use the simulated time as its crawl time.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.cfg.Now()
