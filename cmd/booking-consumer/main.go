@@ -56,6 +56,14 @@ Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	// No password reaches the logs or the error, whichever path printed it (cli/database.go).
+	secrets := cli.DatabaseSecretsFrom(getenv, args)
+	stderr = cli.ScrubWriter(stderr, secrets)
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	return cli.ScrubError(err, secrets)
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	sub, args, help := cli.Subcommand(args, "run")
 	if help {
 		fmt.Fprint(stderr, rootHelp+envHelp)

@@ -58,7 +58,7 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	if asJSON && asCSV {
 		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
