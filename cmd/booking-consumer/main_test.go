@@ -35,7 +35,11 @@ func TestHelpMentionsEveryFlagAndEnvVar(t *testing.T) {
 		args  []string
 		flags []string
 	}{
-		{[]string{"--help"}, []string{"run", "migrate", "lifetimes", "export"}},
+		{[]string{"--help"}, []string{"run", "migrate", "lifetimes", "export", "dead list|show|retry"}},
+		{[]string{"dead", "--help"}, []string{"list", "show", "retry", "--dry-run"}},
+		{[]string{"dead", "list", "--help"}, []string{"-database-url", "-since", "-reason", "-limit", "-width", "-json", "-tz"}},
+		{[]string{"dead", "show", "--help"}, []string{"-database-url", "-json", "-tz", "ID"}},
+		{[]string{"dead", "retry", "--help"}, []string{"-database-url", "-id", "-since", "-reason", "-dry-run", "-quiet"}},
 		{[]string{"run", "--help"}, []string{"-database-url", "-bootstrap", "-topic", "-group", "-no-migrate",
 			"-batch-size", "-batch-wait", "-inflight", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
 		{[]string{"migrate", "-h"}, []string{"-database-url"}},
@@ -81,6 +85,13 @@ func TestUsageErrors(t *testing.T) {
 		{"BadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"export", "--since", "2026-05-01"}, "want RFC3339"},
 		{"BadLogLevel", map[string]string{"LOG_LEVEL": "loud"}, []string{"migrate"}, "LOG_LEVEL"},
 		{"MigrateWithoutDatabase", nil, []string{"migrate"}, "DATABASE_URL is not set"},
+		{"DeadWithoutSubcommand", nil, []string{"dead"}, "want list, show or retry"},
+		{"DeadUnknownSubcommand", nil, []string{"dead", "purge"}, `unknown subcommand "purge"`},
+		{"DeadShowWithoutID", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "show"}, "want the dead letter's id"},
+		{"DeadShowBadID", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "show", "12x"}, "want the dead letter's id"},
+		{"DeadListBadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "list", "--since", "yesterday"}, "want RFC3339"},
+		{"DeadRetryBadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "retry", "--since", "2026-05-01"}, "want RFC3339"},
+		{"DeadRetryWithoutDatabase", nil, []string{"dead", "retry"}, "DATABASE_URL is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := runCLI(t, t.Context(), tc.env, tc.args...)
