@@ -175,8 +175,25 @@ func TestDeadRetryWhileTheConsumerStoresTheSameEvents(t *testing.T) {
 	}
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond, BatchSize: 100}
-	if err := w.WriteMessages(t.Context(), msgs...); err != nil {
-		t.Fatal(err)
+	// A broker under load may not know the new topic yet: retry that (a message written twice is
+	// a duplicate the consumer drops).
+	for attempt := 1; ; attempt++ {
+		err := w.WriteMessages(t.Context(), msgs...)
+		if err == nil {
+			break
+		}
+		unknown := errors.Is(err, kafka.UnknownTopicOrPartition)
+		var we kafka.WriteErrors
+		if errors.As(err, &we) {
+			unknown = true
+			for _, e := range we {
+				unknown = unknown && (e == nil || errors.Is(e, kafka.UnknownTopicOrPartition))
+			}
+		}
+		if !unknown || attempt == 50 {
+			t.Fatalf("publish (attempt %d): %v", attempt, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	w.Close()
 
