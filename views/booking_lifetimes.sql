@@ -51,7 +51,6 @@ select
 from (
     select
         ordered.*,
-        (play_date + tee_time) at time zone 'Asia/Seoul'                         as tee_at,
         count(*) filter (where is_start) over w                                  as starts,
         max(occurred_at) filter (where is_start) over w                          as opened_at,
         max(array[extract(epoch from occurred_at), price_krw]) filter (where is_start) over w
@@ -77,4 +76,6 @@ from (
     ) ordered
     window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
 ) running
+-- the tee time as an instant, computed for the last rows only (the filter is applied first)
+cross join lateral (select (running.play_date + running.tee_time) at time zone 'Asia/Seoul' as tee_at) tee
 where is_last;

@@ -77,7 +77,7 @@ func TestNoPasswordInAnyOutput(t *testing.T) {
 							env["DATABASE_URL"] = form.DSN
 						}
 						// run may retry a database or broker that is down; stop it after a while.
-						ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+						ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 						defer cancel()
 						var o, e bytes.Buffer
 						err := run(ctx, args, envMap(env), &o, &e)
