@@ -154,9 +154,12 @@ func TestRetryDeadRedrivesFixedAndKeepsBad(t *testing.T) {
 	}
 	for _, id := range ids["bad"] {
 		d, ok := dead[id]
-		if !ok || d.attempts != 2 || !strings.Contains(d.reason, "") || d.reason == "" {
+		if !ok || d.attempts != 2 || d.reason == "" {
 			t.Errorf("still-bad dead letter %d = %+v, want kept with attempts 2 and today's reason", id, d)
 		}
+	}
+	if d := dead[ids["bad"][2]]; d.reason == "message has no value" || !strings.Contains(d.reason, "malformed event") {
+		t.Errorf("reason of the empty value = %q, want today's decode error instead of the recorded one", d.reason)
 	}
 	if d := dead[ids["bad"][0]]; !strings.Contains(d.reason, "not a JSON") {
 		t.Errorf("reason of the bad JSON = %q", d.reason)
