@@ -13,9 +13,24 @@ var namespace = uuid.MustParse("6f1c3b8e-2d0a-5e47-9b61-4a8f0c2d7e15")
 
 // ListingKey is the stable identity of one tee time on one site: source, course, course part, play
 // date and tee time, joined by '|' after trimming and folding inner white space, so that cosmetic
-// changes in the page's markup do not make a new listing.
+// changes in the page's markup do not make a new listing. Inside each part, '\' is written '\\'
+// and '|' is written '\|', so the key is injective: ("Lake|OUT", "") and ("Lake", "OUT|") are
+// different listings with different keys. A part without either character is unchanged.
 func ListingKey(source, course, part, playDate, teeTime string) string {
-	return strings.Join([]string{norm(source), norm(course), norm(part), playDate, teeTime}, "|")
+	return strings.Join([]string{
+		escapeKeyPart(norm(source)), escapeKeyPart(norm(course)), escapeKeyPart(norm(part)),
+		escapeKeyPart(playDate), escapeKeyPart(teeTime),
+	}, "|")
+}
+
+// keyEscaper escapes the separator and the escape character of a listing key part.
+var keyEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`)
+
+func escapeKeyPart(s string) string {
+	if !strings.ContainsAny(s, `\|`) {
+		return s
+	}
+	return keyEscaper.Replace(s)
 }
 
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
