@@ -45,11 +45,13 @@ type Snapshot struct {
 }
 
 // SnapshotEntry is one open listing: its last seen values, how many complete crawls in a row have
-// missed it since, and when it was first seen.
+// missed it since, when it was first seen and, while it is being missed, the first of those
+// complete crawls (MissedAt: the close's occurred_at, and what decides booked or expired).
 type SnapshotEntry struct {
 	Listing   events.Listing `json:"listing"`
 	Misses    int            `json:"misses"`
 	FirstSeen time.Time      `json:"first_seen"`
+	MissedAt  time.Time      `json:"missed_at,omitzero"`
 }
 
 // DiffStats counts what one Diff saw, for logs and metrics.
@@ -79,11 +81,14 @@ type InvalidListing struct {
 //   - A key not in prev opens (listing_opened).
 //   - A key in both whose price or players differ changes (listing_changed, with the old values);
 //     any other difference (round_date text, URL) only updates the snapshot.
-//   - A key in prev but not in cur, when c.Complete: if its tee time (play_date + tee_time in
-//     opt.Location) is at or before c.At it closes as expired now; otherwise its Misses grows by
-//     one and it closes as booked once Misses reaches MissesToClose. When !c.Complete it is kept
-//     with Misses unchanged and nothing closes.
-//   - A key seen again resets its Misses to 0 without an event.
+//   - A key in prev but not in cur, when c.Complete, is missed: its Misses grows by one and the
+//     first complete crawl of the streak that misses it is remembered (MissedAt). If its tee time
+//     (play_date + tee_time in opt.Location) is at or before MissedAt, it closes as expired now;
+//     otherwise it closes as booked once Misses reaches MissesToClose (a tee time gone before it
+//     started was booked, even when the confirming miss comes after it). Either close's
+//     occurred_at is MissedAt: when it was observed gone. When !c.Complete it is kept with Misses
+//     unchanged and nothing closes.
+//   - A key seen again resets its Misses and MissedAt without an event.
 //   - A key not in prev whose tee time is at or before c.At is not opened (stats.Past): sites
 //     keep showing past rounds for a while, and opening one would only have it expire at its next
 //     miss, a false open/close pair per crawl.
@@ -153,15 +158,18 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 			continue
 		}
 		e.Misses++
+		if e.MissedAt.IsZero() {
+			e.MissedAt = c.At
+		}
 		reason := events.Booked
-		if teeTimePassed(e.Listing, c.At, opt.Location) {
+		if teeTimePassed(e.Listing, e.MissedAt, opt.Location) {
 			reason = events.Expired
 		} else if e.Misses < opt.MissesToClose {
 			next.Listings[key] = e
 			stats.Missed++
 			continue
 		}
-		out = append(out, events.Closed(e.Listing, c.ID, c.At, reason))
+		out = append(out, events.Closed(e.Listing, c.ID, e.MissedAt, reason))
 		stats.Closed++
 		stats.Reasons[reason]++
 	}

@@ -108,3 +108,39 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 		t.Errorf("%d log lines with reason %s (want 3, with the URL):\n%s", n, RejectFieldTooLong, logs.String())
 	}
 }
+
+// TestLastMinuteBookingClosesAsBooked is finding 6 of the reliability review: a tee time gone at a
+// complete crawl before it starts (first miss) and still gone at the next one, after it started,
+// was booked, not expired; and its close happened when it was first observed gone.
+func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
+	t.Parallel()
+	l := mkListing("Alpha", "2026-12-05", "07:00", 150000, 4)
+	_, snap, _ := Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 06:40", true), DiffOptions{})
+	out, snap, st := Diff(snap, nil, crawlAt(t, 2, "2026-12-05 06:50", true), DiffOptions{})
+	if len(out) != 0 || st.Missed != 1 {
+		t.Fatalf("06:50, first miss: %d events, %d missed", len(out), st.Missed)
+	}
+	out, _, _ = Diff(snap, nil, crawlAt(t, 3, "2026-12-05 07:00", true), DiffOptions{})
+	if len(out) != 1 || out[0].EventType != events.ListingClosed {
+		t.Fatalf("07:00, second miss: %+v", out)
+	}
+	firstMiss := seoulTime(t, "2026-12-05 06:50")
+	if out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(firstMiss) {
+		t.Errorf("gone at 06:50 before its 07:00 tee time: closed %s at %s, want booked at %s",
+			out[0].CloseReason, out[0].OccurredAt.In(Seoul()).Format("15:04"), firstMiss.Format("15:04"))
+	}
+	// Gone only after its tee time: expired, at that first miss.
+	_, snap, _ = Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 06:50", true), DiffOptions{})
+	out, _, _ = Diff(snap, nil, crawlAt(t, 2, "2026-12-05 07:00", true), DiffOptions{})
+	if len(out) != 1 || out[0].CloseReason != events.Expired || !out[0].OccurredAt.Equal(seoulTime(t, "2026-12-05 07:00")) {
+		t.Errorf("gone at its tee time: %+v, want expired at 07:00", out)
+	}
+	// An ordinary booking: gone at 05:00 and 05:10, closed booked at 05:00.
+	_, snap, _ = Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 04:50", true), DiffOptions{})
+	_, snap, _ = Diff(snap, nil, crawlAt(t, 2, "2026-12-05 05:00", true), DiffOptions{})
+	_, snap, _ = Diff(snap, nil, crawlAt(t, 3, "2026-12-05 05:05", false), DiffOptions{}) // incomplete: not a miss
+	out, _, _ = Diff(snap, nil, crawlAt(t, 4, "2026-12-05 05:10", true), DiffOptions{})
+	if len(out) != 1 || out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(seoulTime(t, "2026-12-05 05:00")) {
+		t.Errorf("booked at 05:00: %+v", out)
+	}
+}
