@@ -17,8 +17,8 @@ import (
 // complete miss: nothing can book it any more, so there is no false close to guard against.
 const DefaultMissesToClose = 2
 
-// Crawl identifies one crawl of one source: ID is its crawl_id (it enters every event id, so it
-// must be unique per crawl), At the instant the crawl observed the listings, and Complete whether
+// Crawl identifies one crawl of one source: ID is its crawl_id (informational in the events; it
+// becomes the epoch of a new snapshot, so it must be unique per crawl), At the instant the crawl observed the listings, and Complete whether
 // every page of the source was fetched and parsed (see Collapsed). Only a complete crawl may count
 // a missing listing as a miss.
 type Crawl struct {
@@ -36,22 +36,51 @@ type DiffOptions struct {
 }
 
 // Snapshot is what the crawler remembers of one source between crawls: every open listing by its
-// listing key, as of crawl CrawlID at At. It is stored as JSON by StateDir.
+// listing key, and every closed one whose tee time is still ahead (a tombstone, ClosedAt set), as
+// of crawl CrawlID at At. Epoch is the event id epoch of this state (see events.Seq): the id of the
+// crawl that started it, kept as long as the state lives. It is stored as JSON by StateDir.
 type Snapshot struct {
 	Source   string                   `json:"source"`
 	CrawlID  string                   `json:"crawl_id"`
 	At       time.Time                `json:"at"`
+	Epoch    string                   `json:"epoch,omitempty"`
 	Listings map[string]SnapshotEntry `json:"listings"`
 }
 
-// SnapshotEntry is one open listing: its last seen values, how many complete crawls in a row have
+// SnapshotEntry is one listing: its last seen values, how many complete crawls in a row have
 // missed it since, when it was first seen and, while it is being missed, the first of those
 // complete crawls (MissedAt: the close's occurred_at, and what decides booked or expired).
+// Lifetime and Changes number its transitions (events.Seq): Lifetime counts its openings (0 in a
+// snapshot written before they were counted: 1), Changes its changes within the lifetime. A closed
+// listing is kept as a tombstone (ClosedAt set) until its tee time has passed, so that a reopen
+// starts lifetime Lifetime+1 instead of reusing the ids of the closed one.
 type SnapshotEntry struct {
 	Listing   events.Listing `json:"listing"`
 	Misses    int            `json:"misses"`
 	FirstSeen time.Time      `json:"first_seen"`
 	MissedAt  time.Time      `json:"missed_at,omitzero"`
+	Lifetime  int            `json:"lifetime,omitempty"`
+	Changes   int            `json:"changes,omitempty"`
+	ClosedAt  time.Time      `json:"closed_at,omitzero"`
+}
+
+// Open reports whether the entry is an open listing, not a tombstone.
+func (e SnapshotEntry) Open() bool { return e.ClosedAt.IsZero() }
+
+// seq is the events.Seq of the entry's current lifetime in epoch.
+func (e SnapshotEntry) seq(epoch string) events.Seq {
+	return events.Seq{Epoch: epoch, Lifetime: max(e.Lifetime, 1), Change: e.Changes}
+}
+
+// OpenCount is the number of open listings in the snapshot (tombstones excluded).
+func (s Snapshot) OpenCount() int {
+	n := 0
+	for _, e := range s.Listings {
+		if e.Open() {
+			n++
+		}
+	}
+	return n
 }
 
 // DiffStats counts what one Diff saw, for logs and metrics.
@@ -97,9 +126,12 @@ type InvalidListing struct {
 // whose event would fail events.Validate (no course name, bad play_date, a source other than
 // c.Source, ...) is dropped and reported in stats.Invalid; if its key was open, the entry is kept
 // as if seen, so that a misparsed row never closes a listing. Events come out sorted by listing key,
-// then type; their ids are the events package's deterministic ids over (key, type, c.ID, values),
-// so the same inputs always give the same events. c.ID must be non-empty and c.At non-zero.
-// Diff does not modify prev.
+// then type. Their ids are events.TransitionID over (key, epoch, lifetime, type, change number,
+// new values), counted in the snapshot, never over the crawl: diffing the same prev again, in any
+// later crawl, re-derives the same transitions with the same ids. A closed listing stays in next
+// as a tombstone until its tee time has passed, and a listing seen again while it has a tombstone
+// reopens in its next lifetime. next.Epoch is prev's; a prev without one starts a new epoch (see
+// Snapshot). c.ID must be non-empty and c.At non-zero. Diff does not modify prev.
 func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []events.Event, next Snapshot, stats DiffStats) {
 	if opt.MissesToClose <= 0 {
 		opt.MissesToClose = DefaultMissesToClose
@@ -107,7 +139,14 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 	if opt.Location == nil {
 		opt.Location = Seoul()
 	}
-	next = Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Listings: make(map[string]SnapshotEntry, len(cur))}
+	next = Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Epoch: prev.Epoch, Listings: make(map[string]SnapshotEntry, len(cur))}
+	switch {
+	case next.Epoch != "":
+	case prev.CrawlID != "":
+		next.Epoch = prev.CrawlID // a snapshot from before epochs: stable for every re-derivation from it
+	default:
+		next.Epoch = c.ID // a new state: a new epoch
+	}
 	stats.Reasons = map[events.CloseReason]int{}
 	seen := make(map[string]bool, len(cur))
 	dups := map[string]bool{}
@@ -119,37 +158,51 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 			dups[key] = true
 			continue
 		}
+		old, ok := prev.Listings[key]
+		live := ok && old.Open()
 		if err := checkListing(l, c); err != nil {
 			stats.Invalid = append(stats.Invalid, InvalidListing{Listing: l, Err: err})
-			if old, ok := prev.Listings[key]; ok {
+			if live {
 				seen[key] = true
-				old.Misses = 0
+				old.Misses, old.MissedAt = 0, time.Time{}
 				next.Listings[key] = old
 			}
 			continue
 		}
 		seen[key] = true
 		stats.Seen++
-		old, ok := prev.Listings[key]
-		if !ok && teeTimePassed(l, c.At, opt.Location) {
+		if !live && teeTimePassed(l, c.At, opt.Location) {
 			stats.Past++ // nothing can book it any more: opening it would only expire it again
 			continue
 		}
-		if !ok {
-			out = append(out, events.Opened(l, c.ID, c.At))
+		if !live {
+			e := SnapshotEntry{Listing: l, FirstSeen: c.At, Lifetime: 1}
+			if ok { // a tombstone: this is a reopen, the next lifetime
+				e.Lifetime = max(old.Lifetime, 1) + 1
+			}
+			out = append(out, events.OpenedSeq(l, e.seq(next.Epoch), c.ID, c.At))
 			stats.Opened++
-			next.Listings[key] = SnapshotEntry{Listing: l, FirstSeen: c.At}
+			next.Listings[key] = e
 			continue
 		}
+		e := SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen, Lifetime: max(old.Lifetime, 1), Changes: old.Changes}
 		if !equalInt64(old.Listing.PriceKRW, l.PriceKRW) || !equalInt(old.Listing.Players, l.Players) {
-			out = append(out, events.Changed(old.Listing, l, c.ID, c.At))
+			e.Changes++
+			out = append(out, events.ChangedSeq(old.Listing, l, e.seq(next.Epoch), c.ID, c.At))
 			stats.Changed++
 		}
-		next.Listings[key] = SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen}
+		next.Listings[key] = e
 	}
 
 	for key, e := range prev.Listings {
 		if seen[key] {
+			continue
+		}
+		if !e.Open() {
+			// A tombstone is kept while a reopen is possible: until its tee time has passed.
+			if !teeTimePassed(e.Listing, c.At, opt.Location) {
+				next.Listings[key] = e
+			}
 			continue
 		}
 		if !c.Complete {
@@ -169,9 +222,13 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 			stats.Missed++
 			continue
 		}
-		out = append(out, events.Closed(e.Listing, c.ID, e.MissedAt, reason))
+		out = append(out, events.ClosedSeq(e.Listing, e.seq(next.Epoch), c.ID, e.MissedAt, reason))
 		stats.Closed++
 		stats.Reasons[reason]++
+		if !teeTimePassed(e.Listing, c.At, opt.Location) {
+			e.ClosedAt = e.MissedAt
+			next.Listings[key] = e
+		}
 	}
 
 	slices.SortFunc(out, func(a, b events.Event) int {

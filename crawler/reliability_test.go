@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -142,5 +143,166 @@ func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
 	out, _, _ = Diff(snap, nil, crawlAt(t, 4, "2026-12-05 05:10", true), DiffOptions{})
 	if len(out) != 1 || out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(seoulTime(t, "2026-12-05 05:00")) {
 		t.Errorf("booked at 05:00: %+v", out)
+	}
+}
+
+// TestRederivedTransitionsKeepTheirIDs is finding 3 of the reliability review: a diff re-run from
+// the same snapshot (a failed save, a crash between publish and save, a second crawler on the state
+// dir) re-derived the same transitions under the new crawl's id, hence new event ids. The id now
+// depends on the transition only: re-deriving it in a later crawl gives the same id.
+func TestRederivedTransitionsKeepTheirIDs(t *testing.T) {
+	t.Parallel()
+	cheaper := a0700
+	cheaper.PriceKRW = pointerTo[int64](130000)
+	_, s1, _ := Diff(emptySnap(), []events.Listing{a0700, a0730, b0800}, crawlAt(t, 1, "2026-11-20 08:00", true), DiffOptions{})
+	_, s2, _ := Diff(s1, []events.Listing{cheaper, a0730}, crawlAt(t, 2, "2026-11-20 08:10", true), DiffOptions{})
+	// The transitions of crawl 3 (a change, a close), derived from s2 by crawls 3, 4 and 5 in turn,
+	// as if each one's snapshot had never been saved.
+	var first []events.Event
+	for n, at := range []string{"08:20", "08:30", "08:40"} {
+		out, _, _ := Diff(s2, []events.Listing{a0700}, crawlAt(t, 3+n, "2026-11-20 "+at, true), DiffOptions{})
+		if len(out) != 2 {
+			t.Fatalf("crawl %d: %d events, want a change and a close: %+v", 3+n, len(out), out)
+		}
+		if first == nil {
+			first = out
+			continue
+		}
+		for i := range out {
+			if out[i].EventID != first[i].EventID {
+				t.Errorf("crawl %d re-derived %s %s with id %s; crawl 3 gave it %s", 3+n, out[i].EventType,
+					out[i].ListingKey, out[i].EventID, first[i].EventID)
+			}
+		}
+	}
+}
+
+// TestTransitionIDsStayDistinct: the price going 100 → 90 → 100 → 90 is four changes with four
+// ids, a reopened listing's events never reuse its previous lifetime's ids, and a lost state
+// (a fresh snapshot) starts a new epoch whose ids collide with nothing emitted before.
+func TestTransitionIDsStayDistinct(t *testing.T) {
+	t.Parallel()
+	price := func(p int64) events.Listing { l := a0700; l.PriceKRW = &p; return l }
+	snap := emptySnap()
+	ids := map[string]string{}
+	var all []events.Event
+	crawl := func(n int, at string, cur ...events.Listing) []events.Event {
+		t.Helper()
+		out, next, _ := Diff(snap, cur, crawlAt(t, n, at, true), DiffOptions{})
+		for _, e := range out {
+			if prev, dup := ids[e.EventID.String()]; dup {
+				t.Errorf("crawl %d: %s %s reuses the id of %s", n, e.EventType, e.ListingKey, prev)
+			}
+			ids[e.EventID.String()] = fmt.Sprintf("crawl %d's %s", n, e.EventType)
+		}
+		all = append(all, out...)
+		snap = next
+		return out
+	}
+	crawl(1, "2026-11-20 08:00", price(100))
+	crawl(2, "2026-11-20 08:10", price(90))
+	crawl(3, "2026-11-20 08:20", price(100))
+	crawl(4, "2026-11-20 08:30", price(90))
+	crawl(5, "2026-11-20 08:40")
+	if out := crawl(6, "2026-11-20 08:50"); len(out) != 1 || out[0].EventType != events.ListingClosed {
+		t.Fatalf("crawl 6: %+v, want the close", out)
+	}
+	if out := crawl(7, "2026-11-20 09:00", price(100)); len(out) != 1 || out[0].EventType != events.ListingOpened {
+		t.Fatalf("crawl 7: %+v, want the reopen", out)
+	}
+	crawl(8, "2026-11-20 09:10", price(90))
+	crawl(9, "2026-11-20 09:20")
+	crawl(10, "2026-11-20 09:30")
+	if len(all) != 8 {
+		t.Errorf("%d events, want open, 3 changes, close, open, change, close", len(all))
+	}
+	// The closed listing stays in the snapshot (so that a reopen counts its lifetime) until its
+	// tee time has passed.
+	if e, ok := snap.Listings[a0700.Key()]; !ok || e.ClosedAt.IsZero() {
+		t.Errorf("closed listing not kept as a tombstone: %+v", e)
+	}
+	_, after, _ := Diff(snap, nil, crawlAt(t, 11, "2026-12-05 07:00", true), DiffOptions{})
+	if _, ok := after.Listings[a0700.Key()]; ok {
+		t.Errorf("tombstone kept after its tee time")
+	}
+	// The state is lost: the next crawl opens the listing again, in a new epoch, under a new id.
+	snap = emptySnap()
+	crawl(12, "2026-11-20 10:00", price(90))
+}
+
+// TestSaveBeforePublish: when the snapshot cannot be saved, nothing is published; the next crawl
+// derives the same transitions from the old snapshot and publishes them once, under the same ids.
+func TestSaveBeforePublish(t *testing.T) {
+	t.Parallel()
+	price := int64(150000)
+	var mu sync.Mutex
+	site := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
+	pub := &pubRecorder{}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	price = 130000
+	mu.Unlock()
+	r.saveState = func(Snapshot) error { return fmt.Errorf("disk full") }
+	for range 3 {
+		now = now.Add(10 * time.Minute)
+		if sum, _ := r.Run(context.Background()); sum.Sites[0].Err == nil {
+			t.Fatal("a failed save did not fail the crawl")
+		}
+	}
+	r.saveState = nil
+	now = now.Add(10 * time.Minute)
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]int{}
+	for _, e := range pub.events() {
+		if e.EventType == events.ListingChanged {
+			changed[e.EventID.String()]++
+		}
+	}
+	if len(changed) != 3 {
+		t.Errorf("3 price changes published as %d distinct listing_changed events: %v", len(changed), changed)
+	}
+	for id, n := range changed {
+		if n != 1 {
+			t.Errorf("listing_changed %s published %d times", id, n)
+		}
+	}
+}
+
+// TestStateDirLock: a second crawler on the same state dir refuses to crawl, with a clear error,
+// until the first one lets go.
+func TestStateDirLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	site := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
+	pub1, pub2 := &pubRecorder{}, &pubRecorder{}
+	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }
+	r1 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r2 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
+	if err := r1.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r2.Run(context.Background())
+	if !errors.Is(err, ErrStateLocked) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "another crawler") {
+		t.Fatalf("second crawler on %s: %v, want ErrStateLocked naming the dir", dir, err)
+	}
+	if err := r2.Lock(); !errors.Is(err, ErrStateLocked) {
+		t.Fatalf("second Lock: %v", err)
+	}
+	if _, err := r1.Run(context.Background()); err != nil {
+		t.Fatalf("the lock holder's own run: %v", err)
+	}
+	if len(pub2.events()) != 0 || len(pub1.events()) != 2 {
+		t.Errorf("published %d events by the second crawler, %d by the first", len(pub2.events()), len(pub1.events()))
+	}
+	r1.Unlock()
+	if _, err := r2.Run(context.Background()); err != nil {
+		t.Fatalf("after the first let go: %v", err)
 	}
 }

@@ -33,7 +33,8 @@ type EventPublisher interface {
 // crawled one after the other, so the politeness limits of one site never add up with another's
 // and a run's load on the network stays that of one crawl. A site that errors does not stop the
 // others. Fields other than Sites, State and Logger are optional. A Runner must not run twice at
-// the same time (the snapshots are read and written without locks); the schedule guarantees it.
+// the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
+// one state dir at the same time: Run holds the dir's lock (see Lock).
 type Runner struct {
 	Sites  []Site
 	State  StateDir
@@ -45,6 +46,31 @@ type Runner struct {
 	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper // nil: http.DefaultTransport
 	Diff      DiffOptions       // MissesToClose (default 2) and Location (default Asia/Seoul)
+
+	lock      *StateLock           // held by Lock, or by Run for its duration
+	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
+}
+
+// Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process
+// takes it once at start-up, so that a second crawler on the same dir refuses to start. An error
+// wraps ErrStateLocked when another crawler holds it. Run takes the lock itself, for its
+// duration, when Lock was not called.
+func (r *Runner) Lock() error {
+	if r.lock != nil {
+		return nil
+	}
+	l, err := r.State.Lock()
+	if err != nil {
+		return err
+	}
+	r.lock = l
+	return nil
+}
+
+// Unlock releases the lock taken by Lock.
+func (r *Runner) Unlock() {
+	r.lock.Unlock()
+	r.lock = nil
 }
 
 // RunSummary is what one Run did.
@@ -95,8 +121,9 @@ type SiteSummary struct {
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start in Asia/Seoul,
-// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is part of every event id, so two
-// crawls of one source must not start within the same second.
+// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is informational in the events, and
+// the epoch of a new snapshot (see Snapshot), so two crawls of one source must not start within
+// the same second.
 func CrawlID(source string, start time.Time) string {
 	return source + "@" + start.In(Seoul()).Format(time.RFC3339)
 }
@@ -111,6 +138,13 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	now := r.Now
 	if now == nil {
 		now = time.Now
+	}
+	if r.lock == nil {
+		if err := r.Lock(); err != nil {
+			r.Logger.ErrorContext(ctx, "crawl refused", "state_dir", r.State.Dir, "err", err)
+			return RunSummary{}, fmt.Errorf("%w: %w", ErrCrawlFailed, err)
+		}
+		defer r.Unlock()
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
@@ -195,12 +229,12 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Complete, s.Incomplete = false, IncompleteMaxPages
 	case !res.Complete:
 		s.Complete, s.Incomplete = false, IncompleteCancelled
-	case collapsed(site, len(prev.Listings), len(res.Listings)):
+	case collapsed(site, prev.OpenCount(), len(res.Listings)):
 		s.Complete, s.Incomplete = false, IncompleteCollapsed
 	}
 	if !s.Complete {
 		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", len(prev.Listings))
+			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", prev.OpenCount())
 	}
 
 	out, next, stats := Diff(prev, res.Listings, Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}, r.Diff)
@@ -209,22 +243,31 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
 			"listing_key", inv.Listing.Key(), "err", inv.Err)
 	}
-	// The file first: if it fails, nothing is published and the snapshot stays, so the next crawl
-	// emits the same transitions again and the file misses none of what Kafka got.
+	// The file first, then the snapshot, then Kafka. If the file or the save fails, nothing is
+	// published and the old snapshot stays, so the next crawl derives the same transitions again,
+	// with the same ids (they do not depend on the crawl): the file may hold an event twice (same
+	// id, harmless: replay and the consumer deduplicate) and Kafka gets each one once. Publishing
+	// after the save costs nothing: Publish only queues in memory, so a crash after it loses the
+	// queued events whichever the order; saving first means a failed save never publishes
+	// transitions the next crawl would send again.
 	if r.EventsOut != nil {
 		if err := r.EventsOut.Append(out); err != nil {
 			s.Err = err
 			return s
 		}
 	}
+	save := r.saveState
+	if save == nil {
+		save = r.State.Save
+	}
+	if err := save(next); err != nil {
+		s.Err = fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
+		return s
+	}
 	if r.Publisher != nil {
 		for _, e := range out {
 			r.Publisher.Publish(e)
 		}
-	}
-	if err := r.State.Save(next); err != nil {
-		s.Err = err
-		return s
 	}
 	return s
 }

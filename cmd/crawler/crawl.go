@@ -156,7 +156,19 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
 		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose},
 	}
+	// One crawler per state dir, for the life of the process: a second one exits here, before
+	// crawling (crawler.ErrStateLocked says which dir and which pid holds it).
+	if err := d.runner.Lock(); err != nil {
+		return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
+	}
 	return d, nil
+}
+
+func closeLog(out *crawler.EventLog) error {
+	if out == nil {
+		return nil
+	}
+	return out.Close()
 }
 
 // close flushes the publisher within publisherCloseTimeout and closes the events file.
