@@ -390,7 +390,7 @@ func TestCollapsed(t *testing.T) {
 		prev, cur int
 		want      bool
 	}{
-		{0, 0, false}, {9, 0, false}, {10, 0, true}, {10, 4, true}, {10, 5, false},
+		{0, 0, false}, {1, 0, true}, {2, 1, false}, {9, 0, true}, {9, 4, true}, {10, 0, true}, {10, 4, true}, {10, 5, false},
 		{11, 5, true}, {11, 6, false}, {100, 49, true}, {100, 50, false}, {100, 200, false},
 	} {
 		if got := Collapsed(c.prev, c.cur); got != c.want {

@@ -19,7 +19,7 @@ var ErrCrawlFailed = errors.New("crawl failed")
 const (
 	IncompleteFailedPages = "failed_pages" // a page failed after its retries, or was refused
 	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
-	IncompleteCollapsed   = "collapsed"    // far fewer listings than the previous crawl
+	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
 )
 
@@ -45,7 +45,7 @@ type Runner struct {
 	Metrics   *CrawlerMetrics   // nil: not counted
 	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper // nil: http.DefaultTransport
-	Diff      DiffOptions       // MissesToClose (default 2) and Location (default Asia/Seoul)
+	Diff      DiffOptions       // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
@@ -118,6 +118,10 @@ type SiteSummary struct {
 	Incomplete  string
 	Duration    time.Duration
 	Err         error
+
+	Collapses      int       // collapsed crawls in a row with the same listings, this one included (0: not collapsed)
+	LastComplete   time.Time // the site's last complete crawl (this one when Complete); zero: none yet
+	IncompleteRuns int       // crawls since the last complete one (0 when Complete); set when Err is nil
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start in Asia/Seoul,
@@ -229,15 +233,29 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Complete, s.Incomplete = false, IncompleteMaxPages
 	case !res.Complete:
 		s.Complete, s.Incomplete = false, IncompleteCancelled
-	case collapsed(site, prev.OpenCount(), len(res.Listings)):
+	}
+	// The collapse guard's reference is the last complete crawl's count; a snapshot written before
+	// it was kept falls back to its open listings.
+	reference := prev.LastCompleteSeen
+	if prev.LastCompleteAt.IsZero() {
+		reference = prev.OpenCount()
+	}
+	crawl := Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete,
+		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	switch {
+	case crawl.Collapsed && stats.Believed:
+		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",
+			"collapsed_crawls", stats.Collapses, "listings", len(res.Listings), "last_complete_listings", reference)
+	case crawl.Collapsed:
 		s.Complete, s.Incomplete = false, IncompleteCollapsed
 	}
+	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
 	if !s.Complete {
 		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", prev.OpenCount())
+			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
+			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
 	}
-
-	out, next, stats := Diff(prev, res.Listings, Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}, r.Diff)
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
 	for _, inv := range stats.Invalid {
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
@@ -272,10 +290,11 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 	return s
 }
 
-// collapsed applies the site's min_complete_ratio when it has one, else Collapsed.
-func collapsed(site Site, prevCount, curCount int) bool {
+// collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
+// complete crawl's listing count.
+func collapsed(site Site, lastCompleteCount, curCount int) bool {
 	if site.MinCompleteRatio > 0 {
-		return prevCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(prevCount)
+		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
 	}
-	return Collapsed(prevCount, curCount)
+	return Collapsed(lastCompleteCount, curCount)
 }

@@ -40,7 +40,10 @@ func TestStateRoundTrip(t *testing.T) {
 	if !got.At.Equal(snap.At) {
 		t.Fatalf("At %v, want %v", got.At, snap.At)
 	}
-	got.At = snap.At // the zone pointer differs after JSON; the instant is what matters
+	if !got.LastCompleteAt.Equal(snap.LastCompleteAt) || snap.LastCompleteAt.IsZero() {
+		t.Fatalf("LastCompleteAt %v, want %v", got.LastCompleteAt, snap.LastCompleteAt)
+	}
+	got.At, got.LastCompleteAt = snap.At, snap.LastCompleteAt // the zone pointer differs after JSON; the instant is what matters
 	for k, e := range got.Listings {
 		w := snap.Listings[k]
 		if !e.FirstSeen.Equal(w.FirstSeen) {
