@@ -188,6 +188,20 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 	return d, nil
 }
 
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func (d *crawlDeps) eventsOutPath() string {
+	if d.out == nil {
+		return ""
+	}
+	return d.out.Path()
+}
+
 func closeLog(out *crawler.EventLog) error {
 	if out == nil {
 		return nil
@@ -195,13 +209,25 @@ func closeLog(out *crawler.EventLog) error {
 	return out.Close()
 }
 
-// close flushes the publisher within publisherCloseTimeout and closes the events file.
+// close flushes the publisher within publisherCloseTimeout and closes the events file. Kafka never
+// fails it: events still undelivered when the flush ends were each logged with their event_id by
+// the publisher, and are summarised here in one line; the error is about the events file only, so
+// the exit status of `once` stays about the crawl (fire-and-forget: --events-out and `crawler
+// replay` are how undelivered events get to Kafka later).
 func (d *crawlDeps) close(ctx context.Context, env environment) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
 	defer cancel()
 	var errs []error
-	if err := d.pub.Close(cctx); err != nil {
-		errs = append(errs, err)
+	perr := d.pub.Close(cctx)
+	var st events.PublisherStats
+	if sp, ok := d.pub.(interface{ Stats() events.PublisherStats }); ok {
+		st = sp.Stats()
+	}
+	if undelivered := st.Failed + st.Dropped; perr != nil || undelivered > 0 {
+		env.logger.Warn("events undelivered to Kafka at exit", "undelivered", undelivered,
+			"failed", st.Failed, "dropped", st.Dropped, "published", st.Published, "flush_timeout", publisherCloseTimeout,
+			"close_err", errString(perr), "events_out", d.eventsOutPath(),
+			"note", "each undelivered event is logged above with its event_id; the exit status does not depend on Kafka")
 	}
 	if d.out != nil {
 		if err := d.out.Close(); err != nil {
@@ -218,7 +244,8 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 // onceCmd is `crawler once`.
 func onceCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
-		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete.",
+		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
+		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).",
 		crawlEnvHelp+logEnvHelp)
 	_, d, err := prepare(env, fs, args, false)
 	if err != nil {
