@@ -244,19 +244,20 @@ func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.E
 	}
 	var (
 		open, closed bool
+		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
 		price        *int64
 		pl           *int
 		next, misses int
 		wantClose    time.Time
+		firstMiss    time.Time
 		wantReason   events.CloseReason
 	)
 	for _, c := range crawls {
-		openBefore := open
 		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
 			e := evs[next]
 			switch {
 			case e.EventType == events.ListingOpened && !open && !closed:
-				open = true
+				open, opened = true, true
 			case e.EventType == events.ListingChanged && open:
 			case e.EventType == events.ListingClosed && open:
 				open, closed = false, true
@@ -278,15 +279,19 @@ func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.E
 			}
 			continue
 		}
-		if !openBefore || !wantClose.IsZero() {
+		if !opened || !wantClose.IsZero() {
 			continue
 		}
+		// The close is stamped at the first miss, and a tee time gone before it started was booked.
 		misses++
+		if firstMiss.IsZero() {
+			firstMiss = c.At
+		}
 		switch {
-		case !tee.After(c.At):
-			wantClose, wantReason = c.At, events.Expired
+		case !tee.After(firstMiss):
+			wantClose, wantReason = firstMiss, events.Expired
 		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = c.At, events.Booked
+			wantClose, wantReason = firstMiss, events.Booked
 		}
 	}
 	var gotClose time.Time

@@ -7,6 +7,14 @@
 -- lifetime it ended. Starts are strictly increasing in occurred_at (at equal times a close sorts
 -- after everything else), so "the current lifetime" is every event at or after the last start.
 --
+-- A lost close (the publisher gave up on it, or a reset snapshot never re-derived it) must not leave
+-- a listing open forever: a listing whose last event is not a close and whose tee time has passed
+-- (play_date + tee_time in Asia/Seoul, the sites' zone, at or before now()) is reported as
+-- 'expired' with closed_at = that tee time and lifetime = tee time - opened_at. This is decided
+-- at query time (now()), so the same events read later can turn an open listing into an expired
+-- one; a close event, when there is one, always wins. last_event_type/last_event_at stay the
+-- stored last event.
+--
 -- How: one sort, two window passes with running frames, then the last row of each listing:
 --   ordered   lag/lead mark starts and the last row; running count of changes
 --   running   running number of starts, time, price and change count at the latest start
@@ -25,13 +33,17 @@ select
     course_part,
     play_date,
     tee_time,
-    case when event_type = 'listing_closed' then close_reason else 'open' end as status,
+    case when event_type = 'listing_closed' then close_reason
+         when tee_at <= now() then 'expired'
+         else 'open' end                                                         as status,
     opened_at,
-    case when event_type = 'listing_closed' then occurred_at end                 as closed_at,
+    case when event_type = 'listing_closed' then occurred_at
+         when tee_at <= now() then tee_at end                                    as closed_at,
     event_type                                                                   as last_event_type,
     occurred_at                                                                  as last_event_at,
-    case when event_type = 'listing_closed' then occurred_at else now() end - opened_at
-                                                                                 as lifetime,
+    case when event_type = 'listing_closed' then occurred_at
+         when tee_at <= now() then tee_at
+         else now() end - opened_at                                              as lifetime,
     open_start[2]::bigint                                                        as open_price_krw,
     price_krw                                                                    as last_price_krw,
     (changes - changes_before_open)::int                                         as change_count,
@@ -64,4 +76,6 @@ from (
     ) ordered
     window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
 ) running
+-- the tee time as an instant, computed for the last rows only (the filter is applied first)
+cross join lateral (select (running.play_date + running.tee_time) at time zone 'Asia/Seoul' as tee_at) tee
 where is_last;

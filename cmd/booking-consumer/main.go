@@ -5,6 +5,7 @@
 //	booking-consumer migrate          apply migrations and (re)install the views, then exit
 //	booking-consumer lifetimes        query the booking_lifetimes view (table, --json, --csv, --summary)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
+//	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
@@ -47,6 +48,9 @@ Usage:
                                    print the booking_lifetimes view: aligned table, --json or --csv;
                                    --summary for counts by status and median time to book
   booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
+  booking-consumer dead list|show|retry [flags]
+                                   inspect the dead letters (booking_events_dead) and re-drive them
+                                   through today's validation (stored ones leave the table)
   booking-consumer healthcheck --url URL
                                    exit 0 only if URL answers 200 (container healthchecks)
 
@@ -56,6 +60,14 @@ Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	// No password reaches the logs or the error, whichever path printed it (cli/database.go).
+	secrets := cli.DatabaseSecretsFrom(getenv, args)
+	stderr = cli.ScrubWriter(stderr, secrets)
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	return cli.ScrubError(err, secrets)
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	sub, args, help := cli.Subcommand(args, "run")
 	if help {
 		fmt.Fprint(stderr, rootHelp+envHelp)
@@ -76,6 +88,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cmd = lifetimesCmd
 	case "export":
 		cmd = exportCmd
+	case "dead":
+		cmd = deadCmd
 	case "healthcheck":
 		cmd = healthcheckCmd
 	case "help":

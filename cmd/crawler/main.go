@@ -2,7 +2,7 @@
 // change as a booking event to Kafka (fire-and-forget) and optionally to a JSONL file.
 //
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
-//	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete
+//	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
 //	crawler try --site NAME      fetch one site's pages for one date and print what they gave
 //	crawler check                validate every site of the sites file without fetching
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
