@@ -77,3 +77,27 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		t.Error("a failed page without a page set must make the crawl incomplete")
 	}
 }
+
+// Diff with Withheld: a missing listing the failed page sets cover is kept untouched (no miss), the
+// others count their miss and close; the crawl does not become the collapse guard's reference.
+func TestDiffWithheld(t *testing.T) {
+	t.Parallel()
+	prevAt := seoulTime(t, "2026-12-01 10:00")
+	prev := snapOf(prevAt, 1, a0700, a0730, b0800)
+	prev.LastCompleteAt, prev.LastCompleteSeen = prevAt, 3
+	c := crawlAt(t, 1, "2026-12-01 10:10", true)
+	alpha := PageSet{Course: "Alpha"}
+	c.Withheld = func(l events.Listing) bool { return alpha.Covers(l) }
+	out, next, stats := Diff(prev, nil, c, DiffOptions{})
+	got := summarize(t, out)
+	if len(got) != 1 || got[0].Key != b0800.Key() || got[0].Type != events.ListingClosed {
+		t.Fatalf("events %+v, want only Bravo closed", got)
+	}
+	if stats.Kept != 2 || next.Listings[a0700.Key()].Misses != 1 || next.Listings[a0730.Key()].Misses != 1 {
+		t.Errorf("kept %d, Alpha entries %+v %+v: the withheld listings must stay as they were", stats.Kept,
+			next.Listings[a0700.Key()], next.Listings[a0730.Key()])
+	}
+	if !next.LastCompleteAt.Equal(prevAt) || next.LastCompleteSeen != 3 {
+		t.Errorf("last complete %s %d: a crawl with withheld pages must not become the reference", next.LastCompleteAt, next.LastCompleteSeen)
+	}
+}
