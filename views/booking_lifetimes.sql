@@ -13,11 +13,21 @@
 --   last row  everything the view shows
 -- Every window is partitioned by (play_date, listing_key), so PostgreSQL pushes a filter on either
 -- column down to the index scan on booking_events (EXPLAIN in views/bench_test.go).
+--
+-- Two layers (issue 13): booking_lifetimes_stored holds every column that depends on the events
+-- alone (what the listing_lifetimes projection stores, see store/projection.go); booking_lifetimes
+-- adds the parts that depend on the clock, computed at query time:
+--   expired   a listing with no close whose tee time (play_date + tee_time, Asia/Seoul) has passed
+--             is status 'expired' with closed_at = that tee time
+--   lifetime  closed_at - opened_at, or now() - opened_at while open
+-- booking_lifetimes_fast (store/queries/projection_view.sql) is the same final layer over the
+-- projection table; booking-consumer lifetimes --verify checks the two agree row for row.
 select pg_advisory_xact_lock(7305218846250914); -- two installers at once: one after the other
 
 drop view if exists booking_lifetimes;
+drop view if exists booking_lifetimes_stored;
 
-create view booking_lifetimes as
+create view booking_lifetimes_stored as
 select
     listing_key,
     source,
@@ -30,8 +40,6 @@ select
     case when event_type = 'listing_closed' then occurred_at end                 as closed_at,
     event_type                                                                   as last_event_type,
     occurred_at                                                                  as last_event_at,
-    case when event_type = 'listing_closed' then occurred_at else now() end - opened_at
-                                                                                 as lifetime,
     open_start[2]::bigint                                                        as open_price_krw,
     price_krw                                                                    as last_price_krw,
     (changes - changes_before_open)::int                                         as change_count,
@@ -65,3 +73,27 @@ from (
     window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
 ) running
 where is_last;
+
+create view booking_lifetimes as
+select
+    listing_key,
+    source,
+    course_name,
+    course_part,
+    play_date,
+    tee_time,
+    case when status = 'open' and tee_at < now() then 'expired' else status end as status,
+    opened_at,
+    case when status = 'open' and tee_at < now() then tee_at else closed_at end as closed_at,
+    last_event_type,
+    last_event_at,
+    coalesce(case when status = 'open' and tee_at < now() then tee_at else closed_at end, now())
+        - opened_at                                                              as lifetime,
+    open_price_krw,
+    last_price_krw,
+    change_count,
+    reopen_count
+from (
+    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at
+    from booking_lifetimes_stored s
+) s;

@@ -18,7 +18,7 @@ var t0 = time.Date(2026, 5, 1, 6, 0, 0, 0, time.UTC)
 func ptr[T any](v T) *T { return &v }
 
 func listing(course, tee string, price int64) events.Listing {
-	return events.Listing{Source: "teeup", CourseName: course, RoundDate: "2026-05-10", PlayDate: "2026-05-10",
+	return events.Listing{Source: "teeup", CourseName: course, RoundDate: "2099-05-10", PlayDate: "2099-05-10", // tee times to come: never expired by the clock
 		TeeTime: tee, PriceKRW: ptr(price), Players: ptr(4)}
 }
 

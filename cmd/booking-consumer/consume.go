@@ -274,7 +274,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("acquire connection for views: %w", err)
 	}
 	defer c.Release()
-	return views.Install(ctx, c.Conn())
+	if err := views.Install(ctx, c.Conn()); err != nil {
+		return err
+	}
+	return ensureProjection(ctx, pool)
 }
 
 // openFromEnv opens the pool at dbURL, or at $DATABASE_URL when dbURL is empty.

@@ -1,0 +1,19 @@
+-- listing_lifetimes is the projection of the booking_lifetimes view (issue 13): one row per listing
+-- with the view's event-derived columns, kept by store.Ingest in the insert's transaction. Its shape
+-- is the view's (booking_lifetimes_stored), so the table itself is not created here: it is built by
+-- store.EnsureProjection, which every migrate runs after installing the views, from the events
+-- already stored (the first build) and again whenever the view definitions change.
+--
+-- listing_lifetimes_state   one row: the hash of the definitions the projection was built from,
+--                           and whether a rebuild is in progress
+-- listing_lifetimes_pending while rebuilding, the listing keys Ingest touched, for the catch-up
+create table listing_lifetimes_state (
+    id         bool primary key default true check (id),
+    view_hash  text not null default '',
+    rebuilding bool not null default false
+);
+insert into listing_lifetimes_state default values;
+
+create table listing_lifetimes_pending (
+    listing_key text collate "C" not null
+);
