@@ -40,7 +40,7 @@ func TestHelpMentionsEveryFlagAndEnvVar(t *testing.T) {
 			"-batch-size", "-batch-wait", "-inflight", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
 		{[]string{"migrate", "-h"}, []string{"-database-url"}},
 		{[]string{"lifetimes", "--help"}, []string{"-database-url", "-source", "-course", "-from", "-to",
-			"-status", "-json", "-csv", "-summary"}},
+			"-status", "-json", "-csv", "-summary", "-verify", "-rebuild"}},
 		{[]string{"export", "--help"}, []string{"-database-url", "-since", "-until", "-source", "-out"}},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
@@ -98,7 +98,7 @@ func seed(t *testing.T) (dbURL string) {
 	at := time.Date(2026, 4, 27, 9, 0, 0, 0, time.UTC) // a Monday
 	listing := func(course, tee string, price int64) events.Listing {
 		players := 4
-		return events.Listing{Source: "golfsite", CourseName: course, RoundDate: "2026-05-04", PlayDate: "2026-05-04",
+		return events.Listing{Source: "golfsite", CourseName: course, RoundDate: "2099-05-04", PlayDate: "2099-05-04", // a Monday to come: open stays open
 			TeeTime: tee, PriceKRW: &price, Players: &players}
 	}
 	a, b, c, d := listing("Alpha CC", "07:00", 150000), listing("Alpha CC", "07:10", 150000),
@@ -164,7 +164,7 @@ func TestLifetimesOutputFormats(t *testing.T) {
 		t.Errorf("--json --status booked = %+v, want Alpha CC 07:00 booked after 5400 s", rows)
 	}
 
-	cs, _, err := runCLI(t, t.Context(), env, "lifetimes", "--csv", "--course", "Beta CC", "--from", "2026-05-04", "--to", "2026-05-04")
+	cs, _, err := runCLI(t, t.Context(), env, "lifetimes", "--csv", "--course", "Beta CC", "--from", "2099-05-04", "--to", "2099-05-04")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +176,9 @@ func TestLifetimesOutputFormats(t *testing.T) {
 		t.Errorf("--csv --course 'Beta CC' = %q, want a header and 2 Beta CC rows", recs)
 	}
 
-	none, _, err := runCLI(t, t.Context(), env, "lifetimes", "--from", "2027-01-01")
+	none, _, err := runCLI(t, t.Context(), env, "lifetimes", "--from", "2100-01-01")
 	if err != nil || !strings.Contains(none, "0 listings") {
-		t.Errorf("lifetimes --from 2027-01-01 = %q, %v; want 0 listings", none, err)
+		t.Errorf("lifetimes --from 2100-01-01 = %q, %v; want 0 listings", none, err)
 	}
 
 	sum, _, err := runCLI(t, t.Context(), env, "lifetimes", "--summary")
