@@ -264,7 +264,8 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 	return nil
 }
 
-// migrate applies the migrations, then the views, on one connection.
+// migrate applies the migrations, then the views, on one connection, then builds the
+// listing_lifetimes projection if it is missing or was built from other view definitions.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err := migrations.ApplyPool(ctx, pool); err != nil {
 		return err
