@@ -87,6 +87,10 @@ func ProjectionHash() string {
 // rebuild at a time.
 const rebuildLockSQL = "select pg_advisory_lock(1319, 1)"
 
+// abandonRebuildSQL undoes what a failed (or killed) rebuild left behind.
+const abandonRebuildSQL = `update listing_lifetimes_state set rebuilding = false;
+	delete from listing_lifetimes_pending; drop table if exists listing_lifetimes_next`
+
 // ErrRebuildRunning means another rebuild of the projection holds the rebuild lock.
 var ErrRebuildRunning = errors.New("another rebuild of listing_lifetimes is running")
 
@@ -203,14 +207,19 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	}()
 
 	var stored string
-	var exists bool
-	if err := conn.QueryRow(ctx, `select view_hash, to_regclass('listing_lifetimes') is not null
-		from listing_lifetimes_state`).Scan(&stored, &exists); err != nil {
+	var exists, rebuilding bool
+	if err := conn.QueryRow(ctx, `select view_hash, to_regclass('listing_lifetimes') is not null, rebuilding
+		from listing_lifetimes_state`).Scan(&stored, &exists, &rebuilding); err != nil {
 		return st, fmt.Errorf("rebuild listing_lifetimes: read state: %w", err)
 	}
 	st.FirstTime = !exists
 	if onlyIfStale && exists && stored == st.ViewHash {
 		st.UpToDate = true
+		if rebuilding { // a rebuild died halfway (we hold its lock): stop Ingest logging keys for it
+			if _, err := conn.Exec(ctx, abandonRebuildSQL); err != nil {
+				return st, fmt.Errorf("rebuild listing_lifetimes: clear an abandoned rebuild: %w", err)
+			}
+		}
 		return st, nil
 	}
 
@@ -226,7 +235,7 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	}
 	defer func() {
 		if err != nil { // stop the logging; the next rebuild starts over
-			_, _ = conn.Exec(context.WithoutCancel(ctx), "update listing_lifetimes_state set rebuilding = false; delete from listing_lifetimes_pending; drop table if exists listing_lifetimes_next")
+			_, _ = conn.Exec(context.WithoutCancel(ctx), abandonRebuildSQL)
 		}
 	}()
 

@@ -360,3 +360,36 @@ func TestRebuildIsExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEnsureProjectionClearsAnAbandonedRebuild: a rebuild killed after registering leaves the
+// flag set (Ingest would log keys forever); the next migrate's EnsureProjection clears it.
+func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	if _, err := pool.Exec(t.Context(), "update listing_lifetimes_state set rebuilding = true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)}); err != nil {
+		t.Fatal(err)
+	}
+	pending := func() (n int) {
+		if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes_pending").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := pending(); n != 1 {
+		t.Fatalf("%d pending keys while flagged, want 1", n)
+	}
+	if st, err := s.EnsureProjection(t.Context()); err != nil || !st.UpToDate {
+		t.Fatalf("EnsureProjection: %+v, %v", st, err)
+	}
+	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(); n != 0 {
+		t.Fatalf("%d pending keys after EnsureProjection, want 0", n)
+	}
+	assertProjectionEqualsView(t, s, pool, 2)
+}
