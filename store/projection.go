@@ -83,8 +83,8 @@ func ProjectionHash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// rebuildLock is the session-level advisory lock (1319, 1) a rebuild holds from start to end: one
-// rebuild at a time.
+// rebuildLockSQL takes the session-level advisory lock (1319, 1) a rebuild holds from start to
+// end: one rebuild at a time.
 const rebuildLockSQL = "select pg_advisory_lock(1319, 1)"
 
 // abandonRebuildSQL undoes what a failed (or killed) rebuild left behind.
@@ -200,9 +200,11 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 		}
 	}
 	defer func() {
-		if _, uerr := conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(1319, 1)"); uerr != nil && err == nil {
-			err = fmt.Errorf("rebuild listing_lifetimes: unlock: %w", uerr)
-			c.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck // a connection holding the lock must not go back
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(1319, 1)"); uerr != nil {
+			conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a connection that may hold the lock must not go back
+			if err == nil {
+				err = fmt.Errorf("rebuild listing_lifetimes: unlock: %w", uerr)
+			}
 		}
 	}()
 
