@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -313,13 +312,10 @@ func openDB(ctx context.Context, dbURL string, minConns int32) (*pgxpool.Pool, e
 	return pool, nil
 }
 
-// redact hides the password of a URL for logs.
+// redact says where a database URL points (user@host:port/database) without its password, whatever
+// its form (cli.DescribeDatabase).
 func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
+	return cli.DescribeDatabase(s)
 }
 
 // splitList splits a comma-separated list, dropping empty entries (an empty KAFKA_BOOTSTRAP must

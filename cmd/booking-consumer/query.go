@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -62,7 +61,7 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	if asJSON && asCSV {
 		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
@@ -272,7 +271,8 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&since, "since", "", "only events with occurred_at >= this RFC3339 `time`")
 	fs.StringVar(&until, "until", "", "only events with occurred_at < this RFC3339 `time`")
 	fs.StringVar(&source, "source", "", "only this source (site) name")
-	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout (replaced atomically-ish: written, then renamed)")
+	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout, atomically: a temporary file of its own in the same\n"+
+		"directory, fsynced, then renamed over it (readers see the old or the whole new file)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
@@ -305,25 +305,9 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		env.logger.InfoContext(ctx, "exported", "events", n)
 		return w.Flush()
 	}
-	tmp := out + ".tmp"
-	file, err := os.Create(tmp)
+	n, err := s.ExportFile(ctx, out, f)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	w := bufio.NewWriter(file)
-	n, err := s.Export(ctx, w, f)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("export to %s: %w", out, err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return err
 	}
 	env.logger.InfoContext(ctx, "exported", "events", n, "file", out)
 	return nil

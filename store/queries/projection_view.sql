@@ -11,12 +11,12 @@ select
     course_part,
     play_date,
     tee_time,
-    case when status = 'open' and tee_at < now() then 'expired' else status end as status,
+    case when status = 'open' and tee_at <= now() then 'expired' else status end as status,
     opened_at,
-    case when status = 'open' and tee_at < now() then tee_at else closed_at end as closed_at,
+    case when status = 'open' and tee_at <= now() then tee_at else closed_at end as closed_at,
     last_event_type,
     last_event_at,
-    coalesce(case when status = 'open' and tee_at < now() then tee_at else closed_at end, now())
+    coalesce(case when status = 'open' and tee_at <= now() then tee_at else closed_at end, now())
         - opened_at                                                              as lifetime,
     open_price_krw,
     last_price_krw,
