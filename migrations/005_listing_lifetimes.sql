@@ -5,12 +5,14 @@
 -- already stored (the first build) and again whenever the view definitions change.
 --
 -- listing_lifetimes_state   one row: the hash of the definitions the projection was built from,
---                           and whether a rebuild is in progress
+--                           whether a rebuild is in progress, and the refresh statement for the
+--                           table's columns (store/queries/projection_upsert.sql)
 -- listing_lifetimes_pending while rebuilding, the listing keys Ingest touched, for the catch-up
 create table listing_lifetimes_state (
     id         bool primary key default true check (id),
     view_hash  text not null default '',
-    rebuilding bool not null default false
+    rebuilding bool not null default false,
+    refresh_sql text not null default ''
 );
 insert into listing_lifetimes_state default values;
 

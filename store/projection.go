@@ -8,8 +8,8 @@ package store
 //	booking_lifetimes_fast    view over listing_lifetimes with booking_lifetimes' final layer
 //
 // Ingest refreshes, in the transaction of the insert, the listings whose events it inserted:
-// their rows are deleted and re-selected from booking_lifetimes_stored restricted to those keys,
-// so the projection is always what the view says. Two transactions touching one listing are
+// their rows are re-selected from booking_lifetimes_stored restricted to those keys and upserted
+// (projection_upsert.sql), so the projection is always what the view says. Two transactions touching one listing are
 // serialised by a transaction-scoped advisory lock per listing (taken in sorted order, and in a
 // statement of its own so that the recomputation's snapshot sees whatever the other committed).
 //
@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"regexp"
 	"slices"
 	"time"
 
@@ -60,8 +59,12 @@ var (
 	projectionLockKeysSQL string
 	//go:embed queries/projection_delete.sql
 	projectionDeleteSQL string
-	//go:embed queries/projection_insert.sql
-	projectionInsertSQL string
+	//go:embed queries/projection_catchup.sql
+	projectionCatchUpSQL string
+	//go:embed queries/projection_upsert.sql
+	projectionUpsertSQL string
+	//go:embed queries/projection_refresh_sql.sql
+	projectionRefreshColumnsSQL string
 	//go:embed queries/projection_pending.sql
 	projectionPendingSQL string
 	//go:embed queries/projection_verify.sql
@@ -70,7 +73,7 @@ var (
 
 // ProjectionSources are the SQL files that define the projection besides the views: with
 // views.Sources, what ProjectionHash covers (storetest names its template databases after them).
-var ProjectionSources = []string{projectionViewSQL, projectionBuildSQL, projectionSwapSQL}
+var ProjectionSources = []string{projectionViewSQL, projectionBuildSQL, projectionSwapSQL, projectionUpsertSQL}
 
 // ProjectionHash is the hash of the definitions the projection is built from (the views and the
 // projection's own DDL). EnsureProjection rebuilds when the stored one differs.
@@ -121,23 +124,40 @@ func (s *Store) refreshProjection(ctx context.Context, tx pgx.Tx, keys []string)
 	}
 	keys = distinct(keys)
 	// The locks first, in a round trip of their own: the next statements are parsed (and their
-	// snapshots taken) only once the locks are held.
+	// snapshots taken) only once the locks are held. With them, the refresh statement for the
+	// table's current columns (written by the rebuild that swapped it in).
 	locks := &pgx.Batch{}
 	locks.Queue(projectionLockAllSQL)
 	if !s.noProjectionLocks {
 		locks.Queue(projectionLockKeysSQL, keyLocks(keys))
 	}
+	var refreshSQL string
+	locks.Queue("select refresh_sql from listing_lifetimes_state").QueryRow(func(row pgx.Row) error {
+		return row.Scan(&refreshSQL)
+	})
 	if err := tx.SendBatch(ctx, locks).Close(); err != nil {
 		return projectionErr("lock listings", len(keys), err)
 	}
+	if refreshSQL == "" {
+		return fmt.Errorf("refresh listing_lifetimes: the projection was never built (run booking-consumer migrate)")
+	}
 	b := &pgx.Batch{}
-	b.Queue(projectionDeleteSQL, keys)
-	b.Queue(projectionInsertSQL, keys)
+	b.Queue(refreshSQL, keys)
 	b.Queue(projectionPendingSQL, keys)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return projectionErr("refresh listing_lifetimes", len(keys), err)
 	}
 	return nil
+}
+
+// refreshStatement fills projection_upsert.sql in with the columns of the listing_lifetimes just
+// swapped in (inside the swap's transaction).
+func refreshStatement(ctx context.Context, tx pgx.Tx) (string, error) {
+	var cols, excluded string
+	if err := tx.QueryRow(ctx, projectionRefreshColumnsSQL).Scan(&cols, &excluded); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(projectionUpsertSQL, cols, excluded), nil
 }
 
 // projectionErr wraps a refresh error. A data exception or integrity violation there is never
@@ -280,7 +300,12 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 		if _, err := tx.Exec(ctx, projectionViewSQL); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1", st.ViewHash)
+		refresh, err := refreshStatement(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1, refresh_sql = $2",
+			st.ViewHash, refresh)
 		return err
 	}); err != nil {
 		return st, fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
@@ -296,9 +321,6 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	return st, nil
 }
 
-// nextTable points a refresh statement at listing_lifetimes_next.
-var nextTable = regexp.MustCompile(`\blisting_lifetimes\b`)
-
 // catchUp drains listing_lifetimes_pending and recomputes those listings in
 // listing_lifetimes_next, in tx. No lock per listing: Ingest never writes the new table.
 func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
@@ -308,8 +330,8 @@ func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
 		return 0, err
 	}
 	keys = distinct(keys)
-	for _, q := range []string{projectionDeleteSQL, projectionInsertSQL} {
-		if _, err := tx.Exec(ctx, nextTable.ReplaceAllString(q, "listing_lifetimes_next"), keys); err != nil {
+	for _, q := range []string{projectionDeleteSQL, projectionCatchUpSQL} {
+		if _, err := tx.Exec(ctx, q, keys); err != nil {
 			return 0, err
 		}
 	}

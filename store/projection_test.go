@@ -195,7 +195,8 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 
 // TestProjectionConcurrentComplementaryBatches: two Ingest calls at once, one with the opens and
 // one with the closes of the same listings. Each recomputes rows from its own snapshot; without
-// the per-listing lock the later one misses the other's events (or collides with its rows).
+// the per-listing lock the one that commits last misses the other's events and its upsert leaves
+// a stale row (an open listing, or a close without its open).
 func TestProjectionConcurrentComplementaryBatches(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
