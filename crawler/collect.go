@@ -36,6 +36,7 @@ const (
 	RejectBadTeeTime    = "bad_tee_time"
 	RejectBadPrice      = "bad_price"
 	RejectBadPlayers    = "bad_players"
+	RejectFieldTooLong  = "field_too_long" // a text cell or the listing key is over its events.Max*Bytes bound
 )
 
 // CollectDeps are Collect's dependencies. Only Logger is required.

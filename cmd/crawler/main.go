@@ -2,7 +2,7 @@
 // change as a booking event to Kafka (fire-and-forget) and optionally to a JSONL file.
 //
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
-//	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete
+//	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
 //	crawler replay FILE          publish recorded events with their original ids, acknowledged

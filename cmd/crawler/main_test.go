@@ -48,15 +48,15 @@ func sitesFile(t *testing.T, base string) string {
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 	t.Parallel()
 	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
-		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT"}
+		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER"}
 	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
-		"-retry-window", "-queue-size"}
+		"-retry-window", "-queue-size", "-collapse-crawls"}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
 		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
-		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s"}, crawlFlags...), envs...)},
+		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after"}, crawlFlags...), envs...)},
 		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
