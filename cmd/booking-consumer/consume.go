@@ -263,7 +263,8 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 	return nil
 }
 
-// migrate applies the migrations, then the views, on one connection.
+// migrate applies the migrations, then the views, on one connection, then builds the
+// listing_lifetimes projection if it is missing or was built from other view definitions.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err := migrations.ApplyPool(ctx, pool); err != nil {
 		return err
@@ -273,7 +274,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("acquire connection for views: %w", err)
 	}
 	defer c.Release()
-	return views.Install(ctx, c.Conn())
+	if err := views.Install(ctx, c.Conn()); err != nil {
+		return err
+	}
+	return ensureProjection(ctx, pool)
 }
 
 // openFromEnv opens the pool at dbURL, or at $DATABASE_URL when dbURL is empty.

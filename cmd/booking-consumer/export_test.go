@@ -108,7 +108,7 @@ func TestFailedExportLeavesNoTempFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("previous export\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(t.Context(), "drop view booking_lifetimes; drop table booking_events"); err != nil {
+	if _, err := pool.Exec(t.Context(), "drop table booking_events cascade"); err != nil { // and the views over it
 		t.Fatal(err)
 	}
 	if _, _, err := runCLI(t, t.Context(), env, "export", "--out", file); err == nil {

@@ -3,7 +3,8 @@
 //
 //	booking-consumer [run] [flags]    consume (the default): migrate, then Kafka -> booking_events
 //	booking-consumer migrate          apply migrations and (re)install the views, then exit
-//	booking-consumer lifetimes        query the booking_lifetimes view (table, --json, --csv, --summary)
+//	booking-consumer lifetimes        query booking_lifetimes via its projection (table, --json, --csv, --summary;
+//	                                  --verify compares projection and view, --rebuild rebuilds the projection)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
 //	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
@@ -46,7 +47,8 @@ Usage:
   booking-consumer migrate [flags] apply database migrations and install the views, then exit
   booking-consumer lifetimes [flags]
                                    print the booking_lifetimes view: aligned table, --json or --csv;
-                                   --summary for counts by status and median time to book
+                                   --summary for counts by status and median time to book;
+                                   --verify: projection == view?  --rebuild: rebuild the projection
   booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
   booking-consumer dead list|show|retry [flags]
                                    inspect the dead letters (booking_events_dead) and re-drive them

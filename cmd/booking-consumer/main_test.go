@@ -44,7 +44,7 @@ func TestHelpMentionsEveryFlagAndEnvVar(t *testing.T) {
 			"-batch-size", "-batch-wait", "-inflight", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
 		{[]string{"migrate", "-h"}, []string{"-database-url"}},
 		{[]string{"lifetimes", "--help"}, []string{"-database-url", "-source", "-course", "-from", "-to",
-			"-status", "-json", "-csv", "-summary"}},
+			"-status", "-json", "-csv", "-summary", "-verify", "-rebuild"}},
 		{[]string{"export", "--help"}, []string{"-database-url", "-since", "-until", "-source", "-out"}},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
