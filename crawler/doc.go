@@ -3,7 +3,11 @@
 // A crawl of one source goes through four steps, each in its own file:
 //
 //  1. Site adapters (site*.go, collect*.go) fetch a source's pages with colly and read each row
-//     of its tee-time table into an events.Listing. They are configured per site, not coded.
+//     of its tee-time table into an events.Listing. They are configured per site, not coded:
+//     start URLs or a URL template of HTML pages, or request templates (request.go: GET or POST
+//     with a form or JSON body, per play date and per target such as a club) answered with HTML
+//     or JSON (jsonpage.go: gjson paths, a success condition, what a sold-out answer looks
+//     like), fields read from the row or from the request, and an optional login (login.go).
 //  2. Normalizers (normalize.go, playdate.go) turn the cells' text into the contract's values.
 //     Sites show the round date without a year ("12/05(토)", "12월 5일 (토)"); PlayDate places it
 //     in the one year that puts it between 7 days before and 335 days after the crawl's date in
@@ -13,17 +17,22 @@
 //     ErrBadTeeTime: the row is skipped and counted, never guessed.
 //  3. Diff (diff.go) compares the crawl with the source's previous Snapshot and emits
 //     listing_opened, listing_changed (price or players) and listing_closed events whose ids are
-//     deterministic, so a re-run of the same crawl yields the same events. Closing is guarded
-//     against partial crawls: only a complete crawl counts a missing listing as a miss, Collapsed
-//     marks a crawl that lost more than half its listings as incomplete, and a listing closes as
-//     booked after DefaultMissesToClose (2) misses in a row, or as expired at its first miss once
-//     its tee time has passed.
+//     derived from the transition (events.TransitionID: listing, epoch, lifetime, change number),
+//     never from the crawl, so re-diffing the same snapshot in any later crawl yields the same
+//     ids. Closing is guarded against partial crawls: only a complete crawl counts a missing
+//     listing as a miss; Collapsed marks a crawl with fewer than half the last complete crawl's
+//     listings as incomplete until the collapse repeats with the same listings
+//     DefaultCollapseCrawls (3) times; a listing closes as booked after DefaultMissesToClose (2)
+//     misses in a row, or as expired when its tee time had passed at its first miss; the close
+//     is stamped at that first miss.
 //  4. StateDir (state.go) keeps each source's Snapshot in one JSON file, replaced atomically, so
-//     that the next crawl, even after a restart, diffs against the last one.
+//     that the next crawl, even after a restart, diffs against the last one; StateDir.Lock
+//     (lock.go) keeps a second crawler off the dir.
 //
 // Runner (runner.go) ties the steps together for every configured site: collect, gate on
-// completeness, diff, append the events to the --events-out log, hand them to the publisher
-// (events.Publisher: fire-and-forget, it never blocks the crawl), then save the snapshot.
+// completeness, diff, append the events to the --events-out log, save the snapshot, then hand
+// the events to the publisher (events.Publisher: fire-and-forget, it never blocks the crawl); a
+// failed save publishes nothing, and the next crawl derives the same events, same ids, again.
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
 // while the previous one is still going and recovering panics; CrawlerMetrics (metrics.go) serves
 // /metrics and /healthz. Subpackages: sitesim (the simulated booking site), practice (the

@@ -171,19 +171,20 @@ func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Ev
 	}
 	var (
 		open, closed bool
+		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
 		price        *int64
 		players      *int
 		next, misses int
 		wantClose    time.Time
+		firstMiss    time.Time
 		wantReason   events.CloseReason
 	)
 	for _, c := range crawls {
-		openBefore := open
 		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
 			e := evs[next]
 			switch {
 			case e.EventType == events.ListingOpened && !open && !closed:
-				open = true
+				open, opened = true, true
 			case e.EventType == events.ListingChanged && open:
 				if e.Previous == nil || fmt.Sprint(deref(e.Previous.PriceKRW), deref(e.Previous.Players)) != fmt.Sprint(deref(price), deref(players)) {
 					t.Errorf("%s: changed at %s with previous %+v, last seen %v %v", key, e.OccurredAt, e.Previous, deref(price), deref(players))
@@ -211,15 +212,19 @@ func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Ev
 			continue
 		}
 		// Not on the site at a complete crawl: a miss for a listing the crawler had opened.
-		if !openBefore || !wantClose.IsZero() {
+		if !opened || !wantClose.IsZero() {
 			continue
 		}
+		// The close is stamped at the first miss, and a tee time gone before it started was booked.
 		misses++
+		if firstMiss.IsZero() {
+			firstMiss = c.At
+		}
 		switch {
-		case !tee.After(c.At):
-			wantClose, wantReason = c.At, events.Expired
+		case !tee.After(firstMiss):
+			wantClose, wantReason = firstMiss, events.Expired
 		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = c.At, events.Booked
+			wantClose, wantReason = firstMiss, events.Booked
 		}
 	}
 	var gotClose time.Time

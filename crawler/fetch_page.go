@@ -136,6 +136,10 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 	if l.CourseName == "" {
 		return events.Listing{}, RejectMissingCourse, fmt.Errorf("the course cell is empty")
 	}
+	// Bounds first: an overlong cell is junk whatever else it holds, and the key must fit an index.
+	if err := l.CheckBounds(); err != nil {
+		return events.Listing{}, RejectFieldTooLong, err
+	}
 	var err error
 	if l.PlayDate, err = PlayDate(l.RoundDate, crawledAt); err != nil {
 		return events.Listing{}, RejectBadRoundDate, err
@@ -149,6 +153,9 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 	}
 	if l.Players, err = ParsePlayers(r.Players); err != nil {
 		return events.Listing{}, RejectBadPlayers, err
+	}
+	if err := l.CheckBounds(); err != nil { // the key, now that it has its play date and tee time
+		return events.Listing{}, RejectFieldTooLong, err
 	}
 	return l, "", nil
 }

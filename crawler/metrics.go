@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,9 +51,23 @@ type CrawlerMetrics struct {
 	failed      prometheus.Counter
 	dropped     prometheus.Counter
 	queueDepth  prometheus.Gauge
+	lastDone    *prometheus.GaugeVec // source
+	notDone     *prometheus.GaugeVec // source
+
+	// UnhealthyAfter makes /healthz answer 503 when a site has had no complete crawl for this many
+	// crawls in a row (incomplete or errored); 0 never does. Set it before serving.
+	UnhealthyAfter int
 
 	mu     sync.Mutex
 	health healthState
+	sites  map[string]*SiteHealth
+}
+
+// SiteHealth is one site's entry in /healthz.
+type SiteHealth struct {
+	LastCompleteAt *time.Time `json:"last_complete_at,omitempty"`
+	// IncompleteRuns counts the site's crawls since its last complete one (incomplete or errored).
+	IncompleteRuns int `json:"incomplete_runs"`
 }
 
 // healthState is the JSON body of /healthz.
@@ -63,6 +79,9 @@ type healthState struct {
 	LastRunAt   *time.Time `json:"last_run_at,omitempty"`
 	LastOutcome string     `json:"last_outcome,omitempty"`
 	LastRunSecs float64    `json:"last_run_duration_seconds,omitempty"`
+	Reason      string     `json:"reason,omitempty"` // why status is "unhealthy"
+
+	Sites map[string]SiteHealth `json:"sites,omitempty"`
 }
 
 var (
@@ -111,8 +130,13 @@ func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_publish_queue_depth",
 			Help: "Booking events accepted by the publisher and not yet sent, failed or dropped."}),
 		health: healthState{Status: "ok", StartedAt: now()},
+		sites:  map[string]*SiteHealth{},
+		lastDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_last_complete_crawl_timestamp_seconds",
+			Help: "Unix time of the site's last complete crawl (kept in its snapshot, so it survives restarts); absent until one."}, []string{"source"}),
+		notDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_consecutive_incomplete_crawls",
+			Help: "Crawls of the site since its last complete one (incomplete, collapsed or errored): a site whose layout changed grows it forever."}, []string{"source"}),
 	}
-	for _, c := range []prometheus.Collector{m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
+	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -157,6 +181,24 @@ func (m *CrawlerMetrics) SkippedRun() {
 
 // siteCrawled records one site's crawl.
 func (m *CrawlerMetrics) siteCrawled(s SiteSummary) {
+	m.mu.Lock()
+	h := m.sites[s.Source]
+	if h == nil {
+		h = &SiteHealth{}
+		m.sites[s.Source] = h
+	}
+	if s.Err != nil {
+		h.IncompleteRuns++
+	} else {
+		h.IncompleteRuns = s.IncompleteRuns
+		if !s.LastComplete.IsZero() {
+			at := s.LastComplete
+			h.LastCompleteAt = &at
+			m.lastDone.WithLabelValues(s.Source).Set(float64(at.UnixMilli()) / 1000)
+		}
+	}
+	m.notDone.WithLabelValues(s.Source).Set(float64(h.IncompleteRuns))
+	m.mu.Unlock()
 	if s.Err != nil {
 		m.siteErrors.WithLabelValues(s.Source).Inc()
 		return
@@ -184,18 +226,38 @@ func (m *CrawlerMetrics) runFinished(outcome string, end time.Time, d time.Durat
 	m.mu.Unlock()
 }
 
-// Handler serves /metrics (Prometheus text format) and /healthz: always 200 while the process
-// serves, with a JSON body {status, started_at, runs, skipped_runs, last_run_at, last_outcome,
-// last_run_duration_seconds}. It is a liveness check: a failed crawl is a metric to alert on, not
-// a reason for Docker to restart the crawler.
+// Handler serves /metrics (Prometheus text format) and /healthz, with a JSON body {status,
+// started_at, runs, skipped_runs, last_run_at, last_outcome, last_run_duration_seconds, sites:
+// {name: {last_complete_at, incomplete_runs}}, reason}. /healthz answers 200 while the process
+// serves, except when a site has had no complete crawl for UnhealthyAfter crawls in a row: then
+// 503, status "unhealthy" and a reason naming the sites, so that an orchestrator notices a site
+// whose layout changed (its crawls are incomplete, so nothing ever closes) instead of the
+// crawler silently never closing. One failed crawl is a metric to alert on, not a 503.
 func (m *CrawlerMetrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		h := m.health
+		h.Sites = make(map[string]SiteHealth, len(m.sites))
+		var bad []string
+		for name, sh := range m.sites {
+			h.Sites[name] = *sh
+			if m.UnhealthyAfter > 0 && sh.IncompleteRuns >= m.UnhealthyAfter {
+				since := "ever"
+				if sh.LastCompleteAt != nil {
+					since = "since " + sh.LastCompleteAt.Format(time.RFC3339)
+				}
+				bad = append(bad, fmt.Sprintf("site %s: no complete crawl in %d runs (%s)", name, sh.IncompleteRuns, since))
+			}
+		}
 		m.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		if len(bad) > 0 {
+			slices.Sort(bad)
+			h.Status, h.Reason = "unhealthy", strings.Join(bad, "; ")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
 		_ = json.NewEncoder(w).Encode(h) // the client went away: nothing to do
 	})
 	return mux

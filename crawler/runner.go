@@ -19,7 +19,7 @@ var ErrCrawlFailed = errors.New("crawl failed")
 const (
 	IncompleteFailedPages = "failed_pages" // a page failed after its retries, or was refused
 	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
-	IncompleteCollapsed   = "collapsed"    // far fewer listings than the previous crawl
+	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
 )
 
@@ -33,18 +33,45 @@ type EventPublisher interface {
 // crawled one after the other, so the politeness limits of one site never add up with another's
 // and a run's load on the network stays that of one crawl. A site that errors does not stop the
 // others. Fields other than Sites, State and Logger are optional. A Runner must not run twice at
-// the same time (the snapshots are read and written without locks); the schedule guarantees it.
+// the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
+// one state dir at the same time: Run holds the dir's lock (see Lock).
 type Runner struct {
 	Sites  []Site
 	State  StateDir
 	Logger *slog.Logger
 
-	Publisher EventPublisher    // nil: events are not published (only logged to EventsOut)
-	EventsOut *EventLog         // nil: no JSONL copy of the events
-	Metrics   *CrawlerMetrics   // nil: not counted
-	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
-	Transport http.RoundTripper // nil: http.DefaultTransport
-	Diff      DiffOptions       // MissesToClose (default 2) and Location (default Asia/Seoul)
+	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
+	EventsOut *EventLog           // nil: no JSONL copy of the events
+	Metrics   *CrawlerMetrics     // nil: not counted
+	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
+	Transport http.RoundTripper   // nil: http.DefaultTransport
+	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
+	Getenv    func(string) string // reads the sites' login credentials; nil: os.Getenv
+
+	lock      *StateLock           // held by Lock, or by Run for its duration
+	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
+}
+
+// Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process
+// takes it once at start-up, so that a second crawler on the same dir refuses to start. An error
+// wraps ErrStateLocked when another crawler holds it. Run takes the lock itself, for its
+// duration, when Lock was not called.
+func (r *Runner) Lock() error {
+	if r.lock != nil {
+		return nil
+	}
+	l, err := r.State.Lock()
+	if err != nil {
+		return err
+	}
+	r.lock = l
+	return nil
+}
+
+// Unlock releases the lock taken by Lock.
+func (r *Runner) Unlock() {
+	r.lock.Unlock()
+	r.lock = nil
 }
 
 // RunSummary is what one Run did.
@@ -85,6 +112,7 @@ type SiteSummary struct {
 	Rejected    int
 	Listings    int
 	FailedPages []string
+	FailedSets  []PageSet // the page sets of the failed pages (Result.FailedSets)
 	Opened      int
 	Changed     int
 	Closed      int
@@ -92,11 +120,16 @@ type SiteSummary struct {
 	Incomplete  string
 	Duration    time.Duration
 	Err         error
+
+	Collapses      int       // collapsed crawls in a row with the same listings, this one included (0: not collapsed)
+	LastComplete   time.Time // the site's last complete crawl (this one when Complete); zero: none yet
+	IncompleteRuns int       // crawls since the last complete one (0 when Complete); set when Err is nil
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start in Asia/Seoul,
-// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is part of every event id, so two
-// crawls of one source must not start within the same second.
+// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is informational in the events, and
+// the epoch of a new snapshot (see Snapshot), so two crawls of one source must not start within
+// the same second.
 func CrawlID(source string, start time.Time) string {
 	return source + "@" + start.In(Seoul()).Format(time.RFC3339)
 }
@@ -111,6 +144,13 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	now := r.Now
 	if now == nil {
 		now = time.Now
+	}
+	if r.lock == nil {
+		if err := r.Lock(); err != nil {
+			r.Logger.ErrorContext(ctx, "crawl refused", "state_dir", r.State.Dir, "err", err)
+			return RunSummary{}, fmt.Errorf("%w: %w", ErrCrawlFailed, err)
+		}
+		defer r.Unlock()
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
@@ -175,7 +215,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -186,6 +226,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		return s
 	}
 	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
+	s.FailedSets = res.FailedSets
 
 	s.Complete = true
 	switch {
@@ -195,44 +236,85 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Complete, s.Incomplete = false, IncompleteMaxPages
 	case !res.Complete:
 		s.Complete, s.Incomplete = false, IncompleteCancelled
-	case collapsed(site, len(prev.Listings), len(res.Listings)):
+	}
+	// The collapse guard's reference is the last complete crawl's count; a snapshot written before
+	// it was kept falls back to its open listings.
+	reference := prev.LastCompleteSeen
+	if prev.LastCompleteAt.IsZero() {
+		reference = prev.OpenCount()
+	}
+	crawl := Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete,
+		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	// Completeness per page set: when every failed page names the listings it would have shown,
+	// the others may still close (see withheldBy), unless the pages that answered collapsed
+	// against what they showed before.
+	if s.Incomplete == IncompleteFailedPages && !res.MaxPagesHit && ctx.Err() == nil {
+		if ok, withheld := withheldBy(res.FailedSets); ok {
+			before := 0
+			for _, e := range prev.Listings {
+				if e.Open() && !withheld(e.Listing) {
+					before++
+				}
+			}
+			if !collapsed(site, before, len(res.Listings)) {
+				crawl.Complete, crawl.Withheld = true, withheld
+				log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+			}
+		}
+	}
+	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	switch {
+	case crawl.Collapsed && stats.Believed:
+		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",
+			"collapsed_crawls", stats.Collapses, "listings", len(res.Listings), "last_complete_listings", reference)
+	case crawl.Collapsed:
 		s.Complete, s.Incomplete = false, IncompleteCollapsed
 	}
+	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
 	if !s.Complete {
 		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "previous_listings", len(prev.Listings))
+			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
+			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
 	}
-
-	out, next, stats := Diff(prev, res.Listings, Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete}, r.Diff)
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
 	for _, inv := range stats.Invalid {
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
 			"listing_key", inv.Listing.Key(), "err", inv.Err)
 	}
-	// The file first: if it fails, nothing is published and the snapshot stays, so the next crawl
-	// emits the same transitions again and the file misses none of what Kafka got.
+	// The file first, then the snapshot, then Kafka. If the file or the save fails, nothing is
+	// published and the old snapshot stays, so the next crawl derives the same transitions again,
+	// with the same ids (they do not depend on the crawl): the file may hold an event twice (same
+	// id, harmless: replay and the consumer deduplicate) and Kafka gets each one once. Publishing
+	// after the save costs nothing: Publish only queues in memory, so a crash after it loses the
+	// queued events whichever the order; saving first means a failed save never publishes
+	// transitions the next crawl would send again.
 	if r.EventsOut != nil {
 		if err := r.EventsOut.Append(out); err != nil {
 			s.Err = err
 			return s
 		}
 	}
+	save := r.saveState
+	if save == nil {
+		save = r.State.Save
+	}
+	if err := save(next); err != nil {
+		s.Err = fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
+		return s
+	}
 	if r.Publisher != nil {
 		for _, e := range out {
 			r.Publisher.Publish(e)
 		}
 	}
-	if err := r.State.Save(next); err != nil {
-		s.Err = err
-		return s
-	}
 	return s
 }
 
-// collapsed applies the site's min_complete_ratio when it has one, else Collapsed.
-func collapsed(site Site, prevCount, curCount int) bool {
+// collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
+// complete crawl's listing count.
+func collapsed(site Site, lastCompleteCount, curCount int) bool {
 	if site.MinCompleteRatio > 0 {
-		return prevCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(prevCount)
+		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
 	}
-	return Collapsed(prevCount, curCount)
+	return Collapsed(lastCompleteCount, curCount)
 }

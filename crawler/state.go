@@ -17,13 +17,14 @@ import (
 // file must be deleted or repaired by hand before the source can be crawled again.
 var ErrCorruptState = errors.New("corrupt crawler state")
 
-// stateVersion is the version of the snapshot file format. A file of another version is refused
-// rather than misread.
-const stateVersion = 1
+// stateVersion is the version of the snapshot file format Save writes. Load also reads version 1
+// (before epochs, lifetimes, tombstones and collapse tracking: every new field starts at its zero
+// value); a file of any other version is refused rather than misread.
+const stateVersion = 2
 
 // StateDir stores one snapshot file per source in Dir. Each file is replaced atomically, so a
 // crash mid-save leaves the previous snapshot; a file is read only by Load of the same source.
-// StateDir does not lock: one crawler process per Dir (the cron runs crawls one at a time).
+// One crawler process per Dir: Lock takes an exclusive lock on it (the Runner does).
 type StateDir struct{ Dir string }
 
 // stateFile is the JSON layout of a snapshot file.
@@ -83,7 +84,7 @@ func (s StateDir) Load(source string) (Snapshot, error) {
 		return corrupt("trailing data after the snapshot")
 	}
 	switch {
-	case f.Version != stateVersion:
+	case f.Version != stateVersion && f.Version != 1:
 		return corrupt("version %d, want %d", f.Version, stateVersion)
 	case f.Source != source:
 		return corrupt("snapshot of source %q", f.Source)

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -39,7 +40,10 @@ func TestStateRoundTrip(t *testing.T) {
 	if !got.At.Equal(snap.At) {
 		t.Fatalf("At %v, want %v", got.At, snap.At)
 	}
-	got.At = snap.At // the zone pointer differs after JSON; the instant is what matters
+	if !got.LastCompleteAt.Equal(snap.LastCompleteAt) || snap.LastCompleteAt.IsZero() {
+		t.Fatalf("LastCompleteAt %v, want %v", got.LastCompleteAt, snap.LastCompleteAt)
+	}
+	got.At, got.LastCompleteAt = snap.At, snap.LastCompleteAt // the zone pointer differs after JSON; the instant is what matters
 	for k, e := range got.Listings {
 		w := snap.Listings[k]
 		if !e.FirstSeen.Equal(w.FirstSeen) {
@@ -136,7 +140,7 @@ func TestStateCorruptFile(t *testing.T) {
 		"NotJSON":       "{not json",
 		"Truncated":     `{"version":1,"source":"sim-golf","listings":{`,
 		"Empty":         "",
-		"WrongVersion":  `{"version":2,"source":"sim-golf","crawl_id":"c","at":"2026-11-20T08:00:00+09:00","listings":{}}`,
+		"WrongVersion":  `{"version":3,"source":"sim-golf","crawl_id":"c","at":"2026-11-20T08:00:00+09:00","listings":{}}`,
 		"OtherSource":   `{"version":1,"source":"other-site","crawl_id":"c","at":"2026-11-20T08:00:00+09:00","listings":{}}`,
 		"UnknownField":  `{"version":1,"source":"sim-golf","surprise":true,"listings":{}}`,
 		"TrailingData":  `{"version":1,"source":"sim-golf","listings":{}} {}`,
@@ -213,5 +217,41 @@ func TestStateHostileSourceNames(t *testing.T) {
 	}
 	if err := s.Save(Snapshot{}); err == nil {
 		t.Fatal("Save of a snapshot without a source must fail")
+	}
+}
+
+// TestStateLoadsVersion1: a snapshot written before epochs, lifetimes and tombstones loads; its
+// listings are in their first lifetime and the epoch is the old snapshot's crawl, so every
+// re-derivation from it gives the same ids.
+func TestStateLoadsVersion1(t *testing.T) {
+	t.Parallel()
+	dir := StateDir{Dir: t.TempDir()}
+	v1 := `{"version":1,"source":"sim-golf","crawl_id":"sim-golf@2026-11-20T08:00:00+09:00","at":"2026-11-20T08:00:00+09:00","listings":{"sim-golf|A||2026-12-05|07:00":{"listing":{"source":"sim-golf","course_name":"A","round_date":"12/05","play_date":"2026-12-05","tee_time":"07:00","price_krw":100,"players":4},"misses":1,"first_seen":"2026-11-20T08:00:00+09:00"}}}`
+	if err := os.WriteFile(dir.Path("sim-golf"), []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := dir.Load("sim-golf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.OpenCount() != 1 {
+		t.Fatalf("v1 snapshot: %d open listings", prev.OpenCount())
+	}
+	var ids []string
+	for n := range 2 {
+		out, next, _ := Diff(prev, nil, crawlAt(t, 5+n, "2026-11-20 09:0"+fmt.Sprint(n), true), DiffOptions{})
+		if len(out) != 1 || out[0].EventType != events.ListingClosed || next.Epoch != prev.CrawlID {
+			t.Fatalf("second miss of a v1 entry: %+v, epoch %q", out, next.Epoch)
+		}
+		ids = append(ids, out[0].EventID.String())
+		if err := dir.Save(next); err != nil {
+			t.Fatal(err)
+		}
+		if back, err := dir.Load("sim-golf"); err != nil || back.Epoch != prev.CrawlID {
+			t.Fatalf("saved v2 snapshot: %v, epoch %q", err, back.Epoch)
+		}
+	}
+	if ids[0] != ids[1] {
+		t.Errorf("the close re-derived from a v1 snapshot changed id: %v", ids)
 	}
 }

@@ -109,6 +109,19 @@ func (e Event) Validate() error {
 			return &FieldError{Field: f.name, Kind: ErrMissingField}
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    string
+		max  int
+	}{
+		{"crawl_id", e.CrawlID, MaxCrawlIDBytes}, {"source", e.Source, MaxSourceBytes},
+		{"listing_key", e.ListingKey, MaxListingKeyBytes}, {"course_name", e.CourseName, MaxCourseNameBytes},
+		{"course_part", e.CoursePart, MaxCoursePartBytes}, {"round_date", e.RoundDate, MaxRoundDateBytes},
+	} {
+		if err := checkLen(f.name, f.v, f.max); err != nil {
+			return err
+		}
+	}
 	if d, err := time.Parse(DateLayout, e.PlayDate); err != nil || d.Format(DateLayout) != e.PlayDate {
 		return &FieldError{Field: "play_date", Kind: ErrBadDate, Value: e.PlayDate}
 	}

@@ -13,17 +13,73 @@ var namespace = uuid.MustParse("6f1c3b8e-2d0a-5e47-9b61-4a8f0c2d7e15")
 
 // ListingKey is the stable identity of one tee time on one site: source, course, course part, play
 // date and tee time, joined by '|' after trimming and folding inner white space, so that cosmetic
-// changes in the page's markup do not make a new listing.
+// changes in the page's markup do not make a new listing. Inside each part, '\' is written '\\'
+// and '|' is written '\|', so the key is injective: ("Lake|OUT", "") and ("Lake", "OUT|") are
+// different listings with different keys. A part without either character is unchanged.
 func ListingKey(source, course, part, playDate, teeTime string) string {
-	return strings.Join([]string{norm(source), norm(course), norm(part), playDate, teeTime}, "|")
+	return strings.Join([]string{
+		escapeKeyPart(norm(source)), escapeKeyPart(norm(course)), escapeKeyPart(norm(part)),
+		escapeKeyPart(playDate), escapeKeyPart(teeTime),
+	}, "|")
+}
+
+// keyEscaper escapes the separator and the escape character of a listing key part.
+var keyEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`)
+
+func escapeKeyPart(s string) string {
+	if !strings.ContainsAny(s, `\|`) {
+		return s
+	}
+	return keyEscaper.Replace(s)
 }
 
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// NewID derives an event id from the business meaning of the transition: the listing, the event
-// type, the crawl that observed it and, for a change, the new values. The same transition always
-// gets the same id (a retried publish or a replay is recognised as a duplicate downstream); two
-// different transitions never share one.
+// Seq says which transition of a listing an event is, independently of the crawl that observes
+// it: Lifetime counts the listing's openings (1 for the first; a reopen after a close is 2, ...),
+// Change counts its changes within that lifetime (1 for the first; 0 for an open or a close), and
+// Epoch names the crawler state the counters live in (the crawler starts a new epoch when its
+// snapshot is lost or reset, so counters that restart never reuse an id of an earlier epoch).
+type Seq struct {
+	Epoch    string
+	Lifetime int
+	Change   int
+}
+
+// TransitionID derives an event id from the transition itself: the listing, its epoch and
+// lifetime, the event type and, for a change, its number within the lifetime and the new values.
+// It does not depend on the crawl that observes the transition, so a crawl that re-derives it from
+// the same snapshot (a failed snapshot save, a crash between publish and save) gives it the same
+// id, and the consumer drops it as a duplicate; a price going 100 → 90 → 100 → 90 is four changes
+// with four ids, and a reopened listing's events (next lifetime) never reuse the last lifetime's.
+// The close of a lifetime has one id whatever its reason: a lifetime closes once.
+func TransitionID(listingKey string, t Type, s Seq, price *int64, players *int) uuid.UUID {
+	var b strings.Builder
+	b.WriteString("transition/v2")
+	for _, part := range []string{listingKey, s.Epoch, strconv.Itoa(s.Lifetime), string(t)} {
+		b.WriteByte(0)
+		b.WriteString(part)
+	}
+	if t == ListingChanged {
+		b.WriteByte(0)
+		b.WriteString(strconv.Itoa(s.Change))
+		b.WriteByte(0)
+		b.WriteString(optInt(price))
+		b.WriteByte(0)
+		if players != nil {
+			b.WriteString(strconv.Itoa(*players))
+		} else {
+			b.WriteString("null")
+		}
+	}
+	return uuid.NewSHA1(namespace, []byte(b.String()))
+}
+
+// NewID is the id scheme of Opened, Changed and Closed: the listing, the event type, the crawl that
+// observed it and, for a change, the new values. The same (key, type, crawl, values) always gets
+// the same id, but a transition re-derived by another crawl gets another one: the crawler uses
+// TransitionID (through OpenedSeq, ChangedSeq and ClosedSeq); this remains for tests and tools
+// that build single events without a crawler state.
 func NewID(listingKey string, t Type, crawlID string, price *int64, players *int) uuid.UUID {
 	var b strings.Builder
 	b.WriteString(listingKey)
@@ -51,19 +107,45 @@ func optInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-// Opened builds the listing_opened event for l, observed by crawl crawlID at observedAt.
+// OpenedSeq builds the listing_opened event of lifetime s.Lifetime of l, observed by crawl crawlID
+// (informational) at observedAt, with its TransitionID.
+func OpenedSeq(l Listing, s Seq, crawlID string, observedAt time.Time) Event {
+	return withID(Opened(l, crawlID, observedAt), s)
+}
+
+// ChangedSeq builds change s.Change of l's lifetime s.Lifetime (l the new values, prev the old
+// ones), with its TransitionID.
+func ChangedSeq(prev, l Listing, s Seq, crawlID string, observedAt time.Time) Event {
+	return withID(Changed(prev, l, crawlID, observedAt), s)
+}
+
+// ClosedSeq builds the listing_closed event that ends lifetime s.Lifetime of l (its last seen
+// values), with its TransitionID.
+func ClosedSeq(l Listing, s Seq, crawlID string, observedAt time.Time, reason CloseReason) Event {
+	return withID(Closed(l, crawlID, observedAt, reason), s)
+}
+
+func withID(e Event, s Seq) Event {
+	e.EventID = TransitionID(e.ListingKey, e.EventType, s, e.PriceKRW, e.Players)
+	return e
+}
+
+// Opened builds the listing_opened event for l, observed by crawl crawlID at observedAt, with a
+// NewID over the crawl (for tests and tools; the crawler uses OpenedSeq).
 func Opened(l Listing, crawlID string, observedAt time.Time) Event {
 	return build(l, ListingOpened, crawlID, observedAt)
 }
 
-// Changed builds the listing_changed event for l (the new values), with prev the old ones.
+// Changed builds the listing_changed event for l (the new values), with prev the old ones and a
+// NewID over the crawl (for tests and tools; the crawler uses ChangedSeq).
 func Changed(prev, l Listing, crawlID string, observedAt time.Time) Event {
 	e := build(l, ListingChanged, crawlID, observedAt)
 	e.Previous = &Previous{PriceKRW: prev.PriceKRW, Players: prev.Players}
 	return e
 }
 
-// Closed builds the listing_closed event for l (its last seen values) with the given reason.
+// Closed builds the listing_closed event for l (its last seen values) with the given reason and a
+// NewID over the crawl (for tests and tools; the crawler uses ClosedSeq).
 func Closed(l Listing, crawlID string, observedAt time.Time, reason CloseReason) Event {
 	e := build(l, ListingClosed, crawlID, observedAt)
 	e.CloseReason = reason

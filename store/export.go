@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -43,4 +46,67 @@ func (s *Store) Export(ctx context.Context, w io.Writer, f ExportFilter) (int, e
 		return n, fmt.Errorf("export events: %w", interpret(err))
 	}
 	return n, nil
+}
+
+// ExportFile writes what Export writes to the file at path, atomically: into a temporary file of
+// its own in the same directory (os.CreateTemp, so concurrent exports never share one), flushed
+// and fsynced, then renamed over path, and the directory fsynced. Readers see the old file or the
+// whole new one; of two concurrent exports to one path, the file is whichever renamed last, never
+// a mix. On any error the temporary file is removed and path is untouched.
+func (s *Store) ExportFile(ctx context.Context, path string, f ExportFilter) (int, error) {
+	n := 0
+	err := writeFileAtomic(path, func(w io.Writer) error {
+		var err error
+		n, err = s.Export(ctx, w, f)
+		return err
+	})
+	return n, err
+}
+
+// writeFileAtomic writes path through write as described on ExportFile. The file is created 0644.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+			err = fmt.Errorf("export to %s: %w", path, err)
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	if err := write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// The rename is durable once the directory is.
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // the file is complete and in place; only its durability across a crash is unsure
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
 }

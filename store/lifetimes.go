@@ -25,9 +25,9 @@ const (
 	StatusExpired = "expired"
 )
 
-// LifetimeFilter selects rows of booking_lifetimes. Zero values mean no filter. Give a play-date
-// window whenever you can: it is the filter the view answers fast (the index on play_date), the
-// others are applied to its result.
+// LifetimeFilter selects rows of booking_lifetimes. Zero values mean no filter. The queries read
+// its projection (booking_lifetimes_fast over listing_lifetimes, indexed by play date, course,
+// source and stored status), never the view itself.
 type LifetimeFilter struct {
 	Source string
 	Course string     // course_name, exact

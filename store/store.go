@@ -1,7 +1,8 @@
 // Package store is the booking database behind the booking-consumer: it ingests batches of Kafka
 // messages into booking_events exactly once in effect (ON CONFLICT (event_id) DO NOTHING, in one
-// transaction per batch, with poison messages dead-lettered in the same transaction), and reads
-// back counts, exports and the booking_lifetimes view.
+// transaction per batch, with poison messages dead-lettered in the same transaction), keeps the
+// listing_lifetimes projection of the booking_lifetimes view in that same transaction
+// (projection.go), and reads back counts, exports and lifetimes (from the projection).
 //
 // The schema lives in package migrations and the views in package views; store only runs the
 // queries in queries/*.sql. PostgreSQL errors are mapped once, by interpret, onto ErrRejected
@@ -41,6 +42,9 @@ import (
 // Store runs the booking queries over a connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+
+	noProjection      bool // benchmarks only (export_test.go): Ingest without the projection
+	noProjectionLocks bool // tests only: the refresh without its per-listing locks
 }
 
 // New returns a Store over pool; the pool stays the caller's to close.

@@ -7,6 +7,20 @@
 -- lifetime it ended. Starts are strictly increasing in occurred_at (at equal times a close sorts
 -- after everything else), so "the current lifetime" is every event at or after the last start.
 --
+-- A lost close (the publisher gave up on it, or a reset snapshot never re-derived it) must not leave
+-- a listing open forever: a listing whose last event is not a close and whose tee time has passed
+-- (play_date + tee_time in Asia/Seoul, the sites' zone, at or before now()) is reported as
+-- 'expired' with closed_at = that tee time and lifetime = tee time - opened_at. This is decided
+-- at query time (now()), so the same events read later can turn an open listing into an expired
+-- one; a close event, when there is one, always wins. last_event_type/last_event_at stay the
+-- stored last event.
+--
+-- Two layers (issue 13): booking_lifetimes_stored holds every column that depends on the events
+-- alone (what the listing_lifetimes projection stores, see store/projection.go); booking_lifetimes
+-- is it plus the parts that depend on the clock (the expiry above, lifetime), computed at query
+-- time. booking_lifetimes_fast (store/queries/projection_view.sql) is the same final layer over
+-- the projection table; booking-consumer lifetimes --verify checks the two agree row for row.
+--
 -- How: one sort, two window passes with running frames, then the last row of each listing:
 --   ordered   lag/lead mark starts and the last row; running count of changes
 --   running   running number of starts, time, price and change count at the latest start
@@ -16,8 +30,9 @@
 select pg_advisory_xact_lock(7305218846250914); -- two installers at once: one after the other
 
 drop view if exists booking_lifetimes;
+drop view if exists booking_lifetimes_stored;
 
-create view booking_lifetimes as
+create view booking_lifetimes_stored as
 select
     listing_key,
     source,
@@ -30,8 +45,6 @@ select
     case when event_type = 'listing_closed' then occurred_at end                 as closed_at,
     event_type                                                                   as last_event_type,
     occurred_at                                                                  as last_event_at,
-    case when event_type = 'listing_closed' then occurred_at else now() end - opened_at
-                                                                                 as lifetime,
     open_start[2]::bigint                                                        as open_price_krw,
     price_krw                                                                    as last_price_krw,
     (changes - changes_before_open)::int                                         as change_count,
@@ -65,3 +78,28 @@ from (
     window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
 ) running
 where is_last;
+
+-- The clock-dependent layer. The tee time as an instant is computed for the last rows only.
+create view booking_lifetimes as
+select
+    listing_key,
+    source,
+    course_name,
+    course_part,
+    play_date,
+    tee_time,
+    case when status = 'open' and tee_at <= now() then 'expired' else status end as status,
+    opened_at,
+    case when status = 'open' and tee_at <= now() then tee_at else closed_at end as closed_at,
+    last_event_type,
+    last_event_at,
+    coalesce(case when status = 'open' and tee_at <= now() then tee_at else closed_at end, now())
+        - opened_at                                                               as lifetime,
+    open_price_krw,
+    last_price_krw,
+    change_count,
+    reopen_count
+from (
+    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at
+    from booking_lifetimes_stored s
+) s;

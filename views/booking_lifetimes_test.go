@@ -15,6 +15,16 @@ import (
 
 var t0 = time.Date(2026, 5, 1, 6, 0, 0, 0, time.UTC)
 
+var seoul = mustLoad("Asia/Seoul")
+
+func mustLoad(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func listing(course, tee string, price int64) events.Listing {
@@ -70,6 +80,7 @@ func TestBookingLifetimesScenarios(t *testing.T) {
 	aBooked := events.Closed(aCheap, "c3", t0.Add(3*time.Hour), events.Booked)
 
 	b := listing("Beta", "08:00", 120000)
+	b.PlayDate, b.RoundDate = future, future // still open: its tee time is ahead
 	bOpen := events.Opened(b, "c1", t0)
 	bClosed := events.Closed(b, "c2", t0.Add(time.Hour), events.Booked)
 	bReopen := events.Opened(b, "c3", t0.Add(2*time.Hour)) // booking cancelled: a new lifetime
@@ -123,7 +134,11 @@ func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 			byKey := map[string][]events.Event{}
 			var all []events.Event
 			for i := range 60 {
-				evs := history(rng, listing(fmt.Sprintf("Course %d", i%4), fmt.Sprintf("%02d:%02d", 6+i/6, i%6*10), 100000))
+				l := listing(fmt.Sprintf("Course %d", i%4), fmt.Sprintf("%02d:%02d", 6+i/6, i%6*10), 100000)
+				if i%2 == 1 { // half the tee times are ahead: without a close they stay open
+					l.PlayDate, l.RoundDate = future, future
+				}
+				evs := history(rng, l)
 				byKey[evs[0].ListingKey] = evs
 				all = append(all, evs...)
 			}
@@ -137,8 +152,9 @@ func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 			if len(got) != len(byKey) {
 				t.Fatalf("view has %d listings, want %d", len(got), len(byKey))
 			}
+			now := time.Now()
 			for key, evs := range byKey {
-				want := recompute(evs)
+				want := recompute(evs, now)
 				g := got[key]
 				g.Lifetime = 0 // depends on now() while open; checked below for closed listings
 				if g.ClosedAt != nil && (got[key].Lifetime != g.ClosedAt.Sub(g.OpenedAt)) {
@@ -178,8 +194,9 @@ func history(rng *rand.Rand, l events.Listing) []events.Event {
 }
 
 // recompute is the reference: sort by (occurred_at, type, event_id), split into lifetimes at every
-// non-close event that follows a close, and describe the last one.
-func recompute(evs []events.Event) store.Lifetime {
+// non-close event that follows a close, and describe the last one; a last lifetime without a close
+// whose tee time (Asia/Seoul) is at or before now is expired at its tee time.
+func recompute(evs []events.Event, now time.Time) store.Lifetime {
 	rank := map[events.Type]int{events.ListingOpened: 0, events.ListingChanged: 1, events.ListingClosed: 2}
 	evs = slices.Clone(evs)
 	slices.SortFunc(evs, func(a, b events.Event) int {
@@ -212,6 +229,8 @@ func recompute(evs []events.Event) store.Lifetime {
 	}
 	if last.EventType == events.ListingClosed {
 		l.Status, l.ClosedAt = string(last.CloseReason), &last.OccurredAt
+	} else if tee, err := last.PlayTime(seoul); err == nil && !tee.After(now) {
+		l.Status, l.ClosedAt = store.StatusExpired, &tee
 	}
 	return l
 }
@@ -224,4 +243,52 @@ func norm(l store.Lifetime) []any {
 	}
 	return []any{l.ListingKey, l.Source, l.CourseName, l.PlayDate, l.TeeTime, l.Status, l.OpenedAt.UTC().String(),
 		closed, l.LastEventType, l.LastEventAt.UTC().String(), *l.OpenPriceKRW, *l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
+}
+
+// future is a play date far ahead: a listing on it is open until its close arrives.
+const future = "2099-05-10"
+
+// TestBookingLifetimesExpiresALostClose: a listing whose close event was lost (no close stored)
+// and whose tee time has passed is expired at its tee time (Asia/Seoul), with lifetime = tee time
+// - opened_at; one whose tee time is ahead stays open; a stored close always wins.
+func TestBookingLifetimesExpiresALostClose(t *testing.T) {
+	t.Parallel()
+	s := store.New(storetest.NewDB(t))
+
+	lost := listing("Lost", "07:00", 100000) // play date 2026-05-10, in the past
+	lostCheap := lost
+	lostCheap.PriceKRW = ptr(int64(90000))
+	ahead := listing("Ahead", "07:00", 100000)
+	ahead.PlayDate, ahead.RoundDate = future, future
+	booked := listing("Booked", "07:00", 100000)
+	ingest(t, s, []events.Event{
+		events.Opened(lost, "c1", t0), events.Changed(lost, lostCheap, "c2", t0.Add(time.Hour)),
+		events.Opened(ahead, "c1", t0),
+		events.Opened(booked, "c1", t0), events.Closed(booked, "c2", t0.Add(2*time.Hour), events.Booked),
+	}, 10)
+
+	got := lifetimes(t, s)
+	tee := time.Date(2026, 5, 10, 7, 0, 0, 0, seoul)
+	l := got[lost.Key()]
+	if l.Status != store.StatusExpired || l.ClosedAt == nil || !l.ClosedAt.Equal(tee) || l.Lifetime != tee.Sub(t0) ||
+		l.LastEventType != "listing_changed" || !l.LastEventAt.Equal(t0.Add(time.Hour)) || l.ChangeCount != 1 ||
+		*l.LastPriceKRW != 90000 {
+		t.Errorf("listing without a close, tee time passed = %+v (closed_at %v)\nwant expired, closed at its tee time %v, lifetime %v",
+			l, l.ClosedAt, tee, tee.Sub(t0))
+	}
+	if a := got[ahead.Key()]; a.Status != store.StatusOpen || a.ClosedAt != nil || a.Lifetime < time.Since(t0)-time.Hour {
+		t.Errorf("listing without a close, tee time ahead = %+v, want open, no closed_at, lifetime now - opened_at", a)
+	}
+	if b := got[booked.Key()]; b.Status != store.StatusBooked || b.ClosedAt == nil || !b.ClosedAt.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("booked listing = %+v, want booked at its close event", b)
+	}
+
+	rows, err := s.Lifetimes(t.Context(), store.LifetimeFilter{Status: store.StatusExpired})
+	if err != nil || len(rows) != 1 || rows[0].ListingKey != lost.Key() {
+		t.Errorf("--status expired = %v, %v; want only the listing whose close was lost", rows, err)
+	}
+	sum, err := s.LifetimeSummary(t.Context(), store.LifetimeFilter{})
+	if err != nil || sum.ByStatus[store.StatusExpired] != 1 || sum.ByStatus[store.StatusOpen] != 1 || sum.ByStatus[store.StatusBooked] != 1 {
+		t.Errorf("summary by status = %v, %v; want 1 expired, 1 open, 1 booked", sum.ByStatus, err)
+	}
 }

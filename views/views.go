@@ -1,6 +1,7 @@
 // Package views holds the SQL views over the booking tables. Views are code, not migrations:
 // Install re-creates them on every start (after migrations.Apply), so changing a view is editing
-// its .sql file.
+// its .sql file. The listing_lifetimes projection of booking_lifetimes (store/projection.go) is
+// rebuilt by migrate whenever these files change.
 package views
 
 import (

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -406,7 +405,8 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 	return nil
 }
 
-// migrate applies the migrations, then the views, on one connection.
+// migrate applies the migrations, then the views, on one connection, then builds the
+// listing_lifetimes projection if it is missing or was built from other view definitions.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err := migrations.ApplyPool(ctx, pool); err != nil {
 		return err
@@ -416,7 +416,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("acquire connection for views: %w", err)
 	}
 	defer c.Release()
-	return views.Install(ctx, c.Conn())
+	if err := views.Install(ctx, c.Conn()); err != nil {
+		return err
+	}
+	return ensureProjection(ctx, pool)
 }
 
 // openFromEnv opens the pool at dbURL, or at $DATABASE_URL when dbURL is empty.
@@ -451,13 +454,10 @@ func openDB(ctx context.Context, dbURL string, minConns int32) (*pgxpool.Pool, e
 	return pool, nil
 }
 
-// redact hides the password of a URL for logs.
+// redact says where a database URL points (user@host:port/database) without its password, whatever
+// its form (cli.DescribeDatabase).
 func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
+	return cli.DescribeDatabase(s)
 }
 
 // splitList splits a comma-separated list, dropping empty entries (an empty KAFKA_BOOTSTRAP must

@@ -3,8 +3,10 @@
 //
 //	booking-consumer [run] [flags]    consume (the default): migrate, then Kafka -> booking_events
 //	booking-consumer migrate          apply migrations and (re)install the views, then exit
-//	booking-consumer lifetimes        query the booking_lifetimes view (table, --json, --csv, --summary)
+//	booking-consumer lifetimes        query booking_lifetimes via its projection (table, --json, --csv, --summary;
+//	                                  --verify compares projection and view, --rebuild rebuilds the projection)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
+//	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
@@ -46,8 +48,12 @@ Usage:
   booking-consumer migrate [flags] apply database migrations and install the views, then exit
   booking-consumer lifetimes [flags]
                                    print the booking_lifetimes view: aligned table, --json or --csv;
-                                   --summary for counts by status and median time to book
+                                   --summary for counts by status and median time to book;
+                                   --verify: projection == view?  --rebuild: rebuild the projection
   booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
+  booking-consumer dead list|show|retry [flags]
+                                   inspect the dead letters (booking_events_dead) and re-drive them
+                                   through today's validation (stored ones leave the table)
   booking-consumer healthcheck --url URL
                                    exit 0 only if URL answers 200 (container healthchecks)
 
@@ -57,6 +63,14 @@ Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	// No password reaches the logs or the error, whichever path printed it (cli/database.go).
+	secrets := cli.DatabaseSecretsFrom(getenv, args)
+	stderr = cli.ScrubWriter(stderr, secrets)
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	return cli.ScrubError(err, secrets)
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	sub, args, help := cli.Subcommand(args, "run")
 	if help {
 		fmt.Fprint(stderr, rootHelp+envHelp)
@@ -77,6 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cmd = lifetimesCmd
 	case "export":
 		cmd = exportCmd
+	case "dead":
+		cmd = deadCmd
 	case "healthcheck":
 		cmd = healthcheckCmd
 	case "help":

@@ -35,12 +35,16 @@ func TestHelpMentionsEveryFlagAndEnvVar(t *testing.T) {
 		args  []string
 		flags []string
 	}{
-		{[]string{"--help"}, []string{"run", "migrate", "lifetimes", "export"}},
+		{[]string{"--help"}, []string{"run", "migrate", "lifetimes", "export", "dead list|show|retry"}},
+		{[]string{"dead", "--help"}, []string{"list", "show", "retry", "--dry-run"}},
+		{[]string{"dead", "list", "--help"}, []string{"-database-url", "-since", "-reason", "-limit", "-width", "-json", "-tz"}},
+		{[]string{"dead", "show", "--help"}, []string{"-database-url", "-json", "-tz", "ID"}},
+		{[]string{"dead", "retry", "--help"}, []string{"-database-url", "-id", "-since", "-reason", "-dry-run", "-quiet"}},
 		{[]string{"run", "--help"}, []string{"-database-url", "-bootstrap", "-topic", "-group", "-no-migrate",
 			"-batch-size", "-batch-wait", "-inflight", "-from", "-force-reset", "-metrics-addr", "-shutdown-timeout"}},
 		{[]string{"migrate", "-h"}, []string{"-database-url"}},
 		{[]string{"lifetimes", "--help"}, []string{"-database-url", "-source", "-course", "-from", "-to",
-			"-status", "-json", "-csv", "-summary"}},
+			"-status", "-json", "-csv", "-summary", "-verify", "-rebuild"}},
 		{[]string{"export", "--help"}, []string{"-database-url", "-since", "-until", "-source", "-out"}},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
@@ -81,6 +85,13 @@ func TestUsageErrors(t *testing.T) {
 		{"BadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"export", "--since", "2026-05-01"}, "want RFC3339"},
 		{"BadLogLevel", map[string]string{"LOG_LEVEL": "loud"}, []string{"migrate"}, "LOG_LEVEL"},
 		{"MigrateWithoutDatabase", nil, []string{"migrate"}, "DATABASE_URL is not set"},
+		{"DeadWithoutSubcommand", nil, []string{"dead"}, "want list, show or retry"},
+		{"DeadUnknownSubcommand", nil, []string{"dead", "purge"}, `unknown subcommand "purge"`},
+		{"DeadShowWithoutID", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "show"}, "want the dead letter's id"},
+		{"DeadShowBadID", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "show", "12x"}, "want the dead letter's id"},
+		{"DeadListBadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "list", "--since", "yesterday"}, "want RFC3339"},
+		{"DeadRetryBadSince", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"dead", "retry", "--since", "2026-05-01"}, "want RFC3339"},
+		{"DeadRetryWithoutDatabase", nil, []string{"dead", "retry"}, "DATABASE_URL is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := runCLI(t, t.Context(), tc.env, tc.args...)
@@ -91,6 +102,10 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// seedPlayDate is the play date of seed's listings: a Monday far ahead, so that B and C stay open
+// (booking_lifetimes expires a listing without a close once its tee time has passed).
+const seedPlayDate = "2099-05-04"
+
 // seed stores a small history: A opened then booked, B open, C opened then re-priced, D expired.
 func seed(t *testing.T) (dbURL string) {
 	t.Helper()
@@ -98,7 +113,7 @@ func seed(t *testing.T) (dbURL string) {
 	at := time.Date(2026, 4, 27, 9, 0, 0, 0, time.UTC) // a Monday
 	listing := func(course, tee string, price int64) events.Listing {
 		players := 4
-		return events.Listing{Source: "golfsite", CourseName: course, RoundDate: "2026-05-04", PlayDate: "2026-05-04",
+		return events.Listing{Source: "golfsite", CourseName: course, RoundDate: seedPlayDate, PlayDate: seedPlayDate,
 			TeeTime: tee, PriceKRW: &price, Players: &players}
 	}
 	a, b, c, d := listing("Alpha CC", "07:00", 150000), listing("Alpha CC", "07:10", 150000),
@@ -164,7 +179,7 @@ func TestLifetimesOutputFormats(t *testing.T) {
 		t.Errorf("--json --status booked = %+v, want Alpha CC 07:00 booked after 5400 s", rows)
 	}
 
-	cs, _, err := runCLI(t, t.Context(), env, "lifetimes", "--csv", "--course", "Beta CC", "--from", "2026-05-04", "--to", "2026-05-04")
+	cs, _, err := runCLI(t, t.Context(), env, "lifetimes", "--csv", "--course", "Beta CC", "--from", seedPlayDate, "--to", seedPlayDate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +191,9 @@ func TestLifetimesOutputFormats(t *testing.T) {
 		t.Errorf("--csv --course 'Beta CC' = %q, want a header and 2 Beta CC rows", recs)
 	}
 
-	none, _, err := runCLI(t, t.Context(), env, "lifetimes", "--from", "2027-01-01")
+	none, _, err := runCLI(t, t.Context(), env, "lifetimes", "--from", "2100-01-01")
 	if err != nil || !strings.Contains(none, "0 listings") {
-		t.Errorf("lifetimes --from 2027-01-01 = %q, %v; want 0 listings", none, err)
+		t.Errorf("lifetimes --from 2100-01-01 = %q, %v; want 0 listings", none, err)
 	}
 
 	sum, _, err := runCLI(t, t.Context(), env, "lifetimes", "--summary")

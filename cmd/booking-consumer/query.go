@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -17,13 +17,14 @@ import (
 )
 
 func lifetimesCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("lifetimes", "Print listings from the booking_lifetimes view: one row per listing with its status\n"+
+	fs := env.newFlagSet("lifetimes", "Print listings from booking_lifetimes (read from its listing_lifetimes projection): one row per listing with its status\n"+
 		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
 		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
 		"to book by course and weekday of the play date.")
 	var (
 		dbURL, source, course, from, to, status, tz string
 		asJSON, asCSV, summary                      bool
+		verify, rebuild                             bool
 	)
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&source, "source", "", "only this source (site) name")
@@ -34,6 +35,8 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
 	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
 	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
+	fs.BoolVar(&verify, "verify", false, "compare the listing_lifetimes projection with the booking_lifetimes view for every listing; exit 1 if any differs")
+	fs.BoolVar(&rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running)")
 	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -58,13 +61,23 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	if asJSON && asCSV {
 		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
 	s := store.New(pool)
 	w := bufio.NewWriter(env.stdout)
+	switch {
+	case verify && rebuild:
+		return fmt.Errorf("%w: --verify and --rebuild are exclusive", cli.ErrUsage)
+	case verify:
+		err := verifyProjection(ctx, s, w)
+		return errors.Join(err, w.Flush())
+	case rebuild:
+		err := rebuildProjection(ctx, s, w, env.logger)
+		return errors.Join(err, w.Flush())
+	}
 	if summary {
 		sum, err := s.LifetimeSummary(ctx, f)
 		if err != nil {
@@ -258,7 +271,8 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&since, "since", "", "only events with occurred_at >= this RFC3339 `time`")
 	fs.StringVar(&until, "until", "", "only events with occurred_at < this RFC3339 `time`")
 	fs.StringVar(&source, "source", "", "only this source (site) name")
-	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout (replaced atomically-ish: written, then renamed)")
+	fs.StringVar(&out, "out", "", "write to this `file` instead of stdout, atomically: a temporary file of its own in the same\n"+
+		"directory, fsynced, then renamed over it (readers see the old or the whole new file)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -276,7 +290,7 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openFromEnv(ctx, env, dbURL)
+	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
@@ -291,25 +305,9 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 		env.logger.InfoContext(ctx, "exported", "events", n)
 		return w.Flush()
 	}
-	tmp := out + ".tmp"
-	file, err := os.Create(tmp)
+	n, err := s.ExportFile(ctx, out, f)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	w := bufio.NewWriter(file)
-	n, err := s.Export(ctx, w, f)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("export to %s: %w", out, err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return err
 	}
 	env.logger.InfoContext(ctx, "exported", "events", n, "file", out)
 	return nil

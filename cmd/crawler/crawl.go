@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,12 +25,17 @@ const (
 	// publisherCloseTimeout bounds the publisher's drain at exit; with Kafka down it is what the
 	// exit waits, and the events left are counted and logged as dropped (the JSONL keeps them).
 	publisherCloseTimeout = 10 * time.Second
+	// defaultUnhealthyAfter is how many crawls in a row without a complete one make /healthz 503:
+	// an hour at the default 10-minute schedule.
+	defaultUnhealthyAfter = 6
 )
 
 const crawlEnvHelp = `Environment (a flag overrides its variable):
   CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
   CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  CRAWLER_UNHEALTHY_AFTER     run only: /healthz answers 503 when a site has had no complete crawl for this
+                              many crawls in a row (--unhealthy-after; default 6; 0 never)
   METRICS_ADDR                run only: /metrics and /healthz listen address (--metrics-addr;
                               default ` + defaultMetricsAddr + `; "off" disables)
   KAFKA_BOOTSTRAP             comma-separated Kafka brokers (--kafka-bootstrap); unset or empty: events
@@ -50,7 +56,10 @@ type crawlConfig struct {
 	Schedule        string
 	MetricsAddr     string
 	MissesToClose   int
+	CollapseCrawls  int
+	UnhealthyAfter  int
 	ShutdownTimeout time.Duration
+	NoInitialCrawl  bool
 	Publisher       events.PublisherConfig
 }
 
@@ -65,6 +74,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.StateDir, "state-dir", cli.EnvOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
+	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
 	fs.StringVar(&bootstrap, "kafka-bootstrap", bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]")
 	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", events.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
 	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, events.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
@@ -72,7 +82,17 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
+		unhealthy := defaultUnhealthyAfter
+		if v := getenv("CRAWLER_UNHEALTHY_AFTER"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil && envErr == nil {
+				envErr = fmt.Errorf("CRAWLER_UNHEALTHY_AFTER=%q: not an integer", v)
+			}
+			unhealthy = n
+		}
+		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", unhealthy, "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
+		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
 	}
 	return cfg, func() error {
 		if envErr != nil {
@@ -87,6 +107,10 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --state-dir is empty; the crawler needs a directory for its snapshots", cli.ErrUsage)
 		case cfg.MissesToClose < 1:
 			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", cli.ErrUsage, cfg.MissesToClose)
+		case cfg.CollapseCrawls < 1:
+			return fmt.Errorf("%w: --collapse-crawls is %d; it must be at least 1", cli.ErrUsage, cfg.CollapseCrawls)
+		case cfg.UnhealthyAfter < 0:
+			return fmt.Errorf("%w: --unhealthy-after is %d; it must be 0 (never) or more", cli.ErrUsage, cfg.UnhealthyAfter)
 		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
 			return fmt.Errorf("%w: --retry-window and --queue-size must be positive", cli.ErrUsage)
 		case scheduled && cfg.ShutdownTimeout <= 0:
@@ -136,6 +160,7 @@ func prepare(env environment, fs *flag.FlagSet, args []string, scheduled bool) (
 func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 	env.logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
 		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
+		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
 		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize)
 	sites, err := crawler.LoadSites(cfg.Sites)
@@ -143,6 +168,7 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 		return nil, err
 	}
 	d := &crawlDeps{metrics: crawler.NewCrawlerMetrics(time.Now)}
+	d.metrics.UnhealthyAfter = cfg.UnhealthyAfter
 	if cfg.EventsOut != "" {
 		if d.out, err = crawler.OpenEventLog(cfg.EventsOut); err != nil {
 			return nil, err
@@ -154,18 +180,56 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 	d.runner = &crawler.Runner{
 		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.logger,
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
-		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose},
+		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
+	}
+	// One crawler per state dir, for the life of the process: a second one exits here, before
+	// crawling (crawler.ErrStateLocked says which dir and which pid holds it).
+	if err := d.runner.Lock(); err != nil {
+		return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
 	}
 	return d, nil
 }
 
-// close flushes the publisher within publisherCloseTimeout and closes the events file.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func (d *crawlDeps) eventsOutPath() string {
+	if d.out == nil {
+		return ""
+	}
+	return d.out.Path()
+}
+
+func closeLog(out *crawler.EventLog) error {
+	if out == nil {
+		return nil
+	}
+	return out.Close()
+}
+
+// close flushes the publisher within publisherCloseTimeout and closes the events file. Kafka never
+// fails it: events still undelivered when the flush ends were each logged with their event_id by
+// the publisher, and are summarised here in one line; the error is about the events file only, so
+// the exit status of `once` stays about the crawl (fire-and-forget: --events-out and `crawler
+// replay` are how undelivered events get to Kafka later).
 func (d *crawlDeps) close(ctx context.Context, env environment) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
 	defer cancel()
 	var errs []error
-	if err := d.pub.Close(cctx); err != nil {
-		errs = append(errs, err)
+	perr := d.pub.Close(cctx)
+	var st events.PublisherStats
+	if sp, ok := d.pub.(interface{ Stats() events.PublisherStats }); ok {
+		st = sp.Stats()
+	}
+	if undelivered := st.Failed + st.Dropped; perr != nil || undelivered > 0 {
+		env.logger.Warn("events undelivered to Kafka at exit", "undelivered", undelivered,
+			"failed", st.Failed, "dropped", st.Dropped, "published", st.Published, "flush_timeout", publisherCloseTimeout,
+			"close_err", errString(perr), "events_out", d.eventsOutPath(),
+			"note", "each undelivered event is logged above with its event_id; the exit status does not depend on Kafka")
 	}
 	if d.out != nil {
 		if err := d.out.Close(); err != nil {
@@ -182,7 +246,8 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 // onceCmd is `crawler once`.
 func onceCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
-		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete.",
+		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
+		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).",
 		crawlEnvHelp+logEnvHelp)
 	_, d, err := prepare(env, fs, args, false)
 	if err != nil {
@@ -194,8 +259,8 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 
 // scheduleCmd is `crawler run`.
 func scheduleCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("run", "Crawl every site of the sites file on the cron schedule (Asia/Seoul) until SIGINT or\n"+
-		"SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
+	fs := env.newFlagSet("run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
+		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
 		crawlEnvHelp+logEnvHelp)
@@ -216,7 +281,7 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 	}
 	sched := crawler.Schedule{
 		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.logger, ShutdownTimeout: cfg.ShutdownTimeout,
-		OnSkip: d.metrics.SkippedRun,
+		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
 		Job: func(ctx context.Context) {
 			// The runner has logged each site's failure; the schedule goes on.
 			_, _ = d.runner.Run(ctx)

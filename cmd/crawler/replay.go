@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/replay"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -45,7 +43,11 @@ Environment:
 `
 
 // runReplay is `crawler replay`: args after the subcommand name.
-func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
+	// DATABASE_URL's password never reaches stderr or the error (cmd/internal/cli/database.go).
+	secrets := cli.DatabaseSecrets(strings.TrimSpace(getenv("DATABASE_URL")))
+	stderr = cli.ScrubWriter(stderr, secrets)
+	defer func() { err = cli.ScrubError(err, secrets) }()
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -131,9 +133,9 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		deps.Writer = w
 		fmt.Fprintf(stderr, "replay: publishing %s to topic %s at %s\n", file, topicOr(cfg.Topic), strings.Join(cfg.Brokers, ","))
 	} else if u := strings.TrimSpace(getenv("DATABASE_URL")); u != "" {
-		pool, err := pgxpool.New(ctx, u)
+		pool, err := cli.OpenDatabase(ctx, u, 0)
 		if err != nil {
-			return fmt.Errorf("replay: open DATABASE_URL: %w", err)
+			return fmt.Errorf("replay: %w", err)
 		}
 		defer pool.Close()
 		deps.Store = store.New(pool)

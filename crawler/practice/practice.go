@@ -8,7 +8,8 @@
 // The same Options give a byte-identical file: the site is a pure function of (seed, clock), the
 // clock is driven to each crawl time instead of running, crawl ids are derived from the crawl time
 // (crawler.CrawlID),
-// occurred_at is the crawl time, and Collect and Diff sort what they return. The defaults (21 days,
+// occurred_at is the crawl time (a close's is the earlier crawl that first missed the listing), and
+// Collect and Diff sort what they return. The defaults (21 days,
 // a crawl every 4 simulated hours, 21 tee times per course part) give 7,072 events for seed 1, the
 // size of a season that users replay to practise Kafka, in about 126 crawls (5-10 s on 2 cores).
 //

@@ -47,12 +47,18 @@ func TestGenerateDefaults(t *testing.T) {
 			t.Errorf("line %d repeats event id %s", lines, e.EventID)
 		}
 		ids[e.EventID.String()] = true
-		if e.OccurredAt.Before(prev) {
-			t.Errorf("line %d: occurred_at %s before the previous line's %s", lines, e.OccurredAt, prev)
+		// Lines come in crawl order. A close is stamped at its first miss, an earlier crawl; every
+		// other event at the crawl that emitted it.
+		crawlAt, err := time.Parse(time.RFC3339, e.CrawlID[len(DefaultSource)+1:])
+		if err != nil || e.CrawlID != crawler.CrawlID(DefaultSource, crawlAt) {
+			t.Fatalf("line %d: crawl_id %q: %v", lines, e.CrawlID, err)
 		}
-		prev = e.OccurredAt
-		if e.CrawlID != crawler.CrawlID(DefaultSource, e.OccurredAt) {
-			t.Errorf("line %d: crawl_id %q, want %q", lines, e.CrawlID, crawler.CrawlID(DefaultSource, e.OccurredAt))
+		if crawlAt.Before(prev) {
+			t.Errorf("line %d: crawl %s before the previous line's %s", lines, crawlAt, prev)
+		}
+		prev = crawlAt
+		if e.OccurredAt.After(crawlAt) || (e.EventType != events.ListingClosed && !e.OccurredAt.Equal(crawlAt)) {
+			t.Errorf("line %d: %s occurred_at %s in crawl %q", lines, e.EventType, e.OccurredAt, e.CrawlID)
 		}
 	}
 	if err := sc.Err(); err != nil {

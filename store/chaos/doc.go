@@ -35,6 +35,14 @@
 //     fast clock with failing pages, the broker flapping, the consumer running: goroutines and heap
 //     flat, zero false closes against the simulator's ground truth, and booking_lifetimes statuses
 //     equal to the ground truth as of one crawl interval before the end.
+//   - TestReadOnlyStateDir: the crawler's state dir is remounted read-only (a bind mount; needs
+//     root) for three crawls while a price changes and a listing disappears, then writable again:
+//     the crawls that cannot save publish nothing, and PostgreSQL holds exactly the real
+//     transitions (3 opened, 1 changed, 1 closed), no extra event ids.
+//   - TestTwoCrawlersOneStateDir: the real crawler binary runs on a 1 s schedule; a second one
+//     (`once`, then `run`) on the same state dir exits non-zero at once with "DIR is in use by
+//     another crawler (pid N)" and crawls nothing; a third runs normally once the first stopped;
+//     PostgreSQL holds no duplicate transition (per listing, opens and closes alternate).
 //   - TestOversizeKeyPoison: the booking-consumer binary drains CHAOS_POISON_EVENTS (10,000)
 //     valid events with one valid-looking event in the middle whose listing_key is 4,000 bytes
 //     (built as JSON, bypassing the crawler; too large for a btree entry): every valid event

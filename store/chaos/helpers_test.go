@@ -305,7 +305,8 @@ func committedOffsets(t testing.TB, addr, group, topic string, partitions int) m
 }
 
 // checkCommittedStored verifies that every message below each committed offset is stored: a
-// valid event as a row, poison as a dead letter at its position. It returns how many were checked.
+// valid event as a row, poison as a dead letter at its position, and that the listing_lifetimes
+// projection equals the view. It returns how many were checked.
 func checkCommittedStored(t testing.TB, db *pgxpool.Pool, topic string, layout map[int][]position, committed map[int]int64) int {
 	t.Helper()
 	checked := 0
@@ -344,6 +345,7 @@ func checkCommittedStored(t testing.TB, db *pgxpool.Pool, topic string, layout m
 		}
 		checked += len(ids) + len(poisonOffsets)
 	}
+	checkProjection(t, db)
 	return checked
 }
 

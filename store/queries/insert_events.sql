@@ -1,6 +1,7 @@
 -- InsertEvents: one set-based insert of a batch of events, arrays as parameters (13 of them
--- whatever the batch size, far from the 65,535 bind-parameter limit). A known event_id is skipped,
--- so RowsAffected is the number of new events.
+-- whatever the batch size, far from the 65,535 bind-parameter limit). A known event_id is skipped;
+-- the listing key of every new event comes back (their count is the number of new events, and
+-- their listings are what the listing_lifetimes projection refreshes).
 insert into booking_events (
     event_id, event_type, source, listing_key, course_name, course_part, play_date, tee_time,
     price_krw, players, close_reason, occurred_at, crawl_id, payload,
@@ -17,3 +18,4 @@ from unnest(
        price_krw, players, close_reason, occurred_at, crawl_id, payload,
        kafka_topic, kafka_partition, kafka_offset)
 on conflict (event_id) do nothing
+returning listing_key

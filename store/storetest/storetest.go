@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/migrations"
+	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/views"
 )
 
@@ -115,7 +117,7 @@ func templateName() string {
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
 		h.Write(b)
 	}
-	for _, v := range views.Sources {
+	for _, v := range append(slices.Clone(views.Sources), store.ProjectionSources...) {
 		fmt.Fprintf(h, "view\x00%d\x00", len(v))
 		h.Write([]byte(v))
 	}
@@ -174,7 +176,16 @@ func migrate(ctx context.Context, dbURL string) error {
 	if err := migrations.Apply(ctx, conn); err != nil {
 		return err
 	}
-	return views.Install(ctx, conn)
+	if err := views.Install(ctx, conn); err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	_, err = store.New(pool).EnsureProjection(ctx)
+	return err
 }
 
 func adminExec(ctx context.Context, admin, sql string) error {

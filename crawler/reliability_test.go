@@ -1,0 +1,485 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// pageRow is one row of the test page of pageSite.
+type pageRow struct {
+	Course, Part, Date, Time string
+	Price                    int64
+}
+
+// pageSite serves one page whose rows are whatever rows() returns at request time, and returns a
+// site that crawls it (no politeness delays, no retries).
+func pageSite(t testing.TB, name string, rows func() []pageRow) Site {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tee-list">`)
+		for _, row := range rows() {
+			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">%s</td><td class="part">%s</td><td class="date">%s</td><td class="time">%s</td><td class="price">%d</td><td class="players">4</td></tr>`,
+				html.EscapeString(row.Course), html.EscapeString(row.Part), row.Date, row.Time, row.Price)
+		}
+		b.WriteString(`</table></body></html>`)
+		io.WriteString(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	s := Site{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: Fields{Course: Field{Selector: "td.course"}, CoursePart: Field{Selector: "td.part"},
+			RoundDate: Field{Selector: "td.date"}, TeeTime: Field{Selector: "td.time"},
+			Price: Field{Selector: "td.price"}, Players: Field{Selector: "td.players"}},
+		Politeness: Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// nRows is n distinct rows of one course, 12/01 onwards, with price p.
+func nRows(n int, p int64) []pageRow {
+	rows := make([]pageRow, n)
+	for i := range rows {
+		rows[i] = pageRow{Course: "레이크 CC", Part: "OUT", Date: fmt.Sprintf("12/%02d", 1+i/20),
+			Time: fmt.Sprintf("%02d:%02d", 6+(i%20)/4, (i%4)*10), Price: p}
+	}
+	return rows
+}
+
+// pubRecorder is an EventPublisher that keeps what it is given.
+type pubRecorder struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func (p *pubRecorder) Publish(e events.Event) { p.mu.Lock(); p.evs = append(p.evs, e); p.mu.Unlock() }
+
+func (p *pubRecorder) events() []events.Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]events.Event(nil), p.evs...)
+}
+
+// TestCrawlerRejectsOverlongRow is finding 1 of the reliability review, crawler side: a page with
+// a course cell of 4,000 bytes made a valid-looking event whose listing_key no btree index can
+// hold. The row is now rejected with reason field_too_long, counted and logged with its URL, and
+// the other rows are crawled as usual.
+func TestCrawlerRejectsOverlongRow(t *testing.T) {
+	t.Parallel()
+	rows := nRows(3, 150000)
+	rows = append(rows, pageRow{Course: strings.Repeat("x", 4000), Part: "OUT", Date: "12/02", Time: "07:00", Price: 1},
+		pageRow{Course: "레이크 CC", Part: strings.Repeat("가", 80), Date: "12/02", Time: "07:10", Price: 1}, // 240 bytes
+		pageRow{Course: "레이크 CC", Part: "OUT", Date: "12/02" + strings.Repeat(" 토", 30), Time: "07:20", Price: 1})
+	site := pageSite(t, "long", func() []pageRow { return rows })
+	var logs syncBuffer
+	pub := &pubRecorder{}
+	m := NewCrawlerMetrics(nil)
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.Sites[0]; s.Rejected != 3 || s.Opened != 3 {
+		t.Errorf("rejected %d rows, opened %d listings; want 3 and 3", s.Rejected, s.Opened)
+	}
+	for _, e := range pub.events() {
+		if err := e.Validate(); err != nil || len(e.ListingKey) > 100 {
+			t.Errorf("published %q: %v", e.ListingKey, err)
+		}
+	}
+	if got := metricSum(t, m, "crawler_rows_rejected_total", map[string]string{"source": "long", "reason": RejectFieldTooLong}); got != 3 {
+		t.Errorf("crawler_rows_rejected_total{reason=%q} = %v, want 3", RejectFieldTooLong, got)
+	}
+	if n := strings.Count(logs.String(), "reason="+RejectFieldTooLong); n != 3 || !strings.Contains(logs.String(), "url="+site.StartURLs[0]) {
+		t.Errorf("%d log lines with reason %s (want 3, with the URL):\n%s", n, RejectFieldTooLong, logs.String())
+	}
+}
+
+// TestLastMinuteBookingClosesAsBooked is finding 6 of the reliability review: a tee time gone at a
+// complete crawl before it starts (first miss) and still gone at the next one, after it started,
+// was booked, not expired; and its close happened when it was first observed gone.
+func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
+	t.Parallel()
+	l := mkListing("Alpha", "2026-12-05", "07:00", 150000, 4)
+	_, snap, _ := Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 06:40", true), DiffOptions{})
+	out, snap, st := Diff(snap, nil, crawlAt(t, 2, "2026-12-05 06:50", true), DiffOptions{})
+	if len(out) != 0 || st.Missed != 1 {
+		t.Fatalf("06:50, first miss: %d events, %d missed", len(out), st.Missed)
+	}
+	out, _, _ = Diff(snap, nil, crawlAt(t, 3, "2026-12-05 07:00", true), DiffOptions{})
+	if len(out) != 1 || out[0].EventType != events.ListingClosed {
+		t.Fatalf("07:00, second miss: %+v", out)
+	}
+	firstMiss := seoulTime(t, "2026-12-05 06:50")
+	if out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(firstMiss) {
+		t.Errorf("gone at 06:50 before its 07:00 tee time: closed %s at %s, want booked at %s",
+			out[0].CloseReason, out[0].OccurredAt.In(Seoul()).Format("15:04"), firstMiss.Format("15:04"))
+	}
+	// Gone only after its tee time: expired, at that first miss.
+	_, snap, _ = Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 06:50", true), DiffOptions{})
+	out, _, _ = Diff(snap, nil, crawlAt(t, 2, "2026-12-05 07:00", true), DiffOptions{})
+	if len(out) != 1 || out[0].CloseReason != events.Expired || !out[0].OccurredAt.Equal(seoulTime(t, "2026-12-05 07:00")) {
+		t.Errorf("gone at its tee time: %+v, want expired at 07:00", out)
+	}
+	// An ordinary booking: gone at 05:00 and 05:10, closed booked at 05:00.
+	_, snap, _ = Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 04:50", true), DiffOptions{})
+	_, snap, _ = Diff(snap, nil, crawlAt(t, 2, "2026-12-05 05:00", true), DiffOptions{})
+	_, snap, _ = Diff(snap, nil, crawlAt(t, 3, "2026-12-05 05:05", false), DiffOptions{}) // incomplete: not a miss
+	out, _, _ = Diff(snap, nil, crawlAt(t, 4, "2026-12-05 05:10", true), DiffOptions{})
+	if len(out) != 1 || out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(seoulTime(t, "2026-12-05 05:00")) {
+		t.Errorf("booked at 05:00: %+v", out)
+	}
+}
+
+// TestRederivedTransitionsKeepTheirIDs is finding 3 of the reliability review: a diff re-run from
+// the same snapshot (a failed save, a crash between publish and save, a second crawler on the state
+// dir) re-derived the same transitions under the new crawl's id, hence new event ids. The id now
+// depends on the transition only: re-deriving it in a later crawl gives the same id.
+func TestRederivedTransitionsKeepTheirIDs(t *testing.T) {
+	t.Parallel()
+	cheaper := a0700
+	cheaper.PriceKRW = pointerTo[int64](130000)
+	_, s1, _ := Diff(emptySnap(), []events.Listing{a0700, a0730, b0800}, crawlAt(t, 1, "2026-11-20 08:00", true), DiffOptions{})
+	_, s2, _ := Diff(s1, []events.Listing{cheaper, a0730}, crawlAt(t, 2, "2026-11-20 08:10", true), DiffOptions{})
+	// The transitions of crawl 3 (a change, a close), derived from s2 by crawls 3, 4 and 5 in turn,
+	// as if each one's snapshot had never been saved.
+	var first []events.Event
+	for n, at := range []string{"08:20", "08:30", "08:40"} {
+		out, _, _ := Diff(s2, []events.Listing{a0700}, crawlAt(t, 3+n, "2026-11-20 "+at, true), DiffOptions{})
+		if len(out) != 2 {
+			t.Fatalf("crawl %d: %d events, want a change and a close: %+v", 3+n, len(out), out)
+		}
+		if first == nil {
+			first = out
+			continue
+		}
+		for i := range out {
+			if out[i].EventID != first[i].EventID {
+				t.Errorf("crawl %d re-derived %s %s with id %s; crawl 3 gave it %s", 3+n, out[i].EventType,
+					out[i].ListingKey, out[i].EventID, first[i].EventID)
+			}
+		}
+	}
+}
+
+// TestTransitionIDsStayDistinct: the price going 100 → 90 → 100 → 90 is four changes with four
+// ids, a reopened listing's events never reuse its previous lifetime's ids, and a lost state
+// (a fresh snapshot) starts a new epoch whose ids collide with nothing emitted before.
+func TestTransitionIDsStayDistinct(t *testing.T) {
+	t.Parallel()
+	price := func(p int64) events.Listing { l := a0700; l.PriceKRW = &p; return l }
+	snap := emptySnap()
+	ids := map[string]string{}
+	var all []events.Event
+	crawl := func(n int, at string, cur ...events.Listing) []events.Event {
+		t.Helper()
+		out, next, _ := Diff(snap, cur, crawlAt(t, n, at, true), DiffOptions{})
+		for _, e := range out {
+			if prev, dup := ids[e.EventID.String()]; dup {
+				t.Errorf("crawl %d: %s %s reuses the id of %s", n, e.EventType, e.ListingKey, prev)
+			}
+			ids[e.EventID.String()] = fmt.Sprintf("crawl %d's %s", n, e.EventType)
+		}
+		all = append(all, out...)
+		snap = next
+		return out
+	}
+	crawl(1, "2026-11-20 08:00", price(100))
+	crawl(2, "2026-11-20 08:10", price(90))
+	crawl(3, "2026-11-20 08:20", price(100))
+	crawl(4, "2026-11-20 08:30", price(90))
+	crawl(5, "2026-11-20 08:40")
+	if out := crawl(6, "2026-11-20 08:50"); len(out) != 1 || out[0].EventType != events.ListingClosed {
+		t.Fatalf("crawl 6: %+v, want the close", out)
+	}
+	if out := crawl(7, "2026-11-20 09:00", price(100)); len(out) != 1 || out[0].EventType != events.ListingOpened {
+		t.Fatalf("crawl 7: %+v, want the reopen", out)
+	}
+	crawl(8, "2026-11-20 09:10", price(90))
+	crawl(9, "2026-11-20 09:20")
+	crawl(10, "2026-11-20 09:30")
+	if len(all) != 8 {
+		t.Errorf("%d events, want open, 3 changes, close, open, change, close", len(all))
+	}
+	// The closed listing stays in the snapshot (so that a reopen counts its lifetime) until its
+	// tee time has passed.
+	if e, ok := snap.Listings[a0700.Key()]; !ok || e.ClosedAt.IsZero() {
+		t.Errorf("closed listing not kept as a tombstone: %+v", e)
+	}
+	_, after, _ := Diff(snap, nil, crawlAt(t, 11, "2026-12-05 07:00", true), DiffOptions{})
+	if _, ok := after.Listings[a0700.Key()]; ok {
+		t.Errorf("tombstone kept after its tee time")
+	}
+	// The state is lost: the next crawl opens the listing again, in a new epoch, under a new id.
+	snap = emptySnap()
+	crawl(12, "2026-11-20 10:00", price(90))
+}
+
+// TestSaveBeforePublish: when the snapshot cannot be saved, nothing is published; the next crawl
+// derives the same transitions from the old snapshot and publishes them once, under the same ids.
+func TestSaveBeforePublish(t *testing.T) {
+	t.Parallel()
+	price := int64(150000)
+	var mu sync.Mutex
+	site := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
+	pub := &pubRecorder{}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	price = 130000
+	mu.Unlock()
+	r.saveState = func(Snapshot) error { return fmt.Errorf("disk full") }
+	for range 3 {
+		now = now.Add(10 * time.Minute)
+		if sum, _ := r.Run(context.Background()); sum.Sites[0].Err == nil {
+			t.Fatal("a failed save did not fail the crawl")
+		}
+	}
+	r.saveState = nil
+	now = now.Add(10 * time.Minute)
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]int{}
+	for _, e := range pub.events() {
+		if e.EventType == events.ListingChanged {
+			changed[e.EventID.String()]++
+		}
+	}
+	if len(changed) != 3 {
+		t.Errorf("3 price changes published as %d distinct listing_changed events: %v", len(changed), changed)
+	}
+	for id, n := range changed {
+		if n != 1 {
+			t.Errorf("listing_changed %s published %d times", id, n)
+		}
+	}
+}
+
+// TestStateDirLock: a second crawler on the same state dir refuses to crawl, with a clear error,
+// until the first one lets go.
+func TestStateDirLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	site := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
+	pub1, pub2 := &pubRecorder{}, &pubRecorder{}
+	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }
+	r1 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r2 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
+	if err := r1.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r2.Run(context.Background())
+	if !errors.Is(err, ErrStateLocked) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "another crawler") {
+		t.Fatalf("second crawler on %s: %v, want ErrStateLocked naming the dir", dir, err)
+	}
+	if err := r2.Lock(); !errors.Is(err, ErrStateLocked) {
+		t.Fatalf("second Lock: %v", err)
+	}
+	if _, err := r1.Run(context.Background()); err != nil {
+		t.Fatalf("the lock holder's own run: %v", err)
+	}
+	if len(pub2.events()) != 0 || len(pub1.events()) != 2 {
+		t.Errorf("published %d events by the second crawler, %d by the first", len(pub2.events()), len(pub1.events()))
+	}
+	r1.Unlock()
+	if _, err := r2.Run(context.Background()); err != nil {
+		t.Fatalf("after the first let go: %v", err)
+	}
+}
+
+// collapseRun crawls a pageSite whose listing count follows counts, ten minutes apart, and returns
+// the summaries, the runner and the events.
+func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]SiteSummary, *Runner, []events.Event) {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	site := pageSite(t, name, func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 150000) })
+	pub := &pubRecorder{}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
+		Metrics: NewCrawlerMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	var sums []SiteSummary
+	for _, c := range counts {
+		mu.Lock()
+		n = c
+		mu.Unlock()
+		sum, _ := r.Run(context.Background())
+		sums = append(sums, sum.Sites[0])
+		now = now.Add(10 * time.Minute)
+	}
+	return sums, r, pub.events()
+}
+
+func closes(evs []events.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.EventType == events.ListingClosed {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCollapseGuardDoesNotRatchet is finding 2 of the reliability review: the guard compared a
+// crawl with the snapshot's size, which keeps missed listings, so a gradual sell-out 100 → 60 → 45
+// made every later crawl "collapsed" and nothing ever closed again. It now compares with the last
+// complete crawl's count.
+func TestCollapseGuardDoesNotRatchet(t *testing.T) {
+	t.Parallel()
+	sums, _, evs := collapseRun(t, "ratchet", []int{100, 60, 45, 45, 45, 45, 45, 45}, DiffOptions{})
+	for i, s := range sums {
+		if !s.Complete {
+			t.Errorf("crawl %d (%d listings): incomplete (%s)", i+1, s.Listings, s.Incomplete)
+		}
+	}
+	if got := closes(evs); got != 55 {
+		t.Errorf("55 listings disappeared for 6+ crawls, %d closed", got)
+	}
+}
+
+// TestCollapseBelievedAfterRepeats is finding 8 of the reliability review, and the rule that
+// replaces the 10-listing threshold: a small site serving an empty page twice closes nothing (it
+// closed all 9 listings as booked); a collapse that repeats with the same listings for
+// CollapseCrawls crawls (default 3) is believed, and the listings it misses close, stamped at the
+// first crawl that missed them.
+func TestCollapseBelievedAfterRepeats(t *testing.T) {
+	t.Parallel()
+	sums, r, evs := collapseRun(t, "small", []int{9, 0, 0, 9, 0, 0}, DiffOptions{})
+	if got := closes(evs); got != 0 {
+		t.Fatalf("two empty pages in a row (twice) closed %d of 9 listings", got)
+	}
+	for i, s := range sums[1:] {
+		if s.Complete != (i == 2) {
+			t.Errorf("crawl %d: complete %v (%s)", i+2, s.Complete, s.Incomplete)
+		}
+	}
+	// A real sell-out to zero: the third empty page in a row is believed.
+	sums, _, evs = collapseRun(t, "soldout", []int{9, 0, 0, 0}, DiffOptions{})
+	if got := closes(evs); got != 9 || !sums[3].Complete {
+		t.Fatalf("sold out for 3 crawls: %d closed, last crawl complete %v", got, sums[3].Complete)
+	}
+	firstMiss := time.Date(2026, 11, 29, 10, 10, 0, 0, Seoul())
+	for _, e := range evs {
+		if e.EventType == events.ListingClosed && (!e.OccurredAt.Equal(firstMiss) || e.CloseReason != events.Booked) {
+			t.Errorf("%s closed %s at %s, want booked at the first empty page %s", e.ListingKey, e.CloseReason, e.OccurredAt, firstMiss)
+		}
+	}
+	// 100 → 40 with the same 40 left: believed at the third such crawl.
+	_, _, evs = collapseRun(t, "drop", []int{100, 40, 40, 40}, DiffOptions{})
+	if got := closes(evs); got != 60 {
+		t.Errorf("100 → 40 for 3 crawls: %d closed, want 60", got)
+	}
+	// Configurable: with CollapseCrawls 5, three are not enough.
+	_, _, evs = collapseRun(t, "five", []int{9, 0, 0, 0, 0}, DiffOptions{CollapseCrawls: 5})
+	if got := closes(evs); got != 0 {
+		t.Errorf("CollapseCrawls 5: 4 empty pages closed %d", got)
+	}
+	_ = r
+}
+
+// TestCollapseNeedsTheSameListings: a collapse whose listings change from one crawl to the next
+// (a page that shows a different handful each time) starts over, and is not believed.
+func TestCollapseNeedsTheSameListings(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	rows := nRows(40, 1)
+	show := rows
+	site := pageSite(t, "flaky", func() []pageRow { mu.Lock(); defer mu.Unlock(); return show })
+	pub := &pubRecorder{}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	for i := range 6 {
+		if i > 0 {
+			mu.Lock()
+			show = rows[(i%2)*5 : (i%2)*5+5] // rows 0-4, then 5-9, then 0-4 ...
+			mu.Unlock()
+		}
+		sum, _ := r.Run(context.Background())
+		if i > 0 && sum.Sites[0].Complete {
+			t.Errorf("crawl %d: a collapse with other listings than the last one was believed", i+1)
+		}
+		now = now.Add(10 * time.Minute)
+	}
+	if got := closes(pub.events()); got != 0 {
+		t.Errorf("%d closes from crawls that each showed a different handful of 40 listings", got)
+	}
+}
+
+// TestHealthzWithoutCompleteCrawls: a site with no complete crawl for UnhealthyAfter runs in a row
+// makes /healthz answer 503 with the reason, and the per-site gauges say since when; a complete
+// crawl makes it healthy again.
+func TestHealthzWithoutCompleteCrawls(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	n := 20
+	site := pageSite(t, "layout", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 1) })
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	m := NewCrawlerMetrics(nil)
+	m.UnhealthyAfter = 3
+	srv := httptest.NewServer(m.Handler())
+	t.Cleanup(srv.Close)
+	health := func() (int, string) {
+		resp, err := http.Get(srv.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
+		Diff: DiffOptions{CollapseCrawls: 100}, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	run := func() {
+		r.Run(context.Background())
+		now = now.Add(10 * time.Minute)
+	}
+	run()
+	complete := now.Add(-10 * time.Minute)
+	mu.Lock()
+	n = 1 // the site changed its layout: one row still parses
+	mu.Unlock()
+	for i := range 3 {
+		if code, body := health(); code != http.StatusOK {
+			t.Fatalf("after %d incomplete crawls: /healthz %d %s", i, code, body)
+		}
+		run()
+	}
+	code, body := health()
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "layout") || !strings.Contains(body, "no complete crawl") {
+		t.Errorf("after 3 incomplete crawls: /healthz %d %s, want 503 naming the site", code, body)
+	}
+	if got := metricSum(t, m, "crawler_last_complete_crawl_timestamp_seconds", map[string]string{"source": "layout"}); got != float64(complete.Unix()) {
+		t.Errorf("crawler_last_complete_crawl_timestamp_seconds = %v, want %d", got, complete.Unix())
+	}
+	if got := metricSum(t, m, "crawler_consecutive_incomplete_crawls", map[string]string{"source": "layout"}); got != 3 {
+		t.Errorf("crawler_consecutive_incomplete_crawls = %v, want 3", got)
+	}
+	mu.Lock()
+	n = 20
+	mu.Unlock()
+	run()
+	if code, body := health(); code != http.StatusOK {
+		t.Errorf("after a complete crawl: /healthz %d %s", code, body)
+	}
+}

@@ -1,0 +1,33 @@
+//go:build chaos
+
+package chaos_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// checkProjection fails the test unless the listing_lifetimes projection says exactly what the
+// booking_lifetimes view says for every listing (store.VerifyProjection), whatever the scenario
+// did to the consumer, the broker or the database.
+func checkProjection(t testing.TB, db *pgxpool.Pool) {
+	t.Helper()
+	var diffs []store.ProjectionDiff
+	if err := retryDB(t, func(ctx context.Context) error {
+		var err error
+		diffs, err = store.New(db).VerifyProjection(ctx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs[:min(len(diffs), 20)] {
+		t.Errorf("projection != view: %s", d)
+	}
+	if len(diffs) > 0 {
+		t.Errorf("%d listings differ between listing_lifetimes and booking_lifetimes", len(diffs))
+	}
+}

@@ -1,0 +1,405 @@
+package store
+
+// The listing_lifetimes projection (issue 13): booking_lifetimes answered at interactive speed.
+//
+//	booking_lifetimes_stored  view (views/): the event-derived columns, from booking_events
+//	booking_lifetimes         view (views/): + expiry and lifetime at query time; THE definition
+//	listing_lifetimes         table: booking_lifetimes_stored's rows, kept by Ingest
+//	booking_lifetimes_fast    view over listing_lifetimes with booking_lifetimes' final layer
+//
+// Ingest refreshes, in the transaction of the insert, the listings whose events it inserted:
+// their rows are re-selected from booking_lifetimes_stored restricted to those keys and upserted
+// (projection_upsert.sql), so the projection is always what the view says. Two transactions touching one listing are
+// serialised by a transaction-scoped advisory lock per listing (taken in sorted order, and in a
+// statement of its own so that the recomputation's snapshot sees whatever the other committed).
+//
+// A rebuild (RebuildProjection, EnsureProjection on migrate) runs beside the consumer:
+//  1. register: under the exclusive (1319, 0) lock (no refresh is between its writes and its
+//     commit), set listing_lifetimes_state.rebuilding; from then on every refresh also appends
+//     its keys to listing_lifetimes_pending, in its own transaction.
+//  2. build listing_lifetimes_next from one snapshot of the events (taken after 1 committed),
+//     while Ingest keeps updating the old table (readers keep seeing fresh rows).
+//  3. catch up: drain pending and recompute those keys into the new table, until few remain.
+//  4. swap, in one transaction holding the exclusive (1319, 0) lock: drain the last pending keys,
+//     recompute them, drop the old table, rename the new one in, re-create
+//     booking_lifetimes_fast, clear rebuilding, record the definitions' hash. Ingests that
+//     inserted meanwhile wait for that lock before refreshing, then refresh the new table.
+//
+// Every key touched after the build's snapshot is therefore either in pending (drained in 3 or
+// 4) or refreshed after the swap, into the new table.
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/golfcrawler/golf-crawler/views"
+)
+
+var (
+	//go:embed queries/projection_view.sql
+	projectionViewSQL string
+	//go:embed queries/projection_build.sql
+	projectionBuildSQL string
+	//go:embed queries/projection_swap.sql
+	projectionSwapSQL string
+	//go:embed queries/projection_lock_all.sql
+	projectionLockAllSQL string
+	//go:embed queries/projection_lock_keys.sql
+	projectionLockKeysSQL string
+	//go:embed queries/projection_delete.sql
+	projectionDeleteSQL string
+	//go:embed queries/projection_catchup.sql
+	projectionCatchUpSQL string
+	//go:embed queries/projection_upsert.sql
+	projectionUpsertSQL string
+	//go:embed queries/projection_refresh_sql.sql
+	projectionRefreshColumnsSQL string
+	//go:embed queries/projection_pending.sql
+	projectionPendingSQL string
+	//go:embed queries/projection_verify.sql
+	projectionVerifySQL string
+)
+
+// ProjectionSources are the SQL files that define the projection besides the views: with
+// views.Sources, what ProjectionHash covers (storetest names its template databases after them).
+var ProjectionSources = []string{projectionViewSQL, projectionBuildSQL, projectionSwapSQL, projectionUpsertSQL}
+
+// ProjectionHash is the hash of the definitions the projection is built from (the views and the
+// projection's own DDL). EnsureProjection rebuilds when the stored one differs.
+func ProjectionHash() string {
+	h := sha256.New()
+	for _, s := range append(slices.Clone(views.Sources), ProjectionSources...) {
+		fmt.Fprintf(h, "%d\x00", len(s))
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// rebuildLockSQL takes the session-level advisory lock (1319, 1) a rebuild holds from start to
+// end: one rebuild at a time.
+const rebuildLockSQL = "select pg_advisory_lock(1319, 1)"
+
+// abandonRebuildSQL undoes what a failed (or killed) rebuild left behind.
+const abandonRebuildSQL = `update listing_lifetimes_state set rebuilding = false;
+	delete from listing_lifetimes_pending; drop table if exists listing_lifetimes_next`
+
+// ErrRebuildRunning means another rebuild of the projection holds the rebuild lock.
+var ErrRebuildRunning = errors.New("another rebuild of listing_lifetimes is running")
+
+// keyLocks returns the advisory lock ids of keys, sorted and distinct: the order every refresh
+// takes them in. Two listings may share an id; that only serialises them needlessly.
+func keyLocks(keys []string) []int32 {
+	ids := make([]int32, 0, len(keys))
+	for _, k := range keys {
+		h := fnv.New32a()
+		h.Write([]byte(k))
+		ids = append(ids, int32(h.Sum32()))
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func distinct(keys []string) []string {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// refreshProjection recomputes the listing_lifetimes rows of keys inside tx (Ingest's
+// transaction, after its insert). Nothing to do for a batch of pure duplicates.
+func (s *Store) refreshProjection(ctx context.Context, tx pgx.Tx, keys []string) error {
+	if len(keys) == 0 || s.noProjection {
+		return nil
+	}
+	keys = distinct(keys)
+	// The locks first, in a round trip of their own: the next statements are parsed (and their
+	// snapshots taken) only once the locks are held. With them, the refresh statement for the
+	// table's current columns (written by the rebuild that swapped it in).
+	locks := &pgx.Batch{}
+	locks.Queue(projectionLockAllSQL)
+	if !s.noProjectionLocks {
+		locks.Queue(projectionLockKeysSQL, keyLocks(keys))
+	}
+	var refreshSQL string
+	locks.Queue("select refresh_sql from listing_lifetimes_state").QueryRow(func(row pgx.Row) error {
+		return row.Scan(&refreshSQL)
+	})
+	if err := tx.SendBatch(ctx, locks).Close(); err != nil {
+		return projectionErr("lock listings", len(keys), err)
+	}
+	if refreshSQL == "" {
+		return fmt.Errorf("refresh listing_lifetimes: the projection was never built (run booking-consumer migrate)")
+	}
+	b := &pgx.Batch{}
+	b.Queue(refreshSQL, keys)
+	b.Queue(projectionPendingSQL, keys)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return projectionErr("refresh listing_lifetimes", len(keys), err)
+	}
+	return nil
+}
+
+// refreshStatement fills projection_upsert.sql in with the columns of the listing_lifetimes just
+// swapped in (inside the swap's transaction).
+func refreshStatement(ctx context.Context, tx pgx.Tx) (string, error) {
+	var cols, excluded string
+	if err := tx.QueryRow(ctx, projectionRefreshColumnsSQL).Scan(&cols, &excluded); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(projectionUpsertSQL, cols, excluded), nil
+}
+
+// projectionErr wraps a refresh error. A data exception or integrity violation there is never
+// the batch's data's fault (the events are already inserted), so it must not read as
+// ErrRejected: the batch would be dead-lettered row by row. Such errors lose their code.
+func projectionErr(what string, n int, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && errors.Is(interpret(err), ErrRejected) {
+		return fmt.Errorf("%s (%d listings): %v", what, n, err)
+	}
+	return fmt.Errorf("%s (%d listings): %w", what, n, err)
+}
+
+// RebuildStats says what a rebuild did.
+type RebuildStats struct {
+	Listings  int64         // rows in the new table
+	CaughtUp  int           // listings recomputed after the build because Ingest touched them
+	Build     time.Duration // the build from one snapshot (step 2)
+	Swap      time.Duration // the final transaction (step 4), during which refreshes wait
+	Total     time.Duration
+	ViewHash  string
+	UpToDate  bool // EnsureProjection only: nothing to do
+	FirstTime bool // there was no listing_lifetimes table before
+}
+
+// RebuildProjection rebuilds listing_lifetimes from the events into a new table and swaps it in,
+// while Ingest keeps going (see the package comment above). It fails with ErrRebuildRunning if
+// another rebuild runs.
+func (s *Store) RebuildProjection(ctx context.Context) (RebuildStats, error) {
+	return s.rebuild(ctx, false)
+}
+
+// EnsureProjection builds listing_lifetimes if it does not exist or was built from other
+// definitions than the installed ones (ProjectionHash); migrate runs it after the views. Several
+// processes may run it at once: they take turns, and the later ones find it up to date.
+func (s *Store) EnsureProjection(ctx context.Context) (RebuildStats, error) {
+	return s.rebuild(ctx, true)
+}
+
+func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats, err error) {
+	start := time.Now()
+	st.ViewHash = ProjectionHash()
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: acquire connection: %w", err)
+	}
+	defer c.Release()
+	conn := c.Conn()
+	if onlyIfStale {
+		if _, err := conn.Exec(ctx, rebuildLockSQL); err != nil {
+			return st, fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
+		}
+	} else {
+		var ok bool
+		if err := conn.QueryRow(ctx, "select pg_try_advisory_lock(1319, 1)").Scan(&ok); err != nil {
+			return st, fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
+		}
+		if !ok {
+			return st, ErrRebuildRunning
+		}
+	}
+	defer func() {
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(1319, 1)"); uerr != nil {
+			conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a connection that may hold the lock must not go back
+			if err == nil {
+				err = fmt.Errorf("rebuild listing_lifetimes: unlock: %w", uerr)
+			}
+		}
+	}()
+
+	var stored string
+	var exists, rebuilding bool
+	if err := conn.QueryRow(ctx, `select view_hash, to_regclass('listing_lifetimes') is not null, rebuilding
+		from listing_lifetimes_state`).Scan(&stored, &exists, &rebuilding); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: read state: %w", err)
+	}
+	st.FirstTime = !exists
+	if onlyIfStale && exists && stored == st.ViewHash {
+		st.UpToDate = true
+		if rebuilding { // a rebuild died halfway (we hold its lock): stop Ingest logging keys for it
+			if _, err := conn.Exec(ctx, abandonRebuildSQL); err != nil {
+				return st, fmt.Errorf("rebuild listing_lifetimes: clear an abandoned rebuild: %w", err)
+			}
+		}
+		return st, nil
+	}
+
+	// 1. register: from the commit on, refreshes log their keys.
+	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(1319, 0)"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = true; delete from listing_lifetimes_pending")
+		return err
+	}); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: register: %w", err)
+	}
+	defer func() {
+		if err != nil { // stop the logging; the next rebuild starts over
+			_, _ = conn.Exec(context.WithoutCancel(ctx), abandonRebuildSQL)
+		}
+	}()
+
+	// 2. build from one snapshot.
+	t := time.Now()
+	if _, err := conn.Exec(ctx, projectionBuildSQL); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: build: %w", err)
+	}
+	st.Build = time.Since(t)
+
+	// 3. catch up while ingest runs, until a round finds few keys.
+	for range 10 {
+		var n int
+		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			n, err = catchUp(ctx, tx)
+			return err
+		}); err != nil {
+			return st, fmt.Errorf("rebuild listing_lifetimes: catch up: %w", err)
+		}
+		st.CaughtUp += n
+		if n < 1000 {
+			break
+		}
+	}
+
+	// 4. swap.
+	t = time.Now()
+	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(1319, 0)"); err != nil {
+			return err
+		}
+		n, err := catchUp(ctx, tx)
+		if err != nil {
+			return err
+		}
+		st.CaughtUp += n
+		if _, err := tx.Exec(ctx, projectionSwapSQL); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, projectionViewSQL); err != nil {
+			return err
+		}
+		refresh, err := refreshStatement(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1, refresh_sql = $2",
+			st.ViewHash, refresh)
+		return err
+	}); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
+	}
+	st.Swap = time.Since(t)
+	if err := conn.QueryRow(ctx, "select count(*) from listing_lifetimes").Scan(&st.Listings); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: count: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "analyze listing_lifetimes"); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: analyze: %w", err)
+	}
+	st.Total = time.Since(start)
+	return st, nil
+}
+
+// catchUp drains listing_lifetimes_pending and recomputes those listings in
+// listing_lifetimes_next, in tx. No lock per listing: Ingest never writes the new table.
+func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
+	rows, _ := tx.Query(ctx, "delete from listing_lifetimes_pending returning listing_key")
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	keys = distinct(keys)
+	for _, q := range []string{projectionDeleteSQL, projectionCatchUpSQL} {
+		if _, err := tx.Exec(ctx, q, keys); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
+
+// ProjectionDiff is one listing on which the projection and the view disagree.
+type ProjectionDiff struct {
+	ListingKey string
+	PlayDate   string
+	View       map[string]any // nil: the view has no such row
+	Projection map[string]any // nil: the projection has no such row
+	Columns    []string       // the columns that differ (all of them when a side is missing)
+}
+
+func (d ProjectionDiff) String() string {
+	if d.View == nil {
+		return fmt.Sprintf("%s %s: only in the projection", d.PlayDate, d.ListingKey)
+	}
+	if d.Projection == nil {
+		return fmt.Sprintf("%s %s: missing from the projection", d.PlayDate, d.ListingKey)
+	}
+	s := fmt.Sprintf("%s %s:", d.PlayDate, d.ListingKey)
+	for _, c := range d.Columns {
+		s += fmt.Sprintf(" %s view=%v projection=%v;", c, d.View[c], d.Projection[c])
+	}
+	return s
+}
+
+// VerifyProjection compares booking_lifetimes_fast with booking_lifetimes for every listing, in
+// one statement (one snapshot, one now()), and returns the listings where they differ.
+func (s *Store) VerifyProjection(ctx context.Context) ([]ProjectionDiff, error) {
+	rows, err := s.pool.Query(ctx, projectionVerifySQL)
+	if err != nil {
+		return nil, fmt.Errorf("verify listing_lifetimes: %w", interpret(err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ProjectionDiff, error) {
+		var d ProjectionDiff
+		var v, p []byte
+		if err := row.Scan(&d.ListingKey, &d.PlayDate, &v, &p); err != nil {
+			return d, err
+		}
+		for _, x := range []struct {
+			b   []byte
+			dst *map[string]any
+		}{{v, &d.View}, {p, &d.Projection}} {
+			if x.b == nil || string(x.b) == "null" {
+				continue
+			}
+			if err := json.Unmarshal(x.b, x.dst); err != nil {
+				return d, err
+			}
+		}
+		for c, vv := range d.View {
+			if d.Projection == nil || fmt.Sprint(vv) != fmt.Sprint(d.Projection[c]) {
+				d.Columns = append(d.Columns, c)
+			}
+		}
+		for c := range d.Projection {
+			if d.View == nil {
+				d.Columns = append(d.Columns, c)
+			}
+		}
+		slices.Sort(d.Columns)
+		return d, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify listing_lifetimes: %w", interpret(err))
+	}
+	return out, nil
+}

@@ -1,0 +1,170 @@
+package store_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// projectionBenchEvents is the size of BenchmarkIngestProjection's data set (10 events a listing).
+func projectionBenchEvents(b *testing.B) int {
+	n := 100_000
+	if s := os.Getenv("BENCH_PROJECTION_EVENTS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 10_000 {
+			b.Fatalf("BENCH_PROJECTION_EVENTS=%q: want a number >= 10000", s)
+		}
+		n = v
+	}
+	return n / 10 * 10
+}
+
+// projectionMessages makes n/10 listings of 10 events each (open, 8 price changes, a close for
+// three in four) as [listing][event] messages.
+func projectionMessages(b *testing.B, n int) [][]store.Message {
+	out := make([][]store.Message, n/10)
+	for i := range out {
+		l := events.Listing{Source: "teeup", CourseName: fmt.Sprintf("Course %d", i%50),
+			RoundDate: "", TeeTime: time.Date(0, 1, 1, 5, 0, 0, 0, time.UTC).Add(time.Duration(i/4500*7) * time.Minute).Format("15:04"),
+			PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/50%90).Format(events.DateLayout),
+			PriceKRW: ptr(int64(100000)), Players: ptr(4)}
+		l.RoundDate = l.PlayDate
+		at := t0.Add(time.Duration(i) * time.Second)
+		evs := []events.Event{events.Opened(l, "crawl-0", at)}
+		for j := 1; j < 10; j++ {
+			next := l
+			next.PriceKRW = ptr(int64(100000 + j*1000))
+			at = at.Add(10 * time.Minute)
+			if j == 9 && i%4 != 3 {
+				evs = append(evs, events.Closed(l, fmt.Sprint("crawl-", j), at, events.Booked))
+				continue
+			}
+			evs = append(evs, events.Changed(l, next, fmt.Sprint("crawl-", j), at))
+			l = next
+		}
+		for j, e := range evs {
+			out[i] = append(out[i], message(b, e, i*10+j))
+		}
+	}
+	return out
+}
+
+// ingestInFlight stores batches through s.Ingest with two batches in flight, as the consumer
+// does by default (ingest.Config.Inflight).
+func ingestInFlight(b *testing.B, s *store.Store, batches [][]store.Message) {
+	work := make(chan []store.Message)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for m := range work {
+				if _, err := s.Ingest(b.Context(), m); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for _, m := range batches {
+		work <- m
+	}
+	close(work)
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+}
+
+// BenchmarkIngestProjection measures what keeping listing_lifetimes costs store.Ingest, for two
+// traffic shapes, each with and without the projection, and raw COPY of the same rows in the same
+// order into the same table, side by side in one run (each in a fresh database, batches of 1000,
+// two in flight):
+//
+//	bylisting  each listing's 10 events back to back (a batch covers 100 listings)
+//	crawl      a batch holds one event of each of 1000 listings, as live crawls produce
+//
+// Targets: bylisting_proj/copy >= 0.6, crawl_proj/copy >= 0.3.
+//
+//	go test ./store/ -run '^$' -bench IngestProjection -benchtime 1x
+func BenchmarkIngestProjection(b *testing.B) {
+	n := projectionBenchEvents(b)
+	byListing := projectionMessages(b, n)
+	var flatListing, flatCrawl []store.Message
+	for _, evs := range byListing {
+		flatListing = append(flatListing, evs...)
+	}
+	for j := range 10 {
+		for _, evs := range byListing {
+			flatCrawl = append(flatCrawl, evs[j])
+		}
+	}
+	chunks := func(msgs []store.Message) [][]store.Message {
+		var out [][]store.Message
+		for i := 0; i < len(msgs); i += 1000 {
+			out = append(out, msgs[i:min(i+1000, len(msgs))])
+		}
+		return out
+	}
+	rate := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
+	run := func(msgs []store.Message, projection bool) time.Duration {
+		pool := storetest.NewDB(b)
+		s := store.New(pool)
+		if !projection {
+			s = store.WithoutProjection(s)
+		}
+		start := time.Now()
+		ingestInFlight(b, s, chunks(msgs))
+		d := time.Since(start)
+		checkLoaded(b, pool, n, projection)
+		return d
+	}
+	copyTimed := func(msgs []store.Message) time.Duration {
+		pool := storetest.NewDB(b)
+		start := time.Now()
+		copyRows(b, pool, msgs)
+		d := time.Since(start)
+		checkLoaded(b, pool, n, false)
+		return d
+	}
+	for b.Loop() {
+		copyD, copyCrawl := copyTimed(flatListing), copyTimed(flatCrawl)
+		projListing, rawListing := run(flatListing, true), run(flatListing, false)
+		projCrawl, rawCrawl := run(flatCrawl, true), run(flatCrawl, false)
+
+		b.ReportMetric(float64(n), "events")
+		b.ReportMetric(rate(copyD), "copy_events/s")
+		b.ReportMetric(rate(copyCrawl), "copy_crawl_events/s")
+		b.ReportMetric(rate(projListing), "bylisting_proj_events/s")
+		b.ReportMetric(rate(rawListing), "bylisting_raw_events/s")
+		b.ReportMetric(rate(projCrawl), "crawl_proj_events/s")
+		b.ReportMetric(rate(rawCrawl), "crawl_raw_events/s")
+		b.ReportMetric(float64(copyD)/float64(projListing), "bylisting_proj/copy")
+		b.ReportMetric(float64(copyD)/float64(rawListing), "bylisting_raw/copy")
+		b.ReportMetric(float64(copyCrawl)/float64(projCrawl), "crawl_proj/copy")
+		b.ReportMetric(float64(copyCrawl)/float64(rawCrawl), "crawl_raw/copy")
+		b.ReportMetric(float64(rawListing)/float64(projListing), "bylisting_proj/raw")
+		b.ReportMetric(float64(rawCrawl)/float64(projCrawl), "crawl_proj/raw")
+	}
+}
+
+// checkLoaded fails unless n events are stored and, with the projection, it equals the view.
+func checkLoaded(b *testing.B, pool *pgxpool.Pool, n int, projection bool) {
+	var got int
+	if err := pool.QueryRow(b.Context(), "select count(*) from booking_events").Scan(&got); err != nil || got != n {
+		b.Fatalf("loaded %d events (%v), want %d", got, err, n)
+	}
+	if !projection {
+		return
+	}
+	diffs, err := store.New(pool).VerifyProjection(b.Context())
+	if err != nil || len(diffs) > 0 {
+		b.Fatalf("projection after the ingest: %d differences (%v), first %v", len(diffs), err, diffs[:min(1, len(diffs))])
+	}
+}

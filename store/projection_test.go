@@ -1,0 +1,396 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// randomHistory makes 1-8 events of listing i with random types and times (minute granularity,
+// so ties happen): reopens, double closes, changes after a close. Half the listings play on a
+// past date (an open one is expired by the clock), half in 2099.
+func randomHistory(rng *rand.Rand, i int) []events.Event {
+	l := listing(i)
+	if i%2 == 1 {
+		l.RoundDate, l.PlayDate = "2099-05-10", "2099-05-10"
+	}
+	var out []events.Event
+	at := t0
+	for j := range 1 + rng.IntN(8) {
+		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
+		crawl := fmt.Sprintf("crawl-%d", j)
+		next := l
+		next.PriceKRW = ptr(int64(90000 + rng.IntN(5)*10000))
+		switch k := rng.IntN(10); {
+		case j == 0 || k < 3:
+			out = append(out, events.Opened(next, crawl, at))
+		case k < 6:
+			out = append(out, events.Changed(l, next, crawl, at))
+		case k < 8:
+			out = append(out, events.Closed(next, crawl, at, events.Booked))
+		default:
+			out = append(out, events.Closed(next, crawl, at, events.Expired))
+		}
+		l = next
+	}
+	return out
+}
+
+// ingestConcurrently stores evs through Ingest in batches of 1-size events, workers batches at
+// a time.
+func ingestConcurrently(t *testing.T, s *store.Store, rng *rand.Rand, evs []events.Event, size, workers int) {
+	t.Helper()
+	batches := make(chan []store.Message)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range batches {
+				if _, err := s.Ingest(t.Context(), b); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		defer close(batches)
+		for start := 0; start < len(evs); {
+			end := min(start+1+rng.IntN(size), len(evs))
+			var b []store.Message
+			for i, e := range evs[start:end] {
+				b = append(b, message(t, e, start+i))
+			}
+			select {
+			case batches <- b:
+			case <-t.Context().Done():
+				return
+			}
+			start = end
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Ingest: %v", err)
+	}
+}
+
+// assertProjectionEqualsView fails the test unless VerifyProjection finds nothing and the
+// projection has want listings.
+func assertProjectionEqualsView(t *testing.T, s *store.Store, pool *pgxpool.Pool, want int) {
+	t.Helper()
+	diffs, err := s.VerifyProjection(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Errorf("projection != view: %s", d)
+	}
+	var n int
+	if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != want {
+		t.Errorf("listing_lifetimes has %d rows, want %d", n, want)
+	}
+}
+
+// TestProjectionEqualsViewOverRandomHistories: random histories delivered out of order, with
+// duplicates, in random batches, three batches in flight at once; afterwards the projection says
+// exactly what the view says for every listing (expired-by-clock and open lifetimes included).
+func TestProjectionEqualsViewOverRandomHistories(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, 13))
+			pool := storetest.NewDB(t)
+			s := store.New(pool)
+			var all []events.Event
+			const listings = 150
+			for i := range listings {
+				all = append(all, randomHistory(rng, i)...)
+			}
+			for range len(all) / 4 {
+				all = append(all, all[rng.IntN(len(all))])
+			}
+			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+			ingestConcurrently(t, s, rng, all, 40, 3)
+			assertProjectionEqualsView(t, s, pool, listings)
+
+			// And the rows the lifetimes command reads are the view's.
+			got, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var statuses []string
+			for _, l := range got {
+				statuses = append(statuses, l.Status)
+			}
+			slices.Sort(statuses)
+			if len(got) != listings || !slices.Contains(statuses, "expired") || !slices.Contains(statuses, "open") {
+				t.Errorf("Lifetimes: %d rows, statuses %v", len(got), slices.Compact(statuses))
+			}
+		})
+	}
+}
+
+// TestProjectionDuplicatesTouchNothing: a redelivered batch changes no projection row; new events
+// of one listing rewrite that listing's row only.
+func TestProjectionDuplicatesTouchNothing(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	var batch []store.Message
+	for i := range 20 {
+		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
+	}
+	if _, err := s.Ingest(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+	versions := func() map[string]string {
+		rows, err := pool.Query(t.Context(), "select listing_key, xmin::text || '/' || ctid::text from listing_lifetimes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			out[k] = v
+		}
+		return out
+	}
+	before := versions()
+	if res, err := s.Ingest(t.Context(), batch); err != nil || res.Duplicates != 20 {
+		t.Fatalf("redelivery: %+v, %v", res, err)
+	}
+	if after := versions(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a batch of duplicates rewrote projection rows:\nbefore %v\nafter  %v", before, after)
+	}
+	closed := events.Closed(listing(3), "c2", t0.Add(time.Hour), events.Booked)
+	if _, err := s.Ingest(t.Context(), []store.Message{message(t, closed, 100), batch[5]}); err != nil {
+		t.Fatal(err)
+	}
+	after := versions()
+	for k, v := range after {
+		if changed := v != before[k]; changed != (k == listing(3).Key()) {
+			t.Errorf("%s: row rewritten = %v, want only %s rewritten", k, changed, listing(3).Key())
+		}
+	}
+	assertProjectionEqualsView(t, s, pool, 20)
+}
+
+// TestProjectionConcurrentComplementaryBatches: two Ingest calls at once, one with the opens and
+// one with the closes of the same listings. Each recomputes rows from its own snapshot; without
+// the per-listing lock the one that commits last misses the other's events and its upsert leaves
+// a stale row (an open listing, or a close without its open).
+func TestProjectionConcurrentComplementaryBatches(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	const n, rounds = 70, 10 // listing(i) is unique for i < 720
+	for round := range rounds {
+		var opens, closes []store.Message
+		for i := range n {
+			l := listing(round*n + i)
+			opens = append(opens, message(t, events.Opened(l, "c1", t0), i))
+			closes = append(closes, message(t, events.Closed(l, "c2", t0.Add(time.Hour), events.Booked), n+i))
+		}
+		start := make(chan struct{})
+		errs := make(chan error, 2)
+		for _, b := range [][]store.Message{opens, closes} {
+			go func() {
+				<-start
+				_, err := s.Ingest(t.Context(), b)
+				errs <- err
+			}()
+		}
+		close(start)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: Ingest: %v", round, err)
+			}
+		}
+	}
+	assertProjectionEqualsView(t, s, pool, n*rounds)
+	var booked int
+	if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes where status = 'booked' and opened_at < closed_at").Scan(&booked); err != nil {
+		t.Fatal(err)
+	}
+	if booked != n*rounds {
+		t.Errorf("%d listings booked after their open in the projection, want %d", booked, n*rounds)
+	}
+}
+
+// TestVerifyProjectionFindsDifferences: a tampered row, a missing row and a stray row are each
+// reported, with the differing columns.
+func TestVerifyProjectionFindsDifferences(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	var batch []store.Message
+	for i := range 5 {
+		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
+	}
+	if _, err := s.Ingest(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+	assertProjectionEqualsView(t, s, pool, 5)
+	for _, sql := range []string{
+		"update listing_lifetimes set change_count = 99 where listing_key = '" + listing(1).Key() + "'",
+		"delete from listing_lifetimes where listing_key = '" + listing(2).Key() + "'",
+		"insert into listing_lifetimes select 'stray', source, course_name, course_part, play_date, tee_time, status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw, change_count, reopen_count from listing_lifetimes limit 1",
+	} {
+		if _, err := pool.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diffs, err := s.VerifyProjection(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range diffs {
+		got = append(got, d.String())
+	}
+	byKey := map[string]store.ProjectionDiff{}
+	for _, d := range diffs {
+		byKey[d.ListingKey] = d
+	}
+	if len(diffs) != 3 || fmt.Sprint(byKey[listing(1).Key()].Columns) != "[change_count]" ||
+		byKey[listing(2).Key()].Projection == nil && byKey[listing(2).Key()].View == nil || byKey[listing(2).Key()].Projection != nil ||
+		byKey["stray"].View != nil || byKey["stray"].Projection == nil {
+		t.Fatalf("VerifyProjection found:\n%v", got)
+	}
+	t.Logf("found: %q", got)
+}
+
+// TestRebuildWhileIngesting: rebuilds (and an EnsureProjection after a changed definition hash)
+// run while three ingest workers keep storing random histories; afterwards the projection equals
+// the view.
+func TestRebuildWhileIngesting(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	rng := rand.New(rand.NewPCG(7, 13))
+	var all []events.Event
+	const listings = 700
+	for i := range listings {
+		all = append(all, randomHistory(rng, i)...)
+	}
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ingestConcurrently(t, s, rand.New(rand.NewPCG(8, 13)), all, 20, 3)
+	}()
+	rebuilds, caughtUp := 0, 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		var st store.RebuildStats
+		var err error
+		if rebuilds%2 == 0 {
+			st, err = s.RebuildProjection(t.Context())
+		} else {
+			if _, err := pool.Exec(t.Context(), "update listing_lifetimes_state set view_hash = 'edited'"); err != nil {
+				t.Fatal(err)
+			}
+			st, err = s.EnsureProjection(t.Context())
+			if err == nil && st.UpToDate {
+				t.Fatal("EnsureProjection: up to date after the definition hash changed")
+			}
+		}
+		if err != nil {
+			t.Fatalf("rebuild %d: %v", rebuilds, err)
+		}
+		rebuilds++
+		caughtUp += st.CaughtUp
+	}
+	<-done
+	t.Logf("%d rebuilds during the ingest, %d listings caught up after their build", rebuilds, caughtUp)
+	if rebuilds < 2 {
+		t.Fatalf("only %d rebuilds ran during the ingest", rebuilds)
+	}
+	assertProjectionEqualsView(t, s, pool, listings)
+	if st, err := s.EnsureProjection(t.Context()); err != nil || !st.UpToDate {
+		t.Fatalf("EnsureProjection after the rebuilds: %+v, %v; want up to date", st, err)
+	}
+	var rebuilding bool
+	var pending int
+	if err := pool.QueryRow(t.Context(), "select rebuilding, (select count(*) from listing_lifetimes_pending) from listing_lifetimes_state").Scan(&rebuilding, &pending); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilding || pending != 0 {
+		t.Errorf("after the rebuilds: rebuilding %v, %d pending keys", rebuilding, pending)
+	}
+}
+
+// TestRebuildIsExclusive: a second rebuild while one holds the lock fails with ErrRebuildRunning.
+func TestRebuildIsExclusive(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(t.Context(), "select pg_advisory_lock(1319, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.New(pool).RebuildProjection(t.Context()); err != store.ErrRebuildRunning {
+		t.Fatalf("RebuildProjection beside another: %v, want ErrRebuildRunning", err)
+	}
+	if _, err := conn.Exec(t.Context(), "select pg_advisory_unlock(1319, 1)"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEnsureProjectionClearsAnAbandonedRebuild: a rebuild killed after registering leaves the
+// flag set (Ingest would log keys forever); the next migrate's EnsureProjection clears it.
+func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	if _, err := pool.Exec(t.Context(), "update listing_lifetimes_state set rebuilding = true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)}); err != nil {
+		t.Fatal(err)
+	}
+	pending := func() (n int) {
+		if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes_pending").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := pending(); n != 1 {
+		t.Fatalf("%d pending keys while flagged, want 1", n)
+	}
+	if st, err := s.EnsureProjection(t.Context()); err != nil || !st.UpToDate {
+		t.Fatalf("EnsureProjection: %+v, %v", st, err)
+	}
+	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := pending(); n != 0 {
+		t.Fatalf("%d pending keys after EnsureProjection, want 0", n)
+	}
+	assertProjectionEqualsView(t, s, pool, 2)
+}

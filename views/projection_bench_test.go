@@ -1,0 +1,163 @@
+package views_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// The projection's queries: the window aggregate of BenchmarkBookingLifetimes over 14 days, from
+// the projection (booking_lifetimes_fast) and from the view, and one listing from the projection.
+const (
+	fastWindowAggSQL = `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
+		from booking_lifetimes_fast where play_date between $1 and $2 group by status`
+	fastOneListingSQL = `select * from booking_lifetimes_fast where listing_key = $1`
+)
+
+// extraBatch is batch k of the events ingested beside the rebuild: 100 new listings ("Extra"
+// courses, so never one of load's), 10 events each, back to back.
+func extraBatch(b *testing.B, k int) []store.Message {
+	var out []store.Message
+	for i := k * 100; i < (k+1)*100; i++ {
+		price := int64(100000)
+		l := events.Listing{Source: "teeup", CourseName: fmt.Sprintf("Extra %d", i%50),
+			PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/50%90).Format(events.DateLayout),
+			TeeTime:  time.Date(0, 1, 1, 5, 0, 0, 0, time.UTC).Add(time.Duration(i/4500*7) * time.Minute).Format("15:04"),
+			PriceKRW: &price, Players: ptr(4)}
+		l.RoundDate = l.PlayDate
+		at := t0.Add(time.Duration(i) * time.Second)
+		for j := range 10 {
+			var e events.Event
+			next := l
+			next.PriceKRW = ptr(price + int64(j*1000))
+			switch {
+			case j == 0:
+				e = events.Opened(l, "x0", at)
+			case j == 9:
+				e = events.Closed(l, "x9", at, events.Booked)
+			default:
+				e = events.Changed(l, next, fmt.Sprint("x", j), at)
+				l = next
+			}
+			at = at.Add(10 * time.Minute)
+			v, err := events.Encode(e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, store.Message{Topic: "extra", Offset: int64(len(out)), Value: v, Event: &e})
+		}
+	}
+	return out
+}
+
+// BenchmarkLifetimesProjection loads benchEventsSQL's 1M events / 100k listings (play dates over
+// 90 days) straight into booking_events, rebuilds the projection from them while store.Ingest
+// keeps ingesting new listings (batches of 1000), then reports side by side:
+//
+//	rebuild_s                      --rebuild of the 1M events (build, catch-up, swap)
+//	ingest_during_rebuild_events/s Ingest throughput while the rebuild ran
+//	ingest_alone_events/s          the same Ingest after it, for as many batches
+//	fast_window_ms                 14-day play_date aggregate from the projection (target <= 50)
+//	view_window_ms                 the same over the view; view/fast (target >= 10)
+//	fast_listing_ms                one listing from the projection (target <= 1)
+//	summary_ms                     store.LifetimeSummary over everything: lifetimes --summary (target <= 200)
+//	verify_ms                      store.VerifyProjection over everything (it must find nothing)
+//
+//	go test ./views/ -run '^$' -bench LifetimesProjection -benchtime 1x -v
+func BenchmarkLifetimesProjection(b *testing.B) {
+	pool := storetest.NewDB(b)
+	ctx := b.Context()
+	load(b, pool)
+	s := store.New(pool)
+
+	// Ingest beside the rebuild, one batch at a time, until the rebuild is done.
+	var stop atomic.Bool
+	type result struct {
+		batches int
+		took    time.Duration
+		err     error
+	}
+	during := make(chan result)
+	go func() {
+		start := time.Now()
+		k := 0
+		for ; !stop.Load(); k++ {
+			if _, err := s.Ingest(ctx, extraBatch(b, k)); err != nil {
+				during <- result{err: err}
+				return
+			}
+		}
+		during <- result{batches: k, took: time.Since(start)}
+	}()
+	st, err := s.RebuildProjection(ctx)
+	stop.Store(true)
+	d := <-during
+	if err != nil || d.err != nil || d.batches == 0 {
+		b.Fatalf("rebuild: %v; ingest beside it: %v (%d batches)", err, d.err, d.batches)
+	}
+	b.Logf("rebuild: %d listings in %v (build %v, swap %v, %d caught up); %d batches ingested meanwhile",
+		st.Listings, st.Total, st.Build, st.Swap, st.CaughtUp, d.batches)
+	start := time.Now()
+	for k := d.batches; k < 2*d.batches; k++ {
+		if _, err := s.Ingest(ctx, extraBatch(b, k)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	alone := time.Since(start)
+	mustExec(b, pool, "analyze listing_lifetimes")
+
+	start = time.Now()
+	diffs, err := s.VerifyProjection(ctx)
+	verify := time.Since(start)
+	if err != nil || len(diffs) > 0 {
+		b.Fatalf("verify after the rebuild: %v, %d differences: %v", err, len(diffs), diffs[:min(3, len(diffs))])
+	}
+
+	from, to := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 14, 0, 0, 0, 0, time.UTC)
+	key := "teeup|Course 7||2026-06-10|06:10"
+	plan := explain(b, pool, fastWindowAggSQL, from, to)
+	b.Logf("EXPLAIN projection window aggregate:\n%s", plan)
+	if strings.Contains(plan, "Seq Scan on listing_lifetimes") {
+		b.Fatal("the play_date filter does not reach the projection's index")
+	}
+	b.Logf("EXPLAIN projection one listing:\n%s", explain(b, pool, fastOneListingSQL, key))
+
+	for b.Loop() {
+		timeQuery(b, pool, 1, fastWindowAggSQL, from, to)
+	}
+	fast := timeQuery(b, pool, 5, fastWindowAggSQL, from, to)
+	view := timeQuery(b, pool, 3, windowAggSQL, from, to)
+	var sums []time.Duration
+	for range 3 {
+		start := time.Now()
+		if _, err := s.LifetimeSummary(ctx, store.LifetimeFilter{}); err != nil {
+			b.Fatal(err)
+		}
+		sums = append(sums, time.Since(start))
+	}
+	rate := func(batches int, d time.Duration) float64 { return float64(batches*1000) / d.Seconds() }
+
+	b.ReportMetric(st.Total.Seconds(), "rebuild_s")
+	b.ReportMetric(float64(d.batches*1000), "ingested_during_rebuild")
+	b.ReportMetric(rate(d.batches, d.took), "ingest_during_rebuild_events/s")
+	b.ReportMetric(rate(d.batches, alone), "ingest_alone_events/s")
+	b.ReportMetric(ms(fast), "fast_window_ms")
+	b.ReportMetric(ms(view), "view_window_ms")
+	b.ReportMetric(float64(view)/float64(fast), "view/fast")
+	b.ReportMetric(ms(timeQuery(b, pool, 20, fastOneListingSQL, key)), "fast_listing_ms")
+	b.ReportMetric(ms(median(sums)), "summary_ms")
+	b.ReportMetric(ms(verify), "verify_ms")
+}
+
+func median(ds []time.Duration) time.Duration {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
