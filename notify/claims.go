@@ -93,9 +93,11 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 	t := now()
 	rows := &claimRows{byKey: map[uuid.UUID]int{}}
 	closes := map[string]time.Time{}
+	invalid := 0
 	for _, m := range batch {
 		e := m.Event
 		if m.Err != nil || e == nil {
+			invalid++ // the booking consumer dead-letters it; nothing to notify
 			continue
 		}
 		if e.EventType == events.ListingClosed {
@@ -127,6 +129,9 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 				rows.watches = append(rows.watches, w)
 			}
 		}
+	}
+	if invalid > 0 && c.Logger != nil {
+		c.Logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
 	}
 	if c.DryRun != nil {
 		return c.preview(ctx, rows, maxAge, lease, len(batch))
