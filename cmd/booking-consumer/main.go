@@ -42,7 +42,7 @@ const envHelp = `Environment:
   WATCHES_FILE     notify: the watches YAML file (--watches overrides it)
   NOTIFY_GROUP     notify: consumer group (default booking-notifier; --group overrides it)
   NOTIFY_METRICS_ADDR
-                   notify: /metrics and /healthz (default 127.0.0.1:9465)
+                   notify: /metrics and /healthz (default 127.0.0.1:9466)
   LOG_LEVEL        debug, info (default), warn or error
   LOG_FORMAT       json (default) or text; logs go to stderr
 `

@@ -28,7 +28,7 @@ import (
 // Defaults of the notify subcommand.
 const (
 	defaultNotifyGroup       = "booking-notifier"
-	defaultNotifyMetricsAddr = "127.0.0.1:9465"
+	defaultNotifyMetricsAddr = "127.0.0.1:9466"
 )
 
 type notifyConfig struct {
