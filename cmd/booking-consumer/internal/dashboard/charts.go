@@ -78,7 +78,7 @@ var (
 
 // bars is a vertical bar chart with one label under each bar.
 func bars(label string, labels []string, values []float64, colors []string, format func(float64) string) *SVG {
-	const w, h, left, right, top, bottom = 640.0, 220.0, 48.0, 12.0, 16.0, 36.0
+	const w, h, left, right, top, bottom = 560.0, 200.0, 48.0, 12.0, 12.0, 32.0
 	s := &SVG{W: w, H: h, Label: label}
 	maxV := 0.0
 	for _, v := range values {

@@ -247,13 +247,15 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(leads) > 0 {
 		byDay := map[int]int{}
+		last := 0
 		for _, l := range leads {
 			byDay[max(l.Days, 0)] += l.Listings
 			od.LeadBooked += l.Listings
+			last = max(last, l.Days)
 		}
 		var ll []string
 		var lv []float64
-		for d := 0; d <= maxLeadDays; d++ {
+		for d := 0; d <= last; d++ {
 			lab := strconv.Itoa(d)
 			if d == maxLeadDays {
 				lab += "+"
