@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -55,8 +56,10 @@ type consumeConfig struct {
 	from        string
 	forceReset  bool
 	metricsAddr string
+	httpAddr    string // the dashboard inside run (serve.go); "" = off
 	shutdown    time.Duration
 	partitions  int
+	dashAuth    dashboard.Auth
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -81,6 +84,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
+	fs.StringVar(&cfg.httpAddr, "http-addr", "", "also serve the read-only dashboard on this `address` (as `booking-consumer serve`, with the\n"+
+		"consumer's metrics on its pipeline page); off by default; not loopback: DASHBOARD_TOKEN or\n"+
+		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
@@ -94,6 +100,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
 	}
 	cfg.brokers = splitList(bootstrap)
+	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
@@ -132,6 +139,11 @@ func (c consumeConfig) validate() error {
 	if _, err := parseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
 	}
+	if c.httpAddr != "" {
+		if err := dashboard.CheckAddr(c.httpAddr, c.dashAuth); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -139,7 +151,11 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	logger.InfoContext(ctx, "booking-consumer starting", "database_url", redact(cfg.databaseURL),
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
-	pool, err := openDB(ctx, cfg.databaseURL, int32(cfg.inflight)+2) // + migrations and /healthz
+	conns := int32(cfg.inflight) + 2 // + migrations and /healthz
+	if cfg.httpAddr != "" {
+		conns += 2 // the dashboard's pages
+	}
+	pool, err := openDB(ctx, cfg.databaseURL, conns)
 	if err != nil {
 		return err
 	}
@@ -168,6 +184,13 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			return err
 		}
 		defer stopHTTP()
+	}
+	if cfg.httpAddr != "" {
+		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 
 	r := kafka.NewReader(kafka.ReaderConfig{

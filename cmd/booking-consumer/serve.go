@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -102,4 +107,35 @@ func parseAsOf(s string, loc *time.Location) (func() time.Time, error) {
 		return func() time.Time { return t }, nil
 	}
 	return nil, fmt.Errorf("%w: --as-of %q: want RFC3339 (2026-04-21T18:00:00+09:00) or YYYY-MM-DD", cli.ErrUsage, s)
+}
+
+// startDashboard serves the dashboard inside `run --http-addr` (its pipeline page shows the
+// consumer's own metrics and lag) until ctx ends or stop is called.
+func startDashboard(ctx context.Context, logger *slog.Logger, cfg consumeConfig, pool *pgxpool.Pool, reg *prometheus.Registry) (stop func(), err error) {
+	loc, err := time.LoadLocation(defaultTZ)
+	if err != nil {
+		return nil, err
+	}
+	h, err := dashboard.New(dashboard.Config{Store: store.New(pool), Loc: loc, Auth: cfg.dashAuth, Logger: logger,
+		Lag: dashboard.KafkaLag(cfg.brokers, cfg.topic, cfg.group), Metrics: reg})
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- dashboard.Serve(dctx, cfg.httpAddr, h, func(a net.Addr) { ready <- a }) }()
+	select {
+	case a := <-ready:
+		logger.InfoContext(ctx, "dashboard serving", "url", "http://"+a.String()+"/", "login", cfg.dashAuth.Enabled())
+	case err := <-done:
+		cancel()
+		return nil, errors.Join(errors.New("dashboard did not start"), err)
+	}
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			logger.Warn("dashboard", "err", err)
+		}
+	}, nil
 }

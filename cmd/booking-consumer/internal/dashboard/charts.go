@@ -328,7 +328,14 @@ func timeline(spans []span, evs []timelineEvent, loc *time.Location) *SVG {
 	for i := 0; i <= 4; i++ {
 		t := lo.Add(hi.Sub(lo) * time.Duration(i) / 4)
 		s.line(Line{x(t), 20, x(t), axisY + 4, "#e5e5e5", 1})
-		s.text(x(t), axisY+18, "middle", t.In(loc).Format("01-02 15:04"))
+		anchor := "middle"
+		switch i {
+		case 0:
+			anchor = "start"
+		case 4:
+			anchor = "end"
+		}
+		s.text(x(t), axisY+18, anchor, t.In(loc).Format("01-02 15:04"))
 	}
 	for _, sp := range spans {
 		fill := statusColor[sp.Status]
