@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -76,4 +81,45 @@ func TestServeWithATokenOnAllInterfaces(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d, want 405", resp.StatusCode)
 	}
+}
+
+// `run --http-addr` serves the dashboard from the consumer: its pipeline page shows the lag per
+// partition from Kafka and the consumer's own metrics.
+func TestRunServesTheDashboardWithLagAndMetrics(t *testing.T) {
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	_, dbURL := storetest.NewDBURL(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpAddr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	errs := &syncBuffer{}
+	go func() {
+		done <- run(ctx, []string{"run", "--http-addr", httpAddr, "--metrics-addr=", "--topic", topic, "--group", "g-" + topic},
+			envMap(map[string]string{"DATABASE_URL": dbURL, "KAFKA_BOOTSTRAP": addr, "LOG_FORMAT": "text"}), io.Discard, errs)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v\n%s", err, errs.String())
+		}
+	}()
+	var body string
+	for range 300 {
+		resp, err := http.Get("http://" + httpAddr + "/pipeline")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if resp.StatusCode == 200 && strings.Contains(body, `id="lag-table"`) && strings.Contains(body, "consumer_") {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the pipeline page never showed the lag table and the consumer's metrics:\n%s\nlogs:\n%s", body, errs.String())
 }
