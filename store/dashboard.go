@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,12 +18,10 @@ var (
 	dashEventsPerHourSQL string
 	//go:embed queries/dashboard_ingest_totals.sql
 	dashIngestTotalsSQL string
-	//go:embed queries/dashboard_time_to_book.sql
-	dashTimeToBookSQL string
-	//go:embed queries/dashboard_lead_time.sql
-	dashLeadTimeSQL string
-	//go:embed queries/dashboard_price_changes.sql
-	dashPriceChangesSQL string
+	//go:embed queries/dashboard_booked.sql
+	dashBookedSQL string
+	//go:embed queries/dashboard_listings_count.sql
+	dashListingsCountSQL string
 	//go:embed queries/dashboard_listings.sql
 	dashListingsSQL string
 	//go:embed queries/dashboard_listing.sql
@@ -77,16 +74,16 @@ func (r *Reader) Summary(ctx context.Context, f LifetimeFilter) (Summary, error)
 
 // ListingSort names the orders the Listings page offers; each maps to a fixed ORDER BY.
 var listingOrders = map[string]string{
-	"play_date":  "play_date %[1]s, tee_time %[1]s, listing_key",
-	"course":     "course_name %[1]s, play_date, tee_time, listing_key",
-	"source":     "source %[1]s, play_date, tee_time, listing_key",
-	"status":     "status %[1]s, play_date, tee_time, listing_key",
-	"opened_at":  "opened_at %[1]s, listing_key",
-	"closed_at":  "closed_at %[1]s nulls last, listing_key",
-	"lifetime":   "lifetime %[1]s, listing_key",
-	"open_price": "open_price_krw %[1]s nulls last, listing_key",
-	"last_price": "last_price_krw %[1]s nulls last, listing_key",
-	"changes":    "change_count %[1]s, listing_key",
+	"play_date":  "l.play_date %[1]s, l.tee_time %[1]s, l.listing_key",
+	"course":     "l.course_name %[1]s, l.play_date, l.tee_time, l.listing_key",
+	"source":     "l.source %[1]s, l.play_date, l.tee_time, l.listing_key",
+	"status":     "l.status %[1]s, l.play_date, l.tee_time, l.listing_key",
+	"opened_at":  "l.opened_at %[1]s, l.listing_key",
+	"closed_at":  "l.closed_at %[1]s nulls last, l.listing_key",
+	"lifetime":   "l.lifetime %[1]s, l.listing_key",
+	"open_price": "l.open_price_krw %[1]s nulls last, l.listing_key",
+	"last_price": "l.last_price_krw %[1]s nulls last, l.listing_key",
+	"changes":    "l.change_count %[1]s, l.listing_key",
 }
 
 // ValidListingSort reports whether ListingsPage accepts sort.
@@ -103,7 +100,7 @@ func (r *Reader) ListingsPage(ctx context.Context, f LifetimeFilter, sort string
 	if desc {
 		dir = "desc"
 	}
-	q := strings.Replace(dashListingsSQL, "/*ORDER*/ play_date, tee_time, listing_key", fmt.Sprintf(order, dir), 1)
+	q := strings.Replace(dashListingsSQL, "/*ORDER*/ l.play_date, l.tee_time, l.listing_key", fmt.Sprintf(order, dir), 1)
 	return queryLifetimes(ctx, r.tx, q, append(f.args(), limit, offset)...)
 }
 
@@ -178,110 +175,83 @@ func (r *Reader) IngestTotals(ctx context.Context) (int64, *time.Time, error) {
 	return n, last, nil
 }
 
-// BookingSpread is the distribution of time to book of one course's booked listings.
-type BookingSpread struct {
-	Course string
-	Booked int
-	// P10, P25, P50, P75, P90 of the lifetime.
-	P [5]time.Duration
+// BookedListing is what the overview needs of one booked listing.
+type BookedListing struct {
+	Course      string
+	Weekday     time.Weekday // of the play date
+	TimeToBook  time.Duration
+	LeadDays    int    // play date minus the booking's date (in the zone asked)
+	Direction   string // the price before booking: dropped, unchanged, raised or unknown
+	ChangeCount int
 }
 
-// TimeToBookSpread returns the percentiles of time to book per course.
-func (r *Reader) TimeToBookSpread(ctx context.Context) ([]BookingSpread, error) {
-	rows, err := r.tx.Query(ctx, dashTimeToBookSQL)
+// BookedListings returns every booked listing's overview columns in one scan, LeadDays counted
+// in loc.
+func (r *Reader) BookedListings(ctx context.Context, loc *time.Location) ([]BookedListing, error) {
+	rows, err := r.tx.Query(ctx, dashBookedSQL, loc.String())
 	if err != nil {
-		return nil, fmt.Errorf("time to book spread: %w", interpret(err))
+		return nil, fmt.Errorf("booked listings: %w", interpret(err))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (BookingSpread, error) {
-		var b BookingSpread
-		var ps []float64
-		if err := row.Scan(&b.Course, &b.Booked, &ps); err != nil {
-			return b, err
-		}
-		if len(ps) != len(b.P) {
-			return b, errors.New("want 5 percentiles")
-		}
-		for i, p := range ps {
-			b.P[i] = time.Duration(p * float64(time.Second))
-		}
-		return b, nil
+	var out []BookedListing
+	var b BookedListing
+	var wd int
+	var secs float64
+	_, err = pgx.ForEachRow(rows, []any{&b.Course, &wd, &secs, &b.LeadDays, &b.Direction, &b.ChangeCount}, func() error {
+		b.Weekday, b.TimeToBook = time.Weekday(wd), time.Duration(secs*float64(time.Second))
+		out = append(out, b)
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("time to book spread: %w", interpret(err))
+		return nil, fmt.Errorf("booked listings: %w", interpret(err))
 	}
 	return out, nil
 }
 
-// LeadCount is how many listings were booked Days days before their play date (Days = the cap:
-// that many or more).
-type LeadCount struct {
-	Days     int
-	Listings int
-}
-
-// LeadTimes counts booked listings by days between the booking (its date in loc) and the play
-// date, capped at maxDays.
-func (r *Reader) LeadTimes(ctx context.Context, loc *time.Location, maxDays int) ([]LeadCount, error) {
-	rows, err := r.tx.Query(ctx, dashLeadTimeSQL, loc.String(), maxDays)
+// StatusCounts counts the listings matching f by status (LifetimeSummary's first part).
+func (r *Reader) StatusCounts(ctx context.Context, f LifetimeFilter) (map[string]int, error) {
+	rows, err := r.tx.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
 	if err != nil {
-		return nil, fmt.Errorf("lead times: %w", interpret(err))
+		return nil, fmt.Errorf("count lifetimes by status: %w", interpret(err))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (LeadCount, error) {
-		var c LeadCount
-		err := row.Scan(&c.Days, &c.Listings)
-		return c, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("lead times: %w", interpret(err))
+	out := map[string]int{}
+	var status string
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&status, &n}, func() error {
+		out[status] = n
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("count lifetimes by status: %w", interpret(err))
 	}
 	return out, nil
 }
 
-// PriceChange summarises booked listings by what their price did before the booking.
-type PriceChange struct {
-	Direction    string // dropped, unchanged, raised or unknown
-	Listings     int
-	AvgChanges   float64
-	MedianToBook time.Duration
+// CountListings counts the rows matching f.
+func (r *Reader) CountListings(ctx context.Context, f LifetimeFilter) (int, error) {
+	var n int
+	if err := r.tx.QueryRow(ctx, dashListingsCountSQL, f.args()...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count listings: %w", interpret(err))
+	}
+	return n, nil
 }
 
-// PriceChanges returns the booked listings by price direction.
-func (r *Reader) PriceChanges(ctx context.Context) ([]PriceChange, error) {
-	rows, err := r.tx.Query(ctx, dashPriceChangesSQL)
-	if err != nil {
-		return nil, fmt.Errorf("price changes: %w", interpret(err))
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (PriceChange, error) {
-		var c PriceChange
-		var secs float64
-		err := row.Scan(&c.Direction, &c.Listings, &c.AvgChanges, &secs)
-		c.MedianToBook = time.Duration(secs * float64(time.Second))
-		return c, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("price changes: %w", interpret(err))
-	}
-	return out, nil
-}
-
-// SourceCourse is one (source, course) pair present in the projection.
-type SourceCourse struct{ Source, Course string }
-
-// Courses lists the sources and courses present, for the filters.
-func (r *Reader) Courses(ctx context.Context) ([]SourceCourse, error) {
+// SourcesAndCourses lists the distinct sources and courses present, for the filters.
+func (r *Reader) SourcesAndCourses(ctx context.Context) (sources, courses []string, err error) {
 	rows, err := r.tx.Query(ctx, dashCoursesSQL)
 	if err != nil {
-		return nil, fmt.Errorf("courses: %w", interpret(err))
+		return nil, nil, fmt.Errorf("courses: %w", interpret(err))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (SourceCourse, error) {
-		var c SourceCourse
-		err := row.Scan(&c.Source, &c.Course)
-		return c, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("courses: %w", interpret(err))
+	var kind, v string
+	if _, err := pgx.ForEachRow(rows, []any{&kind, &v}, func() error {
+		if kind == "source" {
+			sources = append(sources, v)
+		} else {
+			courses = append(courses, v)
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("courses: %w", interpret(err))
 	}
-	return out, nil
+	return sources, courses, nil
 }
 
 // DeadCount returns the number of dead letters.

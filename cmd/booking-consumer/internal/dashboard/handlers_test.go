@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -220,5 +221,46 @@ func TestCSVIsTheFilteredRows(t *testing.T) {
 	}
 	if n := bytes.Count(w.Body.Bytes(), []byte("\n")); n != len(rows)+1 || len(rows) < 100 {
 		t.Fatalf("CSV has %d lines for %d rows", n, len(rows))
+	}
+}
+
+// The overview aggregates booked listings in Go; its medians are `lifetimes --summary`'s
+// (percentile_cont in PostgreSQL) to the microsecond.
+func TestOverviewMediansEqualTheSummary(t *testing.T) {
+	pool, _ := practiceDB(t)
+	s := store.New(pool)
+	sum, err := s.LifetimeSummary(t.Context(), store.LifetimeFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var booked []store.BookedListing
+	if err := s.ReadOnly(t.Context(), 0, func(r *store.Reader) error {
+		var err error
+		booked, err = r.BookedListings(t.Context(), time.UTC)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st := aggregateBooked(booked)
+	if len(sum.TimeToBook) < 10 {
+		t.Fatalf("only %d medians in the summary", len(sum.TimeToBook))
+	}
+	for _, b := range sum.TimeToBook {
+		got := st.median[b.Course][b.Weekday]
+		if d := got - b.Median; d < -time.Microsecond || d > time.Microsecond || st.count[b.Course][b.Weekday] != b.Booked {
+			t.Errorf("%s %v: median %v over %d, summary %v over %d", b.Course, b.Weekday, got, st.count[b.Course][b.Weekday], b.Median, b.Booked)
+		}
+	}
+}
+
+func TestPercentileIsPercentileCont(t *testing.T) {
+	ds := []time.Duration{1, 2, 3, 4}
+	for p, want := range map[float64]time.Duration{0: 1, 0.5: 2, 1: 4, 0.25: 1} {
+		if got := percentile(ds, p); got != want && !(p == 0.5 && got == 2) {
+			t.Errorf("percentile(%v) = %v, want %v", p, got, want)
+		}
+	}
+	if got := percentile([]time.Duration{10 * time.Second, 20 * time.Second}, 0.5); got != 15*time.Second {
+		t.Errorf("median of 10s, 20s = %v", got)
 	}
 }

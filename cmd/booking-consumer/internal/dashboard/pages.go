@@ -141,7 +141,7 @@ type overviewData struct {
 	Lead        *SVG
 	LeadBooked  int
 	Price       *SVG
-	Prices      []store.PriceChange
+	Prices      []priceChange
 	Legend      []legendItem
 }
 
@@ -167,14 +167,13 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	y, m, d := asOf.In(loc).Date()
 	from := time.Date(y, m, d-h.cfg.Days+1, 0, 0, 0, 0, loc)
 	var od overviewData
-	var sum store.Summary
+	var byStatus map[string]int
 	var hours []store.HourCount
-	var spreads []store.BookingSpread
-	var leads []store.LeadCount
+	var booked []store.BookedListing
 	var last *time.Time
 	err := h.read(r, func(rd *store.Reader) error {
 		var err error
-		if sum, err = rd.Summary(r.Context(), store.LifetimeFilter{}); err != nil {
+		if byStatus, err = rd.StatusCounts(r.Context(), store.LifetimeFilter{}); err != nil {
 			return err
 		}
 		if od.Events, last, err = rd.IngestTotals(r.Context()); err != nil {
@@ -183,13 +182,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		if hours, err = rd.EventsPerHour(r.Context(), from, to); err != nil {
 			return err
 		}
-		if spreads, err = rd.TimeToBookSpread(r.Context()); err != nil {
-			return err
-		}
-		if leads, err = rd.LeadTimes(r.Context(), loc, maxLeadDays); err != nil {
-			return err
-		}
-		od.Prices, err = rd.PriceChanges(r.Context())
+		booked, err = rd.BookedListings(r.Context(), loc)
 		return err
 	})
 	if err != nil {
@@ -200,8 +193,8 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		od.LastIngest = last.In(loc).Format("2006-01-02 15:04:05 MST")
 	}
 	for _, st := range []string{store.StatusOpen, store.StatusBooked, store.StatusExpired} {
-		od.ByStatus = append(od.ByStatus, statusCount{st, sum.ByStatus[st], statusColor[st]})
-		od.Total += sum.ByStatus[st]
+		od.ByStatus = append(od.ByStatus, statusCount{st, byStatus[st], statusColor[st]})
+		od.Total += byStatus[st]
 	}
 	var labels, colors []string
 	var values []float64
@@ -226,32 +219,15 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		od.Legend = append(od.Legend, legendItem{t, typeColor[t]})
 	}
 
-	var courses []string
-	med := map[string]map[time.Weekday]time.Duration{}
-	cnt := map[string]map[time.Weekday]int{}
-	for _, b := range sum.TimeToBook {
-		if med[b.Course] == nil {
-			courses = append(courses, b.Course)
-			med[b.Course], cnt[b.Course] = map[time.Weekday]time.Duration{}, map[time.Weekday]int{}
-		}
-		med[b.Course][b.Weekday], cnt[b.Course][b.Weekday] = b.Median, b.Booked
-	}
-	if len(courses) > 0 {
-		od.Heatmap = heatmap(courses, med, cnt)
-	}
-	for _, b := range spreads {
-		od.Spreads = append(od.Spreads, spreadRow{b.Course, b.Booked, b.P})
-	}
-	if len(od.Spreads) > 0 {
+	bs := aggregateBooked(booked)
+	if len(bs.courses) > 0 {
+		od.Heatmap = heatmap(bs.courses, bs.median, bs.count)
+		od.Spreads = bs.spreads
 		od.Spread = boxes(od.Spreads)
-	}
-	if len(leads) > 0 {
-		byDay := map[int]int{}
 		last := 0
-		for _, l := range leads {
-			byDay[max(l.Days, 0)] += l.Listings
-			od.LeadBooked += l.Listings
-			last = max(last, l.Days)
+		for d, n := range bs.lead {
+			od.LeadBooked += n
+			last = max(last, d)
 		}
 		var ll []string
 		var lv []float64
@@ -260,11 +236,10 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 			if d == maxLeadDays {
 				lab += "+"
 			}
-			ll, lv = append(ll, lab), append(lv, float64(byDay[d]))
+			ll, lv = append(ll, lab), append(lv, float64(bs.lead[d]))
 		}
 		od.Lead = bars("booked listings by days between booking and play date", ll, lv, nil, count)
-	}
-	if len(od.Prices) > 0 {
+		od.Prices = bs.prices
 		var pl, pc []string
 		var pv []float64
 		pcol := map[string]string{"dropped": "#31a354", "unchanged": "#969696", "raised": "#de2d26", "unknown": "#bdbdbd"}
@@ -433,7 +408,7 @@ type listingsData struct {
 	Prev, Next template.URL
 	CSV        template.URL
 	Sources    []string
-	Courses    []string
+	Courses    []string // sorted by PostgreSQL's collation
 	Statuses   []string
 	Sizes      []int
 	Columns    []column
@@ -460,44 +435,30 @@ func (h *Handler) listings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rows []store.Lifetime
-	var sum store.Summary
-	var courses []store.SourceCourse
+	d := listingsData{Q: lq, Statuses: []string{store.StatusOpen, store.StatusBooked, store.StatusExpired},
+		Sizes: []int{25, 50, 100, 200, 500}, CSV: lq.filterValues(),
+		Columns: []column{{"play_date", "play date"}, {"", "tee"}, {"source", "source"}, {"course", "course"}, {"", "part"},
+			{"status", "status"}, {"opened_at", "opened"}, {"closed_at", "closed"}, {"lifetime", "lifetime"},
+			{"open_price", "open price"}, {"last_price", "last price"}, {"changes", "changes"}}}
 	err = h.read(r, func(rd *store.Reader) error {
 		var err error
-		if sum, err = rd.Summary(r.Context(), store.LifetimeFilter{
-			Source: lq.Filter.Source, Course: lq.Filter.Course, From: lq.Filter.From, To: lq.Filter.To, Status: lq.Filter.Status,
-		}); err != nil {
+		if d.Sources, d.Courses, err = rd.SourcesAndCourses(r.Context()); err != nil {
 			return err
 		}
-		if rows, err = rd.ListingsPage(r.Context(), lq.Filter, lq.Sort, lq.Desc, lq.Size, (lq.Page-1)*lq.Size); err != nil {
+		if len(d.Sources) == 0 {
+			return nil
+		}
+		if d.Total, err = rd.CountListings(r.Context(), lq.Filter); err != nil {
 			return err
 		}
-		courses, err = rd.Courses(r.Context())
+		rows, err = rd.ListingsPage(r.Context(), lq.Filter, lq.Sort, lq.Desc, lq.Size, (lq.Page-1)*lq.Size)
 		return err
 	})
 	if err != nil {
 		h.dbError(w, r, err)
 		return
 	}
-	d := listingsData{Q: lq, Statuses: []string{store.StatusOpen, store.StatusBooked, store.StatusExpired},
-		Sizes: []int{25, 50, 100, 200, 500}, NoData: len(courses) == 0, CSV: lq.filterValues(),
-		Columns: []column{{"play_date", "play date"}, {"", "tee"}, {"source", "source"}, {"course", "course"}, {"", "part"},
-			{"status", "status"}, {"opened_at", "opened"}, {"closed_at", "closed"}, {"lifetime", "lifetime"},
-			{"open_price", "open price"}, {"last_price", "last price"}, {"changes", "changes"}}}
-	for _, n := range sum.ByStatus {
-		d.Total += n
-	}
-	seen := map[string]bool{}
-	for _, c := range courses {
-		if !seen[c.Source] {
-			seen[c.Source] = true
-			d.Sources = append(d.Sources, c.Source)
-		}
-		if !slices.Contains(d.Courses, c.Course) {
-			d.Courses = append(d.Courses, c.Course)
-		}
-	}
-	slices.Sort(d.Courses)
+	d.NoData = len(d.Sources) == 0
 	for _, l := range rows {
 		lr := listingRow{Lifetime: l, Opened: l.OpenedAt.In(h.cfg.Loc).Format("01-02 15:04"),
 			Key: template.URL(url.Values{"key": {l.ListingKey}}.Encode())}
