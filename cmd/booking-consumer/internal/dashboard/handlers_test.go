@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -262,5 +263,36 @@ func TestPercentileIsPercentileCont(t *testing.T) {
 	}
 	if got := percentile([]time.Duration{10 * time.Second, 20 * time.Second}, 0.5); got != 15*time.Second {
 		t.Errorf("median of 10s, 20s = %v", got)
+	}
+}
+
+// Dead letters show on the pipeline page with their error and their raw value escaped: control
+// characters and invalid UTF-8 as escapes, markup as text.
+func TestPipelineShowsDeadLettersEscaped(t *testing.T) {
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	raw := []byte("\x1b[31m<img src=x onerror=alert(1)>\xff{\"event_type\":\"x\"}")
+	if _, err := s.Ingest(t.Context(), []store.Message{{Topic: "booking-events", Partition: 2, Offset: 41,
+		Key: []byte("k<script>"), Value: raw, Err: errors.New("malformed: <b>unknown event_type</b>")}}); err != nil {
+		t.Fatal(err)
+	}
+	w := get(t, newTestHandler(t, pool, nil), "/pipeline")
+	body := w.Body.String()
+	if w.Code != 200 {
+		t.Fatalf("pipeline: %d", w.Code)
+	}
+	for _, want := range []string{
+		`<span class="n">1</span> dead letters`,
+		"booking-events/2@41",
+		`\u001b[31m&lt;img src=x onerror=alert(1)&gt;\xff{&#34;event_type&#34;:&#34;x&#34;}`,
+		"malformed: &lt;b&gt;unknown event_type&lt;/b&gt;",
+		"k&lt;script&gt;",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("pipeline page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "<img") || strings.Contains(body, "<b>") || strings.Contains(body, "\x1b") {
+		t.Error("a dead letter's bytes reached the page unescaped")
 	}
 }
