@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -48,6 +49,10 @@ type CollectDeps struct {
 	// Sleep waits between retries; nil: a timer that returns ctx.Err() when ctx ends first.
 	// Tests record the waits instead of sleeping.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Getenv reads the login credentials' environment variables; nil: os.Getenv.
+	Getenv func(string) string
+	// OnPage, optional, is called once per page with what it gave (`crawler try`).
+	OnPage func(PageReport)
 }
 
 // Result is what one crawl of one site saw.
@@ -60,6 +65,10 @@ type Result struct {
 	Retries     int              // page re-fetches
 	FailedPages []string         // URLs that failed after their retries, or were refused (robots.txt, size)
 	MaxPagesHit bool             // the max_pages guard stopped the crawl
+	Relogins    int              // fresh logins after a page answered with the login page
+	// FailedSets are the page sets (play date and target of requests) of the failed pages; a
+	// failed page of a site without requests has a zero PageSet, which covers every listing.
+	FailedSets []PageSet
 	// Complete is true when every page that the crawl found was fetched and parsed: no failed
 	// page, no max_pages stop, no cancellation. Only a complete crawl can tell that a listing is
 	// gone; an incomplete one only that the listings it has exist.
@@ -101,6 +110,14 @@ type crawl struct {
 	failed   map[string]bool
 	listings map[string]events.Listing
 	res      Result
+
+	// requests, page sets and login (request.go, login.go); zero for a site without them
+	sets       []RequestVars
+	failedSets map[int]bool
+	attributed map[string]bool // failed pages that belong to a page set
+	sess       *session
+	secrets    []string
+	jar        http.CookieJar
 }
 
 // Collect crawls site once: its start URLs, the next-page and follow links they lead to, each page
@@ -123,6 +140,9 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if deps.Sleep == nil {
 		deps.Sleep = sleepCtx
 	}
+	if deps.Getenv == nil {
+		deps.Getenv = os.Getenv
+	}
 	if err := site.Validate(); err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect: %w", err)
 	}
@@ -143,10 +163,11 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	}
 	c.OnResponse(cr.onResponse)
 	c.OnError(cr.onError)
-	for _, u := range urls {
-		cr.visit(u)
+	if err := cr.startRequests(ctx, urls); err != nil {
+		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	c.Wait()
+	cr.finishSets()
 
 	res := cr.res
 	for _, l := range cr.listings {
@@ -257,6 +278,9 @@ func (cr *crawl) fail(u string, status int, err error) {
 }
 
 func (cr *crawl) onResponse(r *colly.Response) {
+	if cr.onRequestResponse(r) {
+		return
+	}
 	u := r.Request.URL.String()
 	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
 	if len(r.Body) > cr.site.Politeness.MaxBodyBytes {
@@ -298,6 +322,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 }
 
 func (cr *crawl) onError(r *colly.Response, err error) {
+	if cr.onRequestError(r, err) {
+		return
+	}
 	u := r.Request.URL.String()
 	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
 	attempt, _ := r.Ctx.GetAny(attemptKey).(int)

@@ -37,6 +37,10 @@ type Crawl struct {
 	At        time.Time
 	Complete  bool
 	Collapsed bool
+	// Withheld, optional, names listings a complete crawl could not see: those of the page sets
+	// of its failed pages (PageSet). A missing listing it reports is kept as in an incomplete
+	// crawl, and the crawl does not become the collapse guard's reference. nil: none.
+	Withheld func(events.Listing) bool
 }
 
 // DiffOptions tunes Diff. The zero value means MissesToClose DefaultMissesToClose, CollapseCrawls
@@ -261,7 +265,7 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 			next.Collapses, next.CollapsedSince = 0, time.Time{}
 		}
 	}
-	if complete {
+	if complete && c.Withheld == nil {
 		next.LastCompleteAt, next.LastCompleteSeen = c.At, len(cur)
 	} else {
 		next.LastCompleteAt, next.LastCompleteSeen, next.Incomplete = prev.LastCompleteAt, prev.LastCompleteSeen, prev.Incomplete+1
@@ -285,7 +289,7 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 			}
 			e.Suspect++
 		}
-		if !complete {
+		if !complete || (c.Withheld != nil && c.Withheld(e.Listing)) {
 			next.Listings[key] = e
 			stats.Kept++
 			continue

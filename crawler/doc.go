@@ -3,7 +3,11 @@
 // A crawl of one source goes through four steps, each in its own file:
 //
 //  1. Site adapters (site*.go, collect*.go) fetch a source's pages with colly and read each row
-//     of its tee-time table into an events.Listing. They are configured per site, not coded.
+//     of its tee-time table into an events.Listing. They are configured per site, not coded:
+//     start URLs or a URL template of HTML pages, or request templates (request.go: GET or POST
+//     with a form or JSON body, per play date and per target such as a club) answered with HTML
+//     or JSON (jsonpage.go: gjson paths, a success condition, what a sold-out answer looks
+//     like), fields read from the row or from the request, and an optional login (login.go).
 //  2. Normalizers (normalize.go, playdate.go) turn the cells' text into the contract's values.
 //     Sites show the round date without a year ("12/05(토)", "12월 5일 (토)"); PlayDate places it
 //     in the one year that puts it between 7 days before and 335 days after the crawl's date in

@@ -108,6 +108,7 @@ var (
 	rePlayers      = regexp.MustCompile(`^(\d{1,3})(?:명|인)?(?:[~\-～〜](\d{1,3})(?:명|인)?)?$`)
 	reTeeTime      = regexp.MustCompile(`^(오전|오후|am|pm|a\.m\.|p\.m\.)?(\d{1,2})(?::(\d{2})(?::(\d{2}))?|시(?:(\d{1,2})분|반)?)(오전|오후|am|pm|a\.m\.|p\.m\.)?$`)
 	reSpaceRemoval = strings.NewReplacer(" ", "")
+	reHHMM         = regexp.MustCompile(`^\d{4}$`) // 0630, as booking APIs send it
 )
 
 // ParsePrice reads a green fee in won: "150,000원", "150000", "₩150,000", "150,000 KRW", "15만원",
@@ -194,7 +195,7 @@ func ParsePlayers(raw string) (*int, error) {
 	return &n, nil
 }
 
-// ParseTeeTime reads a tee time into "HH:MM" (24-hour): "07:30", "7:30", "07:30:00", "07시 30분",
+// ParseTeeTime reads a tee time into "HH:MM" (24-hour): "07:30", "7:30", "07:30:00", "0730", "07시 30분",
 // "7시", "7시 반", "오전 7:30", "오후 1:05" (13:05), "1:05 PM". With 오전/오후 (AM/PM) the hour is
 // 1..12 (12 오전 is 00, 12 오후 is 12; 0 오전 is accepted as 00); without, 0..23. Seconds, if
 // shown, must be 00. Anything else is an error wrapping ErrBadTeeTime.
@@ -208,6 +209,9 @@ func ParseTeeTime(raw string) (string, error) {
 	}
 	if len(raw) > maxFieldLen {
 		return bad("too long")
+	}
+	if reHHMM.MatchString(s) {
+		s = s[:2] + ":" + s[2:]
 	}
 	m := reTeeTime.FindStringSubmatch(s)
 	if m == nil {

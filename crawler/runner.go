@@ -40,12 +40,13 @@ type Runner struct {
 	State  StateDir
 	Logger *slog.Logger
 
-	Publisher EventPublisher    // nil: events are not published (only logged to EventsOut)
-	EventsOut *EventLog         // nil: no JSONL copy of the events
-	Metrics   *CrawlerMetrics   // nil: not counted
-	Now       func() time.Time  // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
-	Transport http.RoundTripper // nil: http.DefaultTransport
-	Diff      DiffOptions       // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
+	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
+	EventsOut *EventLog           // nil: no JSONL copy of the events
+	Metrics   *CrawlerMetrics     // nil: not counted
+	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
+	Transport http.RoundTripper   // nil: http.DefaultTransport
+	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
+	Getenv    func(string) string // reads the sites' login credentials; nil: os.Getenv
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
@@ -111,6 +112,7 @@ type SiteSummary struct {
 	Rejected    int
 	Listings    int
 	FailedPages []string
+	FailedSets  []PageSet // the page sets of the failed pages (Result.FailedSets)
 	Opened      int
 	Changed     int
 	Closed      int
@@ -213,7 +215,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -224,6 +226,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		return s
 	}
 	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
+	s.FailedSets = res.FailedSets
 
 	s.Complete = true
 	switch {
@@ -242,6 +245,23 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 	}
 	crawl := Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete,
 		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	// Completeness per page set: when every failed page names the listings it would have shown,
+	// the others may still close (see withheldBy), unless the pages that answered collapsed
+	// against what they showed before.
+	if s.Incomplete == IncompleteFailedPages && !res.MaxPagesHit && ctx.Err() == nil {
+		if ok, withheld := withheldBy(res.FailedSets); ok {
+			before := 0
+			for _, e := range prev.Listings {
+				if e.Open() && !withheld(e.Listing) {
+					before++
+				}
+			}
+			if !collapsed(site, before, len(res.Listings)) {
+				crawl.Complete, crawl.Withheld = true, withheld
+				log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+			}
+		}
+	}
 	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
 	switch {
 	case crawl.Collapsed && stats.Believed:

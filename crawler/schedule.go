@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -36,6 +37,10 @@ type Schedule struct {
 	ShutdownTimeout time.Duration
 	// OnSkip is called when a run is skipped because the previous one is still going (optional).
 	OnSkip func()
+	// RunAtStart runs Job once as soon as Run starts, then on the schedule, so that a new user
+	// does not wait up to a whole period to see anything happen. A scheduled time that comes while
+	// this first run is still going is skipped like any other.
+	RunAtStart bool
 }
 
 // Run starts the schedule and blocks until ctx ends; then it stops the schedule, waits up to
@@ -59,19 +64,34 @@ func (s Schedule) Run(ctx context.Context) error {
 	// Recover is inside SkipIfStillRunning too: in cron v3.0.1 a panic through SkipIfStillRunning
 	// never gives its token back, so after one panic every later run would be skipped forever
 	// (TestScheduleRecoversPanic caught it). The outer Recover guards the wrappers themselves.
-	c := cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(cl), cron.SkipIfStillRunning(cl), cron.Recover(cl)))
+	// The chain wraps the job once, outside cron, so that the run at start and the scheduled runs
+	// share one SkipIfStillRunning.
+	chain := cron.NewChain(cron.Recover(cl), cron.SkipIfStillRunning(cl), cron.Recover(cl))
+	c := cron.New(cron.WithLocation(loc))
 	// The jobs' context survives ctx so that SIGTERM does not cut a crawl short at once.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	if _, err := c.AddFunc(s.Spec, func() { s.Job(jobCtx) }); err != nil {
+	job := chain.Then(cron.FuncJob(func() { s.Job(jobCtx) }))
+	if _, err := c.AddJob(s.Spec, job); err != nil {
 		return fmt.Errorf("parse schedule %q: %w", s.Spec, err)
 	}
 	c.Start()
+	var first sync.WaitGroup
+	if s.RunAtStart {
+		first.Go(job.Run)
+	}
 	next := c.Entries()[0].Next
-	s.Logger.InfoContext(ctx, "schedule started", "schedule", s.Spec, "location", loc.String(), "next_run", next)
+	s.Logger.InfoContext(ctx, "schedule started", "schedule", s.Spec, "location", loc.String(), "next_run", next,
+		"run_at_start", s.RunAtStart)
 	<-ctx.Done()
 
-	stopped := c.Stop().Done() // no new runs; done when the running one returns
+	cronDone := c.Stop().Done() // no new runs; done when the running one returns
+	stopped := make(chan struct{})
+	go func() {
+		<-cronDone
+		first.Wait()
+		close(stopped)
+	}()
 	s.Logger.InfoContext(ctx, "schedule stopping", "shutdown_timeout", grace)
 	t := time.NewTimer(grace)
 	defer t.Stop()

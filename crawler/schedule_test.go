@@ -164,3 +164,32 @@ func TestScheduleBadSpec(t *testing.T) {
 		t.Fatalf("err %v, want a parse error naming the spec", err)
 	}
 }
+
+// RunAtStart runs the job at once (the spec's first time is an hour away), and a shutdown waits for
+// that first run like for a scheduled one; without it nothing runs before the first time.
+func TestScheduleRunAtStart(t *testing.T) {
+	t.Parallel()
+	for _, atStart := range []bool{true, false} {
+		var runs atomic.Int32
+		started, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		stop := runSchedule(t, Schedule{Spec: "@every 1h", Logger: slog.New(slog.DiscardHandler), RunAtStart: atStart,
+			Job: func(context.Context) {
+				runs.Add(1)
+				once.Do(func() { close(started) })
+				<-release
+			}})
+		if atStart {
+			<-started // blocks until the first run: no timing assumption
+			close(release)
+		} else {
+			close(release)
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int32{true: 1, false: 0}[atStart]; runs.Load() != want {
+			t.Errorf("RunAtStart %v: %d runs, want %d", atStart, runs.Load(), want)
+		}
+	}
+}

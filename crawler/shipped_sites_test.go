@@ -1,13 +1,14 @@
 package crawler
 
 import (
+	"os"
 	"path/filepath"
-	"reflect"
+	"strings"
 	"testing"
 )
 
-// The Docker sites file is the dev one pointed at the compose service "sim": same selectors,
-// politeness and days, only the host differs.
+// The Docker sites file is the dev one pointed at the compose service "sim": the same sites, keys
+// and politeness, only the host differs. Both files load.
 func TestShippedSitesFilesAgree(t *testing.T) {
 	t.Parallel()
 	dev, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
@@ -18,15 +19,46 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compose/app/sites.yaml: %v", err)
 	}
-	if len(dev) != 1 || len(app) != 1 {
-		t.Fatalf("want one site in each file, got %d and %d", len(dev), len(app))
+	if len(dev) != len(app) || len(dev) != 5 {
+		t.Fatalf("want the same five sites in each file, got %d and %d", len(dev), len(app))
 	}
-	d, a := dev[0], app[0]
-	if a.AllowedDomains[0] != "sim" || d.AllowedDomains[0] != "127.0.0.1" {
-		t.Fatalf("allowed domains: dev %v, app %v", d.AllowedDomains, a.AllowedDomains)
+	for i := range dev {
+		if dev[i].Name != app[i].Name || app[i].AllowedDomains[0] != "sim" || dev[i].AllowedDomains[0] != "127.0.0.1" {
+			t.Fatalf("site %d: dev %s %v, app %s %v", i, dev[i].Name, dev[i].AllowedDomains, app[i].Name, app[i].AllowedDomains)
+		}
 	}
-	if d.Name != a.Name || d.Row != a.Row || d.NextPage != a.NextPage || d.DaysAhead != a.DaysAhead ||
-		!reflect.DeepEqual(d.Fields, a.Fields) || !reflect.DeepEqual(d.Politeness, a.Politeness) {
-		t.Fatalf("the two sites files drifted apart:\ndev %+v\napp %+v", d, a)
+	body := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "compose", name, "sites.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, _ := strings.Cut(string(b), "\nsites:\n")
+		return after
+	}
+	want := strings.NewReplacer("127.0.0.1:8089", "sim:8089", `["127.0.0.1"]`, `["sim"]`).Replace(body("dev"))
+	if got := body("app"); got != want {
+		t.Fatalf("the two sites files drifted apart:\ndev (as app) %s\napp %s", want, got)
+	}
+}
+
+// The README's example of every shape is a valid sites file.
+func TestREADMESitesExample(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "One example per shape")
+	_, after, ok2 := strings.Cut(after, "```yaml\n")
+	example, _, ok3 := strings.Cut(after, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md has no sites example after \"One example per shape\"")
+	}
+	sites, err := ParseSites([]byte(example))
+	if err != nil {
+		t.Fatalf("the README's sites example: %v", err)
+	}
+	if len(sites) != 5 {
+		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
 	}
 }

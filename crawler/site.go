@@ -64,7 +64,17 @@ type Site struct {
 	// fraction of the previous crawl's listing count below which a crawl should be distrusted.
 	MinCompleteRatio float64 `yaml:"min_complete_ratio"`
 
+	// Requests, Targets, Format, JSON and Login declare the sources that are not one HTML page per
+	// GET (see request.go, jsonpage.go, login.go): request templates instead of start_urls or
+	// url_template, expanded per play date and per target; JSON responses; a login step.
+	Requests []RequestTemplate `yaml:"requests"`
+	Targets  []Target          `yaml:"targets"`
+	Format   string            `yaml:"format"` // "html" (the default) or "json"
+	JSON     *JSONPage         `yaml:"json"`
+	Login    *Login            `yaml:"login"`
+
 	tmpl *template.Template
+	req  *compiledRequests
 }
 
 // Fields are the selectors of a listing's cells. Course, RoundDate and TeeTime are required.
@@ -84,8 +94,14 @@ type Field struct {
 	Selector string `yaml:"selector"`
 	Attr     string `yaml:"attr"`
 	Regex    string `yaml:"regex"`
+	// Path (format json only) is the gjson path of the value within a row. Value is a template over
+	// the request's variables ({{.Date}}, {{.Target.name}}, ...) or a constant: the field then comes
+	// from the request, not the row (see request.go).
+	Path  string `yaml:"path"`
+	Value string `yaml:"value"`
 
-	re *regexp.Regexp
+	re    *regexp.Regexp
+	value *template.Template
 }
 
 func (f Field) configured() bool { return f.Selector != "" || f.Attr != "" }
@@ -186,14 +202,17 @@ func (s *Site) Validate() error {
 		return errors.New("a site has no name; the name is the events' source and is required")
 	}
 	switch {
+	case len(s.Requests) > 0 && (len(s.StartURLs) > 0 || s.URLTemplate != ""):
+		return fail("set requests, or start_urls or url_template, not both")
+	case len(s.Requests) > 0:
 	case len(s.StartURLs) == 0 && s.URLTemplate == "":
-		return fail("set either start_urls or url_template")
+		return fail("set either start_urls or url_template, or requests")
 	case len(s.StartURLs) > 0 && s.URLTemplate != "":
 		return fail("set start_urls or url_template, not both")
 	case s.DaysAhead < 0 || s.DaysAhead > 366:
 		return fail("days_ahead is %d; it must be between 0 and 366", s.DaysAhead)
-	case s.DaysAhead > 0 && s.URLTemplate == "":
-		return fail("days_ahead only applies to url_template")
+	case s.DaysAhead > 0 && s.URLTemplate == "" && len(s.Requests) == 0:
+		return fail("days_ahead only applies to url_template and requests")
 	}
 	for _, u := range s.StartURLs {
 		if err := checkURL(u); err != nil {
@@ -210,7 +229,10 @@ func (s *Site) Validate() error {
 			return fail("url_template does not expand to a URL: %v", err)
 		}
 	}
-	if s.Row == "" {
+	if err := s.validateSources(fail); err != nil {
+		return err
+	}
+	if s.Row == "" && s.Format != FormatJSON {
 		return fail("row (the selector of one listing) is required")
 	}
 	for _, sel := range []struct{ name, sel string }{{"row", s.Row}, {"next_page", s.NextPage}, {"follow", s.Follow}} {
@@ -227,8 +249,11 @@ func (s *Site) Validate() error {
 		{"round_date", &s.Fields.RoundDate, true}, {"tee_time", &s.Fields.TeeTime, true},
 		{"price", &s.Fields.Price, false}, {"players", &s.Fields.Players, false},
 	} {
-		if f.required && !f.field.configured() {
-			return fail("fields.%s needs a selector or attr; course, round_date and tee_time are required", f.name)
+		if f.required && !f.field.mapped() {
+			return fail("fields.%s needs a selector, attr, path or value; course, round_date and tee_time are required", f.name)
+		}
+		if err := s.validateField(f.name, f.field); err != nil {
+			return fail("%v", err)
 		}
 		if err := checkSelector(f.field.Selector); err != nil {
 			return fail("fields.%s selector %q is invalid: %v", f.name, f.field.Selector, err)
@@ -257,6 +282,7 @@ func (s *Site) Validate() error {
 // allowed_domains, so that a next link cannot lead the crawl off the site.
 func (s *Site) hosts() []string {
 	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul()))
+	urls = append(urls, s.requestURLs()...)
 	var out []string
 	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && !slices.Contains(out, u.Hostname()) {

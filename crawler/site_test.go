@@ -16,8 +16,8 @@ func TestLoadSitesShipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sites) != 1 || sites[0].Name != "sim-golf" {
-		t.Fatalf("sites %+v, want one named sim-golf", sites)
+	if len(sites) != 5 || sites[0].Name != "sim-golf" {
+		t.Fatalf("sites %+v, want five, sim-golf first", sites)
 	}
 	p := sites[0].Politeness
 	if p.Parallelism != 2 || p.Retries != 3 || p.MaxBodyBytes != DefaultMaxBodyBytes || p.UserAgent != DefaultUserAgent ||

@@ -15,23 +15,57 @@ import (
 // broker) through the cluster's controller. A topic that exists already is left as it is, whatever
 // its partition count, and is no error (kafka-go's CreateTopics does not tell the two apart).
 func CreateTopic(ctx context.Context, addr, topic string, partitions int) error {
-	var d kafka.Dialer
+	return CreateTopicOn(ctx, []string{addr}, topic, partitions, nil)
+}
+
+// CreateTopicOn is CreateTopic through whichever of brokers answers first, in order: a bootstrap
+// list whose first broker is down still works. configs are topic settings for a topic it creates
+// (e.g. "max.message.bytes"); an existing topic keeps its own. When every broker fails it returns
+// each one's error.
+func CreateTopicOn(ctx context.Context, brokers []string, topic string, partitions int, configs map[string]string) error {
+	if len(brokers) == 0 {
+		return fmt.Errorf("create topic %s: %w", topic, ErrNoBrokers)
+	}
+	var entries []kafka.ConfigEntry
+	for k, v := range configs {
+		entries = append(entries, kafka.ConfigEntry{ConfigName: k, ConfigValue: v})
+	}
+	var errs []error
+	for _, addr := range brokers {
+		err := createTopic(ctx, addr, kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1,
+			ConfigEntries: entries})
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+		var kerr kafka.Error
+		if errors.As(err, &kerr) || ctx.Err() != nil {
+			break // the cluster answered (or we are stopping): another broker would answer the same
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func createTopic(ctx context.Context, addr string, tc kafka.TopicConfig) error {
+	d := kafka.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("create topic %s: dial %s: %w", topic, addr, err)
+		return fmt.Errorf("create topic %s: dial %s: %w", tc.Topic, addr, err)
 	}
 	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(writeCallTimeout))
 	ctrl, err := conn.Controller()
 	if err != nil {
-		return fmt.Errorf("create topic %s: find the controller: %w", topic, err)
+		return fmt.Errorf("create topic %s: find the controller via %s: %w", tc.Topic, addr, err)
 	}
 	cc, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ctrl.Host, strconv.Itoa(ctrl.Port)))
 	if err != nil {
-		return fmt.Errorf("create topic %s: dial the controller: %w", topic, err)
+		return fmt.Errorf("create topic %s: dial the controller: %w", tc.Topic, err)
 	}
 	defer cc.Close()
-	if err := cc.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}); err != nil {
-		return fmt.Errorf("create topic %s: %w", topic, err)
+	_ = cc.SetDeadline(time.Now().Add(writeCallTimeout))
+	if err := cc.CreateTopics(tc); err != nil {
+		return fmt.Errorf("create topic %s: %w", tc.Topic, err)
 	}
 	return nil
 }

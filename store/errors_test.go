@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 func TestInterpretAndIsTransient(t *testing.T) {
@@ -41,6 +43,50 @@ func TestInterpretAndIsTransient(t *testing.T) {
 			}
 			if IsTransient(got) != tc.transient {
 				t.Errorf("IsTransient(%v) = %v, want %v", got, !tc.transient, tc.transient)
+			}
+		})
+	}
+}
+
+// The decision table of the package documentation, row by row.
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	live := t.Context()
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	pg := func(code string) error { return interpret(fmt.Errorf("insert: %w", &pgconn.PgError{Code: code})) }
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		err    error
+		fate   Fate
+		reason string
+	}{
+		{"Success", live, nil, FateDone, "ok"},
+		{"SuccessWhileStopping", done, nil, FateDone, "ok"},
+		{"Malformed", live, fmt.Errorf("decode: %w", events.ErrNotJSON), FateDeadLetter, "malformed"},
+		{"TooLarge", live, events.ErrTooLarge, FateDeadLetter, "malformed"},
+		{"DataException", live, pg("22P05"), FateDeadLetter, "rejected 22P05"},
+		{"CheckViolation", live, pg("23514"), FateDeadLetter, "rejected 23514"},
+		{"IndexRowTooBig", live, pg("54000"), FateDeadLetter, "rejected 54000"},
+		{"ConnectionLost", live, pg("08006"), FateRetry, "transient"},
+		{"Deadlock", live, pg("40P01"), FateRetry, "transient"},
+		{"AdminShutdown", live, pg("57P01"), FateRetry, "transient"},
+		{"Deadline", live, context.DeadlineExceeded, FateRetry, "transient"},
+		{"ClosedPool", live, errors.New("closed pool"), FateRetry, "transient"},
+		{"UndefinedColumn", live, pg("42703"), FateAlarmedRetry, "sqlstate 42703"},
+		{"PermissionDenied", live, pg("42501"), FateAlarmedRetry, "sqlstate 42501"},
+		{"UndefinedTable", live, pg("42P01"), FateAlarmedRetry, "sqlstate 42P01"},
+		{"DiskFull", live, pg("53100"), FateAlarmedRetry, "sqlstate 53100"},
+		{"Unclassified", live, errors.New("boom"), FateAlarmedRetry, "unclassified"},
+		{"TransientWhileStopping", done, pg("08006"), FateStop, "shutting down"},
+		{"RejectedWhileStopping", done, pg("22P05"), FateStop, "shutting down"},
+		{"Cancelled", done, context.Canceled, FateStop, "shutting down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Decide(tc.ctx, tc.err)
+			if got != (Decision{tc.fate, tc.reason}) {
+				t.Errorf("Decide(%v) = %v %q, want %v %q", tc.err, got.Fate, got.Reason, tc.fate, tc.reason)
 			}
 		})
 	}

@@ -2,9 +2,9 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,7 +55,7 @@ type Result struct {
 func (s *Store) Ingest(ctx context.Context, batch []Message) (Result, error) {
 	rows, dead := split(batch)
 	res, err := s.ingest(ctx, rows, dead, false)
-	if errors.Is(err, ErrRejected) {
+	if Decide(ctx, err).Fate == FateDeadLetter {
 		res, err = s.ingest(ctx, rows, dead, true)
 	}
 	if err != nil {
@@ -118,20 +118,35 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows, touched *[]s
 			inserted += n
 			return err
 		})
-		switch {
-		case errors.Is(err, ErrRejected):
+		switch Decide(ctx, err).Fate {
+		case FateDone:
+		case FateDeadLetter:
 			poison = append(poison, rows.dead[i].withError(err))
-		case err != nil:
+		default: // not this row's fault: the whole batch fails, and Decide says what the loop does
 			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.id[i]), err)
 		}
 	}
 	return inserted, poison, nil
 }
 
+// deadLetter upserts dead letters in (topic, partition, offset) order, one per position (the last
+// one given wins). Two batches in concurrent transactions holding the same positions then lock
+// them in the same order and wait for each other instead of deadlocking (40P01), as inserted
+// events do in event_id order.
 func deadLetter(ctx context.Context, tx pgx.Tx, dead []deadRow) error {
 	if len(dead) == 0 {
 		return nil
 	}
+	dead = slices.Clone(dead)
+	slices.SortStableFunc(dead, func(a, b deadRow) int { return a.position().compare(b.position()) })
+	uniq := dead[:0]
+	for i, d := range dead {
+		if i+1 < len(dead) && dead[i+1].position() == d.position() {
+			continue // a later row for the same position replaces this one
+		}
+		uniq = append(uniq, d)
+	}
+	dead = uniq
 	n := len(dead)
 	topic, part, off := make([]string, n), make([]int32, n), make([]int64, n)
 	key, value, msg := make([][]byte, n), make([][]byte, n), make([]string, n)
@@ -169,6 +184,18 @@ type position struct {
 	partition int32
 	offset    int64
 }
+
+func (p position) compare(q position) int {
+	if c := strings.Compare(p.topic, q.topic); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(p.partition, q.partition); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.offset, q.offset)
+}
+
+func (d deadRow) position() position { return position{d.topic, d.partition, d.offset} }
 
 // split turns a batch into column arrays of distinct valid events (the first delivery of an
 // event_id in the batch wins: its Kafka position is the one stored) and the dead letters, one per

@@ -6,7 +6,28 @@
 //
 // The schema lives in package migrations and the views in package views; store only runs the
 // queries in queries/*.sql. PostgreSQL errors are mapped once, by interpret, onto ErrRejected
-// (never retry) or left as they are (IsTransient says whether a retry may help).
+// (the row's data is at fault) or left as they are.
+//
+// # The fate of a failure
+//
+// One function, Decide, chooses what becomes of a failed message, row or batch; Ingest uses it to
+// pin errors on rows and package ingest uses it for whole batches. In order, first match wins:
+//
+//	error                                                   fate              what happens
+//	nil                                                     FateDone          batch stored; offsets committed
+//	any error once the run context is done                  FateStop          nothing committed past it; redelivered
+//	events.ErrMalformed (decode, validation, > 64 KiB)      FateDeadLetter    message -> booking_events_dead, rest stored
+//	ErrRejected: SQLSTATE class 22, 23 or 54 on one row     FateDeadLetter    row -> booking_events_dead (found by savepoints)
+//	IsTransient: class 08, 40001, 40P01, 57P0x, 53300,      FateRetry         same batch again, capped backoff, WARN
+//	  55P03, 57014, timeouts, closed pool, network errors
+//	anything else (42703 missing column, 42501 permission   FateAlarmedRetry  same batch again, capped backoff, ERROR on
+//	  denied, 53100 disk full, unclassified errors)                           every attempt; after ingest.Config.AlarmAfter
+//	                                                                          attempts the stuck gauge and /healthz 503
+//
+// A FateDeadLetter error that reaches the loop as a whole batch's error (the store could not pin
+// it on a row, e.g. the dead-letter insert itself was rejected) is retried as FateAlarmedRetry.
+// Nothing is ever dead-lettered for an error that is not the message's own fault: a broken schema
+// or a missing grant pauses the stream loudly instead of draining it into the dead-letter table.
 package store
 
 import (

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/ingest"
@@ -42,6 +44,19 @@ const (
 	heartbeatInterval = time.Second
 	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
 	maxInflight = 16
+	// defaultQueueCapacity is kafka-go's reader queue, in MESSAGES (it has no byte bound): the
+	// messages fetched ahead of the loop. Each may be as large as the topic's max.message.bytes
+	// (1 MiB by default), so the queue alone may hold about 8 MiB, ~1.5 MB of RSS per queued
+	// message with the garbage collector's headroom: BenchmarkLargeMessageRSS measured 1.8× the
+	// normal peak at 8 and 2.2× at 16. It costs no throughput: the loop takes whole batches while
+	// the partition readers refill the queue, and PostgreSQL is the bottleneck
+	// (BenchmarkQueueCapacity: 8 vs kafka-go's usual 1000 drained 100k events at 1.0-1.2×).
+	defaultQueueCapacity = 8
+	// fetchMaxBytes is the most one fetch asks the broker for. kafka-go streams the response
+	// message by message into the queue, so this bounds the broker's answer, not our memory; it
+	// must exceed the largest message the topic allows (max.message.bytes), or that message
+	// could never be read.
+	fetchMaxBytes = 4 << 20
 )
 
 type consumeConfig struct {
@@ -51,6 +66,8 @@ type consumeConfig struct {
 	group       string
 	noMigrate   bool
 	batchSize   int
+	batchBytes  int
+	queue       int
 	batchWait   time.Duration
 	inflight    int
 	from        string
@@ -59,6 +76,7 @@ type consumeConfig struct {
 	httpAddr    string // the dashboard inside run (serve.go); "" = off
 	shutdown    time.Duration
 	partitions  int
+	alarmAfter  int
 	dashAuth    dashboard.Auth
 }
 
@@ -75,6 +93,20 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
+	batchBytes := ingest.DefaultMaxBatchBytes
+	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: run: BATCH_MAX_BYTES %q is not a whole number of bytes", cli.ErrUsage, v)
+		}
+		batchBytes = n
+	}
+	fs.IntVar(&cfg.batchBytes, "max-batch-bytes", batchBytes,
+		"max bytes (keys and values) per database transaction ($BATCH_MAX_BYTES); a batch closes at\n"+
+			"--batch-size messages or this many bytes, whichever comes first")
+	fs.IntVar(&cfg.queue, "queue-capacity", defaultQueueCapacity,
+		"messages kafka-go may fetch ahead of the batches (it counts messages, not bytes: each can be\n"+
+			"as large as the topic's max.message.bytes)")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.IntVar(&cfg.inflight, "inflight", ingest.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
@@ -89,6 +121,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
+	fs.IntVar(&cfg.alarmAfter, "alarm-after", ingest.DefaultAlarmAfter,
+		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
+			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -105,12 +140,18 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
 	err := consume(ctx, env.logger, cfg)
-	if err != nil && ctx.Err() != nil {
-		// SIGTERM while connecting, migrating or checking the topic: a clean stop, not a failure.
+	if stoppedBySignal(ctx, err) {
+		// SIGTERM while connecting, migrating or waiting for a dependency: a clean stop.
 		env.logger.Info("stopped during start-up", "err", err)
 		return nil
 	}
 	return err
+}
+
+// stoppedBySignal reports whether err is only the signal's cancellation coming back. Any other
+// error is reported, even when a signal arrived meanwhile: exit status 0 means a clean stop.
+func stoppedBySignal(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
 }
 
 func (c consumeConfig) validate() error {
@@ -127,8 +168,17 @@ func (c consumeConfig) validate() error {
 	if c.batchSize < 1 || c.batchSize > 100_000 {
 		errs = append(errs, fmt.Errorf("--batch-size %d is out of range 1..100000", c.batchSize))
 	}
+	if c.batchBytes < 64<<10 || c.batchBytes > 1<<30 {
+		errs = append(errs, fmt.Errorf("--max-batch-bytes %d is out of range 65536..1073741824", c.batchBytes))
+	}
+	if c.queue < 1 || c.queue > 100_000 {
+		errs = append(errs, fmt.Errorf("--queue-capacity %d is out of range 1..100000", c.queue))
+	}
 	if c.batchWait <= 0 {
 		errs = append(errs, fmt.Errorf("--batch-wait %v must be positive", c.batchWait))
+	}
+	if c.alarmAfter < 1 {
+		errs = append(errs, fmt.Errorf("--alarm-after %d must be at least 1", c.alarmAfter))
 	}
 	if c.inflight < 1 || c.inflight > maxInflight {
 		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
@@ -150,22 +200,54 @@ func (c consumeConfig) validate() error {
 func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error {
 	logger.InfoContext(ctx, "booking-consumer starting", "database_url", redact(cfg.databaseURL),
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
+		"max_batch_bytes", cfg.batchBytes, "queue_capacity", cfg.queue,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
+	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
+		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err) // a typo: no use waiting
+	}
+
+	// /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var alive atomic.Bool
+	alive.Store(true)
+	var db atomic.Pointer[pgxpool.Pool]
+	health := &ingest.Health{}
+	health.Set(startingKey, "starting: connecting to PostgreSQL")
+	if cfg.metricsAddr != "" {
+		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+	}
+
 	conns := int32(cfg.inflight) + 2 // + migrations and /healthz
 	if cfg.httpAddr != "" {
 		conns += 2 // the dashboard's pages
 	}
-	pool, err := openDB(ctx, cfg.databaseURL, conns)
+	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
+	var pool *pgxpool.Pool
+	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
+		var err error
+		pool, err = openDB(ctx, cfg.databaseURL, conns)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+	db.Store(pool)
 	if !cfg.noMigrate {
-		if err := migrate(ctx, pool); err != nil {
+		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
+			return migrate(ctx, pool)
+		}); err != nil {
 			return err
 		}
 	}
-	if err := ensureTopic(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions); err != nil {
+	if err := waitFor(ctx, logger, health, "Kafka", kafkaRetriable, func(ctx context.Context) error {
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
+	}); err != nil {
 		return err
 	}
 	if cfg.from != "" {
@@ -173,18 +255,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			return err
 		}
 	}
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var alive atomic.Bool
-	alive.Store(true)
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, pool, &alive)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
+	health.Clear(startingKey)
 	if cfg.httpAddr != "" {
 		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
 		if err != nil {
@@ -197,7 +268,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		Brokers: cfg.brokers, GroupID: cfg.group, Topic: cfg.topic,
 		StartOffset:    kafka.FirstOffset, // a new group reads the topic from its start
 		CommitInterval: 0,                 // synchronous: CommitMessages returns the broker's answer
-		MinBytes:       1, MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond, QueueCapacity: 1000,
+		MinBytes:       1, MaxBytes: fetchMaxBytes, MaxWait: 500 * time.Millisecond, QueueCapacity: cfg.queue,
 		HeartbeatInterval: heartbeatInterval, SessionTimeout: sessionTimeout,
 		WatchPartitionChanges: true,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) {
@@ -205,13 +276,76 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		}),
 	})
 	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
-		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, Inflight: cfg.inflight, ShutdownTimeout: cfg.shutdown,
-		Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
+		ShutdownTimeout: cfg.shutdown,
+		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	closeReader(logger, r)
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", cfg.topic, err)
+	}
+	return nil
+}
+
+// startingKey names the start-up problem in ingest.Health.
+const startingKey = "starting"
+
+// Start-up retries: capped exponential backoff, 0.5 s doubling to 10 s (jittered).
+const (
+	startBackoffBase = 500 * time.Millisecond
+	startBackoffMax  = 10 * time.Second
+)
+
+// waitFor calls try until it succeeds, fails with an error retriable rejects (a configuration
+// problem: wrong password, unknown database, a topic the cluster refuses), or ctx ends (then it
+// returns an error wrapping context.Canceled: a clean stop). Each failure is logged and shown by
+// /healthz as "starting: waiting for WHAT".
+func waitFor(ctx context.Context, logger *slog.Logger, health *ingest.Health, what string,
+	retriable func(error) bool, try func(context.Context) error) error {
+	b := ingest.Backoff{Base: startBackoffBase, Max: startBackoffMax}
+	health.Set(startingKey, "starting: waiting for "+what)
+	for attempt := 1; ; attempt++ {
+		err := try(ctx)
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				logger.InfoContext(ctx, what+" is reachable", "attempts", attempt)
+			}
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
+		case !retriable(err):
+			return err
+		}
+		d := b.Delay(attempt)
+		health.Set(startingKey, fmt.Sprintf("starting: waiting for %s (attempt %d): %v", what, attempt, err))
+		logger.WarnContext(ctx, "start-up: waiting for "+what+"; retrying", "attempt", attempt, "backoff", d.String(), "err", err)
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
+		}
+	}
+}
+
+// kafkaRetriable: everything but an answer from the cluster that says it will never work.
+func kafkaRetriable(err error) bool {
+	var kerr kafka.Error
+	return !errors.As(err, &kerr) || kerr.Temporary()
+}
+
+// reachKafka creates the topic if asked to (partitions > 0), or else asks for its metadata: either
+// way one of the brokers answered. A topic that does not exist yet is not waited for here; the
+// Reader picks it up once it appears.
+func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions int) error {
+	if partitions > 0 {
+		return ensureTopic(ctx, logger, brokers, topic, partitions)
+	}
+	if _, err := events.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, events.ErrTopicNotReady) {
+		return err
 	}
 	return nil
 }
@@ -231,9 +365,10 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 }
 
 // serveMetrics serves /metrics and /healthz on addr until the returned stop is called.
-// /healthz is 200 when the database answers a ping within 2 s and the consume loop is running.
+// /healthz is 200 when the database answers a ping within 2 s, the consume loop is running and
+// health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
-	pool *pgxpool.Pool, alive *atomic.Bool) (stop func(), err error) {
+	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
@@ -247,7 +382,14 @@ func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *pr
 			http.Error(w, "consume loop stopped", http.StatusServiceUnavailable)
 			return
 		}
-		if err := pool.Ping(pctx); err != nil {
+		if problems := health.String(); problems != "" {
+			http.Error(w, problems, http.StatusServiceUnavailable)
+			return
+		}
+		if pool := db.Load(); pool == nil {
+			http.Error(w, "starting: no database connection yet", http.StatusServiceUnavailable)
+			return
+		} else if err := pool.Ping(pctx); err != nil {
 			http.Error(w, "database: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}

@@ -35,6 +35,7 @@ const envHelp = `Environment:
                    --bootstrap overrides it)
   KAFKA_TOPIC      topic to consume (default booking-events; --topic overrides it)
   KAFKA_GROUP      consumer group (default booking-consumer; --group overrides it)
+  BATCH_MAX_BYTES  bytes per batch of run (default 8388608; --max-batch-bytes overrides it)
   METRICS_ADDR     listen address of /metrics and /healthz for run (default 127.0.0.1:9464;
                    --metrics-addr overrides it; --metrics-addr= turns it off)
   LOG_LEVEL        debug, info (default), warn or error

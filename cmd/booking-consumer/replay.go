@@ -111,7 +111,7 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 			"use a new --group, or add --force-reset to overwrite them", group, topic, strings.Join(existing, " "))
 	}
 
-	offsets, err := startOffsets(ctx, brokers[0], topic, parts, at)
+	offsets, err := startOffsets(ctx, brokers, topic, parts, at)
 	if err != nil {
 		return err
 	}
@@ -140,11 +140,12 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 // startOffsets returns, per partition, the offset of the first message at or after at (the
 // partition's end if there is none), or the partition's first offset when at is zero. It asks
 // each partition's leader directly: kafka.Client.ListOffsets mixes up first and time offsets in
-// its response mapping (it keys results by the returned timestamp, which is -1 for both).
-func startOffsets(ctx context.Context, addr, topic string, parts []int, at time.Time) (map[int]int64, error) {
+// its response mapping (it keys results by the returned timestamp, which is -1 for both). The
+// leader is looked up through each of brokers in turn until one answers.
+func startOffsets(ctx context.Context, brokers []string, topic string, parts []int, at time.Time) (map[int]int64, error) {
 	out := make(map[int]int64, len(parts))
 	for _, p := range parts {
-		conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, p)
+		conn, err := dialLeader(ctx, brokers, topic, p)
 		if err != nil {
 			return nil, fmt.Errorf("replay: dial leader of %s/%d: %w", topic, p, err)
 		}
@@ -162,4 +163,21 @@ func startOffsets(ctx context.Context, addr, topic string, parts []int, at time.
 		out[p] = off
 	}
 	return out, nil
+}
+
+// dialLeader dials the leader of topic/partition, looking it up through each of brokers in turn.
+func dialLeader(ctx context.Context, brokers []string, topic string, partition int) (*kafka.Conn, error) {
+	var errs []error
+	for _, addr := range brokers {
+		d := kafka.Dialer{Timeout: 5 * time.Second}
+		conn, err := d.DialLeader(ctx, "tcp", addr, topic, partition)
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
 }

@@ -59,6 +59,7 @@ type crawlConfig struct {
 	CollapseCrawls  int
 	UnhealthyAfter  int
 	ShutdownTimeout time.Duration
+	NoInitialCrawl  bool
 	Publisher       events.PublisherConfig
 }
 
@@ -91,6 +92,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		}
 		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", unhealthy, "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
+		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
 	}
 	return cfg, func() error {
 		if envErr != nil {
@@ -257,8 +259,8 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 
 // scheduleCmd is `crawler run`.
 func scheduleCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("run", "Crawl every site of the sites file on the cron schedule (Asia/Seoul) until SIGINT or\n"+
-		"SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
+	fs := env.newFlagSet("run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
+		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
 		crawlEnvHelp+logEnvHelp)
@@ -279,7 +281,7 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 	}
 	sched := crawler.Schedule{
 		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.logger, ShutdownTimeout: cfg.ShutdownTimeout,
-		OnSkip: d.metrics.SkippedRun,
+		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
 		Job: func(ctx context.Context) {
 			// The runner has logged each site's failure; the schedule goes on.
 			_, _ = d.runner.Run(ctx)

@@ -3,6 +3,8 @@
 //
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
 //	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
+//	crawler try --site NAME      fetch one site's pages for one date and print what they gave
+//	crawler check                validate every site of the sites file without fetching
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
 //	crawler replay FILE          publish recorded events with their original ids, acknowledged
@@ -33,6 +35,12 @@ Usage:
   crawler [run] [flags]        crawl every site on the cron schedule until SIGINT/SIGTERM (the default)
   crawler once [flags]         crawl every site once; exit status 1 if any site's crawl failed or was
                                incomplete
+  crawler try --site NAME [--sites FILE --date D --target T --dump]
+                               fetch one site's pages for one play date (and target) and print the
+                               listings, the rejected rows with their reason and, with --dump, the raw
+                               response: for writing a sites file
+  crawler check [--sites FILE] validate every site (selectors, paths, templates, required fields)
+                               without fetching
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
   crawler sim --generate FILE [--days 21 --seed 1]
                                write the deterministic ~7k-event practice set (real crawl + diff path
@@ -72,6 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cmd = simCmd
 	case "healthcheck":
 		cmd = healthcheckCmd
+	case "try":
+		cmd = tryCmd
+	case "check":
+		cmd = checkCmd
 	case "help":
 		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
 		return nil

@@ -22,7 +22,7 @@ import (
 // env returns a getenv over m.
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-// sitesFile writes a sites file: the shipped compose/dev/sites.yaml pointed at base, looking
+// sitesFile writes a sites file: the first (HTML) site of compose/dev/sites.yaml pointed at base, looking
 // one day ahead, without politeness delay or retries.
 func sitesFile(t *testing.T, base string) string {
 	t.Helper()
@@ -30,7 +30,8 @@ func sitesFile(t *testing.T, base string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), "http://"+sitesim.DefaultAddr, base, 1)
+	s, _, _ := strings.Cut(string(b), "\n\n  - name: sim-api-get") // the HTML site only
+	s = strings.Replace(s, "http://"+sitesim.DefaultAddr, base, 1)
 	s = strings.Replace(s, "days_ahead: 14", "days_ahead: 1", 1)
 	s = strings.Replace(s, `allowed_domains: ["127.0.0.1"]`, "", 1)
 	s = strings.Replace(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n", 1)
@@ -56,7 +57,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
-		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after"}, crawlFlags...), envs...)},
+		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
 		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},

@@ -10,6 +10,8 @@ import (
 )
 
 const simEnvHelp = `Environment:
+  SIM_CLUB_USER, SIM_CLUB_PASSWORD   the login of the club routes (/club/login); without a password
+                              no login succeeds (compose/dev/sites.yaml's sim-club-login reads the same)
 ` + logEnvHelp
 
 // simCmd is `crawler sim`: the simulated booking site with the demo dynamics.
@@ -18,7 +20,9 @@ func simCmd(ctx context.Context, env environment, args []string) error {
 		"14 days of tee times released at 09:00 KST, bookings (weekend mornings fastest, --booking-speed\n"+
 		"times faster than a real site, counted from start-up) and expiries at the tee time. Its clock is\n"+
 		"the real one unless --speed says otherwise; every response carries it in the X-Sim-Now header.\n"+
-		"Also serves /healthz, /robots.txt and /ground-truth?from=&to=.\n"+
+		"The same tee times are also served as a JSON API (GET /api/getTeeTimeList, POST\n"+
+		"/api/v2/teetime/list), a login-guarded form POST (/club/login, /club/ajax/teeList) and one\n"+
+		"club per page (/list.asp). Also serves /healthz, /robots.txt and /ground-truth?from=&to=.\n"+
 		"With --generate FILE it serves nothing and writes the practice set instead (crawler sim --generate --help).",
 		simEnvHelp)
 	addr := fs.String("addr", sitesim.DefaultAddr, "listen `address` (compose/dev/sites.yaml points at the default)")
@@ -37,6 +41,8 @@ func simCmd(ctx context.Context, env environment, args []string) error {
 	}
 	cfg := sitesim.DemoConfig(*seed)
 	cfg.BookingSpeed = *booking
+	cfg.LoginUser = cli.EnvOr(env.getenv, "SIM_CLUB_USER", sitesim.DefaultUser)
+	cfg.LoginPassword = env.getenv("SIM_CLUB_PASSWORD")
 	if *speed != 1 {
 		cfg.Now = sitesim.SpeedClock(time.Now, time.Now(), cfg.Now(), *speed)
 	}

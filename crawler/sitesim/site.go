@@ -10,8 +10,11 @@
 // hours), or expires at its tee time. The page bytes at instant t are a pure function of
 // (Config, t): any clock jump works and two sites with the same seed serve the same bytes.
 //
-// It does not model cancellations (a listing never reopens) or logins, and it is not a load test
-// target: every request recomputes the day it shows.
+// The same listings are also served in the shapes other sources have (sources.go): a JSON API
+// (GET and POST), a login-guarded form POST answering HTML rows, and one club per HTML page.
+//
+// It does not model cancellations (a listing never reopens), and it is not a load test target:
+// every request recomputes the day it shows.
 package sitesim
 
 import (
@@ -39,6 +42,12 @@ type Config struct {
 	// bookings ahead of it rather than all of them in the past. Zero: no such start.
 	Epoch    time.Time
 	Location *time.Location // default KST
+	// The login of the club routes (sources.go): user id (default DefaultUser), password (no
+	// default: without one no login succeeds) and how many guarded requests a session serves
+	// before it expires (0: never).
+	LoginUser       string
+	LoginPassword   string
+	SessionRequests int
 }
 
 func (c Config) withDefaults() Config {
@@ -69,6 +78,9 @@ func (c Config) withDefaults() Config {
 	if c.Location == nil {
 		c.Location = KST
 	}
+	if c.LoginUser == "" {
+		c.LoginUser = DefaultUser
+	}
 	return c
 }
 
@@ -80,11 +92,13 @@ type Site struct {
 	faults   Faults
 	requests uint64         // page requests so far, drives rate-based faults
 	perPage  map[string]int // page requests so far per request URI, drives the *First faults
+	logins   int            // successful logins (sources.go)
+	sessions map[string]int // live session tokens: guarded requests left (0: unlimited)
 }
 
 // New returns a site over cfg (defaults applied).
 func New(cfg Config) *Site {
-	return &Site{cfg: cfg.withDefaults(), perPage: map[string]int{}}
+	return &Site{cfg: cfg.withDefaults(), perPage: map[string]int{}, sessions: map[string]int{}}
 }
 
 // Config returns the site's configuration with defaults applied.
@@ -155,7 +169,8 @@ func (s *Site) Visible(at time.Time) []Truth {
 
 // ServeHTTP routes: / (date tabs), /tee?date=YYYYMMDD&page=N (listings; MMDD also accepted),
 // /robots.txt (allow all), /ground-truth?from=RFC3339&to=RFC3339 (JSON; default the last 24 h up to
-// now), /healthz. Faults apply to / and /tee only. Every response carries X-Sim-Now, the site's
+// now), /healthz, and the routes of sources.go. Faults apply to / and /tee and to the routes of
+// sources.go except the login. Every response carries X-Sim-Now, the site's
 // clock in RFC 3339, so a demo crawler can use the simulated time as its crawl time.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.cfg.Now()
@@ -179,6 +194,13 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.serveTee(w, r, now)
 	default:
+		if isSourcePath(r.URL.Path) {
+			if r.URL.Path != PathLogin && s.applyFaults(w, r) {
+				return
+			}
+			s.serveSource(w, r, now)
+			return
+		}
 		http.NotFound(w, r)
 	}
 }

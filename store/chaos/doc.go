@@ -43,6 +43,18 @@
 //     (`once`, then `run`) on the same state dir exits non-zero at once with "DIR is in use by
 //     another crawler (pid N)" and crawls nothing; a third runs normally once the first stopped;
 //     PostgreSQL holds no duplicate transition (per listing, opens and closes alternate).
+//   - TestOversizeKeyPoison: the booking-consumer binary drains CHAOS_POISON_EVENTS (10,000)
+//     valid events with one valid-looking event in the middle whose listing_key is 4,000 bytes
+//     (built as JSON, bypassing the crawler; too large for a btree entry): every valid event
+//     stored, exactly one dead letter, offsets committed to the end, no insert retried.
+//   - TestBrokerOutageWithInflight4: the binary with --inflight 4 drains CHAOS_OUTAGE_EVENTS
+//     (14,000) events while booking_events is locked so that batches pile up; the broker is
+//     stopped for CHAOS_OUTAGE (60 s) and the lock released meanwhile, so offset commits fail:
+//     the process survives without a restart, stores everything, commits to the end, no offset
+//     ahead of its rows.
+//   - TestLargeMessagesMemoryBound: the binary drains CHAOS_LARGE (1,000) junk messages of 900 KB:
+//     each dead-lettered as a 4 KiB prefix with its length and SHA-256, peak RSS within the
+//     documented bound (150 MB with the defaults).
 //
 // The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
 // ingest.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),

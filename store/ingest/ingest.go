@@ -10,22 +10,46 @@
 //     more is read ahead; all of them are held, none is committed before the batches fetched
 //     before it. Offsets are committed only after the database commit, batch after batch, in
 //     fetch order: a batch stored early waits for the ones before it.
+//
 //   - Nothing is stored twice. A crash between the database commit and the offset commit replays
 //     the batch; the store inserts with ON CONFLICT (event_id) DO NOTHING, so the replay counts
 //     as duplicates. The same holds for a batch stored while an earlier one was still retrying.
+//
 //   - Poison never blocks the stream. Undecodable messages go to the store as dead letters (with
-//     the decode error) in the same transaction as the valid ones around them.
-//   - Memory is bounded by Inflight+2 batches (Config.BatchSize messages each): those in the
-//     database, the one whose offsets are being committed and the one read ahead.
-//   - Outages pause, never end, the loop: a failed insert and a failed fetch are both retried with
-//     capped backoff for as long as the context lives.
+//     the decode error) in the same transaction as the valid ones around them, and a row that
+//     PostgreSQL rejects (bad data, an index entry too large) is pinned by the store and
+//     dead-lettered alone. What becomes of every failure is decided by store.Decide (the table
+//     is in package store's documentation): an error that is neither transient nor a row's
+//     fault is retried without committing, loudly (ERROR every attempt, then Health and the
+//     booking_consumer_stuck gauge after Config.AlarmAfter attempts), never dead-lettered.
+//
+//   - Memory is bounded in bytes, not only in messages. A batch closes at Config.BatchSize
+//     messages or Config.MaxBatchBytes bytes of keys and values, whichever comes first, and a
+//     value over events.MaxEventBytes (64 KiB) is cut to its first DeadValuePrefix (4 KiB) bytes
+//     the moment it is fetched (the dead letter records its full length and SHA-256), so no batch
+//     holds large values whole. The loop holds at most Inflight+2 batches: those in the database,
+//     the one whose offsets are being committed and the one read ahead. With the Reader's own
+//     queue (kafka-go's QueueCapacity counts messages, each up to the topic's max.message.bytes,
+//     plus one message being read per partition) the consumer's data in memory is at most
+//     (Inflight+2) × MaxBatchBytes × ~3 (raw bytes, decoded fields, the statement's arrays) +
+//     (QueueCapacity + partitions) × max.message.bytes. With the booking-consumer defaults
+//     (Inflight 2, 8 MiB, QueueCapacity 8, 1 MiB messages, 3 partitions) that is ~96 MiB +
+//     ~11 MiB in the worst case of 64 KiB junk filling every batch; real events (~500 B) and
+//     oversize junk both stay far below it.
+//
+//   - Outages pause, never end, the loop: a failed insert, a failed fetch and a failed offset
+//     commit are all retried with capped backoff for as long as the context lives. While a
+//     commit retries, the loop takes no new batch (memory stays bounded, and no later batch is
+//     committed before it).
 //
 // Run does not own the Reader: the caller creates it, and closes it (under a deadline) after Run
 // returns.
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +68,10 @@ import (
 // transaction of ~10-50 ms; 200 ms bounds the extra latency a lone event waits for company.
 const (
 	DefaultBatchSize = 1000
-	DefaultBatchWait = 200 * time.Millisecond
+	// DefaultMaxBatchBytes bounds a batch in bytes: 1000 real events are ~0.5 MB, so only junk
+	// (values near the 64 KiB limit) ever closes a batch by size.
+	DefaultMaxBatchBytes = 8 << 20
+	DefaultBatchWait     = 200 * time.Millisecond
 	// DefaultInflight is how many batches are in the database at once. One transaction keeps one
 	// PostgreSQL backend busy while the consumer, the broker and the other core wait; two fill a
 	// 2-core machine: 1.3-1.5x the events/s of one (BenchmarkConsumerIngest, fresh/fresh1), and
@@ -54,11 +81,11 @@ const (
 	DefaultBackoffMax      = 30 * time.Second
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultCommitTimeout   = 10 * time.Second
-	// MaxCommitFailures is how many offset commits in a row may fail before Run gives up and
-	// returns an error, so that the process restarts and its new Reader rewinds to the last
-	// committed offsets. Single failures are harmless: the next batch's commit covers the
-	// earlier offsets of its partitions, and anything left behind is redelivered and deduplicated.
-	MaxCommitFailures = 5
+	// DefaultAlarmAfter is how many failed attempts in a row of one batch's insert (for an error
+	// store.Decide calls FateAlarmedRetry) or of one batch's offset commit make the consumer report
+	// itself stuck: the booking_consumer_stuck gauge and a 503 from /healthz, so that an
+	// orchestrator notices. With the default backoff, 5 attempts take about 3 s.
+	DefaultAlarmAfter = 5
 	// infoEvery rate-limits the Info-level progress line; every batch is logged at Debug.
 	infoEvery = 10 * time.Second
 )
@@ -94,17 +121,25 @@ func (b Backoff) Delay(attempt int) time.Duration {
 
 // Config tunes Run. The zero value works: every zero field takes its default.
 type Config struct {
-	BatchSize int           // max messages per transaction; DefaultBatchSize if zero
-	BatchWait time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
-	Inflight  int           // batches in the database at once, each in its own transaction; DefaultInflight if zero
-	Backoff   Backoff
+	BatchSize int // max messages per transaction; DefaultBatchSize if zero
+	// MaxBatchBytes closes a batch once its keys and values (values over events.MaxEventBytes
+	// counted as their DeadValuePrefix) reach it, whatever its count; DefaultMaxBatchBytes if zero.
+	MaxBatchBytes int
+	BatchWait     time.Duration // how long to keep filling a batch after its first message; DefaultBatchWait if zero
+	Inflight      int           // batches in the database at once, each in its own transaction; DefaultInflight if zero
+	Backoff       Backoff
 	// ShutdownTimeout bounds the in-flight insert and its offset commit once ctx is cancelled.
 	ShutdownTimeout time.Duration
 	// CommitTimeout bounds one CommitMessages call (it blocks while the coordinator is away).
 	CommitTimeout time.Duration
-	Logger        *slog.Logger     // slog.Default() if nil
-	Metrics       Metrics          // none if nil
-	Now           func() time.Time // time.Now if nil
+	// AlarmAfter is how many failed attempts in a row of an alarmed insert or of an offset commit
+	// mark the consumer stuck (Health, the stuck gauge); DefaultAlarmAfter if zero.
+	AlarmAfter int
+	// Health receives the stuck reasons while a batch is stuck; none if nil.
+	Health  *Health
+	Logger  *slog.Logger     // slog.Default() if nil
+	Metrics Metrics          // none if nil
+	Now     func() time.Time // time.Now if nil
 }
 
 func (c Config) withDefaults() Config {
@@ -113,6 +148,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BatchWait <= 0 {
 		c.BatchWait = DefaultBatchWait
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if c.Inflight <= 0 {
 		c.Inflight = DefaultInflight
@@ -132,6 +170,12 @@ func (c Config) withDefaults() Config {
 	if c.CommitTimeout <= 0 {
 		c.CommitTimeout = DefaultCommitTimeout
 	}
+	if c.AlarmAfter <= 0 {
+		c.AlarmAfter = DefaultAlarmAfter
+	}
+	if c.Health == nil {
+		c.Health = &Health{}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -150,24 +194,31 @@ type outcome int
 const (
 	commit outcome = iota // the transaction committed: commit the offsets, fetch the next batch
 	retry                 // back off and insert the same batch again; commit nothing
+	alarm                 // retry, loudly: ERROR every attempt, stuck after Config.AlarmAfter
 	stop                  // shutting down: commit nothing; the batch is redelivered after restart
 )
 
 func (o outcome) String() string {
-	return [...]string{"commit", "retry", "stop"}[o]
+	return [...]string{"commit", "retry", "alarm", "stop"}[o]
 }
 
-// classify decides what happens to a batch given the store's answer. Duplicates and dead
-// letters are part of a successful (nil) answer. Every error is retried while ctx lives:
-// a database that is down must pause the stream, not drain it into the dead-letter table.
-func classify(ctx context.Context, err error) outcome {
-	switch {
-	case err == nil:
-		return commit
-	case ctx.Err() != nil:
-		return stop
-	default:
-		return retry
+// classify maps store.Decide's fate of a whole batch's error onto what the loop does (the table
+// is in package store's documentation). Duplicates and dead letters are part of a successful
+// (nil) answer. Every error is retried while ctx lives: a database that is down, or a schema
+// that is broken, must pause the stream, not drain it into the dead-letter table. An error the
+// store could not pin on a row (FateDeadLetter for a whole batch) is a bug or a broken dead-letter
+// table: alarmed.
+func classify(ctx context.Context, err error) (outcome, string) {
+	d := store.Decide(ctx, err)
+	switch d.Fate {
+	case store.FateDone:
+		return commit, d.Reason
+	case store.FateStop:
+		return stop, d.Reason
+	case store.FateRetry:
+		return retry, d.Reason
+	default: // FateAlarmedRetry, and FateDeadLetter for a whole batch
+		return alarm, d.Reason
 	}
 }
 
@@ -259,9 +310,7 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			if err != nil {
 				return err
 			}
-			if err := l.commit(ictx, f.kafka, res); err != nil {
-				return err
-			}
+			l.commit(ctx, ictx, f.kafka, res)
 			if end {
 				return l.finish(ictx, queue)
 			}
@@ -286,6 +335,8 @@ type stored struct {
 // finish is the shutdown path: it waits for the batches in flight, in fetch order, and commits
 // each one that was stored until the first that was not.
 func (l *loop) finish(ictx context.Context, queue []*flight) error {
+	ended, cancel := context.WithCancel(ictx)
+	cancel()
 	committing := true
 	for _, f := range queue {
 		res := <-f.done
@@ -298,9 +349,7 @@ func (l *loop) finish(ictx context.Context, queue []*flight) error {
 			committing = false
 			continue
 		}
-		if err := l.commit(ictx, f.kafka, res); err != nil {
-			return err
-		}
+		l.commit(ended, ictx, f.kafka, res) // one attempt each: no retries on the way out
 	}
 	return nil
 }
@@ -321,7 +370,7 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 	defer close(out)
 	failures := 0
 	for ctx.Err() == nil {
-		kb, err := l.fetch(ctx, make([]kafka.Message, 0, l.cfg.BatchSize))
+		kb, sb, err := l.fetch(ctx)
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -351,7 +400,6 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
 			failures = 0
 		}
-		sb := decode(kb, make([]store.Message, 0, len(kb)))
 		select {
 		case out <- fetched{kafka: kb, store: sb}:
 		case <-ctx.Done():
@@ -365,47 +413,74 @@ type loop struct {
 	s   sink
 	cfg Config
 
-	commitFailures int
-	lastInfo       time.Time
-	total          struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
+	lastInfo time.Time
+	total    struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
 }
 
-// fetch blocks for the first message, then adds messages until BatchSize or BatchWait. A
-// fetch error after the first message ends the batch; the next fetch will see it again.
-func (l *loop) fetch(ctx context.Context, batch []kafka.Message) ([]kafka.Message, error) {
+// fetch blocks for the first message, then adds messages until BatchSize messages or
+// MaxBatchBytes bytes (keys and values, after trimming) or BatchWait. A fetch error after the
+// first message ends the batch; the next fetch will see it again. Each message is decoded as it
+// arrives, and a value over events.MaxEventBytes is trimmed at once (see trim), so that a batch
+// never holds many large values whole.
+func (l *loop) fetch(ctx context.Context) ([]kafka.Message, []store.Message, error) {
 	first, err := l.r.FetchMessage(ctx)
 	if err != nil {
-		return batch, err
+		return nil, nil, err
 	}
-	batch = append(batch, first)
+	kb := make([]kafka.Message, 0, min(l.cfg.BatchSize, 1024))
+	sb := make([]store.Message, 0, cap(kb))
+	size := 0
+	add := func(m kafka.Message) {
+		k, s := decode(m)
+		kb, sb = append(kb, k), append(sb, s)
+		size += len(s.Key) + len(s.Value)
+	}
+	add(first)
 	wctx, cancel := context.WithTimeout(ctx, l.cfg.BatchWait)
 	defer cancel()
-	for len(batch) < l.cfg.BatchSize {
+	for len(kb) < l.cfg.BatchSize && size < l.cfg.MaxBatchBytes {
 		m, err := l.r.FetchMessage(wctx)
 		if err != nil {
 			if wctx.Err() == nil {
 				l.cfg.Logger.WarnContext(ctx, "fetch failed mid-batch; inserting what we have",
-					"size", len(batch), "err", err)
+					"size", len(kb), "err", err)
 			}
 			break
 		}
-		batch = append(batch, m)
+		add(m)
 	}
-	return batch, nil
+	return kb, sb, nil
 }
 
-// decode turns Kafka messages into store messages: an event, or the reason it is poison.
-func decode(in []kafka.Message, out []store.Message) []store.Message {
-	for _, m := range in {
-		sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
-		if e, err := events.Decode(m.Value); err != nil {
-			sm.Err = err
-		} else {
-			sm.Event = &e
-		}
-		out = append(out, sm)
+// DeadValuePrefix is how many bytes of a value over events.MaxEventBytes are kept: in memory
+// from the moment it is fetched, and as raw_value in booking_events_dead. The dead letter's error
+// gives the full length and the SHA-256 of the whole value.
+const DeadValuePrefix = 4 << 10
+
+// decode turns a Kafka message into a store message (an event, or the reason it is poison) and
+// the Kafka message kept for the offset commit. A value over events.MaxEventBytes is never
+// decoded: both keep only its first DeadValuePrefix bytes (a copy, so the whole value can be
+// freed at once), and the error records its length and SHA-256.
+func decode(m kafka.Message) (kafka.Message, store.Message) {
+	if len(m.Key) > DeadValuePrefix { // keys are listing keys (< 1 KB); only the value is ever stored whole
+		m.Key = bytes.Clone(m.Key[:DeadValuePrefix])
 	}
-	return out
+	if len(m.Value) > events.MaxEventBytes {
+		sum := sha256.Sum256(m.Value)
+		n := len(m.Value)
+		m.Value = bytes.Clone(m.Value[:DeadValuePrefix])
+		m.Headers = nil
+		err := fmt.Errorf("%w: %d bytes > %d, sha256 %x; raw_value keeps the first %d bytes",
+			events.ErrTooLarge, n, events.MaxEventBytes, sum, DeadValuePrefix)
+		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Err: err}
+	}
+	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
+	if e, err := events.Decode(m.Value); err != nil {
+		sm.Err = err
+	} else {
+		sm.Event = &e
+	}
+	return m, sm
 }
 
 // insert stores one batch, retrying until it succeeds or ctx ends; statements run under ictx. It
@@ -413,25 +488,31 @@ func decode(in []kafka.Message, out []store.Message) []store.Message {
 // l.lastInfo.
 func (l *loop) insert(ctx, ictx context.Context, sbatch []store.Message) stored {
 	start := l.cfg.Now()
+	var stuck *stuckMark
+	defer func() { stuck.clear() }()
 	for attempt := 1; ; attempt++ {
 		res, err := l.s.Ingest(ictx, sbatch)
-		switch classify(ctx, err) {
+		out, reason := classify(ctx, err)
+		switch out {
 		case commit:
 			return stored{res: res, latency: l.cfg.Now().Sub(start), attempts: attempt}
 		case stop:
 			l.cfg.Logger.InfoContext(ctx, "shutting down with batch uncommitted; it will be redelivered",
 				"size", len(sbatch), "err", err)
 			return stored{stopped: true}
-		case retry:
+		case retry, alarm:
 			d := l.cfg.Backoff.Delay(attempt)
 			lvl := slog.LevelWarn
-			if errors.Is(err, store.ErrRejected) {
-				// The store dead-letters rejected rows one by one; a whole batch rejected is a bug.
+			if out == alarm {
 				lvl = slog.LevelError
+				if attempt >= l.cfg.AlarmAfter && stuck == nil {
+					stuck = l.markStuck(batchName(sbatch), reason,
+						fmt.Sprintf("stuck: insert of batch %s failed %d times: %s: %v", batchName(sbatch), attempt, reason, err))
+				}
 			}
 			l.cfg.Logger.Log(ctx, lvl, "insert failed; retrying the same batch",
-				"attempt", attempt, "backoff", d.String(), "size", len(sbatch),
-				"rejected", errors.Is(err, store.ErrRejected), "transient", store.IsTransient(err), "err", err)
+				"attempt", attempt, "backoff", d.String(), "size", len(sbatch), "fate", out.String(),
+				"reason", reason, "stuck", stuck != nil, "err", err)
 			l.cfg.Metrics.Retry()
 			if !sleep(ctx, d) {
 				l.cfg.Logger.InfoContext(ctx, "shutting down during backoff; batch uncommitted", "size", len(sbatch))
@@ -441,25 +522,90 @@ func (l *loop) insert(ctx, ictx context.Context, sbatch []store.Message) stored 
 	}
 }
 
+// batchName names a batch by its first message's position, for logs and Health.
+func batchName(b []store.Message) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return fmt.Sprintf("%s/%d@%d", b[0].Topic, b[0].Partition, b[0].Offset)
+}
+
+// stuckMark is one stuck report: a Health problem and a +1 on the stuck gauge, undone by clear.
+type stuckMark struct {
+	l           *loop
+	key, reason string
+}
+
+// markStuck reports the batch or commit named key stuck for reason (a metric label: short and
+// stable) with the message for /healthz.
+func (l *loop) markStuck(key, reason, message string) *stuckMark {
+	l.cfg.Health.Set(key, message)
+	if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
+		m.Stuck(reason, 1)
+	}
+	l.cfg.Logger.Error("consumer stuck; /healthz reports it until this clears", "what", key, "reason", reason,
+		"detail", message)
+	return &stuckMark{l: l, key: key, reason: reason}
+}
+
+func (s *stuckMark) clear() {
+	if s == nil {
+		return
+	}
+	s.l.cfg.Health.Clear(s.key)
+	if m, ok := s.l.cfg.Metrics.(StuckMetrics); ok {
+		m.Stuck(s.reason, -1)
+	}
+	s.l.cfg.Logger.Info("no longer stuck", "what", s.key, "reason", s.reason)
+}
+
 // commit reports a stored batch and commits its offsets; the database already holds its rows.
-func (l *loop) commit(ctx context.Context, kbatch []kafka.Message, res stored) error {
+//
+// A failed commit is retried, with the same capped backoff as fetches, for as long as ctx lives:
+// a Kafka outage pauses the consumer, it never ends it. While it retries, the loop takes no new
+// batch: the inserts in flight finish, the fetcher holds its one read-ahead batch, so memory stays
+// bounded as usual, and no later batch is committed before this one. After Config.AlarmAfter
+// failures in a row the consumer reports itself stuck until a commit succeeds. When ctx ends
+// first the batch stays uncommitted (redelivered, harmlessly, to the next owner). Each attempt runs
+// under ictx, which outlives ctx by the shutdown grace, so that on shutdown one attempt is made.
+func (l *loop) commit(ctx, ictx context.Context, kbatch []kafka.Message, res stored) {
 	l.report(ctx, kbatch, res.res, res.latency, res.attempts)
-	cctx, cancel := context.WithTimeout(ctx, l.cfg.CommitTimeout)
-	defer cancel()
-	err := l.r.CommitMessages(cctx, kbatch...)
-	if err == nil {
-		l.commitFailures = 0
-		return nil
-	}
-	l.commitFailures++
+	var stuck *stuckMark
+	defer func() { stuck.clear() }()
 	first, last := kbatch[0], kbatch[len(kbatch)-1]
-	l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, the batch may be redelivered as duplicates",
-		"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
-		"failures_in_a_row", l.commitFailures, "err", err)
-	if l.commitFailures >= MaxCommitFailures {
-		return fmt.Errorf("commit offsets: %d failures in a row: %w", l.commitFailures, err)
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ictx, l.cfg.CommitTimeout)
+		err := l.r.CommitMessages(cctx, kbatch...)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				l.cfg.Logger.InfoContext(ctx, "offsets committed after failures", "topic", first.Topic,
+					"partition", first.Partition, "offset", first.Offset, "attempts", attempt)
+			}
+			return
+		}
+		if ctx.Err() != nil || ictx.Err() != nil {
+			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
+				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset, "err", err)
+			return
+		}
+		if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
+			m.CommitFailed()
+		}
+		if attempt >= l.cfg.AlarmAfter && stuck == nil {
+			stuck = l.markStuck("offset commit", "offset commit",
+				fmt.Sprintf("stuck: offset commit failed %d times in a row (Kafka unreachable?): %v", attempt, err))
+		}
+		d := l.cfg.Backoff.Delay(attempt)
+		l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, retrying the commit",
+			"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
+			"attempt", attempt, "backoff", d.String(), "err", err)
+		if !sleep(ctx, d) {
+			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
+				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset)
+			return
+		}
 	}
-	return nil
 }
 
 // report logs and counts a stored batch.

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -21,7 +25,7 @@ func TestClassify(t *testing.T) {
 	live := t.Context()
 	done, cancel := context.WithCancel(t.Context())
 	cancel()
-	transient := errors.New("conn reset")
+	transient := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET} // a connection reset
 	for _, tc := range []struct {
 		name string
 		ctx  context.Context
@@ -32,14 +36,16 @@ func TestClassify(t *testing.T) {
 		{"SuccessDuringShutdownCommits", done, nil, commit},
 		{"TransientRetries", live, transient, retry},
 		{"DeadlineRetries", live, fmt.Errorf("insert: %w", context.DeadlineExceeded), retry},
-		{"RejectedBatchRetries", live, fmt.Errorf("%w: boom", store.ErrRejected), retry},
-		{"UnknownRetries", live, errors.New("???"), retry},
+		// A whole batch rejected (the store pins rejections on rows; this one it could not) and an
+		// error nobody classified are retried too, but loudly (review finding 1).
+		{"RejectedBatchRetriesLoudly", live, fmt.Errorf("%w: boom", store.ErrRejected), alarm},
+		{"UnknownRetriesLoudly", live, errors.New("???"), alarm},
 		{"ShutdownStops", done, transient, stop},
 		{"CancelledInsertStops", done, context.Canceled, stop},
 		{"RejectedDuringShutdownStops", done, store.ErrRejected, stop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := classify(tc.ctx, tc.err); got != tc.want {
+			if got, _ := classify(tc.ctx, tc.err); got != tc.want {
 				t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
@@ -442,30 +448,132 @@ func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
 	}
 }
 
-func TestRunReturnsErrorWhenCommitsKeepFailing(t *testing.T) {
+// A Kafka outage pauses the consumer, never ends it (review finding 4): offset commits that keep
+// failing are retried with backoff while nothing else moves, memory stays bounded (no fetch past
+// the batches in flight and the one read ahead), and once the coordinator answers again every
+// batch is committed, in fetch order.
+func TestRunRetriesCommitsWhileTheyFail(t *testing.T) {
 	t.Parallel()
-	r := &fakeReader{msgs: msgs(100), commitErr: errors.New("coordinator gone")}
+	for _, inflight := range []int{1, 4} {
+		t.Run(fmt.Sprint("inflight=", inflight), func(t *testing.T) {
+			t.Parallel()
+			const failures = 25 // far more than the old limit of 5 in a row
+			r := &fakeReader{msgs: msgs(100)}
+			var mu sync.Mutex
+			failed := 0
+			r.onCommit = func() {
+				mu.Lock()
+				defer mu.Unlock()
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				if failed < failures {
+					failed++
+					r.commitErr = errors.New("coordinator gone")
+				} else {
+					r.commitErr = nil
+				}
+			}
+			s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+				return store.Result{Inserted: len(b)}, nil
+			}}
+			cfg := testConfig(t)
+			cfg.Inflight = inflight
+			health := &Health{}
+			cfg.Health = health
+			sawStuck := false
+			cfg.Metrics = &stuckCounter{onStuck: func(reason string, delta int) {
+				if delta > 0 && strings.Contains(health.String(), "offset commit failed") {
+					sawStuck = true
+				}
+			}}
+			stop := runAsync(t, t.Context(), r, s, cfg)
+			waitFor(t, "all 100 messages committed", func() bool {
+				_, _, commits := r.state()
+				n := 0
+				for _, c := range commits {
+					n += len(c)
+				}
+				return n == 100
+			})
+			if next, _, _ := r.state(); next > 100 {
+				t.Fatalf("fetched %d", next)
+			}
+			if err := stop(); err != nil {
+				t.Fatalf("Run = %v after %d failed commits; want nil: the loop must outlive them", err, failures)
+			}
+			_, _, commits := r.state()
+			for i, c := range commits {
+				if got, want := fmt.Sprint(offsetsOf(c)), fmt.Sprint(offsetsOf(r.msgs[i*10:i*10+10])); got != want {
+					t.Errorf("commit %d = %s, want %s (fetch order, each batch once)", i, got, want)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if failed != failures || !sawStuck || health.String() != "" {
+				t.Errorf("failed commits %d (want %d), reported stuck %v (want true), health now %q (want healthy)",
+					failed, failures, sawStuck, health.String())
+			}
+		})
+	}
+}
+
+// While commits fail, nothing is fetched past the batches in the database and the one read ahead.
+func TestRunCommitRetriesHoldMemoryBounded(t *testing.T) {
+	t.Parallel()
+	r := &fakeReader{msgs: msgs(200), commitErr: errors.New("coordinator gone")}
+	var calls sync.WaitGroup
+	calls.Add(1)
+	var once sync.Once
+	r.onCommit = func() {
+		_, _, _ = r.state()
+		once.Do(calls.Done)
+	}
 	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
 		return store.Result{Inserted: len(b)}, nil
 	}}
 	cfg := testConfig(t)
-	errc := make(chan error, 1)
-	go func() { errc <- Run(t.Context(), r, s, cfg) }()
-	select {
-	case err := <-errc:
-		if err == nil {
-			t.Fatal("Run = nil, want an error after repeated commit failures")
-		}
-		// It stops at the 5th failed commit, having fetched at most Inflight batches past it (in
-		// the database) and one more (read ahead).
-		limit := (MaxCommitFailures + cfg.Inflight + 1) * cfg.BatchSize
-		if next, _, _ := r.state(); next < MaxCommitFailures*cfg.BatchSize || next > limit {
-			t.Errorf("fetched %d messages, want %d to %d (stop at the %dth failed commit)", next,
-				MaxCommitFailures*cfg.BatchSize, limit, MaxCommitFailures)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not give up")
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	calls.Wait()
+	time.Sleep(200 * time.Millisecond) // many retries at 1-4 ms
+	next, _, commits := r.state()
+	// The batch being committed, Inflight in the database, one read ahead, and the fetch of the
+	// next message that is then waiting to be handed over.
+	if limit := (cfg.Inflight+2)*cfg.BatchSize + 1; next > limit || len(commits) != 0 {
+		t.Errorf("while commits fail: fetched %d messages (limit %d), %d commits accepted", next, limit, len(commits))
 	}
+	if err := stop(); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
+	}
+}
+
+// stuckCounter is a Metrics with the StuckMetrics extension.
+type stuckCounter struct {
+	nopMetrics
+	onStuck func(reason string, delta int)
+	mu      sync.Mutex
+	stuck   map[string]int
+	commits int
+}
+
+func (c *stuckCounter) Stuck(reason string, delta int) {
+	c.mu.Lock()
+	if c.stuck == nil {
+		c.stuck = map[string]int{}
+	}
+	c.stuck[reason] += delta
+	f := c.onStuck
+	c.mu.Unlock()
+	if f != nil {
+		f(reason, delta)
+	}
+}
+
+func (c *stuckCounter) CommitFailed() { c.mu.Lock(); c.commits++; c.mu.Unlock() }
+
+func (c *stuckCounter) get(reason string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stuck[reason]
 }
 
 func TestRunReturnsWhenTheReaderIsClosed(t *testing.T) {
@@ -513,3 +621,67 @@ type eofReader struct{}
 
 func (eofReader) FetchMessage(context.Context) (kafka.Message, error)    { return kafka.Message{}, io.EOF }
 func (eofReader) CommitMessages(context.Context, ...kafka.Message) error { return nil }
+
+// A batch closes at MaxBatchBytes whatever its count, and a value over the event limit is held
+// only as its first DeadValuePrefix bytes from the moment it is fetched (review finding 7).
+func TestRunBoundsBatchesInBytes(t *testing.T) {
+	t.Parallel()
+	var in []kafka.Message
+	for i := range 40 {
+		size := 20 << 10
+		if i%10 == 9 {
+			size = 900 << 10 // oversize junk
+		}
+		in = append(in, kafka.Message{Topic: "t", Partition: 0, Offset: int64(i), Value: make([]byte, size)})
+	}
+	r := &fakeReader{msgs: in}
+	var mu sync.Mutex
+	var sizes []int
+	s := &fakeSink{fn: func(_ context.Context, _ int, b []store.Message) (store.Result, error) {
+		n := 0
+		for _, m := range b {
+			n += len(m.Key) + len(m.Value)
+			if m.Offset%10 == 9 && (len(m.Value) != DeadValuePrefix || !errors.Is(m.Err, events.ErrTooLarge) ||
+				!strings.Contains(m.Err.Error(), "921600 bytes")) {
+				t.Errorf("oversize message %d reached the store with %d bytes and error %v", m.Offset, len(m.Value), m.Err)
+			}
+		}
+		mu.Lock()
+		sizes = append(sizes, n)
+		mu.Unlock()
+		return store.Result{DeadLettered: len(b)}, nil
+	}}
+	cfg := testConfig(t)
+	cfg.BatchSize, cfg.MaxBatchBytes = 1000, 64<<10
+	stop := runAsync(t, t.Context(), r, s, cfg)
+	waitFor(t, "every message committed", func() bool {
+		_, _, commits := r.state()
+		n := 0
+		for _, c := range commits {
+			n += len(c)
+		}
+		return n == 40
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range sizes {
+		// A batch closes once it reaches the bound, so it exceeds it by less than one message.
+		if n >= cfg.MaxBatchBytes+events.MaxEventBytes {
+			t.Errorf("a batch of %d bytes; want < %d (batch sizes %v)", n, cfg.MaxBatchBytes+events.MaxEventBytes, sizes)
+		}
+	}
+	if len(sizes) < 10 {
+		t.Errorf("%d batches for 40 messages of 20 KB under a 64 KiB bound; want >= 10 (sizes %v)", len(sizes), sizes)
+	}
+	_, _, commits := r.state()
+	for _, c := range commits {
+		for _, m := range c {
+			if m.Offset%10 == 9 && len(m.Value) > DeadValuePrefix {
+				t.Fatalf("the loop kept oversize message %d's %d-byte value for its commit", m.Offset, len(m.Value))
+			}
+		}
+	}
+}

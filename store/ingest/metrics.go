@@ -21,6 +21,16 @@ type Metrics interface {
 	Lag(topic string, partition int, lag int64)
 }
 
+// StuckMetrics is what a Metrics also implements to export the alarms (Prometheus does). Calls
+// come from any of the loop's goroutines; implementations must be safe for concurrent use.
+type StuckMetrics interface {
+	// Stuck adds delta (+1 or -1) to the number of batches or commits stuck for reason (a short,
+	// stable label: "sqlstate 42703", "offset commit", ...).
+	Stuck(reason string, delta int)
+	// CommitFailed is called for each failed offset commit (it is retried).
+	CommitFailed()
+}
+
 type nopMetrics struct{}
 
 func (nopMetrics) Batch(int, store.Result, time.Duration) {}
@@ -29,9 +39,9 @@ func (nopMetrics) Lag(string, int, int64)                 {}
 
 // Prometheus implements Metrics with metrics named booking_consumer_*.
 type Prometheus struct {
-	consumed, inserted, duplicates, deadLettered, retries prometheus.Counter
-	latency                                               prometheus.Histogram
-	lag                                                   *prometheus.GaugeVec
+	consumed, inserted, duplicates, deadLettered, retries, commitFailures prometheus.Counter
+	latency                                                               prometheus.Histogram
+	lag, stuck                                                            *prometheus.GaugeVec
 }
 
 // NewPrometheus registers the consumer's metrics on reg.
@@ -47,6 +57,8 @@ func NewPrometheus(reg prometheus.Registerer) *Prometheus {
 		duplicates:   counter("duplicates_total", "Events already stored (redeliveries, republished events)."),
 		deadLettered: counter("dead_lettered_total", "Messages stored in the dead-letter table."),
 		retries:      counter("retries_total", "Failed batch inserts that were retried."),
+		commitFailures: counter("commit_failures_total",
+			"Failed offset commits (each is retried with backoff; rows were stored already)."),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "booking_consumer_batch_seconds",
 			Help:    "Time from a batch's first insert attempt to its database commit, retries included.",
@@ -56,8 +68,13 @@ func NewPrometheus(reg prometheus.Registerer) *Prometheus {
 			Name: "booking_consumer_lag",
 			Help: "Messages behind the partition's high-water mark, as of the last batch from that partition.",
 		}, []string{"topic", "partition"}),
+		stuck: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "booking_consumer_stuck",
+			Help: "Batches (or the offset commit) retried at least AlarmAfter times in a row for an error that is neither " +
+				"transient nor a row's fault, by reason; while it is above 0, /healthz answers 503.",
+		}, []string{"reason"}),
 	}
-	reg.MustRegister(p.latency, p.lag)
+	reg.MustRegister(p.latency, p.lag, p.stuck)
 	return p
 }
 
@@ -77,3 +94,11 @@ func (p *Prometheus) Retry() { p.retries.Inc() }
 func (p *Prometheus) Lag(topic string, partition int, lag int64) {
 	p.lag.WithLabelValues(topic, strconv.Itoa(partition)).Set(float64(lag))
 }
+
+// Stuck implements StuckMetrics.
+func (p *Prometheus) Stuck(reason string, delta int) {
+	p.stuck.WithLabelValues(reason).Add(float64(delta))
+}
+
+// CommitFailed implements StuckMetrics.
+func (p *Prometheus) CommitFailed() { p.commitFailures.Inc() }

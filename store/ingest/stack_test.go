@@ -15,8 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -122,9 +124,13 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 			continue
 		}
 		p := poison[i]
-		if off != int64(2*i+1) || !strings.Contains(msg, p.wantErr) || size != len(p.value) {
+		wantSize := len(p.value)
+		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound (review finding 7)
+			wantSize = ingest.DeadValuePrefix
+		}
+		if off != int64(2*i+1) || !strings.Contains(msg, p.wantErr) || size != wantSize {
 			t.Errorf("%s: dead letter at offset %d (%d bytes): %q; want offset %d, %d bytes, error containing %q",
-				p.name, off, size, msg, 2*i+1, len(p.value), p.wantErr)
+				p.name, off, size, msg, 2*i+1, wantSize, p.wantErr)
 		}
 		i++
 	}

@@ -9,12 +9,16 @@
 //   - BenchmarkPracticeReplay: the ~7,000-event practice set (crawler/practice) published and
 //     consumed end to end, vs the naive consumer;
 //   - BenchmarkBacklogRSS: the booking-consumer binary's peak RSS draining a 1M-event backlog
-//     vs a 100k one (memory is bounded by the batch size, not the backlog).
+//     vs a 100k one (memory is bounded by the batch size, not the backlog);
+//   - BenchmarkLargeMessageRSS: its peak RSS draining 1,000 junk messages of 900 KB vs 1,000
+//     normal events (memory is bounded in bytes: target ≤ 2×);
+//   - BenchmarkQueueCapacity: its drain rate with kafka-go's queue at 8 messages (the default,
+//     for the byte bound) vs 1000.
 //
 // It has no non-test code. compose/dev/bench runs it and writes BENCHMARKS.md; by hand:
 //
 //	go test ./store/ingest/ingestbench/ -run '^$' -bench . -benchtime 1x -timeout 30m -v
 //
 // Sizes come from the environment: BENCH_EVENTS (50000), BENCH_NAIVE_EVENTS (3000),
-// BENCH_BACKLOG (1000000).
+// BENCH_BACKLOG (1000000), BENCH_LARGE (1000), BENCH_QUEUE_EVENTS (100000).
 package ingestbench

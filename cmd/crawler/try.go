@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+const tryEnvHelp = `Environment:
+  CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
+  the variables named in the site's login.credentials
+` + logEnvHelp
+
+// tryMaxPages bounds `crawler try`: it is for looking at the first pages, not for crawling.
+const tryMaxPages = 20
+
+// tryCmd is `crawler try`: crawl one site for one play date (and one target) and print what every
+// page gave, without diffing, publishing or saving anything.
+func tryCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("try", "Fetch one site's pages for one play date (and one target) and print the listings read from\n"+
+		"each page as a table, every rejected row with its reason and raw text and, with --dump, the\n"+
+		"raw response, so that selectors and paths can be tried in minutes. Nothing is published or\n"+
+		"saved. Politeness and the login apply as in a crawl; the credentials never appear in the\n"+
+		"output. Exit status 1 when a page failed.",
+		tryEnvHelp)
+	sitesPath := fs.String("sites", cli.EnvOr(env.getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	name := fs.String("site", "", "`name` of the site to try (required)")
+	date := fs.String("date", "", "play `date` YYYY-MM-DD (default: today in Asia/Seoul)")
+	target := fs.String("target", "", "the `target` to try: one of its values (id, name, ...) or its 0-based index; default the first")
+	dump := fs.Bool("dump", false, "print every page's raw response too")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if *name == "" {
+		return fmt.Errorf("%w: --site is required", cli.ErrUsage)
+	}
+	sites, err := crawler.LoadSites(*sitesPath)
+	if err != nil {
+		return err
+	}
+	var site crawler.Site
+	var names []string
+	for _, s := range sites {
+		names = append(names, s.Name)
+		if s.Name == *name {
+			site = s
+		}
+	}
+	if site.Name == "" {
+		return fmt.Errorf("%w: no site %q in %s (sites: %s)", cli.ErrUsage, *name, *sitesPath, strings.Join(names, ", "))
+	}
+	at := time.Now().In(crawler.Seoul())
+	if *date != "" {
+		d, err := time.ParseInLocation("2006-01-02", *date, crawler.Seoul())
+		if err != nil {
+			return fmt.Errorf("%w: --date must be YYYY-MM-DD: %v", cli.ErrUsage, err)
+		}
+		at = d.Add(12 * time.Hour)
+	}
+	if err := pickTarget(&site, *target); err != nil {
+		return err
+	}
+	site.DaysAhead = 0
+	site.Politeness.MaxPages = min(site.Politeness.MaxPages, tryMaxPages)
+
+	var (
+		mu      sync.Mutex
+		reports []crawler.PageReport
+	)
+	res, err := crawler.Collect(ctx, site, at, crawler.CollectDeps{
+		Logger: env.logger, Getenv: env.getenv,
+		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
+	})
+	if err != nil && len(reports) == 0 {
+		return err
+	}
+	sort.SliceStable(reports, func(i, j int) bool { return reports[i].Request < reports[j].Request })
+	var b strings.Builder
+	writeTry(&b, reports, *dump)
+	fmt.Fprintf(&b, "\n%s on %s: %d page(s), %d listing(s), %d row(s) rejected, %d page(s) failed",
+		site.Name, at.Format("2006-01-02"), res.Pages, len(res.Listings), res.Rejected, len(res.FailedPages))
+	if res.MaxPagesHit {
+		fmt.Fprintf(&b, ", stopped at %d pages", tryMaxPages)
+	}
+	b.WriteString("\n")
+	if _, werr := fmt.Fprint(env.stdout, crawler.Redact(b.String(), site.Secrets(env.getenv))); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if n := len(res.FailedPages); n > 0 {
+		return fmt.Errorf("%d of %d page(s) failed", n, n+res.Pages)
+	}
+	return nil
+}
+
+// pickTarget keeps the one target of site that --target names (default: the first).
+func pickTarget(site *crawler.Site, want string) error {
+	if len(site.Targets) == 0 {
+		if want != "" {
+			return fmt.Errorf("%w: site %s declares no targets", cli.ErrUsage, site.Name)
+		}
+		return nil
+	}
+	if want == "" {
+		site.Targets = site.Targets[:1]
+		return nil
+	}
+	var labels []string
+	for i, t := range site.Targets {
+		match := strconv.Itoa(i) == want
+		var kv []string
+		for k, v := range t {
+			match = match || v == want
+			kv = append(kv, k+"="+v)
+		}
+		if match {
+			site.Targets = []crawler.Target{t}
+			return nil
+		}
+		sort.Strings(kv)
+		labels = append(labels, fmt.Sprintf("%d {%s}", i, strings.Join(kv, ", ")))
+	}
+	return fmt.Errorf("%w: no target of site %s matches %q; targets: %s", cli.ErrUsage, site.Name, want, strings.Join(labels, "; "))
+}
+
+func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
+	for _, p := range reports {
+		fmt.Fprintf(b, "== %s\n", p.Request)
+		switch {
+		case p.Err != nil:
+			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
+		case p.Empty:
+			fmt.Fprintf(b, "   status %d: an empty answer (empty_when holds): no tee times\n", p.Status)
+		default:
+			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
+		}
+		if len(p.Listings) > 0 {
+			var t table
+			t.add("course", "part", "play_date", "round_date", "tee_time", "price", "players")
+			for _, l := range p.Listings {
+				t.add(l.CourseName, l.CoursePart, l.PlayDate, l.RoundDate, l.TeeTime, optional(l.PriceKRW), optional(l.Players))
+			}
+			var tb strings.Builder
+			_ = t.write(&tb) // a strings.Builder does not fail
+			for _, line := range strings.Split(strings.TrimRight(tb.String(), "\n"), "\n") {
+				b.WriteString("   " + line + "\n")
+			}
+		}
+		for _, r := range p.Rejected {
+			fmt.Fprintf(b, "   rejected (%s): %v\n      raw: %s\n", r.Reason, r.Err, r.Raw)
+		}
+		if dump && p.Body != nil {
+			fmt.Fprintf(b, "   --- raw response (%d bytes) ---\n%s\n   --- end ---\n", len(p.Body), strings.TrimRight(string(p.Body), "\n"))
+		}
+	}
+}
+
+func optional[T int | int64](p *T) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+// checkCmd is `crawler check`: validate every site of the sites file without fetching.
+func checkCmd(_ context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("check", "Validate every site of the sites file without fetching anything: selectors compile, JSON\n"+
+		"paths parse, request and field templates execute for a sample date and every target, and\n"+
+		"course, round_date and tee_time are mapped. Login credential variables that are not set\n"+
+		"here are reported as warnings. Exit status 1 when a site is invalid.",
+		tryEnvHelp)
+	sitesPath := fs.String("sites", cli.EnvOr(env.getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	checks, err := crawler.CheckSites(*sitesPath, env.getenv)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	bad := 0
+	for _, c := range checks {
+		if c.Err != nil {
+			bad++
+			fmt.Fprintf(&b, "FAIL  %v\n", c.Err)
+			continue
+		}
+		fmt.Fprintf(&b, "ok    %s: %s\n", c.Site.Name, c.Site.Describe())
+		if len(c.MissingEnv) > 0 {
+			fmt.Fprintf(&b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
+		}
+	}
+	if _, err := fmt.Fprint(env.stdout, b.String()); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d site(s) in %s are invalid", bad, len(checks), *sitesPath)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+)
+
+// allSitesFile writes the whole shipped sites file pointed at base, without politeness delays.
+func allSitesFile(t *testing.T, base string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "http://"+sitesim.DefaultAddr, base)
+	s = strings.ReplaceAll(s, `allowed_domains: ["127.0.0.1"]`, "")
+	s = strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
+	path := filepath.Join(t.TempDir(), "sites.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTryPrintsListingsAndRejectedRows(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, BadRowRate: 0.5})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	sites := allSitesFile(t, srv.URL)
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-api-post", "--date", "2025-12-03", "--target", "레이크&힐스 CC", "--dump"},
+		env(nil), &stdout, &stderr)
+	out := stdout.String()
+	if err != nil {
+		t.Fatalf("try: %v\n%s\n%s", err, out, stderr.String())
+	}
+	for _, want := range []string{
+		`== POST ` + srv.URL + `/api/v2/teetime/list {"clubId":"138","date":"20251203"}`,
+		"course", "레이크&힐스 CC  서코스  2025-12-03  2025-12-03  06:00     180000  4",
+		"rejected (bad_tee_time)", `raw: course="레이크&힐스 CC"`,
+		"--- raw response", `"bookTime":"`,
+		"sim-api-post on 2025-12-03: 1 page(s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The HTML site of start pages and next links is reported page by page too.
+	stdout.Reset()
+	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-golf", "--date", "2025-12-03"}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("try sim-golf: %v\n%s", err, stdout.String())
+	}
+	for _, want := range []string{"== " + srv.URL + "/tee?date=20251203&page=1\n   status 200: ", "== " + srv.URL + "/tee?date=20251203&page=2\n",
+		"course", "2025-12-03  12/03(수)", "sim-golf on 2025-12-03: "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	// An unknown target is named with the choices.
+	err = run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-api-post", "--target", "999"}, env(nil), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `no target of site sim-api-post matches "999"; targets: 0 {id=137, name=파인힐스 CC}`) {
+		t.Errorf("unknown target: %v", err)
+	}
+}
+
+// `crawler try --dump` with a wrong and a right password: neither appears in any output.
+func TestTryNeverPrintsCredentials(t *testing.T) {
+	t.Parallel()
+	const wrong, right = "try-Wr0ng-pw", "try-R1ght-pw"
+	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, LoginPassword: right})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	sites := allSitesFile(t, srv.URL)
+	for _, pw := range []string{wrong, right} {
+		var stdout, stderr bytes.Buffer
+		e := env(map[string]string{"SIM_CLUB_USER": "golfer", "SIM_CLUB_PASSWORD": pw, "LOG_LEVEL": "debug"})
+		err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-club-login", "--date", "2025-12-02", "--dump"}, e, &stdout, &stderr)
+		if (pw == right) != (err == nil) {
+			t.Fatalf("password %s: err %v\n%s\n%s", pw, err, stdout.String(), stderr.String())
+		}
+		all := stdout.String() + stderr.String()
+		if err != nil {
+			all += err.Error()
+		}
+		if pw == right && !strings.Contains(stdout.String(), "파인힐스 CC") {
+			t.Errorf("no listings:\n%s", stdout.String())
+		}
+		if pw == wrong && !strings.Contains(all, "are the credentials right?") {
+			t.Errorf("the wrong password is not explained:\n%s", all)
+		}
+		for _, secret := range []string{wrong, right} {
+			if strings.Contains(all, secret) {
+				t.Errorf("password %s: the output contains %q:\n%s", pw, secret, all)
+			}
+		}
+	}
+}
+
+func TestCheckSites(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	shipped := filepath.Join("..", "..", "compose", "dev", "sites.yaml")
+	if err := run(t.Context(), []string{"check", "--sites", shipped}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("check: %v\n%s", err, stdout.String())
+	}
+	for _, want := range []string{"ok    sim-golf: html, url_template x 15 day(s)",
+		"ok    sim-api-post: json, 1 request(s) x 4 target(s) x 7 day(s) = 28 requests a crawl",
+		"warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte(`
+sites:
+  - name: a
+    requests: [{url: "http://x.kr/{{.Target.nope}}"}]
+    targets: [{id: 1}]
+    row: tr
+    fields: {course: {selector: td}, round_date: {value: "{{.Date.Format \"2006-01-02\"}}"}, tee_time: {selector: td}}
+  - name: b
+    requests: [{url: "http://x.kr/"}]
+    format: json
+    json: {rows: "list..x"}
+    fields: {course: {path: c}, round_date: {path: d}, tee_time: {path: t}}
+  - name: c
+    requests: [{url: "http://x.kr/"}]
+    row: tr
+    fields: {course: {selector: "td["}, round_date: {selector: td}, tee_time: {selector: td}}
+  - name: d
+    requests: [{url: "http://x.kr/"}]
+    row: tr
+    fields: {course: {selector: td}, round_date: {selector: td}}
+`), 0o644)
+	stdout.Reset()
+	err := run(t.Context(), []string{"check", "--sites", bad}, env(nil), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "4 of 4 site(s)") {
+		t.Fatalf("check of a bad file: %v", err)
+	}
+	for _, want := range []string{`site "a": requests do not expand`, `map has no entry for key "nope"`,
+		`site "b": json: rows path "list..x": empty component`, `site "c": fields.course selector "td[" is invalid`,
+		`site "d": fields.tee_time needs a selector, attr, path or value`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

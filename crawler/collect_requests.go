@@ -1,0 +1,410 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"slices"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Keys of the colly request context for requests of a site's request templates.
+const (
+	setKey      = "golf-crawler.set"       // int: the page set
+	pageKeyKey  = "golf-crawler.key"       // string: pageRequest.key
+	origURLKey  = "golf-crawler.url"       // string: the URL as requested (before redirects)
+	loginGenKey = "golf-crawler.login-gen" // int: the login generation the request was sent under
+	reloggedKey = "golf-crawler.relogged"  // bool: the page already got a fresh login
+)
+
+// PageReport is what one page of a crawl gave, for CollectDeps.OnPage (`crawler try`).
+type PageReport struct {
+	Request  string       // the URL, or method, URL and body
+	Status   int          // 0: no response
+	Body     []byte       // the response as received (nil when none)
+	Vars     *RequestVars // the page set's variables; nil for a site without requests
+	Listings []events.Listing
+	Rejected []RejectedRow
+	Empty    bool  // format json: one of empty_when held
+	Err      error // the page failed; nil otherwise
+}
+
+// RejectedRow is a row that did not make a listing: its reason (a Reject* constant), its raw
+// cells and the normaliser's error.
+type RejectedRow struct {
+	Reason string
+	Raw    string
+	Err    error
+}
+
+// listingOrReject is one row's outcome.
+type listingOrReject struct {
+	Listing events.Listing
+	Reason  string
+	Err     error
+	Raw     string
+}
+
+// PageSet names the listings a failed page would have shown, so that its failure withholds closes
+// only for them (see Result.FailedSets): PlayDate when round_date comes from the request (the
+// page's requested date is then every row's play date), Course when course comes from the
+// request (a target's name). An empty field matches every listing, so the zero PageSet, a failed
+// page that cannot be attributed, covers the whole site.
+type PageSet struct {
+	PlayDate string
+	Course   string
+}
+
+// Covers reports whether l is among the listings the page set would have shown.
+func (p PageSet) Covers(l events.Listing) bool {
+	return (p.PlayDate == "" || p.PlayDate == l.PlayDate) && (p.Course == "" || p.Course == CleanText(l.CourseName))
+}
+
+// startRequests starts the crawl: the login when declared, then every start URL and request.
+func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
+	reqs, sets, err := cr.site.pageRequests(cr.crawledAt)
+	if err != nil {
+		return err
+	}
+	cr.sets, cr.failedSets = sets, map[int]bool{}
+	cr.attributed = map[string]bool{}
+	if cr.site.Login != nil {
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			return fmt.Errorf("cookie jar: %w", err)
+		}
+		cr.jar = jar
+		cr.c.SetCookieJar(jar)
+		if err := cr.startSession(ctx, cr.deps.Transport); err != nil {
+			cr.log.WarnContext(ctx, "login failed: every page of the crawl fails", "err", redact(err.Error(), cr.secrets))
+		}
+	}
+	for _, u := range urls {
+		if cr.deps.OnPage != nil {
+			// `crawler try` reports every page: start URLs take the request path too (the same
+			// parsing, no page set), which reports them.
+			cr.visitRequest(pageRequest{Method: http.MethodGet, URL: u, Header: http.Header{}, Set: -1})
+			continue
+		}
+		cr.visit(u)
+	}
+	for _, pr := range reqs {
+		cr.visitRequest(pr)
+	}
+	return nil
+}
+
+// visitRequest schedules one request unless it was already scheduled or max_pages is reached.
+func (cr *crawl) visitRequest(pr pageRequest) {
+	key := pr.key()
+	cr.mu.Lock()
+	if cr.visited[key] {
+		cr.mu.Unlock()
+		return
+	}
+	if len(cr.visited) >= cr.site.Politeness.MaxPages {
+		first := !cr.res.MaxPagesHit
+		cr.res.MaxPagesHit = true
+		cr.mu.Unlock()
+		if first {
+			cr.log.WarnContext(cr.ctx, "max_pages reached; the crawl is incomplete", "request", key,
+				"max_pages", cr.site.Politeness.MaxPages)
+		}
+		return
+	}
+	cr.visited[key] = true
+	cr.mu.Unlock()
+
+	rctx := colly.NewContext()
+	rctx.Put(attemptKey, 0)
+	rctx.Put(setKey, pr.Set)
+	rctx.Put(pageKeyKey, key)
+	rctx.Put(origURLKey, pr.URL)
+	if cr.sess != nil {
+		gen, err := cr.sess.generation()
+		if err != nil {
+			cr.failSet(key, pr.Set, 0, nil, fmt.Errorf("not fetched: %w", err))
+			return
+		}
+		rctx.Put(loginGenKey, gen)
+	}
+	var body io.Reader
+	if len(pr.Body) > 0 {
+		body = bytes.NewReader(pr.Body)
+	}
+	hdr := pr.Header.Clone()
+	if hdr == nil {
+		hdr = http.Header{}
+	}
+	err := cr.c.Request(pr.Method, pr.URL, body, rctx, hdr)
+	var already *colly.AlreadyVisitedError
+	switch {
+	case err == nil, errors.As(err, &already):
+	case errors.Is(err, colly.ErrRobotsTxtBlocked):
+		cr.failSet(key, pr.Set, 0, nil, fmt.Errorf("refused by robots.txt (set ignore_robots_txt to opt out): %w", err))
+	default:
+		cr.failSet(key, pr.Set, 0, nil, err)
+	}
+}
+
+// failSet records a failed page of page set set (-1: none) and reports it.
+func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
+	err = errors.New(redact(err.Error(), cr.secrets))
+	cr.fail(key, status, err)
+	cr.mu.Lock()
+	if set >= 0 {
+		cr.failedSets[set] = true
+		cr.attributed[key] = true
+	}
+	cr.mu.Unlock()
+	if cr.deps.OnPage != nil {
+		cr.deps.OnPage(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), Err: err})
+	}
+}
+
+func (cr *crawl) vars(set int) *RequestVars {
+	if set < 0 || set >= len(cr.sets) {
+		return nil
+	}
+	return &cr.sets[set]
+}
+
+// onRequestResponse handles the response of a request of the site's requests; it returns false
+// for a page of start_urls or url_template, which onResponse handles as before.
+func (cr *crawl) onRequestResponse(r *colly.Response) bool {
+	key, ok := r.Ctx.GetAny(pageKeyKey).(string)
+	if !ok {
+		return false
+	}
+	set, _ := r.Ctx.GetAny(setKey).(int)
+	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+	if len(r.Body) > cr.site.Politeness.MaxBodyBytes {
+		cr.failSet(key, set, r.StatusCode, nil, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
+		return true
+	}
+	if cr.sess != nil && cr.site.Login.isLoginPage(r.StatusCode, r.Body) {
+		cr.loginPage(r, key, set)
+		return true
+	}
+	var (
+		rows  []rawRow
+		links []string
+		err   error
+		empty bool
+	)
+	if cr.site.Format == FormatJSON {
+		rows, err = parseJSONPage(cr.site, r.Body)
+		if errors.Is(err, errEmptyPage) {
+			empty, err = true, nil
+		}
+	} else {
+		var pg page
+		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(r.Body))
+		rows, links = pg.Rows, pg.Links
+	}
+	if err != nil {
+		cr.failSet(key, set, r.StatusCode, r.Body, err)
+		return true
+	}
+	pageURL, _ := r.Ctx.GetAny(origURLKey).(string)
+	vars := cr.vars(set)
+	rep := PageReport{Request: key, Status: r.StatusCode, Body: r.Body, Vars: vars, Empty: empty}
+	for _, row := range rows {
+		lr := cr.site.fromRequest(row, vars, pageURL, cr.crawledAt)
+		if lr.Err != nil {
+			cr.deps.Metrics.RowRejected(cr.site.Name, lr.Reason)
+			cr.log.WarnContext(cr.ctx, "row skipped", "url", key, "reason", lr.Reason, "raw", lr.Raw, "err", lr.Err)
+			rep.Rejected = append(rep.Rejected, RejectedRow{Reason: lr.Reason, Raw: lr.Raw, Err: lr.Err})
+			continue
+		}
+		rep.Listings = append(rep.Listings, lr.Listing)
+	}
+	cr.mu.Lock()
+	cr.res.Pages++
+	cr.res.Rows += len(rows)
+	cr.res.Rejected += len(rep.Rejected)
+	for _, l := range rep.Listings {
+		if _, dup := cr.listings[l.Key()]; !dup {
+			cr.listings[l.Key()] = l
+		}
+	}
+	cr.mu.Unlock()
+	cr.log.DebugContext(cr.ctx, "page parsed", "url", key, "rows", len(rows), "rejected", len(rep.Rejected),
+		"links", len(links), "empty", empty)
+	if cr.deps.OnPage != nil {
+		cr.deps.OnPage(rep)
+	}
+	for _, link := range links {
+		cr.visitRequest(pageRequest{Method: http.MethodGet, URL: link, Header: http.Header{}, Set: set})
+	}
+	return true
+}
+
+// onRequestError handles a failed fetch of a request of the site's requests, like onError does
+// for the others, and a login status (401, 403 as declared) with one fresh login.
+func (cr *crawl) onRequestError(r *colly.Response, err error) bool {
+	key, ok := r.Ctx.GetAny(pageKeyKey).(string)
+	if !ok {
+		return false
+	}
+	set, _ := r.Ctx.GetAny(setKey).(int)
+	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+	if cr.ctx.Err() != nil {
+		cr.failSet(key, set, r.StatusCode, nil, cr.ctx.Err())
+		return true
+	}
+	if cr.sess != nil && slices.Contains(cr.site.Login.Page.Statuses, r.StatusCode) {
+		cr.loginPage(r, key, set)
+		return true
+	}
+	attempt, _ := r.Ctx.GetAny(attemptKey).(int)
+	var hdr http.Header
+	if r.Headers != nil {
+		hdr = *r.Headers
+	}
+	p := cr.site.Politeness
+	wait, retry := retryDelay(r.StatusCode, hdr, attempt, p.BackoffBase.D(), p.BackoffCap.D(), cr.deps.Now())
+	if !retry || attempt >= p.Retries {
+		cr.failSet(key, set, r.StatusCode, r.Body, fmt.Errorf("attempt %d of %d: %w", attempt+1, p.Retries+1, err))
+		return true
+	}
+	cr.log.InfoContext(cr.ctx, "page retry", "url", key, "status", r.StatusCode, "attempt", attempt+1,
+		"wait", wait, "err", err)
+	if err := cr.deps.Sleep(cr.ctx, wait); err != nil {
+		cr.failSet(key, set, r.StatusCode, nil, err)
+		return true
+	}
+	r.Ctx.Put(attemptKey, attempt+1)
+	cr.deps.Metrics.Retry(cr.site.Name)
+	cr.mu.Lock()
+	cr.res.Retries++
+	cr.mu.Unlock()
+	cr.retryRequest(r, key, set)
+	return true
+}
+
+// loginPage handles a page that answered with the login page: one fresh login (shared with the
+// other pages that saw the same expiry) and one more fetch; the login page again fails the page.
+func (cr *crawl) loginPage(r *colly.Response, key string, set int) {
+	if done, _ := r.Ctx.GetAny(reloggedKey).(bool); done {
+		cr.failSet(key, set, r.StatusCode, nil, errors.New("the site answered with its login page again after a fresh login"))
+		return
+	}
+	gen, _ := r.Ctx.GetAny(loginGenKey).(int)
+	if err := cr.relogin(gen); err != nil {
+		cr.failSet(key, set, r.StatusCode, nil, fmt.Errorf("the site answered with its login page and the login failed: %w", err))
+		return
+	}
+	newGen, _ := cr.sess.generation()
+	r.Ctx.Put(reloggedKey, true)
+	r.Ctx.Put(loginGenKey, newGen)
+	cr.retryRequest(r, key, set)
+}
+
+// retryRequest fetches the request again as it was first sent (colly's Request.URL follows
+// redirects, a login redirect included).
+func (cr *crawl) retryRequest(r *colly.Response, key string, set int) {
+	if orig, ok := r.Ctx.GetAny(origURLKey).(string); ok {
+		if u, err := url.Parse(orig); err == nil {
+			r.Request.URL = u
+		}
+	}
+	if err := r.Request.Retry(); err != nil {
+		cr.failSet(key, set, 0, nil, fmt.Errorf("retry: %w", err))
+	}
+}
+
+// tableFragment wraps an HTML fragment of table rows (an AJAX answer starting with <tr>, <td>,
+// <tbody> or <thead>) in a table: an HTML parser drops row and cell tags outside one, and the
+// rows would be lost.
+func tableFragment(body []byte) []byte {
+	b := bytes.TrimLeft(body, " \t\r\n\ufeff")
+	for _, tag := range []string{"<tr", "<td", "<tbody", "<thead", "<TR", "<TD", "<TBODY", "<THEAD"} {
+		if bytes.HasPrefix(b, []byte(tag)) && len(b) > len(tag) && (b[len(tag)] == '>' || b[len(tag)] == ' ' || b[len(tag)] == '\t' || b[len(tag)] == '\n') {
+			out := make([]byte, 0, len(body)+15)
+			out = append(out, "<table>"...)
+			out = append(out, body...)
+			return append(out, "</table>"...)
+		}
+	}
+	return body
+}
+
+// finishSets fills Result.FailedSets: the page set of every failed request, and the zero PageSet
+// when a failed page has none.
+func (cr *crawl) finishSets() {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	seen := map[PageSet]bool{}
+	add := func(p PageSet) {
+		if !seen[p] {
+			seen[p] = true
+			cr.res.FailedSets = append(cr.res.FailedSets, p)
+		}
+	}
+	for _, key := range cr.res.FailedPages {
+		if !cr.attributed[key] {
+			add(PageSet{})
+		}
+	}
+	for _, set := range sortedSets(cr.failedSets) {
+		add(cr.site.pageSet(cr.sets[set]))
+	}
+}
+
+func sortedSets(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pageSet attributes a page set's listings: by play date when round_date comes from the
+// request, by course when course does.
+func (s *Site) pageSet(vars RequestVars) PageSet {
+	var p PageSet
+	if s.Fields.RoundDate.value != nil && !vars.Date.IsZero() {
+		p.PlayDate = vars.Date.Format("2006-01-02")
+	}
+	if t := s.Fields.Course.value; t != nil {
+		if v, err := execTemplate(t, vars); err == nil {
+			if re := s.Fields.Course.re; re != nil {
+				if m := re.FindStringSubmatch(v); m != nil {
+					v = m[1]
+				} else {
+					v = ""
+				}
+			}
+			p.Course = CleanText(v)
+		}
+	}
+	return p
+}
+
+// withheldBy judges completeness per page set: when every failed page belongs to a page set that
+// names its listings (a play date or a course from the request), the crawl counts as complete
+// for every other listing, and Withheld reports the ones its failed page sets would have shown.
+// Otherwise (a failed page without a page set, which covers the whole site) it returns false.
+func withheldBy(failed []PageSet) (bool, func(events.Listing) bool) {
+	if len(failed) == 0 || slices.Contains(failed, PageSet{}) {
+		return false, nil
+	}
+	return true, func(l events.Listing) bool {
+		for _, p := range failed {
+			if p.Covers(l) {
+				return true
+			}
+		}
+		return false
+	}
+}

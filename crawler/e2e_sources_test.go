@@ -1,0 +1,308 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// shippedSite is the site name of compose/dev/sites.yaml pointed at base, test-fast.
+func shippedSite(t testing.TB, name, base string, days int) Site {
+	t.Helper()
+	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		if s.Name != name {
+			continue
+		}
+		fix := func(u string) string { return strings.Replace(u, "http://"+sitesim.DefaultAddr, base, 1) }
+		s.Requests = append([]RequestTemplate(nil), s.Requests...)
+		for i := range s.Requests {
+			s.Requests[i].URL = fix(s.Requests[i].URL)
+		}
+		if s.Login != nil {
+			l := *s.Login
+			l.URL = fix(l.URL)
+			s.Login = &l
+		}
+		s.DaysAhead = days
+		s.Politeness.Delay, s.Politeness.RandomDelay = Duration(100*time.Microsecond), Duration(100*time.Microsecond)
+		s.Politeness.BackoffBase, s.Politeness.BackoffCap = Duration(time.Millisecond), Duration(4*time.Millisecond)
+		s.Politeness.RequestTimeout = Duration(5 * time.Second)
+		s.Politeness.Retries = 1 // a page fails when a 500 hits it twice
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Fatalf("no site %s in the shipped sites file", name)
+	return Site{}
+}
+
+// srcCrawl is one crawl of the sources' end-to-end test and which listings it could count a
+// miss for.
+type srcCrawl struct {
+	At       time.Time
+	Complete bool
+	Failed   []PageSet // the page sets of its failed pages
+}
+
+// counts reports whether the crawl counted a miss for (could close) a listing of this play date
+// and course: a complete crawl did, and so does, since completeness is judged per page set, a
+// crawl whose failed pages all have a page set and none covers the listing.
+func (c srcCrawl) counts(course, playDate string) bool {
+	if c.Complete {
+		return true
+	}
+	if len(c.Failed) == 0 {
+		return false // incomplete for another reason (max_pages, collapse): nothing closes
+	}
+	l := events.Listing{CourseName: course, PlayDate: playDate}
+	for _, p := range c.Failed {
+		if p == (PageSet{}) || p.Covers(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEndToEndSourcesWeek is TestEndToEndSimulatedWeek for every other shape of the shipped sites
+// file (JSON GET, JSON POST, login-guarded form POST, one club per page): a simulated week crawled
+// every 30 minutes with 500s, slow pages, one club's day failing now and then and, for the login
+// site, sessions that expire every few requests; the events are checked against the simulator's
+// ground truth, zero false closes included.
+func TestEndToEndSourcesWeek(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		site    string
+		players bool // the shape shows players
+	}{
+		{"sim-api-get", true}, {"sim-api-post", true}, {"sim-club-login", true}, {"sim-club-page", false},
+	} {
+		t.Run(tc.site, func(t *testing.T) {
+			t.Parallel()
+			e2eSourceWeek(t, tc.site, tc.players)
+		})
+	}
+}
+
+func e2eSourceWeek(t *testing.T, name string, players bool) {
+	const (
+		seed    = 2025
+		days    = 4
+		cadence = 30 * time.Minute
+	)
+	start := time.Date(2025, 12, 28, 0, 5, 0, 0, sitesim.KST)
+	end := start.AddDate(0, 0, 7)
+	clock := newRunClock(start)
+	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock.Now, DaysAhead: days, TeeTimesPerDay: 8,
+		LoginPassword: "e2e-secret", SessionRequests: 15})
+	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.1, SlowRate: 0.02, SlowDelay: 20 * time.Millisecond})
+	// One club's day answers 404 in some crawls: the test's own fault on top of the sim's.
+	var broken atomic.Value
+	broken.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b := broken.Load().(string); b != "" && r.URL.Path != sitesim.PathLogin {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			all := r.URL.RawQuery + string(body)
+			club, date, _ := strings.Cut(b, "|")
+			if strings.Contains(all, club) && (strings.Contains(all, date) || strings.Contains(all, date[:4]+"-"+date[4:6]+"-"+date[6:])) {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	site := shippedSite(t, name, srv.URL, days)
+	out, err := OpenEventLog(filepath.Join(t.TempDir(), "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
+	getenv := func(k string) string {
+		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]
+	}
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
+		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
+
+	var crawls []srcCrawl
+	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {
+		clock.Set(at)
+		if i%9 == 4 { // club 138's day after tomorrow is broken
+			broken.Store("138|" + at.AddDate(0, 0, 2).Format("20060102"))
+		} else {
+			broken.Store("")
+		}
+		sum, err := r.Run(t.Context())
+		s := sum.Sites[0]
+		if s.Err != nil {
+			t.Fatalf("crawl at %s: %v", at, s.Err)
+		}
+		if (err == nil) != s.Complete {
+			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
+		}
+		crawls = append(crawls, srcCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
+	}
+	if name == "sim-club-login" {
+		t.Logf("%d logins", sim.Logins())
+		if sim.Logins() <= len(crawls) {
+			t.Errorf("%d logins in %d crawls: the sessions never expired mid-crawl", sim.Logins(), len(crawls))
+		}
+	}
+	evs := readEventLog(t, out.Path())
+	e2eSourceCheck(t, name, players, sim, crawls, evs, start, end)
+}
+
+// e2eSourceCheck is e2eCheck for a site whose round_date is the requested date and which may not
+// show players.
+func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site, crawls []srcCrawl, evs []events.Event, start, end time.Time) {
+	truth := map[string]sitesim.Truth{}
+	for _, tr := range sim.GroundTruth(start, end) {
+		if !tr.Malformed {
+			truth[events.ListingKey(source, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
+		}
+	}
+	at := map[int64]srcCrawl{}
+	incomplete := 0
+	for _, c := range crawls {
+		at[c.At.UnixNano()] = c
+		if !c.Complete {
+			incomplete++
+		}
+	}
+	byKey := map[string][]events.Event{}
+	counts := map[string]int{}
+	for _, e := range evs {
+		tr, ok := truth[e.ListingKey]
+		if !ok {
+			t.Errorf("event %s %s: no such listing on the site", e.EventType, e.ListingKey)
+			continue
+		}
+		if e.PlayDate != tr.PlayDate || e.RoundDate != tr.PlayDate {
+			t.Errorf("%s: play_date %s round_date %q; site: %s", e.ListingKey, e.PlayDate, e.RoundDate, tr.PlayDate)
+		}
+		c, ok := at[e.OccurredAt.UnixNano()]
+		if !ok {
+			t.Fatalf("event %s at %s: no crawl then", e.EventID, e.OccurredAt)
+		}
+		key := string(e.EventType)
+		if e.EventType == events.ListingClosed {
+			key += "/" + string(e.CloseReason)
+			if !c.counts(tr.Course, tr.PlayDate) {
+				t.Errorf("%s closed in the crawl at %s, which could not see it", e.ListingKey, e.OccurredAt)
+			}
+			if e.OccurredAt.Before(tr.ClosedAt()) {
+				counts["false_close"]++
+				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
+			}
+		}
+		counts[key]++
+		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
+	}
+	for key, tr := range truth {
+		e2eSourceListing(t, key, tr, byKey[key], crawls, players)
+	}
+	t.Logf("%s: %d crawls (%d incomplete), %d events: %v", source, len(crawls), incomplete, len(evs), counts)
+	switch {
+	case incomplete == 0:
+		t.Error("no crawl was incomplete: the faults did not bite")
+	case counts["listing_closed/booked"] == 0 || counts["listing_closed/expired"] == 0 || counts["listing_changed"] == 0:
+		t.Errorf("the week lacks bookings, expiries or changes: %v", counts)
+	}
+}
+
+// e2eSourceListing replays one listing's events over the crawls and compares with the truth.
+func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []srcCrawl, players bool) {
+	t.Helper()
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
+	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(price *int64, pl any) string {
+		if !players {
+			pl = nil
+		}
+		return fmt.Sprint(deref(price), pl)
+	}
+	var (
+		open, closed bool
+		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
+		price        *int64
+		pl           *int
+		next, misses int
+		wantClose    time.Time
+		firstMiss    time.Time
+		wantReason   events.CloseReason
+	)
+	for _, c := range crawls {
+		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
+			e := evs[next]
+			switch {
+			case e.EventType == events.ListingOpened && !open && !closed:
+				open, opened = true, true
+			case e.EventType == events.ListingChanged && open:
+			case e.EventType == events.ListingClosed && open:
+				open, closed = false, true
+			default:
+				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
+			}
+			price, pl = e.PriceKRW, e.Players
+			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
+				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
+			}
+		}
+		if !c.counts(tr.Course, tr.PlayDate) {
+			continue
+		}
+		if tr.VisibleAt(c.At) {
+			wp, wpl := tr.StateAt(c.At)
+			if c.Complete && (!open || show(price, deref(pl)) != show(wp, wpl)) {
+				t.Errorf("%s at complete crawl %s: events say open=%v %s; site shows %s", key, c.At, open, show(price, deref(pl)), show(wp, wpl))
+			}
+			continue
+		}
+		if !opened || !wantClose.IsZero() {
+			continue
+		}
+		// The close is stamped at the first miss, and a tee time gone before it started was booked.
+		misses++
+		if firstMiss.IsZero() {
+			firstMiss = c.At
+		}
+		switch {
+		case !tee.After(firstMiss):
+			wantClose, wantReason = firstMiss, events.Expired
+		case misses >= DefaultMissesToClose:
+			wantClose, wantReason = firstMiss, events.Booked
+		}
+	}
+	var gotClose time.Time
+	var gotReason events.CloseReason
+	for _, e := range evs {
+		if e.EventType == events.ListingClosed {
+			gotClose, gotReason = e.OccurredAt, e.CloseReason
+		}
+	}
+	if !gotClose.Equal(wantClose) || gotReason != wantReason {
+		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
+			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
+	}
+}

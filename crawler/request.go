@@ -1,0 +1,479 @@
+package crawler
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// The response formats of a site (Site.Format).
+const (
+	FormatHTML = "html" // rows are elements selected by CSS (the default)
+	FormatJSON = "json" // rows are the elements of an array found by a gjson path (see JSONPage)
+)
+
+// Target is one entry of a site's targets, typically a club: named values that request templates
+// and request-derived fields read as {{.Target.id}}, {{.Target.name}}. A site with targets sends
+// every request template once per target and play date.
+type Target map[string]string
+
+// RequestTemplate is one request a site sends per play date (and per target): Method GET (the
+// default) or POST, URL, Headers, and for POST a body of Form fields (form-encoded) or JSON (a
+// YAML mapping encoded as JSON; its string values are templates, other values are sent as they
+// are). URL, header values, form values and JSON strings are Go templates over RequestVars, e.g.
+// `{{.Date.Format "20060102"}}`, `{{.Target.id}}`, `{{.Target.name | urlquery}}`.
+type RequestTemplate struct {
+	Method  string            `yaml:"method"`
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+	Form    map[string]string `yaml:"form"`
+	JSON    map[string]any    `yaml:"json"`
+}
+
+// RequestVars are the variables of one request, the data of its templates and of the fields
+// declared with value: Date is the play date (midnight, Asia/Seoul), Index its day offset from the
+// crawl's date, Target the target (nil when the site declares none).
+type RequestVars struct {
+	Date   time.Time
+	Index  int
+	Target Target
+}
+
+// pageRequest is one expanded request of a crawl.
+type pageRequest struct {
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+	Set    int // index of its page set (its RequestVars) in the crawl
+}
+
+// key identifies the request in a crawl and in Result.FailedPages: the URL for a GET, the method,
+// URL and body for anything else.
+func (p pageRequest) key() string {
+	if p.Method == http.MethodGet && len(p.Body) == 0 {
+		return p.URL
+	}
+	return p.Method + " " + p.URL + " " + string(p.Body)
+}
+
+type compiledRequest struct {
+	method  string
+	url     *template.Template
+	headers []namedTemplate
+	form    []namedTemplate
+	json    any // the JSON body with *template.Template in place of strings; nil: none
+}
+
+type namedTemplate struct {
+	name string
+	t    *template.Template
+}
+
+type compiledRequests struct {
+	reqs []compiledRequest
+}
+
+// sampleDate is the play date templates are tried on when a site is validated.
+var sampleDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func parseTemplate(name, text string) (*template.Template, error) {
+	return template.New(name).Option("missingkey=error").Parse(text)
+}
+
+// validateSources checks and compiles the keys of request.go, jsonpage.go and login.go.
+func (s *Site) validateSources(fail func(string, ...any) error) error {
+	switch s.Format {
+	case "":
+		s.Format = FormatHTML
+	case FormatHTML, FormatJSON:
+	default:
+		return fail("format is %q; it must be html or json", s.Format)
+	}
+	if s.Format == FormatJSON {
+		if s.JSON == nil {
+			return fail("format json needs a json block with at least rows (the path of the rows array)")
+		}
+		if s.Row != "" || s.NextPage != "" || s.Follow != "" {
+			return fail("row, next_page and follow are CSS selectors of format html; format json reads json.rows")
+		}
+		if err := s.JSON.validate(); err != nil {
+			return fail("json: %v", err)
+		}
+	} else if s.JSON != nil {
+		return fail("the json block only applies to format json")
+	}
+	if len(s.Targets) > 0 && len(s.Requests) == 0 {
+		return fail("targets only apply to requests")
+	}
+	for i, t := range s.Targets {
+		if len(t) == 0 {
+			return fail("targets[%d] is empty; a target needs at least one key, such as id", i)
+		}
+	}
+	if len(s.Requests) > 0 && s.Follow != "" {
+		return fail("follow does not apply to requests: a followed page could be of another date or target, so its failure could not be attributed")
+	}
+	s.req = nil
+	if len(s.Requests) > 0 {
+		cr := &compiledRequests{}
+		for i, rt := range s.Requests {
+			c, err := rt.compile()
+			if err != nil {
+				return fail("requests[%d]: %v", i, err)
+			}
+			cr.reqs = append(cr.reqs, c)
+		}
+		s.req = cr
+		if _, _, err := s.pageRequests(sampleDate); err != nil {
+			return fail("requests do not expand for the sample date %s: %v", sampleDate.Format("2006-01-02"), err)
+		}
+	}
+	if s.Login != nil {
+		if len(s.Requests) == 0 {
+			return fail("login needs requests (declare the pages as requests)")
+		}
+		if err := s.Login.validate(); err != nil {
+			return fail("login: %v", err)
+		}
+	}
+	return nil
+}
+
+func (rt RequestTemplate) compile() (compiledRequest, error) {
+	var c compiledRequest
+	c.method = strings.ToUpper(strings.TrimSpace(rt.Method))
+	switch c.method {
+	case "":
+		c.method = http.MethodGet
+	case http.MethodGet, http.MethodPost:
+	default:
+		return c, fmt.Errorf("method is %q; it must be GET or POST", rt.Method)
+	}
+	if rt.URL == "" {
+		return c, errors.New("url is required")
+	}
+	if (len(rt.Form) > 0 || len(rt.JSON) > 0) && c.method != http.MethodPost {
+		return c, errors.New("form and json are request bodies: they need method POST")
+	}
+	if len(rt.Form) > 0 && len(rt.JSON) > 0 {
+		return c, errors.New("set form or json, not both")
+	}
+	var err error
+	if c.url, err = parseTemplate("url", rt.URL); err != nil {
+		return c, fmt.Errorf("url does not parse: %w", err)
+	}
+	if c.headers, err = compileMap("headers", rt.Headers); err != nil {
+		return c, err
+	}
+	if c.form, err = compileMap("form", rt.Form); err != nil {
+		return c, err
+	}
+	if len(rt.JSON) > 0 {
+		if c.json, err = compileJSON("json", rt.JSON); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func compileMap(what string, m map[string]string) ([]namedTemplate, error) {
+	var out []namedTemplate
+	for _, k := range sortedKeys(m) {
+		t, err := parseTemplate(what+"."+k, m[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s does not parse: %w", what, k, err)
+		}
+		out = append(out, namedTemplate{k, t})
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// compileJSON replaces every string of a JSON body by its template.
+func compileJSON(path string, v any) (any, error) {
+	switch v := v.(type) {
+	case string:
+		t, err := parseTemplate(path, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s does not parse: %w", path, err)
+		}
+		return t, nil
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			c, err := compileJSON(path+"."+k, e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			c, err := compileJSON(fmt.Sprintf("%s[%d]", path, i), e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case nil, bool, int, int64, uint64, float64:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("%s has a value of type %T, which JSON cannot carry", path, v)
+	}
+}
+
+func expandJSON(v any, vars RequestVars) (any, error) {
+	switch v := v.(type) {
+	case *template.Template:
+		return execTemplate(v, vars)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			x, err := expandJSON(e, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = x
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			x, err := expandJSON(e, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	default:
+		return v, nil
+	}
+}
+
+func execTemplate(t *template.Template, data any) (string, error) {
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("%s: %w", t.Name(), err)
+	}
+	return b.String(), nil
+}
+
+// expand renders the request for vars.
+func (c compiledRequest) expand(vars RequestVars) (pageRequest, error) {
+	pr := pageRequest{Method: c.method, Header: http.Header{}}
+	u, err := execTemplate(c.url, vars)
+	if err != nil {
+		return pr, err
+	}
+	if err := checkURL(u); err != nil {
+		return pr, fmt.Errorf("url %q is not usable: %w", u, err)
+	}
+	pr.URL = u
+	for _, h := range c.headers {
+		v, err := execTemplate(h.t, vars)
+		if err != nil {
+			return pr, err
+		}
+		pr.Header.Set(h.name, v)
+	}
+	switch {
+	case len(c.form) > 0:
+		form := url.Values{}
+		for _, f := range c.form {
+			v, err := execTemplate(f.t, vars)
+			if err != nil {
+				return pr, err
+			}
+			form.Set(f.name, v)
+		}
+		pr.Body = []byte(form.Encode())
+		if pr.Header.Get("Content-Type") == "" {
+			pr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	case c.json != nil:
+		v, err := expandJSON(c.json, vars)
+		if err != nil {
+			return pr, err
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return pr, fmt.Errorf("encode the json body: %w", err)
+		}
+		pr.Body = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		if pr.Header.Get("Content-Type") == "" {
+			pr.Header.Set("Content-Type", "application/json")
+		}
+	}
+	return pr, nil
+}
+
+// pageRequests expands the site's request templates for a crawl at crawledAt: per play date from
+// the crawl's date in Asia/Seoul through DaysAhead days later, per target (or once without), each
+// template. sets are the page sets' variables; pageRequest.Set indexes them. A site without
+// requests has none.
+func (s *Site) pageRequests(crawledAt time.Time) (reqs []pageRequest, sets []RequestVars, err error) {
+	if s.req == nil {
+		return nil, nil, nil
+	}
+	y, m, d := crawledAt.In(Seoul()).Date()
+	targets := s.Targets
+	if len(targets) == 0 {
+		targets = []Target{nil}
+	}
+	for i := 0; i <= s.DaysAhead; i++ {
+		for _, t := range targets {
+			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t}
+			sets = append(sets, vars)
+			for j, c := range s.req.reqs {
+				pr, err := c.expand(vars)
+				if err != nil {
+					return nil, nil, fmt.Errorf("request %d for %s%s: %w", j, vars.Date.Format("2006-01-02"), targetLabel(t), err)
+				}
+				pr.Set = len(sets) - 1
+				reqs = append(reqs, pr)
+			}
+		}
+	}
+	return reqs, sets, nil
+}
+
+func targetLabel(t Target) string {
+	if t == nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(t) {
+		parts = append(parts, k+"="+t[k])
+	}
+	return " target {" + strings.Join(parts, ", ") + "}"
+}
+
+// requestURLs are the URLs of the sample expansion of the requests and the login URL.
+func (s *Site) requestURLs() []string {
+	var urls []string
+	reqs, _, _ := s.pageRequests(sampleDate)
+	for _, r := range reqs {
+		urls = append(urls, r.URL)
+	}
+	if s.Login != nil {
+		urls = append(urls, s.Login.URL)
+	}
+	return urls
+}
+
+// mapped reports whether the field is read from somewhere: the row (selector, attr, path) or the
+// request (value).
+func (f Field) mapped() bool { return f.configured() || f.Path != "" || f.Value != "" }
+
+// validateField checks the keys of one field that request.go and jsonpage.go added and compiles
+// its value template.
+func (s *Site) validateField(name string, f *Field) error {
+	f.value = nil
+	switch {
+	case f.Value != "" && (f.Selector != "" || f.Attr != "" || f.Path != ""):
+		return fmt.Errorf("fields.%s: value comes from the request; it excludes selector, attr and path", name)
+	case s.Format == FormatJSON && (f.Selector != "" || f.Attr != ""):
+		return fmt.Errorf("fields.%s: format json reads path, not selector or attr", name)
+	case s.Format != FormatJSON && f.Path != "":
+		return fmt.Errorf("fields.%s: path only applies to format json", name)
+	}
+	if f.Path != "" {
+		if err := CheckPath(f.Path); err != nil {
+			return fmt.Errorf("fields.%s path %q: %w", name, f.Path, err)
+		}
+	}
+	if f.Value == "" {
+		return nil
+	}
+	if len(s.Requests) == 0 {
+		return fmt.Errorf("fields.%s: value (a field from the request) needs requests", name)
+	}
+	t, err := parseTemplate("fields."+name, f.Value)
+	if err != nil {
+		return fmt.Errorf("fields.%s value does not parse: %w", name, err)
+	}
+	targets := s.Targets
+	if len(targets) == 0 {
+		targets = []Target{nil}
+	}
+	for _, tg := range targets {
+		if _, err := execTemplate(t, RequestVars{Date: sampleDate, Target: tg}); err != nil {
+			return fmt.Errorf("fields.%s value does not execute%s: %w", name, targetLabel(tg), err)
+		}
+	}
+	f.value = t
+	return nil
+}
+
+// fromRequest fills the row's cells declared with value from the request's variables, then makes
+// the listing. With round_date from the request, play_date is the requested date itself (no year
+// inference) and round_date the rendered text.
+func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l listingOrReject) {
+	f := s.Fields
+	for _, c := range []struct {
+		name  string
+		field Field
+		dst   *string
+	}{
+		{"course", f.Course, &r.Course}, {"course_part", f.CoursePart, &r.CoursePart},
+		{"round_date", f.RoundDate, &r.RoundDate}, {"tee_time", f.TeeTime, &r.TeeTime},
+		{"price", f.Price, &r.Price}, {"players", f.Players, &r.Players},
+	} {
+		if c.field.value == nil {
+			continue
+		}
+		if vars == nil {
+			r.Missing = append(r.Missing, c.name)
+			continue
+		}
+		v, err := execTemplate(c.field.value, *vars)
+		if err != nil {
+			r.Missing = append(r.Missing, c.name)
+			continue
+		}
+		if c.field.re != nil {
+			m := c.field.re.FindStringSubmatch(v)
+			if m == nil {
+				r.Missing = append(r.Missing, c.name)
+				continue
+			}
+			v = m[1]
+		}
+		*c.dst = v
+	}
+	shown := r.RoundDate
+	fromReq := f.RoundDate.value != nil && vars != nil && !vars.Date.IsZero()
+	if fromReq {
+		r.RoundDate = vars.Date.Format("2006-01-02")
+	}
+	lst, reason, err := s.listing(r, pageURL, crawledAt)
+	if err == nil && fromReq {
+		lst.RoundDate = CleanText(shown)
+	}
+	if fromReq {
+		r.RoundDate = shown
+	}
+	return listingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String()}
+}
