@@ -296,3 +296,50 @@ func TestPipelineShowsDeadLettersEscaped(t *testing.T) {
 		t.Error("a dead letter's bytes reached the page unescaped")
 	}
 }
+
+// The hourly rollup counts each stored event once: a replay of the whole set (all duplicates)
+// adds nothing, and its sums equal a count over booking_events.
+func TestHourlyRollupMatchesTheEvents(t *testing.T) {
+	pool, _ := practiceDB(t)
+	s := store.New(pool)
+	ingest(t, s, practiceEvents(t)) // a replay: every event a duplicate
+	want := map[string]int64{}
+	rows, err := pool.Query(t.Context(), `select date_trunc('hour', occurred_at, 'UTC'), event_type, count(*)
+		from booking_events group by 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hour time.Time
+	var typ string
+	var n, total int64
+	for rows.Next() {
+		if err := rows.Scan(&hour, &typ, &n); err != nil {
+			t.Fatal(err)
+		}
+		want[hour.UTC().Format(time.RFC3339)+" "+typ] = n
+		total += n
+	}
+	var got []store.HourCount
+	var stored int64
+	if err := s.ReadOnly(t.Context(), time.Second, func(r *store.Reader) error {
+		var err error
+		if got, err = r.EventsPerHour(t.Context(), time.Unix(0, 0), time.Now().Add(24*time.Hour)); err != nil {
+			return err
+		}
+		stored, _, err = r.IngestTotals(t.Context())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if stored != total || total != int64(len(practiceEvents(t))+2) {
+		t.Fatalf("rollup total %d, booking_events %d, ingested %d distinct", stored, total, len(practiceEvents(t))+2)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("rollup has %d hour/type buckets, the events %d", len(got), len(want))
+	}
+	for _, h := range got {
+		if k := h.Hour.UTC().Format(time.RFC3339) + " " + h.EventType; want[k] != h.Events {
+			t.Errorf("%s: rollup %d, events %d", k, h.Events, want[k])
+		}
+	}
+}
