@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -224,6 +225,11 @@ func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(t.Output(), nil))
 	if err := ensureTopic(t.Context(), logger, brokers, topic, 2); err != nil {
 		t.Fatalf("ensureTopic with %v: %v", brokers, err)
+	}
+	// The broker answers CreateTopics before every partition has a leader: wait, as the
+	// consumer's own start-up does, before producing to it.
+	if _, err := events.WaitForTopic(t.Context(), []string{addr}, topic, nil); err != nil {
+		t.Fatalf("wait for topic %s: %v", topic, err)
 	}
 	publishEvents(t, addr, topic, 10, "multi", time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 	if err := resetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
