@@ -294,10 +294,29 @@ watches:
 	publish(t, s.addr, s.topic, all)
 
 	group := kafkatest.Name(t, "g")
-	n := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	metricsAddr := freeAddr(t)
+	args := s.args(group, watches)
+	args = append(args, "--metrics-addr", metricsAddr) // the last one wins
+	n := startNotifier(t, s.bin, s.env, args...)
 	const want = 30*4 + 15
 	waitUntil(t, 90*time.Second, "every match sent", func() bool { return statusCounts(t, s.db)["sent"] == want }, n)
 	waitUntil(t, 30*time.Second, "the group to commit every offset", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, n)
+	if code, body := healthz(metricsAddr); code != http.StatusOK {
+		t.Errorf("/healthz = %d %s", code, body)
+	}
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, line := range []string{`booking_notifier_sent_total{channel="hook"} 45`, `booking_notifier_sent_total{channel="tg"} 30`,
+		`booking_notifier_claimed_total 135`, "booking_consumer_lag{"} {
+		if !strings.Contains(string(metrics), line) {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
+	checkNoSecrets(t, "/metrics", string(metrics))
 	n.stop(t)
 	if c := statusCounts(t, s.db); len(c) != 1 {
 		t.Errorf("statuses = %v, want only %d sent", c, want)
