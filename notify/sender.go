@@ -294,15 +294,29 @@ func (s *Sender) deliver(ctx context.Context, g *group) {
 	}
 }
 
+// finish marks the group's rows. The mark must land even when a SIGTERM arrives right after the
+// answer, and a database blip must not turn into a second send: it is retried for up to
+// markTimeout (the lease, extended by the attempt, still covers it).
 func (s *Sender) finish(ctx context.Context, log *slog.Logger, g *group, status, msg string) {
-	// The mark must land even when a SIGTERM arrives right after the answer.
-	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
-	if _, err := s.Pool.Exec(mctx, finishSQL, g.keys, s.Owner, status, msg); err != nil {
-		log.ErrorContext(ctx, "notifier: could not mark the notification; it will be sent again after the lease expires",
-			"status", status, "err", err)
+	for attempt := 1; ; attempt++ {
+		_, err := s.Pool.Exec(mctx, finishSQL, g.keys, s.Owner, status, msg)
+		if err == nil {
+			return
+		}
+		if mctx.Err() != nil {
+			log.ErrorContext(ctx, "notifier: could not mark the notification; it will be sent again after the lease expires",
+				"status", status, "err", err)
+			return
+		}
+		log.WarnContext(ctx, "notifier: mark the notification; retrying", "status", status, "attempt", attempt, "err", err)
+		sleep(mctx, min(time.Duration(attempt)*200*time.Millisecond, 2*time.Second))
 	}
 }
+
+// markTimeout bounds the retries of a mark after the channel answered.
+const markTimeout = 10 * time.Second
 
 // backoff is attempt n's wait: jittered in [d/2, d], d = min(max, base·2^(n-1)).
 func (s *Sender) backoff(attempt int) time.Duration {
