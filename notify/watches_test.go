@@ -176,3 +176,14 @@ func TestTextSaysEverything(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoWatchesFileIsValid keeps compose/dev/watches.yaml (make demo) loadable.
+func TestDemoWatchesFileIsValid(t *testing.T) {
+	c, err := LoadFile("../compose/dev/watches.yaml", env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Watches) == 0 || c.Channels["demo-hook"] == nil {
+		t.Errorf("demo watches: %+v", c)
+	}
+}
