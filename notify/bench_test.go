@@ -70,7 +70,8 @@ func BenchmarkMatch(b *testing.B) {
 // BenchmarkNotifyLatency is the end-to-end latency of an opening: from the Publish of its event to
 // the webhook request arriving, through Kafka, the consume loop, the claim transaction and the
 // sender, against the real stack. Openings are published one at a time, each after the previous
-// one arrived, so the number is the latency of an alert, not of a backlog.
+// one arrived, so the number is the latency of an alert, not of a backlog. The loop runs with the
+// notify command's batch wait (notify.DefaultBatchWait).
 func BenchmarkNotifyLatency(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	topic := kafkatest.Topic(b, addr, 3)
@@ -102,7 +103,7 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: kafkatest.Name(b, "g"), Topic: topic,
 		StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 4 << 20, MaxWait: 100 * time.Millisecond, QueueCapacity: 8})
 	wg.Go(func() {
-		_ = ingest.Run(ctx, r, claimer, ingest.Config{BatchWait: 5 * time.Millisecond, Logger: logger})
+		_ = ingest.Run(ctx, r, claimer, ingest.Config{BatchWait: notify.DefaultBatchWait, Logger: logger})
 	})
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond}

@@ -32,6 +32,9 @@ const (
 	DefaultMaxAge      = 30 * time.Minute
 	DefaultLease       = time.Minute
 	DefaultMaxAttempts = 6
+	// DefaultBatchWait is the notifier's consume-loop batch wait: an alert waits at most this long
+	// for company in its claim transaction (the booking consumer's 200 ms would add latency).
+	DefaultBatchWait = 50 * time.Millisecond
 )
 
 // keySpace is the uuid v5 namespace of claim keys.

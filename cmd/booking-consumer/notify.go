@@ -75,7 +75,7 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per claim transaction")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", 50*time.Millisecond, "how long to fill a batch after its first message")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.StringVar(&cfg.from, "from", "", "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)")
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "NOTIFY_METRICS_ADDR", defaultNotifyMetricsAddr),
