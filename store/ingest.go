@@ -202,7 +202,7 @@ func (d deadRow) position() position { return position{d.topic, d.partition, d.o
 // position.
 //
 // The rows are in event_id order. Two batches in concurrent transactions (the consumer inserts
-// up to ingest.Config.Inflight at once) that share an event_id then take its unique-index lock
+// up to consumer.Config.Inflight at once) that share an event_id then take its unique-index lock
 // in the same order, so they wait for each other instead of deadlocking.
 func split(batch []Message) (eventRows, []deadRow) {
 	var rows eventRows

@@ -20,9 +20,9 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/views"
 )
 
@@ -89,8 +89,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
-	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
-	batchBytes := ingest.DefaultMaxBatchBytes
+	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
+	batchBytes := consumer.DefaultMaxBatchBytes
 	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -104,8 +104,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.IntVar(&cfg.queue, "queue-capacity", defaultQueueCapacity,
 		"messages kafka-go may fetch ahead of the batches (it counts messages, not bytes: each can be\n"+
 			"as large as the topic's max.message.bytes)")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
-	fs.IntVar(&cfg.inflight, "inflight", ingest.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
+	fs.DurationVar(&cfg.batchWait, "batch-wait", consumer.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.IntVar(&cfg.inflight, "inflight", consumer.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
 	fs.StringVar(&cfg.from, "from", "", "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n"+
 		"each partition, or its first message at or after the time; refused if the group has\n"+
@@ -115,10 +115,10 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
-	fs.IntVar(&cfg.alarmAfter, "alarm-after", ingest.DefaultAlarmAfter,
+	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
 		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
 			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
-	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
+	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	var alive atomic.Bool
 	alive.Store(true)
 	var db atomic.Pointer[pgxpool.Pool]
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	health.Set(startingKey, "starting: connecting to PostgreSQL")
 	if cfg.metricsAddr != "" {
 		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
@@ -252,10 +252,10 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			logger.Warn(fmt.Sprintf(msg, a...), "topic", cfg.topic)
 		}),
 	})
-	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
+	err = consumer.Run(ctx, r, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
 		ShutdownTimeout: cfg.shutdown,
-		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	closeReader(logger, r)
@@ -265,7 +265,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	return nil
 }
 
-// startingKey names the start-up problem in ingest.Health.
+// startingKey names the start-up problem in consumer.Health.
 const startingKey = "starting"
 
 // Start-up retries: capped exponential backoff, 0.5 s doubling to 10 s (jittered).
@@ -278,9 +278,9 @@ const (
 // problem: wrong password, unknown database, a topic the cluster refuses), or ctx ends (then it
 // returns an error wrapping context.Canceled: a clean stop). Each failure is logged and shown by
 // /healthz as "starting: waiting for WHAT".
-func waitFor(ctx context.Context, logger *slog.Logger, health *ingest.Health, what string,
+func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, what string,
 	retriable func(error) bool, try func(context.Context) error) error {
-	b := ingest.Backoff{Base: startBackoffBase, Max: startBackoffMax}
+	b := consumer.Backoff{Base: startBackoffBase, Max: startBackoffMax}
 	health.Set(startingKey, "starting: waiting for "+what)
 	for attempt := 1; ; attempt++ {
 		err := try(ctx)
@@ -345,7 +345,7 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 // /healthz is 200 when the database answers a ping within 2 s, the consume loop is running and
 // health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
-	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
+	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *consumer.Health) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)

@@ -10,7 +10,7 @@
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
-// store/ingest; this command only wires configuration, connections, metrics and signals.
+// internal/consumer; this command only wires configuration, connections, metrics and signals.
 package main
 
 import (

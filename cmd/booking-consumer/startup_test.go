@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -244,7 +244,7 @@ func TestHealthzReportsAStuckConsumer(t *testing.T) {
 	db.Store(pool)
 	var alive atomic.Bool
 	alive.Store(true)
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	addr := freeAddr(t)
 	stop, err := serveMetrics(t.Context(), slog.New(slog.DiscardHandler), addr, prometheus.NewRegistry(), &db, &alive, health)
 	if err != nil {

@@ -1,5 +1,5 @@
-// Package ingestbench holds the consumer's end-to-end benchmarks against the real stack, with
-// Kafka in the loop: events are produced to a fresh topic and drained by ingest.Run over a real
+// Package consumerbench holds the consumer's end-to-end benchmarks against the real stack, with
+// Kafka in the loop: events are produced to a fresh topic and drained by consumer.Run over a real
 // kafka-go group Reader into a fresh database (storetest), next to the alternatives it is held to,
 // measured in the same run:
 //
@@ -17,8 +17,8 @@
 //
 // It has no non-test code. compose/dev/bench runs it and writes BENCHMARKS.md; by hand:
 //
-//	go test ./store/ingest/ingestbench/ -run '^$' -bench . -benchtime 1x -timeout 30m -v
+//	go test ./internal/consumer/consumerbench/ -run '^$' -bench . -benchtime 1x -timeout 30m -v
 //
 // Sizes come from the environment: BENCH_EVENTS (50000), BENCH_NAIVE_EVENTS (3000),
 // BENCH_BACKLOG (1000000), BENCH_LARGE (1000), BENCH_QUEUE_EVENTS (100000).
-package ingestbench
+package consumerbench

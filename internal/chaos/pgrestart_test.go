@@ -13,12 +13,12 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// TestPostgresRestart stops the private PostgreSQL twice while ingest.Run (the consumer's loop,
+// TestPostgresRestart stops the private PostgreSQL twice while consumer.Run (the consumer's loop,
 // with the consumer's Reader settings) drains CHAOS_PG_EVENTS events: once with pg_ctl -m fast,
 // once with -m immediate (a crash: no shutdown checkpoint), each time for 3 s. Every offset commit
 // is first checked against the database (retrying while it is down): never an offset ahead of
@@ -54,9 +54,9 @@ func TestPostgresRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
-		errc <- ingest.Run(ctx, cr, store.New(db), ingest.Config{
+		errc <- consumer.Run(ctx, cr, store.New(db), consumer.Config{
 			BatchSize: 500, // smaller batches: more commits to check, more chances to be cut
-			Backoff:   ingest.Backoff{Base: 100 * time.Millisecond, Max: 2 * time.Second},
+			Backoff:   consumer.Backoff{Base: 100 * time.Millisecond, Max: 2 * time.Second},
 			Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		})
 	}()
@@ -74,7 +74,7 @@ func TestPostgresRestart(t *testing.T) {
 	waitUntil(t, 5*time.Minute, "every message committed", func() bool { return cr.committed.Load() >= int64(n) })
 	cancel()
 	if err := <-errc; err != nil {
-		t.Fatalf("ingest.Run: %v", err)
+		t.Fatalf("consumer.Run: %v", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = r.Close(); close(done) }()

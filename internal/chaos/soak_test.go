@@ -22,7 +22,7 @@ import (
 
 // TestSoak runs the whole pipeline for CHAOS_SOAK (5m): the crawler every 2 s (crawler.Schedule)
 // against the simulated site on a clock 600× real time with 5% of page requests failing and 2%
-// slow, the private broker stopped for 5 s every CHAOS_FLAP (45s), and ingest.Run consuming.
+// slow, the private broker stopped for 5 s every CHAOS_FLAP (45s), and consumer.Run consuming.
 // It samples goroutines and heap every 5 s and asserts, at the end:
 //
 //   - goroutines and heap flat: the last third's peak within +25 goroutines and 2× + 16 MB of

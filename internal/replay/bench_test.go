@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/crawler/replay"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -20,13 +20,13 @@ import (
 // every event is a committed row, into a fresh topic and database, with two consumers side by
 // side in the same run:
 //
-//	batched  the booking-consumer loop: ingest.Run over a kafka-go group Reader, one set-based
+//	batched  the booking-consumer loop: consumer.Run over a kafka-go group Reader, one set-based
 //	         INSERT ... ON CONFLICT DO NOTHING transaction per batch, offsets committed after it
 //	naive    FetchMessage, one autocommit INSERT ... ON CONFLICT DO NOTHING, CommitMessages, per message
 //
 // The consumer's group join (≈3 s on Kafka: group.initial.rebalance.delay.ms) is not timed: each
 // consumer first ingests one warm-up event. Metrics: batched_s, naive_s, naive/batched (target
-// ≥ 10) and batched_within_1s (1 or 0). Run: go test -bench Replay -run '^$' ./crawler/replay/
+// ≥ 10) and batched_within_1s (1 or 0). Run: go test -bench Replay -run '^$' ./internal/replay/
 func BenchmarkReplay(b *testing.B) {
 	set := practiceBytes(b)
 	evs := decodeAll(b, set)

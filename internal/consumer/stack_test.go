@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -126,7 +126,7 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 		p := poison[i]
 		wantSize := len(p.value)
 		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound (review finding 7)
-			wantSize = ingest.DeadValuePrefix
+			wantSize = consumer.DeadValuePrefix
 		}
 		if off != int64(2*i+1) || !strings.Contains(msg, p.wantErr) || size != wantSize {
 			t.Errorf("%s: dead letter at offset %d (%d bytes): %q; want offset %d, %d bytes, error containing %q",

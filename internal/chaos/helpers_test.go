@@ -24,8 +24,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 )
 
 // privateStack is the chaos suite's own PostgreSQL and Kafka (compose/dev/chaos starts them).
@@ -417,26 +417,26 @@ func (s *syncBuffer) lines(sub string) []string {
 	return out
 }
 
-// consumer runs ingest.Run the way production runs the binary, under a restart policy (compose:
+// consumer runs consumer.Run the way production runs the binary, under a restart policy (compose:
 // restart: unless-stopped): if Run returned an error, the reader would be closed and a new one
 // started after a second. Run retries fetch and insert failures itself, so any restart fails the test.
-type consumer struct {
+type runningConsumer struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	restarts atomic.Int64
 	lastErr  atomic.Value
 }
 
-func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, logger *slog.Logger, m ingest.Metrics) *consumer {
+func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, logger *slog.Logger, m consumer.Metrics) *runningConsumer {
 	ctx, cancel := context.WithCancel(t.Context())
-	c := &consumer{cancel: cancel, done: make(chan struct{})}
+	c := &runningConsumer{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for ctx.Err() == nil {
 			r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: group, Topic: topic,
 				StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond,
 				HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, WatchPartitionChanges: true})
-			err := ingest.Run(ctx, r, store.New(db), ingest.Config{Logger: logger, Metrics: m})
+			err := consumer.Run(ctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m})
 			closed := make(chan struct{})
 			go func() { _ = r.Close(); close(closed) }()
 			select {
@@ -457,14 +457,14 @@ func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, lo
 	return c
 }
 
-func (c *consumer) stop(t testing.TB) {
+func (c *runningConsumer) stop(t testing.TB) {
 	c.cancel()
 	select {
 	case <-c.done:
 	case <-time.After(time.Minute):
 		t.Error("consumer did not stop within a minute")
 	}
-	// ingest.Run retries failed fetches itself: an outage must pause the loop, not end it.
+	// consumer.Run retries failed fetches itself: an outage must pause the loop, not end it.
 	if n := c.restarts.Load(); n > 0 {
 		t.Errorf("the consumer loop returned an error %d times (last: %v); it must outlive outages", n, c.lastErr.Load())
 	}

@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -135,14 +135,14 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 	defer closeReader(t, kr)
 	r := &checkedReader{t: t, r: kr, db: db}
 	m := &stuckCounters{}
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	var errorLogs atomic.Int64
 	logger := slog.New(levelCounter{slog.NewTextHandler(t.Output(), nil), &errorLogs})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- ingest.Run(ctx, r, store.New(db), ingest.Config{BatchSize: 50, BatchWait: 50 * time.Millisecond,
-			Backoff:    ingest.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond},
+		done <- consumer.Run(ctx, r, store.New(db), consumer.Config{BatchSize: 50, BatchWait: 50 * time.Millisecond,
+			Backoff:    consumer.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond},
 			AlarmAfter: 4, Health: health, Logger: logger, Metrics: m})
 	}()
 
@@ -170,10 +170,10 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("ingest.Run: %v", err)
+			t.Errorf("consumer.Run: %v", err)
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatal("ingest.Run did not return")
+		t.Fatal("consumer.Run did not return")
 	}
 	if n := countRows(t, db, "booking_events"); n != 100 {
 		t.Errorf("booking_events = %d, want 100", n)

@@ -24,7 +24,7 @@ import (
 )
 
 // TestBrokerRestart runs the crawler on a 2 s schedule against the simulated site (on a clock
-// 600× real time, so listings open, change and close between crawls) while ingest.Run consumes,
+// 600× real time, so listings open, change and close between crawls) while consumer.Run consumes,
 // and stops the private broker twice:
 //
 //  1. SIGTERM, down ~10 s plus its restart, with a 2-minute retry window: every event handed to
@@ -110,7 +110,7 @@ type pipeline struct {
 	clock        func() time.Time
 	state        crawler.StateDir
 	storedBefore int
-	consumer     *consumer
+	consumer     *runningConsumer
 }
 
 func newPipeline(t *testing.T, addr, topic string, db *pgxpool.Pool) *pipeline {

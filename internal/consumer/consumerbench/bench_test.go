@@ -1,4 +1,4 @@
-package ingestbench_test
+package consumerbench_test
 
 import (
 	"bytes"
@@ -16,16 +16,16 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // BenchmarkConsumerIngest produces BENCH_EVENTS (50,000) fresh events to a fresh 3-partition
 // topic, then measures, side by side in one run:
 //
-//	fresh   ingest.Run + a kafka-go group Reader draining the topic into a fresh database, with
-//	        the default two batches in the database at once (ingest.DefaultInflight;
+//	fresh   consumer.Run + a kafka-go group Reader draining the topic into a fresh database, with
+//	        the default two batches in the database at once (consumer.DefaultInflight;
 //	        BENCH_INFLIGHT overrides it)
 //	fresh1  the same with one batch at a time (--inflight 1), to show what the second buys
 //	copy    pgx CopyFrom of the same rows into a fresh database's booking_events (the ceiling)
@@ -44,7 +44,7 @@ func BenchmarkConsumerIngest(b *testing.B) {
 	n := envInt(b, "BENCH_EVENTS", 50_000)
 	naiveN := min(envInt(b, "BENCH_NAIVE_EVENTS", 3_000), n)
 	rounds := envInt(b, "BENCH_ROUNDS", 3)
-	inflight := envInt(b, "BENCH_INFLIGHT", ingest.DefaultInflight)
+	inflight := envInt(b, "BENCH_INFLIGHT", consumer.DefaultInflight)
 	addr := kafkatest.Bootstrap(b)
 	msgs := encode(b, benchEvents(n, "ingest"))
 	topic := kafkatest.Topic(b, addr, 3)
@@ -115,7 +115,7 @@ func median(xs []float64) float64 {
 // replicas, crawler replay's SyncWriter) and the clock stops when the last offset is committed.
 // Three contenders in one run:
 //
-//	first    ingest.Run into an empty database (the set's first ingest)
+//	first    consumer.Run into an empty database (the set's first ingest)
 //	replay   the same set published again, same consumer and database: all duplicates
 //	naive    the naive per-message consumer on an empty database
 //
@@ -138,7 +138,7 @@ func BenchmarkPracticeReplay(b *testing.B) {
 	b.Logf("practice set: %d events from %d crawls", len(set), st.Crawls)
 
 	for b.Loop() {
-		// ingest.Run, first ingest then replay.
+		// consumer.Run, first ingest then replay.
 		topic := kafkatest.Topic(b, addr, 3)
 		pool := storetest.NewDB(b)
 		live := startLive(b, addr, topic, pool)
@@ -234,7 +234,7 @@ func (c *counted) waitFor(b testing.TB, n int, timeout time.Duration) {
 	}
 }
 
-// liveConsumer is a consumer already running on a topic: ingest.Run, or the naive loop.
+// liveConsumer is a consumer already running on a topic: consumer.Run, or the naive loop.
 type liveConsumer struct {
 	addr, topic string
 	c           *counted
@@ -242,14 +242,14 @@ type liveConsumer struct {
 	errc        chan error
 }
 
-// startLive starts ingest.Run on topic into pool and waits until it consumed a warm-up event.
+// startLive starts consumer.Run on topic into pool and waits until it consumed a warm-up event.
 func startLive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsumer {
 	r := newReader(addr, topic, kafkatest.Name(b, "live"))
 	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r), errc: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(b.Context())
 	l.cancel = func() { cancel(); closeReader(r) }
 	go func() {
-		l.errc <- ingest.Run(ctx, l.c, store.New(pool), ingest.Config{Logger: slog.New(slog.DiscardHandler)})
+		l.errc <- consumer.Run(ctx, l.c, store.New(pool), consumer.Config{Logger: slog.New(slog.DiscardHandler)})
 	}()
 	l.warmup(b)
 	return l

@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -45,14 +45,14 @@ func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- ingest.Run(ctx, r, store.New(db), ingest.Config{BatchSize: 50, BatchWait: 20 * time.Millisecond,
-			Inflight: 4, Backoff: ingest.Backoff{Base: 10 * time.Millisecond, Max: 50 * time.Millisecond},
+		done <- consumer.Run(ctx, r, store.New(db), consumer.Config{BatchSize: 50, BatchWait: 20 * time.Millisecond,
+			Inflight: 4, Backoff: consumer.Backoff{Base: 10 * time.Millisecond, Max: 50 * time.Millisecond},
 			Logger: testLogger(t), Metrics: m})
 	}()
 	waitUntil(t, 60*time.Second, "every message committed", func() bool {
 		select {
 		case err := <-done:
-			t.Fatalf("ingest.Run ended during the commit outage: %v", err)
+			t.Fatalf("consumer.Run ended during the commit outage: %v", err)
 		default:
 		}
 		_, n := r.stats()
@@ -60,7 +60,7 @@ func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 	})
 	cancel()
 	if err := <-done; err != nil {
-		t.Errorf("ingest.Run: %v", err)
+		t.Errorf("consumer.Run: %v", err)
 	}
 	commits, _ := r.stats()
 	if n := countRows(t, db, "booking_events"); n != 600 || h.Hits() != 60 {

@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 )
 
 // testEvents returns n distinct valid events; prefix keeps sets from different calls apart.
@@ -89,7 +89,7 @@ func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
-// counters is an ingest.Metrics that the test reads.
+// counters is an consumer.Metrics that the test reads.
 type counters struct {
 	consumed, inserted, duplicates, dead, retries, batches atomic.Int64
 }
@@ -200,8 +200,8 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 	}
 }
 
-// consumer runs ingest.Run in the background.
-type consumer struct {
+// runningConsumer runs consumer.Run in the background.
+type runningConsumer struct {
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -210,29 +210,29 @@ type ingester interface {
 	Ingest(context.Context, []store.Message) (store.Result, error)
 }
 
-func startConsumer(t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *consumer {
+func startConsumer(t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *runningConsumer {
 	return startConsumerCtx(t.Context(), t, r, s, m, batchSize)
 }
 
-func startConsumerCtx(ctx context.Context, t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *consumer {
+func startConsumerCtx(ctx context.Context, t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *runningConsumer {
 	ctx, cancel := context.WithCancel(ctx)
-	c := &consumer{cancel: cancel, done: make(chan error, 1)}
-	cfg := ingest.Config{BatchSize: batchSize, BatchWait: 50 * time.Millisecond,
-		Backoff: ingest.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
+	c := &runningConsumer{cancel: cancel, done: make(chan error, 1)}
+	cfg := consumer.Config{BatchSize: batchSize, BatchWait: 50 * time.Millisecond,
+		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
 		Logger:  testLogger(t), Metrics: m}
-	go func() { c.done <- ingest.Run(ctx, r, s, cfg) }()
+	go func() { c.done <- consumer.Run(ctx, r, s, cfg) }()
 	return c
 }
 
-func (c *consumer) stop(t *testing.T) {
+func (c *runningConsumer) stop(t *testing.T) {
 	t.Helper()
 	c.cancel()
 	select {
 	case err := <-c.done:
 		if err != nil {
-			t.Errorf("ingest.Run: %v", err)
+			t.Errorf("consumer.Run: %v", err)
 		}
 	case <-time.After(15 * time.Second):
-		t.Fatal("ingest.Run did not return within 15s of cancellation")
+		t.Fatal("consumer.Run did not return within 15s of cancellation")
 	}
 }

@@ -323,7 +323,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 // TestLargeMessagesMemoryBound: CHAOS_LARGE (1,000) junk messages of 900 KB on a topic that allows
 // 1.1 MB messages, drained by the binary with its defaults: every one is dead-lettered as a 4 KiB
 // prefix with its length and SHA-256, and the binary's peak RSS stays within the documented bound
-// (store/ingest: (inflight+2) × max-batch-bytes × 3 + (queue-capacity + partitions) ×
+// (internal/consumer: (inflight+2) × max-batch-bytes × 3 + (queue-capacity + partitions) ×
 // max.message.bytes of data, ~108 MiB with the defaults, plus ~40 MB of runtime: 150 MB).
 func TestLargeMessagesMemoryBound(t *testing.T) {
 	stack(t)

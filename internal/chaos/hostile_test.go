@@ -21,8 +21,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -39,7 +39,7 @@ var hostileNames = []string{
 }
 
 // TestHostileSite crawls a site that serves hostile content through the real path: crawler.Runner
-// (Collect, Diff, snapshot) → events.NewPublisher → the private Kafka → ingest.Run → PostgreSQL.
+// (Collect, Diff, snapshot) → events.NewPublisher → the private Kafka → consumer.Run → PostgreSQL.
 // Every crawl must return within its bound; hostile text is stored verbatim or rejected with a
 // count; pages that are too big, endless or never finish make the crawl incomplete, never hang it.
 func TestHostileSite(t *testing.T) {
@@ -111,7 +111,7 @@ func TestHostileSite(t *testing.T) {
 	m := &counting{}
 	cctx, ccancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
-	go func() { errc <- ingest.Run(cctx, r, store.New(db), ingest.Config{Logger: logger, Metrics: m}) }()
+	go func() { errc <- consumer.Run(cctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m}) }()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -139,7 +139,7 @@ func TestHostileSite(t *testing.T) {
 	waitUntil(t, time.Minute, "every published event stored", func() bool { return m.committed.Load() >= ps.Published })
 	ccancel()
 	if err := <-errc; err != nil {
-		t.Errorf("ingest.Run: %v", err)
+		t.Errorf("consumer.Run: %v", err)
 	}
 
 	bySite := map[string]crawler.SiteSummary{}
@@ -239,7 +239,7 @@ func hostileSitesYAML(base string) string {
 	return b.String()
 }
 
-// counting is an ingest.Metrics that counts stored messages.
+// counting is an consumer.Metrics that counts stored messages.
 type counting struct{ committed atomic.Int64 }
 
 func (c *counting) Batch(size int, _ store.Result, _ time.Duration) { c.committed.Add(int64(size)) }

@@ -20,8 +20,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 )
 
 // The practice set is generated once per test binary (5-15 s) and shared read-only.
@@ -106,7 +106,7 @@ func endOffsets(tb testing.TB, addr, topic string) int64 {
 	return n
 }
 
-// counters is the consumer's ingest.Metrics, read by the tests.
+// counters is the consumer's consumer.Metrics, read by the tests.
 type counters struct{ consumed, inserted, duplicates, dead atomic.Int64 }
 
 func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
@@ -118,15 +118,15 @@ func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
 func (c *counters) Retry()                 {}
 func (c *counters) Lag(string, int, int64) {}
 
-// consumer is the real booking-consumer loop (ingest.Run over a kafka-go group Reader) into db.
-type consumer struct {
+// consumer is the real booking-consumer loop (consumer.Run over a kafka-go group Reader) into db.
+type runningConsumer struct {
 	m      *counters
 	cancel context.CancelFunc
 	done   chan error
 	r      *kafka.Reader
 }
 
-func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *consumer {
+func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
 	tb.Helper()
 	logger := testLogger(tb)
 	r := kafka.NewReader(kafka.ReaderConfig{
@@ -138,16 +138,16 @@ func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *
 		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) { logger.Warn(fmt.Sprintf(msg, a...)) }),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &consumer{m: &counters{}, cancel: cancel, done: make(chan error, 1), r: r}
-	cfg := ingest.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond,
-		Backoff: ingest.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
+	c := &runningConsumer{m: &counters{}, cancel: cancel, done: make(chan error, 1), r: r}
+	cfg := consumer.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond,
+		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
 		Logger:  logger, Metrics: c.m}
-	go func() { c.done <- ingest.Run(ctx, r, store.New(db), cfg) }()
+	go func() { c.done <- consumer.Run(ctx, r, store.New(db), cfg) }()
 	tb.Cleanup(func() { c.stop(tb) })
 	return c
 }
 
-func (c *consumer) stop(tb testing.TB) {
+func (c *runningConsumer) stop(tb testing.TB) {
 	if c.cancel == nil {
 		return
 	}
@@ -156,10 +156,10 @@ func (c *consumer) stop(tb testing.TB) {
 	select {
 	case err := <-c.done:
 		if err != nil {
-			tb.Errorf("ingest.Run: %v", err)
+			tb.Errorf("consumer.Run: %v", err)
 		}
 	case <-time.After(15 * time.Second):
-		tb.Error("ingest.Run did not return within 15s of cancellation")
+		tb.Error("consumer.Run did not return within 15s of cancellation")
 	}
 	done := make(chan struct{})
 	go func() { _ = c.r.Close(); close(done) }()

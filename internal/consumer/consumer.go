@@ -44,7 +44,7 @@
 //
 // Run does not own the Reader: the caller creates it, and closes it (under a deadline) after Run
 // returns.
-package ingest
+package consumer
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package ingestbench_test
+package consumerbench_test
 
 import (
 	"bufio"

@@ -18,12 +18,12 @@
 //     random moments while it makes progress. After each kill the group's committed offsets are
 //     checked against the database (never an offset ahead of its rows). At the end: rows ==
 //     distinct valid event ids, dead letters == poison messages, committed == end offsets.
-//   - TestPostgresRestart: ingest.Run drains CHAOS_PG_EVENTS (50,000) while the private
+//   - TestPostgresRestart: consumer.Run drains CHAOS_PG_EVENTS (50,000) while the private
 //     PostgreSQL is stopped (fast, then immediate) and started again twice. Every offset commit is
 //     checked against the database before it reaches Kafka. At the end: no loss, no duplicates.
 //   - TestHostileSite: an httptest site serves SQL-injection strings, script tags, invalid UTF-8,
 //     a 10 MB page, endless pagination and a page that never finishes, through the real
-//     crawler.Runner (Collect, Diff, the Kafka publisher) and ingest.Run into PostgreSQL: every
+//     crawler.Runner (Collect, Diff, the Kafka publisher) and consumer.Run into PostgreSQL: every
 //     crawl returns within its bound, hostile text is stored verbatim or rejected with a count,
 //     nothing crashes or hangs.
 //   - TestBrokerRestart: the crawler runs every 2 s against the simulated site while the private
@@ -57,7 +57,7 @@
 //     documented bound (150 MB with the defaults).
 //
 // The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
-// ingest.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),
+// consumer.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),
 // and the test restarts it after a second with a new Reader, counting the restarts.
 //
 // Not in CI: the suite needs minutes and restarts its own servers; run it before each release.

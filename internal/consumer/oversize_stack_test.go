@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"crypto/sha256"

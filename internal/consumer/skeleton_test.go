@@ -1,4 +1,4 @@
-package ingest_test
+package consumer_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // TestWalkingSkeleton is the thinnest slice through the real parts: events go through the
 // crawler's production publisher (events.NewPublisher: bounded queue, background writer, acks
-// from all replicas) to the stack's Kafka broker, a consumer group (ingest.Run) stores them in
+// from all replicas) to the stack's Kafka broker, a consumer group (consumer.Run) stores them in
 // PostgreSQL, and they are read back: every event once, byte for byte as published.
 func TestWalkingSkeleton(t *testing.T) {
 	t.Parallel()

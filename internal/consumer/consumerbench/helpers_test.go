@@ -1,4 +1,4 @@
-package ingestbench_test
+package consumerbench_test
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -176,7 +176,7 @@ func (d *drainClock) wait(b testing.TB, timeout time.Duration) time.Duration {
 	return d.end.Sub(d.first)
 }
 
-// consumeWithIngest drains want messages of topic with ingest.Run (the production loop, default
+// consumeWithIngest drains want messages of topic with consumer.Run (the production loop, default
 // batch size) into pool under a new group, and returns the drain time.
 func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want, inflight int) time.Duration {
 	b.Helper()
@@ -186,14 +186,14 @@ func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Po
 	ctx, cancel := context.WithCancel(b.Context())
 	errc := make(chan error, 1)
 	go func() {
-		errc <- ingest.Run(ctx, clock, store.New(pool), ingest.Config{
+		errc <- consumer.Run(ctx, clock, store.New(pool), consumer.Config{
 			Inflight: inflight, Logger: slog.New(slog.DiscardHandler),
 		})
 	}()
 	d := clock.wait(b, 10*time.Minute)
 	cancel()
 	if err := <-errc; err != nil {
-		b.Fatalf("ingest.Run: %v", err)
+		b.Fatalf("consumer.Run: %v", err)
 	}
 	return d
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler/replay"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
