@@ -19,7 +19,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -34,28 +34,10 @@ const (
 	defaultPartitions  = 3
 	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (notes §3).
 	closeTimeout = 10 * time.Second
-	// sessionTimeout is how long the group waits for a silent member before giving its
-	// partitions to others. After a crash (no LeaveGroup) a restarted consumer waits this long,
-	// so lower means faster takeover; too low and a GC or network pause longer than it causes a
-	// needless rebalance (and duplicate, harmless redeliveries). 10 s with 1 s heartbeats
-	// tolerates ~9 missed heartbeats; a clean shutdown leaves the group at once either way.
-	sessionTimeout    = 10 * time.Second
-	heartbeatInterval = time.Second
 	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
 	maxInflight = 16
-	// defaultQueueCapacity is kafka-go's reader queue, in MESSAGES (it has no byte bound): the
-	// messages fetched ahead of the loop. Each may be as large as the topic's max.message.bytes
-	// (1 MiB by default), so the queue alone may hold about 8 MiB, ~1.5 MB of RSS per queued
-	// message with the garbage collector's headroom: BenchmarkLargeMessageRSS measured 1.8× the
-	// normal peak at 8 and 2.2× at 16. It costs no throughput: the loop takes whole batches while
-	// the partition readers refill the queue, and PostgreSQL is the bottleneck
-	// (BenchmarkQueueCapacity: 8 vs kafka-go's usual 1000 drained 100k events at 1.0-1.2×).
-	defaultQueueCapacity = 8
-	// fetchMaxBytes is the most one fetch asks the broker for. kafka-go streams the response
-	// message by message into the queue, so this bounds the broker's answer, not our memory; it
-	// must exceed the largest message the topic allows (max.message.bytes), or that message
-	// could never be read.
-	fetchMaxBytes = 4 << 20
+	// defaultQueueCapacity: see kafkabus.DefaultQueueCapacity.
+	defaultQueueCapacity = kafkabus.DefaultQueueCapacity
 )
 
 type consumeConfig struct {
@@ -179,7 +161,7 @@ func (c consumeConfig) validate() error {
 	if c.forceReset && c.from == "" {
 		errs = append(errs, errors.New("--force-reset needs --from"))
 	}
-	if _, err := parseFrom(c.from); c.from != "" && err != nil {
+	if _, err := kafkabus.ParseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -235,23 +217,15 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		return err
 	}
 	if cfg.from != "" {
-		if err := resetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
+		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
 			return err
 		}
 	}
 	health.Clear(startingKey)
 
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: cfg.brokers, GroupID: cfg.group, Topic: cfg.topic,
-		StartOffset:    kafka.FirstOffset, // a new group reads the topic from its start
-		CommitInterval: 0,                 // synchronous: CommitMessages returns the broker's answer
-		MinBytes:       1, MaxBytes: fetchMaxBytes, MaxWait: 500 * time.Millisecond, QueueCapacity: cfg.queue,
-		HeartbeatInterval: heartbeatInterval, SessionTimeout: sessionTimeout,
-		WatchPartitionChanges: true,
-		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) {
-			logger.Warn(fmt.Sprintf(msg, a...), "topic", cfg.topic)
-		}),
-	})
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue, Logger: logger,
+	}))
 	err = consumer.Run(ctx, r, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
 		ShutdownTimeout: cfg.shutdown,
@@ -321,7 +295,7 @@ func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topi
 	if partitions > 0 {
 		return ensureTopic(ctx, logger, brokers, topic, partitions)
 	}
-	if _, err := events.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, events.ErrTopicNotReady) {
+	if _, err := kafkabus.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, kafkabus.ErrTopicNotReady) {
 		return err
 	}
 	return nil

@@ -17,7 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -226,12 +227,12 @@ func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 		t.Fatalf("ensureTopic with %v: %v", brokers, err)
 	}
 	publishEvents(t, addr, topic, 10, "multi", time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	if err := resetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
-		t.Fatalf("resetOffsets with %v: %v", brokers, err)
+	if err := kafkabus.ResetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
+		t.Fatalf("ResetOffsets with %v: %v", brokers, err)
 	}
-	offs, err := startOffsets(t.Context(), brokers, topic, []int{0, 1}, time.Time{})
+	offs, err := kafkabus.StartOffsets(t.Context(), brokers, topic, []int{0, 1}, time.Time{})
 	if err != nil || fmt.Sprint(offs) != "map[0:0 1:0]" {
-		t.Fatalf("startOffsets with %v = %v, %v; want both partitions at 0", brokers, offs, err)
+		t.Fatalf("StartOffsets with %v = %v, %v; want both partitions at 0", brokers, offs, err)
 	}
 }
 

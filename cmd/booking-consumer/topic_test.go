@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,8 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 func TestEnsureTopicCreatesOnceAndKeepsExisting(t *testing.T) {
@@ -70,24 +68,5 @@ func TestTableAlignsWideCharacters(t *testing.T) {
 	}
 	if cols[0] != cols[1] || cols[1] != cols[2] {
 		t.Fatalf("second column starts at display columns %v:\n%s", cols, b.String())
-	}
-}
-
-func TestResetRetriesOnlyTransientAnswersBeforeTheCommit(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{fmt.Errorf("replay: committed offsets: %w", kafka.NotCoordinatorForGroup), true},
-		{fmt.Errorf("replay: committed offsets: %w", kafka.GroupLoadInProgress), true},
-		{fmt.Errorf("replay: t: %w", events.ErrTopicNotReady), true},
-		{fmt.Errorf("replay: commit: %w: %w", errCommitStage, kafka.NotCoordinatorForGroup), false},
-		{fmt.Errorf("replay: group has 1 active members"), false},
-		{fmt.Errorf("replay: %w", kafka.GroupAuthorizationFailed), false},
-	} {
-		if got := retriable(tc.err); got != tc.want {
-			t.Errorf("retriable(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }

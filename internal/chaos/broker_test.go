@@ -19,7 +19,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -50,8 +51,8 @@ func TestBrokerRestart(t *testing.T) {
 	} {
 		t.Run(phase.name, func(t *testing.T) {
 			logs := &syncBuffer{}
-			pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic,
-				RetryWindow: phase.window, Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*events.KafkaPublisher)
+			pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
+				RetryWindow: phase.window, Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 			rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
 			sched := env.schedule(t, rec)
 
@@ -200,7 +201,7 @@ func (s *scheduled) stop(t *testing.T) {
 
 // recorder remembers the ids of the events handed to the publisher.
 type recorder struct {
-	pub *events.KafkaPublisher
+	pub *kafkabus.KafkaPublisher
 	mu  sync.Mutex
 	ids map[uuid.UUID]bool
 }

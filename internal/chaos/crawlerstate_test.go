@@ -25,8 +25,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -93,8 +93,8 @@ func TestReadOnlyStateDir(t *testing.T) {
 	}
 
 	logs := &syncBuffer{}
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*events.KafkaPublisher)
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 	rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, crawler.Seoul())
 	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,

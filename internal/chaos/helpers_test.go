@@ -24,6 +24,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 )
@@ -433,9 +434,7 @@ func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, lo
 	go func() {
 		defer close(c.done)
 		for ctx.Err() == nil {
-			r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: group, Topic: topic,
-				StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond,
-				HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, WatchPartitionChanges: true})
+			r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Group: group, Topic: topic}))
 			err := consumer.Run(ctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m})
 			closed := make(chan struct{})
 			go func() { _ = r.Close(); close(closed) }()

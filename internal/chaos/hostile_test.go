@@ -20,7 +20,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -39,7 +40,7 @@ var hostileNames = []string{
 }
 
 // TestHostileSite crawls a site that serves hostile content through the real path: crawler.Runner
-// (Collect, Diff, snapshot) → events.NewPublisher → the private Kafka → consumer.Run → PostgreSQL.
+// (Collect, Diff, snapshot) → kafkabus.NewPublisher → the private Kafka → consumer.Run → PostgreSQL.
 // Every crawl must return within its bound; hostile text is stored verbatim or rejected with a
 // count; pages that are too big, endless or never finish make the crawl incomplete, never hang it.
 func TestHostileSite(t *testing.T) {
@@ -99,14 +100,12 @@ func TestHostileSite(t *testing.T) {
 	}
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}).(*events.KafkaPublisher)
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}).(*kafkabus.KafkaPublisher)
 	runner := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Publisher: pub, Now: func() time.Time { return crawlAt }}
 
 	// Consumer.
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: kafkatest.Name(t, "hostile"), Topic: topic,
-		StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond,
-		HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, WatchPartitionChanges: true})
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Group: kafkatest.Name(t, "hostile"), Topic: topic}))
 	defer r.Close()
 	m := &counting{}
 	cctx, ccancel := context.WithCancel(t.Context())

@@ -12,7 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -43,12 +44,9 @@ func TestPostgresRestart(t *testing.T) {
 	}
 	produce(t, addr, topic, msgs)
 
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: kafkatest.Name(t, "pg"), Topic: topic,
-		StartOffset: kafka.FirstOffset, CommitInterval: 0,
-		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond, QueueCapacity: 1000,
-		HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, WatchPartitionChanges: true,
-	})
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: kafkatest.Name(t, "pg"), Topic: topic, QueueCapacity: 1000,
+	}))
 	cr := &commitChecker{t: t, r: r, db: check}
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(t.Context())

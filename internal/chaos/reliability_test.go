@@ -24,7 +24,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -331,13 +332,13 @@ func TestLargeMessagesMemoryBound(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3
 	topic := kafkatest.Name(t, "large")
-	if err := events.CreateTopicOn(t.Context(), []string{addr}, topic, partitions, map[string]string{"max.message.bytes": "1100000"}); err != nil {
+	if err := kafkabus.CreateTopicOn(t.Context(), []string{addr}, topic, partitions, map[string]string{"max.message.bytes": "1100000"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
 	wctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	if _, err := events.WaitForTopic(wctx, []string{addr}, topic, nil); err != nil {
+	if _, err := kafkabus.WaitForTopic(wctx, []string{addr}, topic, nil); err != nil {
 		t.Fatal(err)
 	}
 	db, dbURL := storetest.NewDBURL(t)

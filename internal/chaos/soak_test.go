@@ -16,7 +16,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -53,8 +54,8 @@ func TestSoak(t *testing.T) {
 
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic,
-		RetryWindow: 10 * time.Minute, Logger: logger}).(*events.KafkaPublisher)
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
+		RetryWindow: 10 * time.Minute, Logger: logger}).(*kafkabus.KafkaPublisher)
 
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger, nil)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -34,11 +35,9 @@ func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 
 	// kafka-go tries a commit 3 times per CommitMessages call: 60 refusals fail ~20 calls in a row.
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Err: kerr.CoordinatorLoadInProgress, Count: 60})
-	kr := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: "g", Topic: topic, StartOffset: kafka.FirstOffset,
-		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond, HeartbeatInterval: 500 * time.Millisecond,
-		SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
-	})
+	kr := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: "g", Topic: topic,
+	}))
 	defer closeReader(t, kr)
 	r := &checkedReader{t: t, r: kr, db: db}
 	m := &counters{}

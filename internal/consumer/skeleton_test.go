@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestWalkingSkeleton is the thinnest slice through the real parts: events go through the
-// crawler's production publisher (events.NewPublisher: bounded queue, background writer, acks
+// crawler's production publisher (kafkabus.NewPublisher: bounded queue, background writer, acks
 // from all replicas) to the stack's Kafka broker, a consumer group (consumer.Run) stores them in
 // PostgreSQL, and they are read back: every event once, byte for byte as published.
 func TestWalkingSkeleton(t *testing.T) {
@@ -23,7 +24,7 @@ func TestWalkingSkeleton(t *testing.T) {
 	db := storetest.NewDB(t)
 
 	evs := testEvents(300, "skeleton")
-	pub := events.NewPublisher(events.PublisherConfig{
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{
 		Brokers: []string{addr}, Topic: topic, RetryWindow: 30 * time.Second, Logger: testLogger(t),
 	})
 	for _, e := range evs {
@@ -32,7 +33,9 @@ func TestWalkingSkeleton(t *testing.T) {
 	if err := pub.Close(t.Context()); err != nil {
 		t.Fatalf("publisher close: %v", err)
 	}
-	st := pub.(interface{ Stats() events.PublisherStats }).Stats()
+	st := pub.(interface {
+		Stats() kafkabus.PublisherStats
+	}).Stats()
 	if st.Published != int64(len(evs)) || st.Failed != 0 || st.Dropped != 0 {
 		t.Fatalf("publisher stats %+v, want all %d published", st, len(evs))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 )
@@ -65,14 +66,9 @@ func publish(t *testing.T, addr, topic string, msgs []kafka.Message) {
 func newReader(t *testing.T, addr, topic, group string) *kafka.Reader {
 	t.Helper()
 	logger := testLogger(t)
-	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: group, Topic: topic,
-		StartOffset: kafka.FirstOffset, CommitInterval: 0,
-		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond, QueueCapacity: 1000,
-		HeartbeatInterval: time.Second, SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
-		WatchPartitionChanges: true, PartitionWatchInterval: time.Second,
-		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) { logger.Warn(fmt.Sprintf(msg, a...)) }),
-	})
+	return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
+	}))
 }
 
 func closeReader(t *testing.T, r *kafka.Reader) {

@@ -11,7 +11,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -98,12 +99,9 @@ func evs1(b *testing.B) []events.Event {
 // startNaive runs the naive consumer in the background and returns how many messages it has
 // handled (inserted or duplicate) and committed.
 func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func() int64 {
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: group, Topic: topic, StartOffset: kafka.FirstOffset, CommitInterval: 0,
-		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 100 * time.Millisecond,
-		HeartbeatInterval: time.Second, SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
-		WatchPartitionChanges: true, PartitionWatchInterval: time.Second,
-	})
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: group, Topic: topic,
+	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	var handled atomicInt
 	stopped := make(chan struct{})

@@ -19,7 +19,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 )
@@ -88,9 +89,9 @@ func testLogger(tb testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
-func newWriter(tb testing.TB, addr, topic string) *events.SyncWriter {
+func newWriter(tb testing.TB, addr, topic string) *kafkabus.SyncWriter {
 	tb.Helper()
-	w := events.NewSyncWriter(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: testLogger(tb)})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: testLogger(tb)})
 	tb.Cleanup(func() { _ = w.Close() })
 	return w
 }
@@ -129,14 +130,9 @@ type runningConsumer struct {
 func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
 	tb.Helper()
 	logger := testLogger(tb)
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: group, Topic: topic,
-		StartOffset: kafka.FirstOffset, CommitInterval: 0,
-		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 100 * time.Millisecond, QueueCapacity: 1000,
-		HeartbeatInterval: time.Second, SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second,
-		WatchPartitionChanges: true, PartitionWatchInterval: time.Second,
-		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) { logger.Warn(fmt.Sprintf(msg, a...)) }),
-	})
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
+	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &runningConsumer{m: &counters{}, cancel: cancel, done: make(chan error, 1), r: r}
 	cfg := consumer.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond,

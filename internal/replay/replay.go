@@ -5,7 +5,7 @@
 // Every event keeps its original event_id and key (listing_key), so the consumer's
 // ON CONFLICT (event_id) DO NOTHING makes a replay of already stored events a no-op: replaying a
 // file twice adds no rows. Unlike the crawler's fire-and-forget publisher, replay writes in batches
-// and waits for every batch's acknowledgements from all in-sync replicas (events.SyncWriter), so
+// and waits for every batch's acknowledgements from all in-sync replicas (kafkabus.SyncWriter), so
 // the final report says exactly which events did not make it.
 //
 // Lines are decoded strictly (events.Decode); an invalid line is counted, reported with its line
@@ -25,6 +25,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // Defaults of Options.
@@ -65,8 +66,8 @@ type Options struct {
 	AckTimeout time.Duration
 }
 
-// Writer publishes a batch and waits for its acknowledgements; *events.SyncWriter is one. An
-// error that is a *events.WriteEventsError names the events that failed (the others were
+// Writer publishes a batch and waits for its acknowledgements; *kafkabus.SyncWriter is one. An
+// error that is a *kafkabus.WriteEventsError names the events that failed (the others were
 // acknowledged); any other error fails the whole batch.
 type Writer interface {
 	WriteEvents(ctx context.Context, evs []events.Event) error
@@ -118,8 +119,8 @@ type Report struct {
 	AlreadyStored, New, DuplicateIDs int
 	StoreChecked                     bool // AlreadyStored and New are meaningful
 
-	InvalidLines []LineError         // the first 100 invalid lines
-	FailedEvents []events.EventError // the first 100 events not acknowledged
+	InvalidLines []LineError           // the first 100 invalid lines
+	FailedEvents []kafkabus.EventError // the first 100 events not acknowledged
 	// LastLine is the number of the last line whose event was acknowledged (dry run: the last
 	// line read), LastEventID that event's id: how far the run got.
 	LastLine    int

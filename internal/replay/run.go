@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // maxWholeBatchFailures is how many batches in a row may fail entirely (broker unreachable,
@@ -195,7 +196,7 @@ func (r *run) flush(ctx context.Context) error {
 	err := r.deps.Writer.WriteEvents(wctx, r.batch)
 	cancel()
 	failed := map[uuid.UUID]error{}
-	var werr *events.WriteEventsError
+	var werr *kafkabus.WriteEventsError
 	switch {
 	case err == nil:
 	case errors.As(err, &werr):
@@ -216,7 +217,7 @@ func (r *run) flush(ctx context.Context) error {
 		}
 		r.rep.Failed++
 		if len(r.rep.FailedEvents) < maxListed {
-			r.rep.FailedEvents = append(r.rep.FailedEvents, events.EventError{EventID: e.EventID, ListingKey: e.ListingKey, Err: ferr})
+			r.rep.FailedEvents = append(r.rep.FailedEvents, kafkabus.EventError{EventID: e.EventID, ListingKey: e.ListingKey, Err: ferr})
 		}
 		r.deps.Logger.ErrorContext(ctx, "event not published", "event_id", e.EventID, "line", r.batchLines[i], "err", ferr)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 func TestLineReader(t *testing.T) {
@@ -121,10 +122,10 @@ func (f *fakeWriter) WriteEvents(_ context.Context, evs []events.Event) error {
 	if f.err != nil {
 		return f.err
 	}
-	werr := &events.WriteEventsError{Total: len(evs)}
+	werr := &kafkabus.WriteEventsError{Total: len(evs)}
 	for _, e := range evs {
 		if f.fail[e.EventID] {
-			werr.Failed = append(werr.Failed, events.EventError{EventID: e.EventID, Err: errors.New("nope")})
+			werr.Failed = append(werr.Failed, kafkabus.EventError{EventID: e.EventID, Err: errors.New("nope")})
 		}
 	}
 	if len(werr.Failed) > 0 {

@@ -15,7 +15,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -175,7 +176,7 @@ func warmupEvent(tag string) events.Event {
 // writeSync publishes evs with the replay's SyncWriter (RequireAll) and fails on any error.
 func writeSync(b testing.TB, addr, topic string, evs []events.Event) {
 	b.Helper()
-	w := events.NewSyncWriter(events.PublisherConfig{Brokers: []string{addr}, Topic: topic})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic})
 	defer w.Close()
 	if err := w.WriteEvents(b.Context(), evs); err != nil {
 		b.Fatalf("publish %d events: %v", len(evs), err)

@@ -16,6 +16,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -103,13 +104,9 @@ func produce(b testing.TB, addr, topic string, msgs []kafka.Message) {
 
 // newReader is the booking-consumer's Reader configuration (cmd/booking-consumer).
 func newReader(addr, topic, group string) *kafka.Reader {
-	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: group, Topic: topic,
-		StartOffset: kafka.FirstOffset, CommitInterval: 0,
-		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond, QueueCapacity: 1000,
-		HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second,
-		WatchPartitionChanges: true,
-	})
+	return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000,
+	}))
 }
 
 func closeReader(r *kafka.Reader) {

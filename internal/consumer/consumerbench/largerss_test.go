@@ -14,8 +14,8 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -50,13 +50,13 @@ func BenchmarkLargeMessageRSS(b *testing.B) {
 func largeTopic(b testing.TB, addr string) string {
 	b.Helper()
 	topic := kafkatest.Name(b, "large")
-	if err := events.CreateTopicOn(b.Context(), []string{addr}, topic, 3, map[string]string{"max.message.bytes": "1100000"}); err != nil {
+	if err := kafkabus.CreateTopicOn(b.Context(), []string{addr}, topic, 3, map[string]string{"max.message.bytes": "1100000"}); err != nil {
 		b.Fatalf("create topic %s: %v", topic, err)
 	}
 	b.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
 	ctx, cancel := context.WithTimeout(b.Context(), 15*time.Second)
 	defer cancel()
-	if _, err := events.WaitForTopic(ctx, []string{addr}, topic, nil); err != nil {
+	if _, err := kafkabus.WaitForTopic(ctx, []string{addr}, topic, nil); err != nil {
 		b.Fatal(err)
 	}
 	return topic

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // DefaultBootstrap is the dev stack's broker (compose/dev/stack env).
@@ -91,12 +91,12 @@ func Topic(t testing.TB, addr string, partitions int) string {
 // CreateTopic creates topic through the cluster's controller and waits (up to 15 s) until each of
 // its partitions has a leader.
 func CreateTopic(ctx context.Context, addr, topic string, partitions int) error {
-	if err := events.CreateTopic(ctx, addr, topic, partitions); err != nil {
+	if err := kafkabus.CreateTopic(ctx, addr, topic, partitions); err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	parts, err := events.WaitForTopic(wctx, []string{addr}, topic, nil)
+	parts, err := kafkabus.WaitForTopic(wctx, []string{addr}, topic, nil)
 	if err != nil {
 		return err
 	}

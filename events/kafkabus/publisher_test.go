@@ -1,4 +1,4 @@
-package events_test
+package kafkabus_test
 
 import (
 	"bytes"
@@ -17,7 +17,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 // testEvents returns n valid events over listings distinct listings (n/listings events each).
@@ -74,7 +75,9 @@ func newLogger() (*slog.Logger, *logBuffer) {
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 
-type stats interface{ Stats() events.PublisherStats }
+type stats interface {
+	Stats() kafkabus.PublisherStats
+}
 
 // countingMetrics is a PublisherMetrics that adds up what it is told.
 type countingMetrics struct{ sent, failed, dropped, depth atomic.Int64 }
@@ -84,7 +87,7 @@ func (m *countingMetrics) Failed(n int)     { m.failed.Add(int64(n)) }
 func (m *countingMetrics) Dropped(n int)    { m.dropped.Add(int64(n)) }
 func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
 
-func statsOf(t *testing.T, p events.Publisher) events.PublisherStats {
+func statsOf(t *testing.T, p kafkabus.Publisher) kafkabus.PublisherStats {
 	t.Helper()
 	s, ok := p.(stats)
 	if !ok {
@@ -106,7 +109,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 }
 
 // publishAll publishes evs and returns the slowest Publish call.
-func publishAll(p events.Publisher, evs []events.Event) (maxLat time.Duration) {
+func publishAll(p kafkabus.Publisher, evs []events.Event) (maxLat time.Duration) {
 	for _, e := range evs {
 		start := time.Now()
 		p.Publish(e)
@@ -201,7 +204,7 @@ func TestParseBrokers(t *testing.T) {
 		{"a:1, b:2,,", []string{"a:1", "b:2"}},
 		{" a:1 ,b:2 ", []string{"a:1", "b:2"}},
 	} {
-		if got := events.ParseBrokers(tc.in); !slices.Equal(got, tc.want) {
+		if got := kafkabus.ParseBrokers(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("ParseBrokers(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -212,7 +215,7 @@ func FuzzParseBrokers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, b := range events.ParseBrokers(s) {
+		for _, b := range kafkabus.ParseBrokers(s) {
 			if b == "" || b != strings.TrimSpace(b) || strings.Contains(b, ",") {
 				t.Fatalf("ParseBrokers(%q) gave entry %q", s, b)
 			}
@@ -223,12 +226,12 @@ func FuzzParseBrokers(f *testing.F) {
 func TestPublisherConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"KAFKA_BOOTSTRAP": "a:1,b:2", "KAFKA_PUBLISH_RETRY_WINDOW": "30s", "KAFKA_PUBLISH_QUEUE_SIZE": "50"}
-	cfg, err := events.PublisherConfigFromEnv(func(k string) string { return env[k] })
+	cfg, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil || !slices.Equal(cfg.Brokers, []string{"a:1", "b:2"}) || cfg.RetryWindow != 30*time.Second || cfg.QueueSize != 50 {
 		t.Fatalf("got %+v, %v", cfg, err)
 	}
 	env["KAFKA_PUBLISH_RETRY_WINDOW"] = "soon"
-	if _, err := events.PublisherConfigFromEnv(func(k string) string { return env[k] }); err == nil {
+	if _, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] }); err == nil {
 		t.Fatal("bad retry window accepted")
 	}
 }
@@ -241,22 +244,22 @@ func TestNopPublisher(t *testing.T) {
 	evs := testEvents(10, 5)
 	for _, bootstrap := range []string{"", " ", ",,", " , ,"} {
 		log, logs := newLogger()
-		cfg, err := events.PublisherConfigFromEnv(func(k string) string {
+		cfg, err := kafkabus.PublisherConfigFromEnv(func(k string) string {
 			return map[string]string{"KAFKA_BOOTSTRAP": bootstrap}[k]
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Logger = log
-		p := events.NewPublisher(cfg)
-		if _, ok := p.(events.NopPublisher); !ok {
+		p := kafkabus.NewPublisher(cfg)
+		if _, ok := p.(kafkabus.NopPublisher); !ok {
 			t.Fatalf("KAFKA_BOOTSTRAP=%q gave %T, want NopPublisher", bootstrap, p)
 		}
 		publishAll(p, evs)
 		if err := p.Close(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if s := statsOf(t, p); s != (events.PublisherStats{}) {
+		if s := statsOf(t, p); s != (kafkabus.PublisherStats{}) {
 			t.Fatalf("no-op stats %+v", s)
 		}
 		if n := strings.Count(logs.buf.String(), "\n"); n != 1 {
@@ -268,7 +271,7 @@ func TestNopPublisher(t *testing.T) {
 		t.Fatalf("no-op publishers connected %d times", n)
 	}
 
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}})
 	publishAll(p, evs)
 	waitFor(t, 5*time.Second, "a connection to the listener", func() bool { return bh.accepts.Load() > 0 })
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
@@ -283,7 +286,7 @@ func TestPublisherRealBroker(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 3)
 	log, _ := newLogger()
 	m := &countingMetrics{}
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
 	evs := testEvents(500, 50)
 	maxLat := publishAll(p, evs)
 	waitFor(t, 30*time.Second, "500 published", func() bool { return statsOf(t, p).Published == 500 })
@@ -294,7 +297,7 @@ func TestPublisherRealBroker(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	t.Logf("max Publish %v, Close %v", maxLat, time.Since(start))
-	if s := statsOf(t, p); s != (events.PublisherStats{Published: 500}) {
+	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Published: 500}) {
 		t.Fatalf("stats %+v, want 500 published and nothing else", s)
 	}
 	if m.sent.Load() != 500 || m.failed.Load()+m.dropped.Load() != 0 {
@@ -318,7 +321,7 @@ func TestPublisherRealBroker(t *testing.T) {
 			if string(m.Key) != e.ListingKey {
 				t.Fatalf("event %s key %q, want listing_key %q", id, m.Key, e.ListingKey)
 			}
-			if len(m.Headers) != 1 || m.Headers[0].Key != events.HeaderEventID || string(m.Headers[0].Value) != id {
+			if len(m.Headers) != 1 || m.Headers[0].Key != kafkabus.HeaderEventID || string(m.Headers[0].Value) != id {
 				t.Fatalf("event %s headers %v", id, m.Headers)
 			}
 			if p, ok := partitionOf[e.ListingKey]; ok && p != part {
@@ -369,7 +372,7 @@ func readPartition(t *testing.T, addr, topic string, part int) []kafka.Message {
 func TestPublisherRefused(t *testing.T) {
 	t.Parallel()
 	log, logs := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{refusedAddr(t)}, RetryWindow: 300 * time.Millisecond, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{refusedAddr(t)}, RetryWindow: 300 * time.Millisecond, Logger: log})
 	evs := testEvents(2000, 100)
 	start := time.Now()
 	maxLat := publishAll(p, evs)
@@ -389,7 +392,7 @@ func TestPublisherRefused(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 	reasons := checkLossLogged(t, logs, evs)
-	if int64(reasons[events.ReasonRetryWindow]) != s.Failed || int64(reasons[events.ReasonQueueFull]) != s.Dropped {
+	if int64(reasons[kafkabus.ReasonRetryWindow]) != s.Failed || int64(reasons[kafkabus.ReasonQueueFull]) != s.Dropped {
 		t.Fatalf("reasons %v do not match stats %+v", reasons, s)
 	}
 }
@@ -400,7 +403,7 @@ func TestPublisherBlackholed(t *testing.T) {
 	t.Parallel()
 	bh := newBlackhole(t)
 	log, logs := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, Logger: log})
 	evs := testEvents(2000, 100)
 	start := time.Now()
 	maxLat := publishAll(p, evs)
@@ -435,7 +438,7 @@ func TestPublisherQueueFull(t *testing.T) {
 	bh := newBlackhole(t)
 	log, logs := newLogger()
 	m := &countingMetrics{}
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: 10, Logger: log, Metrics: m})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: 10, Logger: log, Metrics: m})
 	evs := testEvents(1000, 100)
 	maxLat := publishAll(p, evs)
 	s := statsOf(t, p)
@@ -455,10 +458,10 @@ func TestPublisherQueueFull(t *testing.T) {
 		t.Fatalf("metrics sent %d failed %d dropped %d", m.sent.Load(), m.failed.Load(), m.dropped.Load())
 	}
 	reasons := checkLossLogged(t, logs, evs)
-	if int64(reasons[events.ReasonQueueFull]) != dropped {
+	if int64(reasons[kafkabus.ReasonQueueFull]) != dropped {
 		t.Fatalf("reasons %v, want %d queue_full", reasons, dropped)
 	}
-	if reasons[events.ReasonQueueFull]+reasons[events.ReasonClosed]+reasons[events.ReasonRetryWindow] != 1000 {
+	if reasons[kafkabus.ReasonQueueFull]+reasons[kafkabus.ReasonClosed]+reasons[kafkabus.ReasonRetryWindow] != 1000 {
 		t.Fatalf("reasons %v", reasons)
 	}
 }
@@ -467,16 +470,16 @@ func TestPublisherQueueFull(t *testing.T) {
 func TestPublishAfterClose(t *testing.T) {
 	t.Parallel()
 	log, logs := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{refusedAddr(t)}, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{refusedAddr(t)}, Logger: log})
 	if err := p.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	evs := testEvents(5, 5)
 	publishAll(p, evs)
-	if s := statsOf(t, p); s != (events.PublisherStats{Dropped: 5}) {
+	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Dropped: 5}) {
 		t.Fatalf("stats %+v", s)
 	}
-	if r := checkLossLogged(t, logs, evs); r[events.ReasonClosed] != 5 {
+	if r := checkLossLogged(t, logs, evs); r[kafkabus.ReasonClosed] != 5 {
 		t.Fatalf("reasons %v", r)
 	}
 }
@@ -486,7 +489,7 @@ func TestSyncWriterRealBroker(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
-	w := events.NewSyncWriter(events.PublisherConfig{Brokers: []string{addr}, Topic: topic})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic})
 	defer w.Close()
 	if err := w.WriteEvents(t.Context(), testEvents(300, 30)); err != nil {
 		t.Fatal(err)
@@ -499,7 +502,7 @@ func TestSyncWriterRealBroker(t *testing.T) {
 
 func TestSyncWriterNoBrokers(t *testing.T) {
 	t.Parallel()
-	w := events.NewSyncWriter(events.PublisherConfig{Brokers: events.ParseBrokers(" ,")})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" ,")})
 	if err := w.WriteEvents(t.Context(), testEvents(1, 1)); err == nil || !strings.Contains(err.Error(), "no kafka brokers") {
 		t.Fatalf("err %v", err)
 	}
@@ -508,16 +511,16 @@ func TestSyncWriterNoBrokers(t *testing.T) {
 // The crawler's wiring: configuration from the environment, a publisher that never blocks the
 // crawl, and a bounded Close at shutdown.
 func ExampleNewPublisher() {
-	cfg, err := events.PublisherConfigFromEnv(func(string) string { return "" }) // os.Getenv in main
+	cfg, err := kafkabus.PublisherConfigFromEnv(func(string) string { return "" }) // os.Getenv in main
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	p := events.NewPublisher(cfg) // KAFKA_BOOTSTRAP unset: a NopPublisher
+	p := kafkabus.NewPublisher(cfg) // KAFKA_BOOTSTRAP unset: a NopPublisher
 	p.Publish(testEvents(1, 1)[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	fmt.Printf("%T %v\n", p, p.Close(ctx))
-	// Output: events.NopPublisher <nil>
+	// Output: kafkabus.NopPublisher <nil>
 }

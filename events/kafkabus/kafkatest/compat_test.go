@@ -8,7 +8,8 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 // TestGroupResumesFromCommittedOffset proves kafka-go v0.4.51 against the stack's broker (Kafka 4.1):
@@ -36,11 +37,7 @@ func TestGroupResumesFromCommittedOffset(t *testing.T) {
 	}
 
 	open := func() *kafka.Reader {
-		return kafka.NewReader(kafka.ReaderConfig{
-			Brokers: []string{addr}, Topic: topic, GroupID: group,
-			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond,
-			CommitInterval: 0, HeartbeatInterval: time.Second, SessionTimeout: 6 * time.Second,
-		})
+		return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Topic: topic, Group: group}))
 	}
 	r := open()
 	var first []kafka.Message

@@ -1,4 +1,4 @@
-package events_test
+package kafkabus_test
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 // BenchmarkPublish measures the latency of Publish, the call on the crawler's goroutine, with a
@@ -24,10 +25,10 @@ func BenchmarkPublish(b *testing.B) {
 	topic := kafkatest.Topic(b, addr, 3)
 	bh := newBlackhole(b)
 	const queue = 1 << 15
-	healthy := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, QueueSize: queue})
-	holed := events.NewPublisher(events.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: queue})
+	healthy := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, QueueSize: queue})
+	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: queue})
 	b.Cleanup(func() {
-		for _, p := range []events.Publisher{healthy, holed} {
+		for _, p := range []kafkabus.Publisher{healthy, holed} {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			_ = p.Close(ctx)
 			cancel()
@@ -66,7 +67,7 @@ func BenchmarkPublish(b *testing.B) {
 
 // measure publishes in a b.Loop and returns each call's latency and how many events the
 // publisher dropped meanwhile.
-func measure(b *testing.B, p events.Publisher, evs []events.Event) ([]time.Duration, float64) {
+func measure(b *testing.B, p kafkabus.Publisher, evs []events.Event) ([]time.Duration, float64) {
 	s0 := p.(stats).Stats()
 	lat := make([]time.Duration, 0, 1<<16)
 	i := 0

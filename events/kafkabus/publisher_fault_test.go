@@ -1,4 +1,4 @@
-package events_test
+package kafkabus_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // Faults a real broker cannot stage on demand, on kfake (an in-process, in-memory broker).
@@ -45,7 +46,7 @@ func readIDs(t *testing.T, addr string) map[string]int {
 	return seen
 }
 
-func closeWithin(t *testing.T, p events.Publisher, d time.Duration) {
+func closeWithin(t *testing.T, p kafkabus.Publisher, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	defer cancel()
@@ -64,7 +65,7 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	port, _ := strconv.Atoi(portS)
 
 	log, _ := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(500, 50)
 	publishAll(p, evs[:200])
 	waitFor(t, 10*time.Second, "first 200 published", func() bool { return statsOf(t, p).Published == 200 })
@@ -113,7 +114,7 @@ func TestPublisherProduceOutage(t *testing.T) {
 	})
 	addr := c.ListenAddrs()[0]
 	log, _ := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(300, 30)
 	publishAll(p, evs)
 	waitFor(t, 10*time.Second, "3 refused produce requests", func() bool { return refused.Load() >= 3 })
@@ -137,7 +138,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotLeaderForPartition, Count: 4})
 	addr := c.ListenAddrs()[0]
 	log, _ := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(100, 20)
 	publishAll(p, evs)
 	waitFor(t, 20*time.Second, "all 100 published", func() bool { return statsOf(t, p).Published == 100 })
@@ -145,7 +146,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	if h.Hits() != 4 {
 		t.Fatalf("fault hit %d times, want 4", h.Hits())
 	}
-	if s := statsOf(t, p); s != (events.PublisherStats{Published: 100}) {
+	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Published: 100}) {
 		t.Fatalf("stats %+v", s)
 	}
 	seen := readIDs(t, addr)
@@ -164,12 +165,12 @@ func TestPublisherRejected(t *testing.T) {
 	defer c.Close()
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.TopicAuthorizationFailed, Count: -1})
 	log, logs := newLogger()
-	p := events.NewPublisher(events.PublisherConfig{Brokers: c.ListenAddrs(), Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: c.ListenAddrs(), Logger: log})
 	evs := testEvents(50, 10)
 	publishAll(p, evs)
 	waitFor(t, 10*time.Second, "50 failed", func() bool { return statsOf(t, p).Failed == 50 })
 	closeWithin(t, p, 5*time.Second)
-	if r := checkLossLogged(t, logs, evs); r[events.ReasonRejected] != 50 {
+	if r := checkLossLogged(t, logs, evs); r[kafkabus.ReasonRejected] != 50 {
 		t.Fatalf("reasons %v", r)
 	}
 }
@@ -180,7 +181,7 @@ func TestSyncWriterRetries(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
 	defer c.Close()
-	w := events.NewSyncWriter(events.PublisherConfig{Brokers: c.ListenAddrs()})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: c.ListenAddrs()})
 	defer w.Close()
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotLeaderForPartition, Count: 2})
 	if err := w.WriteEvents(t.Context(), testEvents(60, 6)); err != nil {
@@ -191,7 +192,7 @@ func TestSyncWriterRetries(t *testing.T) {
 	}
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.TopicAuthorizationFailed, Count: -1})
 	err := w.WriteEvents(t.Context(), testEvents(10, 2))
-	var werr *events.WriteEventsError
+	var werr *kafkabus.WriteEventsError
 	if !errors.As(err, &werr) || len(werr.Failed) != 10 || werr.Total != 10 {
 		t.Fatalf("err %v, want all 10 failed", err)
 	}

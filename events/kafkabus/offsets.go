@@ -1,4 +1,4 @@
-package main
+package kafkabus
 
 import (
 	"context"
@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
-
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// parseFrom parses --from: "earliest" (zero time, ok) or an RFC3339 time.
-func parseFrom(s string) (time.Time, error) {
+// ParseFrom parses --from: "earliest" (zero time, ok) or an RFC3339 time.
+func ParseFrom(s string) (time.Time, error) {
 	if s == "earliest" {
 		return time.Time{}, nil
 	}
@@ -25,15 +23,15 @@ func parseFrom(s string) (time.Time, error) {
 	return t, nil
 }
 
-// resetOffsets sets group's committed offsets on topic to the first message at or after from
+// ResetOffsets sets group's committed offsets on topic to the first message at or after from
 // ("earliest": the start of each partition) before the group starts consuming.
 //
 // kafka-go refuses SetOffset on a group Reader, so this commits directly: an OffsetCommit with
 // generation -1 and no member id is the "simple consumer" commit that Kafka accepts for a group
 // with no active members (the same request kafka-consumer-groups.sh --reset-offsets sends).
 // It refuses a group that has members, and one with committed offsets unless force.
-func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, force bool) error {
-	at, err := parseFrom(from)
+func ResetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, force bool) error {
+	at, err := ParseFrom(from)
 	if err != nil {
 		return err
 	}
@@ -45,7 +43,7 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	// offsets were sent.
 	for attempt := 1; ; attempt++ {
 		err := resetOnce(ctx, logger, brokers, group, topic, from, at, force)
-		if err == nil || !retriable(err) {
+		if err == nil || !Retriable(err) {
 			return err
 		}
 		logger.WarnContext(ctx, "group offsets cannot be reset yet; retrying", "attempt", attempt, "err", err)
@@ -60,17 +58,17 @@ func resetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 // errCommitStage marks a failure after the offsets were sent: never retried.
 var errCommitStage = errors.New("offsets sent")
 
-// retriable reports whether a failed reset may be tried again: it failed before the offsets were
+// Retriable reports whether a failed reset may be tried again: it failed before the offsets were
 // sent, on an answer Kafka calls temporary or on a topic the metadata does not show yet.
-func retriable(err error) bool {
+func Retriable(err error) bool {
 	if errors.Is(err, errCommitStage) {
 		return false
 	}
 	var kerr kafka.Error
-	return errors.Is(err, events.ErrTopicNotReady) || (errors.As(err, &kerr) && kerr.Temporary())
+	return errors.Is(err, ErrTopicNotReady) || (errors.As(err, &kerr) && kerr.Temporary())
 }
 
-// resetOnce is one attempt of resetOffsets.
+// resetOnce is one attempt of ResetOffsets.
 func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, at time.Time, force bool) error {
 	// A transport of its own: kafka-go's DefaultTransport caches metadata for every client in the
 	// process, and a topic created after that cache was filled would look missing for seconds.
@@ -78,7 +76,7 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 	defer transport.CloseIdleConnections()
 	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: transport}
 
-	parts, err := events.TopicPartitions(ctx, brokers, topic)
+	parts, err := TopicPartitions(ctx, brokers, topic)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
@@ -111,7 +109,7 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 			"use a new --group, or add --force-reset to overwrite them", group, topic, strings.Join(existing, " "))
 	}
 
-	offsets, err := startOffsets(ctx, brokers, topic, parts, at)
+	offsets, err := StartOffsets(ctx, brokers, topic, parts, at)
 	if err != nil {
 		return err
 	}
@@ -137,12 +135,12 @@ func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group
 	return nil
 }
 
-// startOffsets returns, per partition, the offset of the first message at or after at (the
+// StartOffsets returns, per partition, the offset of the first message at or after at (the
 // partition's end if there is none), or the partition's first offset when at is zero. It asks
 // each partition's leader directly: kafka.Client.ListOffsets mixes up first and time offsets in
 // its response mapping (it keys results by the returned timestamp, which is -1 for both). The
 // leader is looked up through each of brokers in turn until one answers.
-func startOffsets(ctx context.Context, brokers []string, topic string, parts []int, at time.Time) (map[int]int64, error) {
+func StartOffsets(ctx context.Context, brokers []string, topic string, parts []int, at time.Time) (map[int]int64, error) {
 	out := make(map[int]int64, len(parts))
 	for _, p := range parts {
 		conn, err := dialLeader(ctx, brokers, topic, p)

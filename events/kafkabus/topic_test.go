@@ -1,4 +1,4 @@
-package events_test
+package kafkabus_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 func TestWaitForTopic(t *testing.T) {
@@ -21,7 +21,7 @@ func TestWaitForTopic(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		waited := 0
-		_, err := events.WaitForTopic(ctx, brokers, topic, func() { waited++ })
+		_, err := kafkabus.WaitForTopic(ctx, brokers, topic, func() { waited++ })
 		if err == nil || !strings.Contains(err.Error(), topic) {
 			t.Fatalf("WaitForTopic(missing) = %v, want an error naming %s", err, topic)
 		}
@@ -38,14 +38,14 @@ func TestWaitForTopic(t *testing.T) {
 		go func() {
 			<-waiting
 			time.Sleep(300 * time.Millisecond)
-			if err := events.CreateTopic(t.Context(), addr, topic, 3); err != nil {
+			if err := kafkabus.CreateTopic(t.Context(), addr, topic, 3); err != nil {
 				t.Errorf("create %s: %v", topic, err)
 			}
 		}()
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		start := time.Now()
-		parts, err := events.WaitForTopic(ctx, brokers, topic, func() { close(waiting) })
+		parts, err := kafkabus.WaitForTopic(ctx, brokers, topic, func() { close(waiting) })
 		if err != nil || len(parts) != 3 {
 			t.Fatalf("WaitForTopic = %v, %v; want 3 partitions", parts, err)
 		}

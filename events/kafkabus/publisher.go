@@ -1,4 +1,4 @@
-package events
+package kafkabus
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // Publisher is what the crawler depends on: fire-and-forget delivery of booking events.
 type Publisher interface {
 	// Publish hands e over and returns at once; it never blocks on the network and never fails.
 	// An event that cannot be delivered is counted and logged with its event_id.
-	Publish(e Event)
+	Publish(e events.Event)
 	// Close stops accepting events, delivers what is queued until ctx is done, then drops and
 	// counts the rest. Pass a deadline: with the broker down the drain only ends with ctx.
 	Close(ctx context.Context) error
@@ -28,7 +30,7 @@ const (
 	ReasonClosed      = "publisher_closed"       // dropped: published after Close, or still queued when Close's ctx ended
 	ReasonRetryWindow = "retry_window_exhausted" // failed: not acknowledged within RetryWindow
 	ReasonRejected    = "rejected"               // failed: the broker refused it for good (e.g. too large)
-	ReasonUnencodable = "unencodable"            // failed: Encode failed or the event exceeds MaxEventBytes
+	ReasonUnencodable = "unencodable"            // failed: events.Encode failed or the event exceeds events.MaxEventBytes
 )
 
 // NewPublisher returns a KafkaPublisher, or, when cfg has no brokers (KAFKA_BOOTSTRAP unset,
@@ -36,7 +38,7 @@ const (
 func NewPublisher(cfg PublisherConfig) Publisher {
 	cfg = cfg.withDefaults()
 	if len(cfg.Brokers) == 0 {
-		cfg.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events are discarded")
+		cfg.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events.events are discarded")
 		return NopPublisher{}
 	}
 	return newKafkaPublisher(cfg, newWriter(cfg))
@@ -51,7 +53,7 @@ var (
 type NopPublisher struct{}
 
 // Publish does nothing.
-func (NopPublisher) Publish(Event) {}
+func (NopPublisher) Publish(events.Event) {}
 
 // Close does nothing.
 func (NopPublisher) Close(context.Context) error { return nil }
@@ -119,7 +121,7 @@ func newKafkaPublisher(cfg PublisherConfig, w writer) *KafkaPublisher {
 }
 
 // Publish queues e, or drops and logs it when the queue is full or the publisher is closed.
-func (p *KafkaPublisher) Publish(e Event) {
+func (p *KafkaPublisher) Publish(e events.Event) {
 	msg, err := message(e)
 	q := queued{msg: msg, id: e.EventID.String(), key: e.ListingKey}
 	if err != nil {
