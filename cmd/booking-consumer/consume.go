@@ -211,7 +211,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			return err
 		}
 	}
-	if err := waitFor(ctx, logger, health, "Kafka", kafkaRetriable, func(ctx context.Context) error {
+	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
 		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
 	}); err != nil {
 		return err
@@ -280,12 +280,6 @@ func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
 		}
 	}
-}
-
-// kafkaRetriable: everything but an answer from the cluster that says it will never work.
-func kafkaRetriable(err error) bool {
-	var kerr kafka.Error
-	return !errors.As(err, &kerr) || kerr.Temporary()
 }
 
 // reachKafka creates the topic if asked to (partitions > 0), or else asks for its metadata: either

@@ -1,7 +1,6 @@
 package kafkabus
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -52,21 +51,6 @@ func message(e events.Event) (kafka.Message, error) {
 		Value:   b,
 		Headers: []kafka.Header{{Key: HeaderEventID, Value: []byte(e.EventID.String())}},
 	}, nil
-}
-
-// permanent reports whether a write error will not go away by retrying the same message.
-// Everything else (network errors, timeouts, leader changes, unknown topic) is retried.
-func permanent(err error) bool {
-	var ke kafka.Error
-	if !errors.As(err, &ke) {
-		return false
-	}
-	switch ke {
-	case kafka.MessageSizeTooLarge, kafka.InvalidTopic, kafka.RecordListTooLarge,
-		kafka.TopicAuthorizationFailed, kafka.InvalidRecord, kafka.UnsupportedForMessageFormat:
-		return true
-	}
-	return false
 }
 
 // backoff is capped exponential backoff with equal jitter: the n-th wait is uniformly in

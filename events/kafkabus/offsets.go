@@ -55,19 +55,6 @@ func ResetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 	}
 }
 
-// errCommitStage marks a failure after the offsets were sent: never retried.
-var errCommitStage = errors.New("offsets sent")
-
-// Retriable reports whether a failed reset may be tried again: it failed before the offsets were
-// sent, on an answer Kafka calls temporary or on a topic the metadata does not show yet.
-func Retriable(err error) bool {
-	if errors.Is(err, errCommitStage) {
-		return false
-	}
-	var kerr kafka.Error
-	return errors.Is(err, ErrTopicNotReady) || (errors.As(err, &kerr) && kerr.Temporary())
-}
-
 // resetOnce is one attempt of ResetOffsets.
 func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, at time.Time, force bool) error {
 	// A transport of its own: kafka-go's DefaultTransport caches metadata for every client in the
