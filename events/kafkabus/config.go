@@ -12,7 +12,7 @@ import (
 // Defaults of PublisherConfig, from the measurements in shared/notes/kafka-go.md §2 and §7(i).
 const (
 	// DefaultTopic is the topic booking events go to when KAFKA_TOPIC is unset.
-	DefaultTopic = "booking-events.events"
+	DefaultTopic = "booking-events"
 	// DefaultQueueSize bounds the publisher's in-memory queue: the largest crawl burst measured
 	// was ~7000 events; 10 000 × ~350 B is about 4 MB.
 	DefaultQueueSize = 10_000
@@ -66,7 +66,7 @@ type PublisherMetrics interface {
 	Sent(n int)       // acknowledged by all in-sync replicas
 	Failed(n int)     // given up: retry window exhausted, or rejected by the broker
 	Dropped(n int)    // never tried: queue full, or publisher closed
-	QueueDepth(n int) // events.events accepted and not yet resolved
+	QueueDepth(n int) // events accepted and not yet resolved
 }
 
 // PublisherStats are a publisher's counters since it was created. Queued is a gauge: events

@@ -30,7 +30,7 @@ const (
 	ReasonClosed      = "publisher_closed"       // dropped: published after Close, or still queued when Close's ctx ended
 	ReasonRetryWindow = "retry_window_exhausted" // failed: not acknowledged within RetryWindow
 	ReasonRejected    = "rejected"               // failed: the broker refused it for good (e.g. too large)
-	ReasonUnencodable = "unencodable"            // failed: events.Encode failed or the event exceeds events.MaxEventBytes
+	ReasonUnencodable = "unencodable"            // failed: Encode failed or the event exceeds MaxEventBytes
 )
 
 // NewPublisher returns a KafkaPublisher, or, when cfg has no brokers (KAFKA_BOOTSTRAP unset,
@@ -38,7 +38,7 @@ const (
 func NewPublisher(cfg PublisherConfig) Publisher {
 	cfg = cfg.withDefaults()
 	if len(cfg.Brokers) == 0 {
-		cfg.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events.events are discarded")
+		cfg.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events are discarded")
 		return NopPublisher{}
 	}
 	return newKafkaPublisher(cfg, newWriter(cfg))
