@@ -21,6 +21,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/views"
@@ -272,11 +273,7 @@ func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 		d := b.Delay(attempt)
 		health.Set(startingKey, fmt.Sprintf("starting: waiting for %s (attempt %d): %v", what, attempt, err))
 		logger.WarnContext(ctx, "start-up: waiting for "+what+"; retrying", "attempt", attempt, "backoff", d.String(), "err", err)
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if retry.Sleep(ctx, d) != nil {
 			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
 		}
 	}

@@ -2,12 +2,12 @@ package kafkabus
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // newWriter builds the kafka-go Writer both publishers use (notes §7(i)): acks from all in-sync
@@ -58,12 +58,8 @@ func message(e events.Event) (kafka.Message, error) {
 type backoff struct{ n int }
 
 func (b *backoff) next() time.Duration {
-	d := backoffMax
-	if b.n < 16 {
-		d = min(backoffMin<<b.n, backoffMax)
-	}
 	b.n++
-	return d/2 + rand.N(d/2)
+	return retry.Backoff{Base: backoffMin, Max: backoffMax}.Delay(b.n)
 }
 
 func (b *backoff) reset() { b.n = 0 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // ParseFrom parses --from: "earliest" (zero time, ok) or an RFC3339 time.
@@ -47,13 +49,14 @@ func ResetOffsets(ctx context.Context, logger *slog.Logger, brokers []string, gr
 			return err
 		}
 		logger.WarnContext(ctx, "group offsets cannot be reset yet; retrying", "attempt", attempt, "err", err)
-		select {
-		case <-ctx.Done():
+		if retry.Sleep(ctx, resetBackoff.Delay(attempt)) != nil {
 			return fmt.Errorf("%w (gave up after %d attempts: %v)", err, attempt, ctx.Err())
-		case <-time.After(time.Duration(min(attempt, 10)) * 200 * time.Millisecond):
 		}
 	}
 }
+
+// resetBackoff spaces ResetOffsets' attempts: 200 ms doubling to 2 s.
+var resetBackoff = retry.Backoff{Base: 200 * time.Millisecond, Max: 2 * time.Second}
 
 // resetOnce is one attempt of ResetOffsets.
 func resetOnce(ctx context.Context, logger *slog.Logger, brokers []string, group, topic, from string, at time.Time, force bool) error {

@@ -54,13 +54,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	retrying "github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -101,23 +101,10 @@ type sink interface {
 	Ingest(ctx context.Context, batch []store.Message) (store.Result, error)
 }
 
-// Backoff is the capped exponential backoff between retries of a failed batch: attempt n waits
-// a random duration in [d/2, d] with d = min(Max, Base·2^(n-1)), so 200 ms, 400 ms, … 30 s.
-type Backoff struct {
-	Base time.Duration // DefaultBackoffBase if zero
-	Max  time.Duration // DefaultBackoffMax if zero
-}
-
-// Delay returns the wait before retry number attempt (1-based), jittered.
-func (b Backoff) Delay(attempt int) time.Duration {
-	d := b.Base
-	for i := 1; i < attempt && d < b.Max; i++ {
-		d *= 2
-	}
-	d = min(d, b.Max)
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
+// Backoff is the capped exponential backoff between retries of a failed batch (retry.Backoff:
+// attempt n waits a random duration in [d/2, d] with d = min(Max, Base·2^(n-1)), so 200 ms,
+// 400 ms, … 30 s). Zero fields take DefaultBackoffBase and DefaultBackoffMax.
+type Backoff = retrying.Backoff
 
 // Config tunes Run. The zero value works: every zero field takes its default.
 type Config struct {
@@ -660,13 +647,4 @@ func shutdownContext(ctx context.Context, grace time.Duration) (context.Context,
 }
 
 // sleep waits d or until ctx ends; it reports whether the full wait elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return retrying.Sleep(ctx, d) == nil }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // Defaults of Options.
@@ -190,18 +191,7 @@ func (d Deps) withDefaults() Deps {
 		d.Now = time.Now
 	}
 	if d.Sleep == nil {
-		d.Sleep = sleepCtx
+		d.Sleep = retry.Sleep
 	}
 	return d
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
