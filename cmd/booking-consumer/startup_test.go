@@ -226,6 +226,11 @@ func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	if err := ensureTopic(t.Context(), logger, brokers, topic, 2); err != nil {
 		t.Fatalf("ensureTopic with %v: %v", brokers, err)
 	}
+	// The broker answers CreateTopics before every partition has a leader: wait, as the
+	// consumer's own start-up does, before producing to it.
+	if _, err := kafkabus.WaitForTopic(t.Context(), []string{addr}, topic, nil); err != nil {
+		t.Fatalf("wait for topic %s: %v", topic, err)
+	}
 	publishEvents(t, addr, topic, 10, "multi", time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 	if err := kafkabus.ResetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
 		t.Fatalf("ResetOffsets with %v: %v", brokers, err)

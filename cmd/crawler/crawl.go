@@ -238,6 +238,8 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 			errs = append(errs, err)
 		}
 	}
+	// The state dir's lock goes last, once nothing of this process writes there any more.
+	d.runner.Unlock()
 	if err := errors.Join(errs...); err != nil {
 		env.logger.Error("shutdown incomplete", "err", err)
 		return err
