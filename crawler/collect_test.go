@@ -18,16 +18,13 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // t0 is the crawl time of most tests: Monday 2025-12-01 10:00 in Seoul.
 var t0 = time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
-
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
 
 // recorder is the test's Metrics and Sleep: it counts and records instead of waiting.
 type recorder struct {
@@ -55,7 +52,7 @@ func (r *recorder) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (r *recorder) deps(t *testing.T) CollectDeps {
-	return CollectDeps{Logger: testLogger(t), Metrics: r, Sleep: r.Sleep}
+	return CollectDeps{Logger: testkit.Logger(t, slog.LevelWarn), Metrics: r, Sleep: r.Sleep}
 }
 
 // fast makes a site test-fast: no politeness delay, millisecond backoff.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // pageRow is one row of the test page of pageSite.
@@ -84,7 +85,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 		pageRow{Course: "레이크 CC", Part: strings.Repeat("가", 80), Date: "12/02", Time: "07:10", Price: 1}, // 240 bytes
 		pageRow{Course: "레이크 CC", Part: "OUT", Date: "12/02" + strings.Repeat(" 토", 30), Time: "07:20", Price: 1})
 	site := pageSite(t, "long", func() []pageRow { return rows })
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	pub := &pubRecorder{}
 	m := NewCrawlerMetrics(nil)
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,

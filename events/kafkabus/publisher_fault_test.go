@@ -15,6 +15,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // Faults a real broker cannot stage on demand, on kfake (an in-process, in-memory broker).
@@ -68,20 +69,20 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(500, 50)
 	publishAll(p, evs[:200])
-	waitFor(t, 10*time.Second, "first 200 published", func() bool { return statsOf(t, p).Published == 200 })
+	testkit.WaitFor(t, 10*time.Second, "first 200 published", func() bool { return statsOf(t, p).Published == 200 })
 
 	c1.Close()
 	outage := time.Now()
 	maxLat := publishAll(p, evs[200:])
 	time.Sleep(time.Second)
 	var c2 *kfake.Cluster
-	waitFor(t, 5*time.Second, "kfake restarted on port "+portS, func() bool {
+	testkit.WaitFor(t, 5*time.Second, "kfake restarted on port "+portS, func() bool {
 		var err error
 		c2, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, faultTopic), kfake.Ports(port))
 		return err == nil
 	})
 	defer c2.Close()
-	waitFor(t, 20*time.Second, "all 500 published", func() bool { return statsOf(t, p).Published >= 500 })
+	testkit.WaitFor(t, 20*time.Second, "all 500 published", func() bool { return statsOf(t, p).Published >= 500 })
 	t.Logf("restart: max Publish during outage %v, delivered %v after the outage began", maxLat, time.Since(outage))
 	closeWithin(t, p, 5*time.Second)
 	if s := statsOf(t, p); s.Failed != 0 || s.Dropped != 0 || s.Queued != 0 {
@@ -117,9 +118,9 @@ func TestPublisherProduceOutage(t *testing.T) {
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(300, 30)
 	publishAll(p, evs)
-	waitFor(t, 10*time.Second, "3 refused produce requests", func() bool { return refused.Load() >= 3 })
+	testkit.WaitFor(t, 10*time.Second, "3 refused produce requests", func() bool { return refused.Load() >= 3 })
 	failing.Store(false)
-	waitFor(t, 20*time.Second, "all 300 published", func() bool { return statsOf(t, p).Published == 300 })
+	testkit.WaitFor(t, 20*time.Second, "all 300 published", func() bool { return statsOf(t, p).Published == 300 })
 	closeWithin(t, p, 5*time.Second)
 	t.Logf("outage: %d produce requests dropped, stats %+v", refused.Load(), statsOf(t, p))
 	seen := readIDs(t, addr)
@@ -141,7 +142,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
 	evs := testEvents(100, 20)
 	publishAll(p, evs)
-	waitFor(t, 20*time.Second, "all 100 published", func() bool { return statsOf(t, p).Published == 100 })
+	testkit.WaitFor(t, 20*time.Second, "all 100 published", func() bool { return statsOf(t, p).Published == 100 })
 	closeWithin(t, p, 5*time.Second)
 	if h.Hits() != 4 {
 		t.Fatalf("fault hit %d times, want 4", h.Hits())
@@ -168,7 +169,7 @@ func TestPublisherRejected(t *testing.T) {
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: c.ListenAddrs(), Logger: log})
 	evs := testEvents(50, 10)
 	publishAll(p, evs)
-	waitFor(t, 10*time.Second, "50 failed", func() bool { return statsOf(t, p).Failed == 50 })
+	testkit.WaitFor(t, 10*time.Second, "50 failed", func() bool { return statsOf(t, p).Failed == 50 })
 	closeWithin(t, p, 5*time.Second)
 	if r := checkLossLogged(t, logs, evs); r[kafkabus.ReasonRejected] != 50 {
 		t.Fatalf("reasons %v", r)

@@ -19,6 +19,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // testEvents returns n valid events over listings distinct listings (n/listings events each).
@@ -94,18 +95,6 @@ func statsOf(t *testing.T, p kafkabus.Publisher) kafkabus.PublisherStats {
 		t.Fatalf("%T has no Stats method", p)
 	}
 	return s.Stats()
-}
-
-// waitFor polls cond every 10 ms until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // publishAll publishes evs and returns the slowest Publish call.
@@ -273,7 +262,7 @@ func TestNopPublisher(t *testing.T) {
 
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}})
 	publishAll(p, evs)
-	waitFor(t, 5*time.Second, "a connection to the listener", func() bool { return bh.accepts.Load() > 0 })
+	testkit.WaitFor(t, 5*time.Second, "a connection to the listener", func() bool { return bh.accepts.Load() > 0 })
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	_ = p.Close(ctx)
@@ -289,7 +278,7 @@ func TestPublisherRealBroker(t *testing.T) {
 	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
 	evs := testEvents(500, 50)
 	maxLat := publishAll(p, evs)
-	waitFor(t, 30*time.Second, "500 published", func() bool { return statsOf(t, p).Published == 500 })
+	testkit.WaitFor(t, 30*time.Second, "500 published", func() bool { return statsOf(t, p).Published == 500 })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -377,7 +366,7 @@ func TestPublisherRefused(t *testing.T) {
 	start := time.Now()
 	maxLat := publishAll(p, evs)
 	t.Logf("refused: 2000 Publish calls in %v, max %v", time.Since(start), maxLat)
-	waitFor(t, 15*time.Second, "all 2000 lost", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "all 2000 lost", func() bool {
 		s := statsOf(t, p)
 		return s.Failed+s.Dropped == 2000
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -50,7 +51,7 @@ func TestBrokerRestart(t *testing.T) {
 		{"BeyondRetryWindow", 3 * time.Second, syscall.SIGKILL, 15 * time.Second},
 	} {
 		t.Run(phase.name, func(t *testing.T) {
-			logs := &syncBuffer{}
+			logs := &testkit.SyncBuffer{}
 			pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
 				RetryWindow: phase.window, Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 			rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
@@ -80,7 +81,7 @@ func TestBrokerRestart(t *testing.T) {
 			if ps.Published+ps.Failed+ps.Dropped != int64(handed) {
 				t.Errorf("published+failed+dropped = %d, want every handed event accounted for (%d)", ps.Published+ps.Failed+ps.Dropped, handed)
 			}
-			lostLogged := len(logs.lines("booking event lost")) + len(logs.lines("booking event dropped"))
+			lostLogged := len(logs.Lines("booking event lost")) + len(logs.Lines("booking event dropped"))
 			if int64(lostLogged) != ps.Failed+ps.Dropped {
 				t.Errorf("%d lost events logged, want %d (failed+dropped)", lostLogged, ps.Failed+ps.Dropped)
 			}
@@ -92,7 +93,7 @@ func TestBrokerRestart(t *testing.T) {
 			}
 			// Every acknowledged event reaches the database: the consumer resumed.
 			want := env.storedBefore + int(ps.Published)
-			waitUntil(t, 2*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= want })
+			testkit.WaitFor(t, 2*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= want })
 			got := count(t, db, "booking_events")
 			stored := rec.storedIDs(t, db)
 			t.Logf("rows %d (want %d); %d of the %d handed events are stored", got, want, stored, handed)

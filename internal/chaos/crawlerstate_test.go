@@ -27,6 +27,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -92,7 +93,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 		}
 	}
 
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 	rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
@@ -125,7 +126,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 		t.Fatalf("publisher close: %v", err)
 	}
 	cancel()
-	waitUntil(t, time.Minute, "5 events stored", func() bool { return count(t, db, "booking_events") >= 5 })
+	testkit.WaitFor(t, time.Minute, "5 events stored", func() bool { return count(t, db, "booking_events") >= 5 })
 	time.Sleep(2 * time.Second) // anything extra would arrive with them
 	cons.stop(t)
 	byType := map[string]int{}
@@ -142,7 +143,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 		byType[typ] = n
 	}
 	dbRows.Close()
-	failedSaves := len(logs.lines("site crawl failed"))
+	failedSaves := len(logs.Lines("site crawl failed"))
 	t.Logf("3 crawls with a read-only state dir (%d failed saves logged), then 3 good ones: %d event ids handed to Kafka, stored by type %v",
 		failedSaves, rec.count(), byType)
 	if rec.count() != 5 || byType["listing_opened"] != 3 || byType["listing_changed"] != 1 || byType["listing_closed"] != 1 {
@@ -194,7 +195,7 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 
 	first := exec.Command(bin, "run", "--schedule", "@every 1s")
 	first.Env = envv
-	firstLog := &syncBuffer{}
+	firstLog := &testkit.SyncBuffer{}
 	first.Stdout, first.Stderr = firstLog, firstLog
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("first crawler exited with %v\n%s", err, tail(firstLog.String(), 3000))
+				t.Errorf("first crawler exited with %v\n%s", err, testkit.Tail(firstLog.String(), 3000))
 			}
 		case <-time.After(time.Minute):
 			_ = first.Process.Kill()
@@ -219,7 +220,7 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 		}
 	}
 	t.Cleanup(stopFirst)
-	waitUntil(t, time.Minute, "the first crawler's first crawls", func() bool { return len(firstLog.lines("site crawled")) >= 2 })
+	testkit.WaitFor(t, time.Minute, "the first crawler's first crawls", func() bool { return len(firstLog.Lines("site crawled")) >= 2 })
 
 	for _, args := range [][]string{{"once"}, {"run", "--schedule", "@every 1s"}} {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -230,29 +231,29 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 		want := fmt.Sprintf("%s is in use by another crawler (pid %d)", stateDir, first.Process.Pid)
 		t.Logf("second crawler `%s`: %v; %s", strings.Join(args, " "), err, lastLine(out))
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 || !bytes.Contains(out, []byte(want)) {
-			t.Errorf("second crawler `%s`: %v, want a non-zero exit saying %q:\n%s", strings.Join(args, " "), err, want, tail(string(out), 2000))
+			t.Errorf("second crawler `%s`: %v, want a non-zero exit saying %q:\n%s", strings.Join(args, " "), err, want, testkit.Tail(string(out), 2000))
 		}
 		if bytes.Contains(out, []byte("site crawled")) {
 			t.Errorf("second crawler `%s` crawled", strings.Join(args, " "))
 		}
 	}
-	runs := len(firstLog.lines("site crawled"))
+	runs := len(firstLog.Lines("site crawled"))
 	stopFirst()
 
 	third := exec.Command(bin, "once")
 	third.Env = envv
 	if out, err := third.CombinedOutput(); err != nil {
-		t.Errorf("crawler once after the first one stopped: %v\n%s", err, tail(string(out), 2000))
+		t.Errorf("crawler once after the first one stopped: %v\n%s", err, testkit.Tail(string(out), 2000))
 	}
 
 	var handed int
-	for _, l := range firstLog.lines("kafka publisher closed") {
+	for _, l := range firstLog.Lines("kafka publisher closed") {
 		var p, f, d int
 		if _, err := fmt.Sscanf(l[strings.Index(l, "published="):], "published=%d failed=%d dropped=%d", &p, &f, &d); err == nil {
 			handed += p
 		}
 	}
-	waitUntil(t, time.Minute, "the first crawler's events stored", func() bool { return count(t, db, "booking_events") >= handed })
+	testkit.WaitFor(t, time.Minute, "the first crawler's events stored", func() bool { return count(t, db, "booking_events") >= handed })
 	time.Sleep(2 * time.Second)
 	cons.stop(t)
 	dups := duplicateTransitions(t, db)

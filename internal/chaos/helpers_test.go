@@ -3,7 +3,6 @@
 package chaos_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -206,22 +205,6 @@ func poison(i int) kafka.Message {
 	return kafka.Message{Key: []byte(fmt.Sprint("poison-", i)), Value: kinds[i%len(kinds)]}
 }
 
-// produce writes msgs with acks from all replicas, in chunks.
-func produce(t testing.TB, addr, topic string, msgs []kafka.Message) {
-	t.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000,
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	for start := 0; start < len(msgs); start += 10_000 {
-		if err := w.WriteMessages(ctx, msgs[start:min(start+10_000, len(msgs))]...); err != nil {
-			t.Fatalf("produce %d messages to %s: %.300v", len(msgs), topic, err)
-		}
-	}
-}
-
 func encode(t testing.TB, e events.Event) kafka.Message {
 	v, err := events.Encode(e)
 	if err != nil {
@@ -375,49 +358,6 @@ func count(t testing.TB, db *pgxpool.Pool, table string) int {
 	return n
 }
 
-// waitUntil polls cond every 200 ms until it holds or timeout passes.
-func waitUntil(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// syncBuffer collects logs written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// lines returns the log lines containing sub.
-func (s *syncBuffer) lines(sub string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(s.String()))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), sub) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
-}
-
 // consumer runs consumer.Run the way production runs the binary, under a restart policy (compose:
 // restart: unless-stopped): if Run returned an error, the reader would be closed and a new one
 // started after a second. Run retries fetch and insert failures itself, so any restart fails the test.
@@ -467,15 +407,4 @@ func (c *runningConsumer) stop(t testing.TB) {
 	if n := c.restarts.Load(); n > 0 {
 		t.Errorf("the consumer loop returned an error %d times (last: %v); it must outlive outages", n, c.lastErr.Load())
 	}
-}
-
-func testLogger(t testing.TB, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: level}))
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -98,7 +99,7 @@ func TestHostileSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}).(*kafkabus.KafkaPublisher)
 	runner := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
@@ -135,7 +136,7 @@ func TestHostileSite(t *testing.T) {
 	if ps.Failed != 0 || ps.Dropped != 0 {
 		t.Errorf("publisher lost events: %+v", ps)
 	}
-	waitUntil(t, time.Minute, "every published event stored", func() bool { return m.committed.Load() >= ps.Published })
+	testkit.WaitFor(t, time.Minute, "every published event stored", func() bool { return m.committed.Load() >= ps.Published })
 	ccancel()
 	if err := <-errc; err != nil {
 		t.Errorf("consumer.Run: %v", err)

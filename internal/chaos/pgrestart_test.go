@@ -15,6 +15,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -42,13 +43,13 @@ func TestPostgresRestart(t *testing.T) {
 	for i, e := range evs {
 		msgs[i] = encode(t, e)
 	}
-	produce(t, addr, topic, msgs)
+	kafkatest.Produce(t, addr, topic, msgs)
 
 	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
 		Brokers: []string{addr}, Group: kafkatest.Name(t, "pg"), Topic: topic, QueueCapacity: 1000,
 	}))
 	cr := &commitChecker{t: t, r: r, db: check}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
@@ -61,7 +62,7 @@ func TestPostgresRestart(t *testing.T) {
 
 	for i, mode := range []string{"fast", "immediate"} {
 		target := n * (i + 1) / 3
-		waitUntil(t, 5*time.Minute, "progress before the restart", func() bool { return cr.committed.Load() >= int64(target) })
+		testkit.WaitFor(t, 5*time.Minute, "progress before the restart", func() bool { return cr.committed.Load() >= int64(target) })
 		st.stopPostgres(t, mode)
 		atStop := cr.committed.Load()
 		t.Logf("postgres stopped (%s) with %d of %d committed", mode, atStop, n)
@@ -69,7 +70,7 @@ func TestPostgresRestart(t *testing.T) {
 		st.up(t)
 		t.Logf("postgres started again; %d committed meanwhile (batches in flight at the cut)", cr.committed.Load()-atStop)
 	}
-	waitUntil(t, 5*time.Minute, "every message committed", func() bool { return cr.committed.Load() >= int64(n) })
+	testkit.WaitFor(t, 5*time.Minute, "every message committed", func() bool { return cr.committed.Load() >= int64(n) })
 	cancel()
 	if err := <-errc; err != nil {
 		t.Fatalf("consumer.Run: %v", err)
@@ -87,7 +88,7 @@ func TestPostgresRestart(t *testing.T) {
 	if err := check.QueryRow(context.WithoutCancel(t.Context()), "select count(distinct event_id) from booking_events").Scan(&distinct); err != nil {
 		t.Fatal(err)
 	}
-	retries := len(logs.lines("insert failed; retrying the same batch"))
+	retries := len(logs.Lines("insert failed; retrying the same batch"))
 	t.Logf("%d events: %d rows, %d distinct, %d commits checked (%d messages), %d insert retries logged",
 		n, rows, distinct, cr.commits.Load(), cr.committed.Load(), retries)
 	if rows != n || distinct != n {

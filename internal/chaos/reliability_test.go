@@ -26,6 +26,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -37,7 +38,7 @@ import (
 type consumerProc struct {
 	cmd     *exec.Cmd
 	exited  chan error
-	logs    *syncBuffer
+	logs    *testkit.SyncBuffer
 	metrics string
 }
 
@@ -49,7 +50,7 @@ func startBinary(t testing.TB, dbURL, addr, topic, group string, args ...string)
 	}
 	metrics := ln.Addr().String()
 	ln.Close()
-	p := &consumerProc{exited: make(chan error, 1), logs: &syncBuffer{}, metrics: metrics}
+	p := &consumerProc{exited: make(chan error, 1), logs: &testkit.SyncBuffer{}, metrics: metrics}
 	p.cmd = exec.Command(consumerBinary(t), append([]string{"run", "--database-url", dbURL, "--bootstrap", addr,
 		"--topic", topic, "--group", group, "--metrics-addr", metrics, "--no-migrate"}, args...)...)
 	p.cmd.Env = append(os.Environ(), "LOG_LEVEL=info")
@@ -68,7 +69,7 @@ func (p *consumerProc) alive(t testing.TB, when string) {
 	select {
 	case err := <-p.exited:
 		p.exited <- err
-		t.Fatalf("the consumer exited %s: %v\n%s", when, err, tail(p.logs.String(), 4000))
+		t.Fatalf("the consumer exited %s: %v\n%s", when, err, testkit.Tail(p.logs.String(), 4000))
 	default:
 	}
 }
@@ -80,7 +81,7 @@ func (p *consumerProc) stop(t testing.TB) {
 	select {
 	case err := <-p.exited:
 		if err != nil {
-			t.Errorf("consumer after SIGTERM: %v\n%s", err, tail(p.logs.String(), 3000))
+			t.Errorf("consumer after SIGTERM: %v\n%s", err, testkit.Tail(p.logs.String(), 3000))
 		}
 	case <-time.After(45 * time.Second):
 		_ = p.cmd.Process.Kill()
@@ -178,7 +179,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 		}
 		msgs = append(msgs, encode(t, e))
 	}
-	produce(t, addr, topic, msgs)
+	kafkatest.Produce(t, addr, topic, msgs)
 	layout := readTopic(t, addr, topic, partitions)
 	// The poison may decode (it is valid-looking); it must be found as a dead letter at its position.
 	if pe, err := events.Decode(poison.Value); err == nil {
@@ -193,11 +194,11 @@ func TestOversizeKeyPoison(t *testing.T) {
 
 	p := startBinary(t, dbURL, addr, topic, group)
 	start := time.Now()
-	waitUntil(t, 3*time.Minute, "every message stored", func() bool {
+	testkit.WaitFor(t, 3*time.Minute, "every message stored", func() bool {
 		p.alive(t, "while draining")
 		return count(t, db, "booking_events")+count(t, db, "booking_events_dead") >= n+1
 	})
-	waitUntil(t, time.Minute, "offsets committed to the end", func() bool { return atEnd(t, addr, group, topic, layout) })
+	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool { return atEnd(t, addr, group, topic, layout) })
 	took := time.Since(start)
 	code, body := p.healthz()
 	p.stop(t)
@@ -207,7 +208,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 	if err := db.QueryRow(t.Context(), "select error from booking_events_dead").Scan(&reason); err != nil {
 		t.Fatal(err)
 	}
-	retries := len(p.logs.lines("insert failed"))
+	retries := len(p.logs.Lines("insert failed"))
 	t.Logf("%d valid events + 1 oversize-key poison: %d rows, %d dead letter (%.120s), drained in %v, %d insert retries, /healthz %d %q",
 		n, rows, dead, reason, took.Round(time.Millisecond), retries, code, body)
 	if rows != n || dead != 1 {
@@ -240,7 +241,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 	for _, e := range chaosEvents(0, n, "outage") {
 		msgs = append(msgs, encode(t, e))
 	}
-	produce(t, addr, topic, msgs)
+	kafkatest.Produce(t, addr, topic, msgs)
 	layout := readTopic(t, addr, topic, partitions)
 
 	lockConn, err := pgx.Connect(t.Context(), dbURL)
@@ -269,7 +270,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 			time.Sleep(time.Second)
 		}
 	}()
-	waitUntil(t, time.Minute, "batches waiting on the lock", func() bool {
+	testkit.WaitFor(t, time.Minute, "batches waiting on the lock", func() bool {
 		p.alive(t, "before the outage")
 		var waiting int
 		_ = db.QueryRow(t.Context(), `select count(*) from pg_stat_activity
@@ -291,18 +292,18 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 	st.up(t)
 	t.Logf("broker down %v; %d rows stored meanwhile; /healthz during the outage: %v",
 		time.Since(down).Round(time.Second), storedDuringOutage, sawStuck.Load())
-	waitUntil(t, 5*time.Minute, "every event stored", func() bool {
+	testkit.WaitFor(t, 5*time.Minute, "every event stored", func() bool {
 		p.alive(t, "after the broker came back")
 		return count(t, db, "booking_events") >= n
 	})
-	waitUntil(t, 3*time.Minute, "offsets committed to the end", func() bool {
+	testkit.WaitFor(t, 3*time.Minute, "offsets committed to the end", func() bool {
 		p.alive(t, "after the broker came back")
 		return atEnd(t, addr, group, topic, layout)
 	})
 	stopPolling()
 	code, _ := p.healthz()
-	commitFailures := len(p.logs.lines("offset commit failed"))
-	for _, l := range append(p.logs.lines("offset commit"), p.logs.lines("stuck")...) {
+	commitFailures := len(p.logs.Lines("offset commit failed"))
+	for _, l := range append(p.logs.Lines("offset commit"), p.logs.Lines("stuck")...) {
 		t.Logf("consumer: %.300s", l)
 	}
 	p.stop(t)
@@ -362,7 +363,7 @@ func TestLargeMessagesMemoryBound(t *testing.T) {
 
 	p := startBinary(t, dbURL, addr, topic, kafkatest.Name(t, "large"))
 	start := time.Now()
-	waitUntil(t, 10*time.Minute, "every message dead-lettered", func() bool {
+	testkit.WaitFor(t, 10*time.Minute, "every message dead-lettered", func() bool {
 		p.alive(t, "while draining")
 		return count(t, db, "booking_events_dead") >= n
 	})

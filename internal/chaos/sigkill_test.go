@@ -15,6 +15,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -50,12 +51,12 @@ func TestSIGKILLConsumer(t *testing.T) {
 			poisonCount++
 		}
 	}
-	produce(t, addr, topic, msgs)
+	kafkatest.Produce(t, addr, topic, msgs)
 	layout := readTopic(t, addr, topic, partitions)
 	t.Logf("%d messages: %d distinct valid events, %d repeats, %d poison", len(msgs), len(valid), len(msgs)-len(valid)-poisonCount, poisonCount)
 
-	start := func() (*exec.Cmd, chan error, *syncBuffer) {
-		logs := &syncBuffer{}
+	start := func() (*exec.Cmd, chan error, *testkit.SyncBuffer) {
+		logs := &testkit.SyncBuffer{}
 		cmd := exec.Command(bin, "run", "--database-url", dbURL, "--bootstrap", addr, "--topic", topic,
 			"--group", group, "--metrics-addr", "", "--no-migrate")
 		cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
@@ -84,14 +85,14 @@ func TestSIGKILLConsumer(t *testing.T) {
 		for !progressed && time.Now().Before(deadline) {
 			select {
 			case err := <-exited:
-				t.Fatalf("consumer exited on its own before kill %d: %v\n%s", k, err, tail(logs.String(), 3000))
+				t.Fatalf("consumer exited on its own before kill %d: %v\n%s", k, err, testkit.Tail(logs.String(), 3000))
 			case <-time.After(100 * time.Millisecond):
 			}
 			progressed = stored() > before
 		}
 		if !progressed {
 			_ = cmd.Process.Kill()
-			t.Fatalf("kill %d: no progress within 2 minutes\n%s", k, tail(logs.String(), 3000))
+			t.Fatalf("kill %d: no progress within 2 minutes\n%s", k, testkit.Tail(logs.String(), 3000))
 		}
 		time.Sleep(rand.N(jitter))
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -106,9 +107,9 @@ func TestSIGKILLConsumer(t *testing.T) {
 
 	cmd, exited, logs := start()
 	started := time.Now()
-	waitUntil(t, 10*time.Minute, "every message stored", func() bool { return stored() >= want })
+	testkit.WaitFor(t, 10*time.Minute, "every message stored", func() bool { return stored() >= want })
 	// Let the last commit land, then stop cleanly.
-	waitUntil(t, time.Minute, "offsets committed to the end", func() bool {
+	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool {
 		c := committedOffsets(t, addr, group, topic, partitions)
 		for p, ps := range layout {
 			if len(ps) > 0 && c[p] != ps[len(ps)-1].offset+1 {
@@ -124,7 +125,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Errorf("consumer after SIGTERM: %v\n%s", err, tail(logs.String(), 3000))
+			t.Errorf("consumer after SIGTERM: %v\n%s", err, testkit.Tail(logs.String(), 3000))
 		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()

@@ -18,6 +18,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -52,7 +53,7 @@ func TestSoak(t *testing.T) {
 	site := simSite(t, srv.URL, 3)
 	simStart := clock()
 
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
 		RetryWindow: 10 * time.Minute, Logger: logger}).(*kafkabus.KafkaPublisher)
@@ -109,7 +110,7 @@ func TestSoak(t *testing.T) {
 	_ = pub.Close(ctx)
 	cancel()
 	ps := pub.Stats()
-	waitUntil(t, 3*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= int(ps.Published) })
+	testkit.WaitFor(t, 3*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= int(ps.Published) })
 	cons.stop(t)
 
 	mu.Lock()

@@ -2,6 +2,7 @@ package consumer_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -11,7 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -30,8 +33,8 @@ func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 	defer c.Close()
 	addr := c.ListenAddrs()[0]
 	db := storetest.NewDB(t)
-	msgs := encodeAll(t, testEvents(600, "commitfault"))
-	publish(t, addr, topic, msgs)
+	msgs := kafkatest.Encode(t, testEvents(600, "commitfault"))
+	kafkatest.Produce(t, addr, topic, msgs)
 
 	// kafka-go tries a commit 3 times per CommitMessages call: 60 refusals fail ~20 calls in a row.
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Err: kerr.CoordinatorLoadInProgress, Count: 60})
@@ -46,9 +49,9 @@ func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 	go func() {
 		done <- consumer.Run(ctx, r, store.New(db), consumer.Config{BatchSize: 50, BatchWait: 20 * time.Millisecond,
 			Inflight: 4, Backoff: consumer.Backoff{Base: 10 * time.Millisecond, Max: 50 * time.Millisecond},
-			Logger: testLogger(t), Metrics: m})
+			Logger: testkit.Logger(t, slog.LevelInfo), Metrics: m})
 	}()
-	waitUntil(t, 60*time.Second, "every message committed", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "every message committed", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("consumer.Run ended during the commit outage: %v", err)

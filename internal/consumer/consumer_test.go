@@ -17,6 +17,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -167,17 +168,6 @@ func runAsync(t *testing.T, ctx context.Context, r reader, s sink, cfg Config) (
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func TestRunRetriesSameBatchWithoutCommittingOrFetching(t *testing.T) {
 	t.Parallel()
 	for _, inflight := range []int{1, 2, 3} {
@@ -212,7 +202,7 @@ func TestRunRetriesSameBatchWithoutCommittingOrFetching(t *testing.T) {
 				return store.Result{DeadLettered: len(b)}, nil
 			}}
 			stop := runAsync(t, t.Context(), r, s, cfg)
-			waitFor(t, "three batches committed", func() bool { _, _, c := r.state(); return len(c) == 3 })
+			testkit.WaitFor(t, 10*time.Second, "three batches committed", func() bool { _, _, c := r.state(); return len(c) == 3 })
 			if err := stop(); err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -290,7 +280,7 @@ func TestRunCommitsInFetchOrder(t *testing.T) {
 		return store.Result{Inserted: len(b)}, nil
 	}}
 	stop := runAsync(t, t.Context(), r, s, cfg)
-	waitFor(t, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
+	testkit.WaitFor(t, 10*time.Second, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -321,7 +311,7 @@ func TestRunInsertsTheNextBatchWhileCommitting(t *testing.T) {
 	s := &fakeSink{fn: func(_ context.Context, call int, b []store.Message) (store.Result, error) {
 		switch call {
 		case 1: // let the fetcher read the second batch ahead and wait with it
-			waitFor(t, "the read-ahead", func() bool { _, f, _ := r.state(); return f >= 20 })
+			testkit.WaitFor(t, 10*time.Second, "the read-ahead", func() bool { _, f, _ := r.state(); return f >= 20 })
 			time.Sleep(20 * time.Millisecond)
 		case 2:
 			close(secondInserting)
@@ -329,7 +319,7 @@ func TestRunInsertsTheNextBatchWhileCommitting(t *testing.T) {
 		return store.Result{Inserted: len(b)}, nil
 	}}
 	stop := runAsync(t, t.Context(), r, s, cfg)
-	waitFor(t, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
+	testkit.WaitFor(t, 10*time.Second, "two batches committed", func() bool { _, _, c := r.state(); return len(c) == 2 })
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -353,7 +343,7 @@ func TestRunShutdownCommitsNothingPastAnUnstoredBatch(t *testing.T) {
 		return store.Result{Inserted: len(b)}, nil
 	}}
 	stop := runAsync(t, t.Context(), r, s, cfg)
-	waitFor(t, "the second batch stored", func() bool { mu.Lock(); defer mu.Unlock(); return secondStored })
+	testkit.WaitFor(t, 10*time.Second, "the second batch stored", func() bool { mu.Lock(); defer mu.Unlock(); return secondStored })
 	if err := stop(); err != nil {
 		t.Fatalf("Run = %v, want nil", err)
 	}
@@ -379,7 +369,7 @@ func TestRunShutdownLetsInFlightInsertFinishAndCommits(t *testing.T) {
 	go func() { errc <- Run(ctx, r, s, testConfig(t)) }()
 	<-inFlight
 	// The fetcher reads ahead while the insert runs: it is now waiting for an 11th message.
-	waitFor(t, "the read-ahead fetch", func() bool { _, f, _ := r.state(); return f == 11 })
+	testkit.WaitFor(t, 10*time.Second, "the read-ahead fetch", func() bool { _, f, _ := r.state(); return f == 11 })
 	cancel()
 	time.Sleep(20 * time.Millisecond) // give a wrong implementation the chance to abandon the insert
 	close(release)
@@ -487,7 +477,7 @@ func TestRunRetriesCommitsWhileTheyFail(t *testing.T) {
 				}
 			}}
 			stop := runAsync(t, t.Context(), r, s, cfg)
-			waitFor(t, "all 100 messages committed", func() bool {
+			testkit.WaitFor(t, 10*time.Second, "all 100 messages committed", func() bool {
 				_, _, commits := r.state()
 				n := 0
 				for _, c := range commits {
@@ -611,7 +601,7 @@ func TestRunRetriesFetchWhileTheBrokerIsDown(t *testing.T) {
 		return store.Result{DeadLettered: len(b)}, nil
 	}}
 	stop := runAsync(t, t.Context(), r, s, testConfig(t))
-	waitFor(t, "both batches committed after the outage", func() bool { _, _, c := r.state(); return len(c) == 2 })
+	testkit.WaitFor(t, 10*time.Second, "both batches committed after the outage", func() bool { _, _, c := r.state(); return len(c) == 2 })
 	if err := stop(); err != nil {
 		t.Fatalf("Run = %v after a fetch outage, want nil (the loop must outlive it)", err)
 	}
@@ -654,7 +644,7 @@ func TestRunBoundsBatchesInBytes(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.BatchSize, cfg.MaxBatchBytes = 1000, 64<<10
 	stop := runAsync(t, t.Context(), r, s, cfg)
-	waitFor(t, "every message committed", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "every message committed", func() bool {
 		_, _, commits := r.state()
 		n := 0
 		for _, c := range commits {

@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -25,7 +26,7 @@ func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {
 	db := storetest.NewDB(t)
 
 	r := rand.New(rand.NewPCG(3, 4))
-	valid := encodeAll(t, testEvents(6, "oversize"))
+	valid := kafkatest.Encode(t, testEvents(6, "oversize"))
 	var msgs []kafka.Message
 	var junk [][]byte
 	for i := range 5 {
@@ -38,7 +39,7 @@ func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {
 	}
 	msgs = append(msgs, valid[5])
 	for _, m := range msgs { // one by one: 900 KB values must not share a produce request
-		publish(t, addr, topic, []kafka.Message{m})
+		kafkatest.Produce(t, addr, topic, []kafka.Message{m})
 	}
 
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
@@ -46,7 +47,7 @@ func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {
 	cr := &checkedReader{t: t, r: kr, db: db}
 	m := &counters{}
 	c := startConsumer(t, cr, store.New(db), m, 100)
-	waitUntil(t, 60*time.Second, "every offset committed", func() bool { _, n := cr.stats(); return n == len(msgs) })
+	testkit.WaitFor(t, 60*time.Second, "every offset committed", func() bool { _, n := cr.stats(); return n == len(msgs) })
 	c.stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 6 {

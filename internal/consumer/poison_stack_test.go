@@ -15,6 +15,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -31,7 +32,7 @@ func oversizeKeyEvent(t *testing.T, prefix string) kafka.Message {
 	e := testEvents(1, prefix)[0]
 	l := events.Listing{Source: e.Source, CourseName: string(name), RoundDate: e.RoundDate, PlayDate: e.PlayDate,
 		TeeTime: e.TeeTime, PriceKRW: e.PriceKRW, Players: e.Players}
-	return encodeAll(t, []events.Event{events.Opened(l, "crawl-"+prefix, e.OccurredAt)})[0]
+	return kafkatest.Encode(t, []events.Event{events.Opened(l, "crawl-"+prefix, e.OccurredAt)})[0]
 }
 
 // A valid-looking event with an oversize listing_key in the middle of a stream (review finding
@@ -43,16 +44,16 @@ func TestOversizeListingKeyIsDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 1)
 	db := storetest.NewDB(t)
 
-	valid := encodeAll(t, testEvents(40, "longkey"))
+	valid := kafkatest.Encode(t, testEvents(40, "longkey"))
 	msgs := append(append(append([]kafka.Message{}, valid[:20]...), oversizeKeyEvent(t, "longkey-poison")), valid[20:]...)
-	publish(t, addr, topic, msgs)
+	kafkatest.Produce(t, addr, topic, msgs)
 
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
 	defer closeReader(t, kr)
 	r := &checkedReader{t: t, r: kr, db: db}
 	m := &counters{}
 	c := startConsumer(t, r, store.New(db), m, 8) // batches mixing valid events and the poison
-	waitUntil(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
+	testkit.WaitFor(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
 	c.stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 40 {
@@ -128,8 +129,8 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 	if _, err := db.Exec(t.Context(), "alter table booking_events rename column crawl_id to crawl_id_gone"); err != nil {
 		t.Fatal(err)
 	}
-	msgs := encodeAll(t, testEvents(100, "stuck"))
-	publish(t, addr, topic, msgs)
+	msgs := kafkatest.Encode(t, testEvents(100, "stuck"))
+	kafkatest.Produce(t, addr, topic, msgs)
 
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
 	defer closeReader(t, kr)
@@ -146,8 +147,8 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 			AlarmAfter: 4, Health: health, Logger: logger, Metrics: m})
 	}()
 
-	waitUntil(t, 30*time.Second, "the consumer to report itself stuck", func() bool { return health.String() != "" })
-	waitUntil(t, 30*time.Second, "8 retries", func() bool { return m.retries.Load() >= 8 })
+	testkit.WaitFor(t, 30*time.Second, "the consumer to report itself stuck", func() bool { return health.String() != "" })
+	testkit.WaitFor(t, 30*time.Second, "8 retries", func() bool { return m.retries.Load() >= 8 })
 	if got := health.String(); !strings.Contains(got, "stuck") || !strings.Contains(got, "sqlstate 42703") {
 		t.Errorf("health = %q, want a stuck report naming sqlstate 42703", got)
 	}
@@ -165,7 +166,7 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 	if _, err := db.Exec(t.Context(), "alter table booking_events rename column crawl_id_gone to crawl_id"); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
+	testkit.WaitFor(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
 	cancel()
 	select {
 	case err := <-done:

@@ -3,12 +3,14 @@ package consumer_test
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -25,7 +27,7 @@ func TestWalkingSkeleton(t *testing.T) {
 
 	evs := testEvents(300, "skeleton")
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{
-		Brokers: []string{addr}, Topic: topic, RetryWindow: 30 * time.Second, Logger: testLogger(t),
+		Brokers: []string{addr}, Topic: topic, RetryWindow: 30 * time.Second, Logger: testkit.Logger(t, slog.LevelInfo),
 	})
 	for _, e := range evs {
 		pub.Publish(e)
@@ -44,7 +46,7 @@ func TestWalkingSkeleton(t *testing.T) {
 	defer closeReader(t, kr)
 	m := &counters{}
 	c := startConsumer(t, &checkedReader{t: t, r: kr, db: db}, store.New(db), m, 100)
-	waitUntil(t, 30*time.Second, "every event stored", func() bool { return m.inserted.Load() >= int64(len(evs)) })
+	testkit.WaitFor(t, 30*time.Second, "every event stored", func() bool { return m.inserted.Load() >= int64(len(evs)) })
 	c.stop(t)
 
 	var buf bytes.Buffer

@@ -2,7 +2,6 @@ package consumer_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -16,56 +15,19 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
 // testEvents returns n distinct valid events; prefix keeps sets from different calls apart.
 func testEvents(n int, prefix string) []events.Event {
-	at := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
-	out := make([]events.Event, n)
-	for i := range out {
-		price, players := int64(100000+i), 4
-		l := events.Listing{
-			Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
-			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15),
-			PriceKRW: &price, Players: &players,
-		}
-		out[i] = events.Opened(l, "crawl-"+prefix, at.Add(time.Duration(i)*time.Second))
-	}
-	return out
-}
-
-func encodeAll(t *testing.T, evs []events.Event) []kafka.Message {
-	t.Helper()
-	out := make([]kafka.Message, len(evs))
-	for i, e := range evs {
-		b, err := events.Encode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = kafka.Message{Key: []byte(e.ListingKey), Value: b}
-	}
-	return out
-}
-
-// publish writes msgs with acks from all replicas.
-func publish(t *testing.T, addr, topic string, msgs []kafka.Message) {
-	t.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 1000, BatchBytes: 4 << 20,
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatalf("publish %d messages to %s: %v", len(msgs), topic, err)
-	}
+	return testkit.Events(n, prefix, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 }
 
 // newReader is the consumer's Reader config, with a shorter session for tests.
 func newReader(t *testing.T, addr, topic, group string) *kafka.Reader {
 	t.Helper()
-	logger := testLogger(t)
+	logger := testkit.Logger(t, slog.LevelInfo)
 	return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
 		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
 	}))
@@ -79,10 +41,6 @@ func closeReader(t *testing.T, r *kafka.Reader) {
 	case <-time.After(10 * time.Second):
 		t.Error("reader.Close took more than 10s")
 	}
-}
-
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 // counters is an consumer.Metrics that the test reads.
@@ -184,18 +142,6 @@ func countRows(t *testing.T, db *pgxpool.Pool, table string) int64 {
 	return n
 }
 
-// waitUntil polls cond every 20 ms for up to timeout.
-func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // runningConsumer runs consumer.Run in the background.
 type runningConsumer struct {
 	cancel context.CancelFunc
@@ -215,7 +161,7 @@ func startConsumerCtx(ctx context.Context, t *testing.T, r *checkedReader, s ing
 	c := &runningConsumer{cancel: cancel, done: make(chan error, 1)}
 	cfg := consumer.Config{BatchSize: batchSize, BatchWait: 50 * time.Millisecond,
 		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
-		Logger:  testLogger(t), Metrics: m}
+		Logger:  testkit.Logger(t, slog.LevelInfo), Metrics: m}
 	go func() { c.done <- consumer.Run(ctx, r, s, cfg) }()
 	return c
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -31,16 +32,16 @@ func TestRepublishedEventsAreStoredOnce(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
-	msgs := encodeAll(t, testEvents(1000, "rep"))
+	msgs := kafkatest.Encode(t, testEvents(1000, "rep"))
 	for range 3 {
-		publish(t, addr, topic, msgs)
+		kafkatest.Produce(t, addr, topic, msgs)
 	}
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
 	defer closeReader(t, kr)
 	r := &checkedReader{t: t, r: kr, db: db}
 	m := &counters{}
 	c := startConsumer(t, r, store.New(db), m, 1000)
-	waitUntil(t, 30*time.Second, "3000 messages consumed", func() bool { return m.consumed.Load() >= 3000 })
+	testkit.WaitFor(t, 30*time.Second, "3000 messages consumed", func() bool { return m.consumed.Load() >= 3000 })
 	c.stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 1000 {
@@ -61,7 +62,7 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 1) // one partition: poison sits between valid messages
 	db := storetest.NewDB(t)
 
-	valid := encodeAll(t, testEvents(8, "poison"))
+	valid := kafkatest.Encode(t, testEvents(8, "poison"))
 	mutate := func(f func(map[string]any)) []byte {
 		var m map[string]any
 		if err := json.Unmarshal(valid[0].Value, &m); err != nil {
@@ -92,7 +93,7 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 		msgs = append(msgs, valid[i], kafka.Message{Key: []byte(p.name), Value: p.value})
 	}
 	for _, m := range msgs { // one by one: the 1 MB value must not share a produce batch
-		publish(t, addr, topic, []kafka.Message{m})
+		kafkatest.Produce(t, addr, topic, []kafka.Message{m})
 	}
 
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
@@ -100,7 +101,7 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 	r := &checkedReader{t: t, r: kr, db: db}
 	m := &counters{}
 	c := startConsumer(t, r, store.New(db), m, 5) // several batches, each mixing valid and poison
-	waitUntil(t, 30*time.Second, "all messages consumed", func() bool { return m.consumed.Load() >= int64(len(msgs)) })
+	testkit.WaitFor(t, 30*time.Second, "all messages consumed", func() bool { return m.consumed.Load() >= int64(len(msgs)) })
 	c.stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 8 {
@@ -155,21 +156,21 @@ func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
 	}
 	defer pool.Close()
 
-	first, second := encodeAll(t, testEvents(500, "before")), encodeAll(t, testEvents(500, "during"))
-	publish(t, addr, topic, first)
+	first, second := kafkatest.Encode(t, testEvents(500, "before")), kafkatest.Encode(t, testEvents(500, "during"))
+	kafkatest.Produce(t, addr, topic, first)
 	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
 	defer closeReader(t, kr)
 	r := &checkedReader{t: t, r: kr, db: direct}
 	m := &counters{}
 	c := startConsumer(t, r, store.New(pool), m, 100)
-	waitUntil(t, 30*time.Second, "the first 500 rows", func() bool { return countRows(t, direct, "booking_events") == 500 })
+	testkit.WaitFor(t, 30*time.Second, "the first 500 rows", func() bool { return countRows(t, direct, "booking_events") == 500 })
 
 	px.cut() // every connection through the proxy dies; new ones are refused
-	publish(t, addr, topic, second)
+	kafkatest.Produce(t, addr, topic, second)
 	// Once the first retry happened the loop is stuck on the failed batch: from then on, no commit.
-	waitUntil(t, 30*time.Second, "the first retry", func() bool { return m.retries.Load() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "the first retry", func() bool { return m.retries.Load() >= 1 })
 	commitsBefore, _ := r.stats()
-	waitUntil(t, 30*time.Second, "5 retries", func() bool { return m.retries.Load() >= 5 })
+	testkit.WaitFor(t, 30*time.Second, "5 retries", func() bool { return m.retries.Load() >= 5 })
 	if n := countRows(t, direct, "booking_events"); n != 500 {
 		t.Errorf("rows grew to %d while the database was unreachable", n)
 	}
@@ -177,8 +178,8 @@ func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
 		t.Errorf("%d offset commits while the database was unreachable", commits-commitsBefore)
 	}
 	px.restore()
-	waitUntil(t, 30*time.Second, "all 1000 rows", func() bool { return countRows(t, direct, "booking_events") == 1000 })
-	waitUntil(t, 10*time.Second, "1000 messages committed", func() bool { _, n := r.stats(); return n == 1000 })
+	testkit.WaitFor(t, 30*time.Second, "all 1000 rows", func() bool { return countRows(t, direct, "booking_events") == 1000 })
+	testkit.WaitFor(t, 10*time.Second, "1000 messages committed", func() bool { _, n := r.stats(); return n == 1000 })
 	c.stop(t)
 	t.Logf("retries during the outage: %d", m.retries.Load())
 }
@@ -190,22 +191,22 @@ func TestRebalanceMidStreamLosesNothing(t *testing.T) {
 	db := storetest.NewDB(t)
 	group := kafkatest.Name(t, "g")
 	const total = 3000
-	evs := encodeAll(t, testEvents(total, "rebal"))
-	publish(t, addr, topic, evs[:total/2])
+	evs := kafkatest.Encode(t, testEvents(total, "rebal"))
+	kafkatest.Produce(t, addr, topic, evs[:total/2])
 
 	s := slowStore{store.New(db), 30 * time.Millisecond} // keep A busy long enough for B to join mid-stream
 	krA := newReader(t, addr, topic, group)
 	defer closeReader(t, krA)
 	rA, mA := &checkedReader{t: t, r: krA, db: db}, &counters{}
 	cA := startConsumer(t, rA, s, mA, 50)
-	waitUntil(t, 30*time.Second, "A to store 300 rows", func() bool { return countRows(t, db, "booking_events") >= 300 })
+	testkit.WaitFor(t, 30*time.Second, "A to store 300 rows", func() bool { return countRows(t, db, "booking_events") >= 300 })
 
 	krB := newReader(t, addr, topic, group)
 	defer closeReader(t, krB)
 	rB, mB := &checkedReader{t: t, r: krB, db: db}, &counters{}
 	cB := startConsumer(t, rB, s, mB, 50)
-	publish(t, addr, topic, evs[total/2:])
-	waitUntil(t, 40*time.Second, "all rows", func() bool { return countRows(t, db, "booking_events") == total })
+	kafkatest.Produce(t, addr, topic, evs[total/2:])
+	testkit.WaitFor(t, 40*time.Second, "all rows", func() bool { return countRows(t, db, "booking_events") == total })
 	cA.stop(t)
 	cB.stop(t)
 
@@ -226,7 +227,7 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	topic := kafkatest.Topic(t, addr, 1)
 	db := storetest.NewDB(t)
 	group := kafkatest.Name(t, "g")
-	publish(t, addr, topic, encodeAll(t, testEvents(500, "crash")))
+	kafkatest.Produce(t, addr, topic, kafkatest.Encode(t, testEvents(500, "crash")))
 
 	// First life: the third batch is stored, then the process "dies" before its offset commit.
 	kr1 := newReader(t, addr, topic, group)
@@ -259,7 +260,7 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	defer closeReader(t, kr2)
 	r2, m2 := &checkedReader{t: t, r: kr2, db: db}, &counters{}
 	c2 := startConsumer(t, r2, store.New(db), m2, 100)
-	waitUntil(t, 30*time.Second, "the rest consumed", func() bool { return m2.consumed.Load() >= 300 })
+	testkit.WaitFor(t, 30*time.Second, "the rest consumed", func() bool { return m2.consumed.Load() >= 300 })
 	c2.stop(t)
 	if n := countRows(t, db, "booking_events"); n != 500 {
 		t.Errorf("booking_events = %d, want 500", n)

@@ -14,6 +14,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/replay"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -70,7 +71,7 @@ func endToEnd(b *testing.B, addr string, set []byte, want int64, start func(topi
 	if err := w.WriteEvents(b.Context(), warm); err != nil {
 		b.Fatalf("warm-up publish: %v", err)
 	}
-	waitFor(b, 60*time.Second, func() string { return "warm-up event not consumed" }, func() bool { return done() >= 1 })
+	testkit.WaitForf(b, 60*time.Second, func() string { return "warm-up event not consumed" }, func() bool { return done() >= 1 })
 
 	b.StartTimer()
 	t0 := time.Now()
@@ -78,7 +79,7 @@ func endToEnd(b *testing.B, addr string, set []byte, want int64, start func(topi
 	if err != nil {
 		b.Fatalf("replay: %v (published %d)", err, rep.Published)
 	}
-	waitFor(b, 5*time.Minute, func() string { return fmt.Sprintf("consumer at %d of %d", done()-1, want) },
+	testkit.WaitForf(b, 5*time.Minute, func() string { return fmt.Sprintf("consumer at %d of %d", done()-1, want) },
 		func() bool { return done() >= want+1 })
 	d := time.Since(t0)
 	b.StopTimer()

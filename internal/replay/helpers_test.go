@@ -22,6 +22,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -85,13 +86,9 @@ func firstLines(b []byte, n int) []byte {
 	return b[:i]
 }
 
-func testLogger(tb testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
 func newWriter(tb testing.TB, addr, topic string) *kafkabus.SyncWriter {
 	tb.Helper()
-	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: testLogger(tb)})
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: testkit.Logger(tb, slog.LevelWarn)})
 	tb.Cleanup(func() { _ = w.Close() })
 	return w
 }
@@ -129,7 +126,7 @@ type runningConsumer struct {
 
 func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
 	tb.Helper()
-	logger := testLogger(tb)
+	logger := testkit.Logger(tb, slog.LevelWarn)
 	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
 		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
 	}))
@@ -163,18 +160,6 @@ func (c *runningConsumer) stop(tb testing.TB) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		tb.Error("reader.Close took more than 10s")
-	}
-}
-
-// waitFor polls cond every 20 ms for up to timeout.
-func waitFor(tb testing.TB, timeout time.Duration, what func() string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %v waiting: %s", timeout, what())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

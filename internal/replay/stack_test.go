@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/replay"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -31,7 +33,7 @@ func TestPracticeReplay(t *testing.T) {
 	w := newWriter(t, addr, topic)
 
 	replayAll := func(round int) {
-		rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{}, replay.Deps{Writer: w, Logger: testLogger(t)})
+		rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{}, replay.Deps{Writer: w, Logger: testkit.Logger(t, slog.LevelWarn)})
 		if err != nil {
 			t.Fatalf("replay %d: %v", round, err)
 		}
@@ -40,7 +42,7 @@ func TestPracticeReplay(t *testing.T) {
 				round, rep.Read, rep.Published, rep.Failed, rep.Invalid, len(evs))
 		}
 		want := int64(round * len(evs))
-		waitFor(t, 60*time.Second, func() string {
+		testkit.WaitForf(t, 60*time.Second, func() string {
 			return fmt.Sprintf("consumer at %d of %d messages after replay %d", c.m.consumed.Load(), want, round)
 		}, func() bool { return c.m.consumed.Load() >= want })
 	}
@@ -53,7 +55,7 @@ func TestPracticeReplay(t *testing.T) {
 
 	before := endOffsets(t, addr, topic)
 	rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{DryRun: true},
-		replay.Deps{Store: store.New(db), Logger: testLogger(t)})
+		replay.Deps{Store: store.New(db), Logger: testkit.Logger(t, slog.LevelWarn)})
 	if err != nil {
 		t.Fatalf("dry run: %v", err)
 	}
@@ -220,7 +222,7 @@ func TestReplayInterruptedThenAgain(t *testing.T) {
 		t.Fatalf("second replay: %v, published %d of %d", err, rep2.Published, len(evs))
 	}
 	want := int64(rep.Published + rep2.Published)
-	waitFor(t, 60*time.Second, func() string {
+	testkit.WaitForf(t, 60*time.Second, func() string {
 		return fmt.Sprintf("consumer at %d of %d messages", c.m.consumed.Load(), want)
 	}, func() bool { return c.m.consumed.Load() >= want })
 	if got := countRows(t, db); got != int64(distinct) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
@@ -159,4 +160,36 @@ func EndOffsets(ctx context.Context, addr, topic string) (int64, error) {
 		total += last
 	}
 	return total, nil
+}
+
+// Encode turns evs into Kafka messages keyed by listing key, as the publisher sends them.
+func Encode(t testing.TB, evs []events.Event) []kafka.Message {
+	t.Helper()
+	out := make([]kafka.Message, len(evs))
+	for i, e := range evs {
+		v, err := events.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = kafka.Message{Key: []byte(e.ListingKey), Value: v}
+	}
+	return out
+}
+
+// Produce writes msgs to topic with acks from all replicas, in chunks, failing t on any error.
+// Batches stay under the broker's message.max.bytes (~1 MB); a message of 900 KB goes alone.
+func Produce(t testing.TB, addr, topic string, msgs []kafka.Message) {
+	t.Helper()
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000,
+		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	const chunk = 10_000
+	for start := 0; start < len(msgs); start += chunk {
+		if err := w.WriteMessages(ctx, msgs[start:min(start+chunk, len(msgs))]...); err != nil {
+			t.Fatalf("produce %d messages to %s: %.300v", len(msgs), topic, err)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -47,9 +48,9 @@ func BenchmarkConsumerIngest(b *testing.B) {
 	rounds := envInt(b, "BENCH_ROUNDS", 3)
 	inflight := envInt(b, "BENCH_INFLIGHT", consumer.DefaultInflight)
 	addr := kafkatest.Bootstrap(b)
-	msgs := encode(b, benchEvents(n, "ingest"))
+	msgs := kafkatest.Encode(b, testkit.CrawlEvents(0, n, "ingest"))
 	topic := kafkatest.Topic(b, addr, 3)
-	produce(b, addr, topic, msgs)
+	kafkatest.Produce(b, addr, topic, msgs)
 	rate := func(k int, d time.Duration) float64 { return float64(k) / d.Seconds() }
 	// ingestInto drains the topic with a new group into a fresh database and checks the rows.
 	ingestInto := func(name string, inflight int) (time.Duration, *pgxpool.Pool) {
@@ -170,7 +171,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // warmup publishes one event of its own and waits until it is committed, so the consumer's group
 // is joined and caught up before the clock starts.
 func warmupEvent(tag string) events.Event {
-	return benchEvents(1, fmt.Sprint("warmup-", tag, time.Now().UnixNano()))[0]
+	return testkit.CrawlEvents(0, 1, fmt.Sprint("warmup-", tag, time.Now().UnixNano()))[0]
 }
 
 // writeSync publishes evs with the replay's SyncWriter (RequireAll) and fails on any error.

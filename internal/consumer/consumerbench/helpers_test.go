@@ -2,7 +2,6 @@ package consumerbench_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -33,73 +32,6 @@ func envInt(b testing.TB, key string, def int) int {
 		b.Fatalf("%s=%q: want a positive integer", key, s)
 	}
 	return n
-}
-
-// benchEvents returns n distinct valid events shaped like a crawl's: listings of ten events each
-// (an open, then price changes, every 10th listing closed), keyed by listing. prefix keeps sets
-// apart.
-func benchEvents(n int, prefix string) []events.Event { return benchEventRange(0, n, prefix) }
-
-// benchEventRange returns events from..to-1 of the sequence benchEvents draws from.
-func benchEventRange(from, to int, prefix string) []events.Event {
-	t0 := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
-	out := make([]events.Event, 0, to-from)
-	for i := from; i < to; i++ {
-		li, j := i/10, i%10
-		price, players := int64(100000), 4
-		l := events.Listing{
-			Source: "bench", CourseName: fmt.Sprintf("%s Course %d", prefix, li%50), CoursePart: "East",
-			RoundDate: "05/01", PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, li/50%90).Format(events.DateLayout),
-			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/50/90%60), PriceKRW: &price, Players: &players,
-			URL: "http://bench.invalid/tee",
-		}
-		at := t0.Add(time.Duration(i) * time.Second)
-		crawl := fmt.Sprintf("crawl-%s-%d", prefix, j)
-		var e events.Event
-		switch {
-		case j == 0:
-			e = events.Opened(l, crawl, at)
-		case j == 9 && li%10 == 0:
-			e = events.Closed(l, crawl, at, events.Booked)
-		default:
-			next := l
-			p := price + int64(j*1000)
-			next.PriceKRW = &p
-			e = events.Changed(l, next, crawl, at)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// encode turns events into Kafka messages keyed by listing key, as the publisher sends them.
-func encode(b testing.TB, evs []events.Event) []kafka.Message {
-	out := make([]kafka.Message, len(evs))
-	for i, e := range evs {
-		v, err := events.Encode(e)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out[i] = kafka.Message{Key: []byte(e.ListingKey), Value: v}
-	}
-	return out
-}
-
-// produce writes msgs to topic fast: sync writer, big batches, acks from all replicas.
-func produce(b testing.TB, addr, topic string, msgs []kafka.Message) {
-	b.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000, // the broker's message.max.bytes is ~1 MB
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
-	defer cancel()
-	const chunk = 20_000
-	for start := 0; start < len(msgs); start += chunk {
-		if err := w.WriteMessages(ctx, msgs[start:min(start+chunk, len(msgs))]...); err != nil {
-			b.Fatalf("produce %d messages to %s: %.300v", len(msgs), topic, err)
-		}
-	}
 }
 
 // newReader is the booking-consumer's Reader configuration (cmd/booking-consumer).

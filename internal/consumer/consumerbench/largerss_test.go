@@ -16,6 +16,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkLargeMessageRSS(b *testing.B) {
 	bin := buildConsumer(b)
 	for b.Loop() {
 		normal := largeTopic(b, addr)
-		produce(b, addr, normal, encode(b, benchEvents(n, "rss-normal")))
+		kafkatest.Produce(b, addr, normal, kafkatest.Encode(b, testkit.CrawlEvents(0, n, "rss-normal")))
 		hwmNormal, dNormal := drainTopic(b, bin, addr, normal, "booking_events", n)
 
 		large := largeTopic(b, addr)
@@ -146,7 +147,7 @@ func BenchmarkQueueCapacity(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
 	topic := largeTopic(b, addr)
-	produce(b, addr, topic, encode(b, benchEvents(n, "queue")))
+	kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, testkit.CrawlEvents(0, n, "queue")))
 	for b.Loop() {
 		rates := map[string]float64{}
 		for _, q := range []string{"8", "1000", "8", "1000"} { // interleaved: load drifts

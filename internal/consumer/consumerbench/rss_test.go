@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -68,8 +69,8 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 	topic := kafkatest.Topic(b, addr, 3)
 	const chunk = 50_000
 	for start := 0; start < n; start += chunk {
-		evs := benchEventRange(start, min(start+chunk, n), fmt.Sprint("backlog", n))
-		produce(b, addr, topic, encode(b, evs))
+		evs := testkit.CrawlEvents(start, min(start+chunk, n), fmt.Sprint("backlog", n))
+		kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, evs))
 	}
 	pool, dbURL := storetest.NewDBURL(b)
 
