@@ -29,7 +29,6 @@ import (
 
 // Defaults of the run subcommand.
 const (
-	defaultTopic       = "booking-events"
 	defaultGroup       = "booking-consumer"
 	defaultMetricsAddr = "127.0.0.1:9464"
 	defaultPartitions  = 3
@@ -68,8 +67,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	var cfg consumeConfig
 	var bootstrap string
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&bootstrap, "bootstrap", "", "comma-separated Kafka brokers (default $KAFKA_BOOTSTRAP)")
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
@@ -111,7 +110,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if bootstrap == "" {
 		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
 	}
-	cfg.brokers = splitList(bootstrap)
+	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
@@ -136,7 +135,7 @@ func (c consumeConfig) validate() error {
 		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
 	}
 	if len(c.brokers) == 0 {
-		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --bootstrap)"))
+		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
 	}
 	if c.topic == "" || c.group == "" {
 		errs = append(errs, errors.New("the topic and the group must not be empty"))
@@ -423,16 +422,4 @@ func openDB(ctx context.Context, dbURL string, minConns int32) (*pgxpool.Pool, e
 // its form (cli.DescribeDatabase).
 func redact(s string) string {
 	return cli.DescribeDatabase(s)
-}
-
-// splitList splits a comma-separated list, dropping empty entries (an empty KAFKA_BOOTSTRAP must
-// not become kafka-go's implicit localhost:9092).
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

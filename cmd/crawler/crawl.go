@@ -75,7 +75,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
-	fs.StringVar(&bootstrap, "kafka-bootstrap", bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]")
+	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
 	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
 	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, kafkabus.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
 	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, kafkabus.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")

@@ -102,7 +102,12 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size and --topic-wait must be positive", cli.ErrUsage)
 	}
 
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Warnings as text by default (a person reads them at a terminal); LOG_LEVEL and LOG_FORMAT
+	// apply as in every subcommand.
+	logger, err := cli.NewLoggerDefault(getenv, stderr, slog.LevelWarn, "text")
+	if err != nil {
+		return err
+	}
 	deps := replay.Deps{Progress: stderr, Terminal: isTerminal(stderr), Logger: logger}
 
 	if !*dry {
