@@ -32,7 +32,7 @@ const (
 	defaultGroup       = "booking-consumer"
 	defaultMetricsAddr = "127.0.0.1:9464"
 	defaultPartitions  = 3
-	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (notes §3).
+	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (measured against kafka-go's Reader).
 	closeTimeout = 10 * time.Second
 	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
 	maxInflight = 16

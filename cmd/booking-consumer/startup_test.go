@@ -130,8 +130,8 @@ func withHost(t *testing.T, dbURL, addr string) string {
 }
 
 // A consumer started while PostgreSQL and Kafka are both down waits for them (logged, /healthz
-// 503 "starting: waiting for ...") instead of exiting, then consumes as usual (review: "start-up
-// not retried").
+// 503 "starting: waiting for ...") instead of exiting, then consumes as usual (start-up
+// was once not retried).
 func TestRunWaitsForPostgreSQLAndKafkaAtStartUp(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
@@ -215,7 +215,7 @@ func TestRunStopsCleanlyWhileWaitingAtStartUp(t *testing.T) {
 }
 
 // KAFKA_BOOTSTRAP=down,up: topic creation and the --from start offsets use every broker in the
-// list, not only the first (review finding 10).
+// list, not only the first.
 func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)

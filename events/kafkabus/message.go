@@ -10,7 +10,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
-// newWriter builds the kafka-go Writer both publishers use (notes §7(i)): acks from all in-sync
+// newWriter builds the kafka-go Writer both publishers use : acks from all in-sync
 // replicas (the default acks=0 reports lost writes as success), per-key order through the Hash
 // balancer, 1 ms BatchTimeout because our goroutine pre-assembles batches, one attempt per call
 // because we retry ourselves (a cancelled call otherwise keeps retrying inside kafka-go), and a

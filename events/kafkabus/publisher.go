@@ -69,7 +69,7 @@ type writer interface {
 
 // KafkaPublisher is a bounded queue in front of one goroutine that owns a kafka-go Writer.
 // Publish is a non-blocking channel send (measured p99.9 ≤ 112 µs with the broker up, refused,
-// black-holed, killed or hung; notes §2); the goroutine sends batches of up to BatchSize,
+// black-holed, killed or hung); the goroutine sends batches of up to BatchSize,
 // retries with jittered backoff (100 ms → 5 s) for RetryWindow after each event's Publish,
 // resending only the events kafka-go reports as failed. Retries may duplicate an event: the
 // consumer deduplicates by event_id. The counters are conservative: an event whose write was

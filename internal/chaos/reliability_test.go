@@ -220,7 +220,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 	checkCommittedStored(t, db, topic, layout, committedOffsets(t, addr, group, topic, partitions))
 }
 
-// TestBrokerOutageWithInflight4 replays the review's finding 4 with the binary at --inflight 4:
+// TestBrokerOutageWithInflight4 replays a broker outage with the binary at --inflight 4:
 // CHAOS_OUTAGE_EVENTS (14,000) events; booking_events is locked (ACCESS EXCLUSIVE) so that
 // batches pile up in the database; the private broker is stopped (SIGTERM) while they are held,
 // the lock is released 15 s into the outage (the batches are stored, their offset commits fail),

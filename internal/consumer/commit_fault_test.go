@@ -21,7 +21,7 @@ import (
 
 // The group coordinator refuses offset commits for a long stretch (kfake: a real broker cannot
 // refuse commits on demand while it serves fetches). The consumer retries each commit with
-// backoff and never ends (review finding 4: it exited after 5 failed commits in a row); once the
+// backoff and never ends (it once exited after 5 failed commits in a row); once the
 // coordinator answers again every message is committed, each after its rows.
 func TestCommitOutageOnTheCoordinatorPausesNeverEnds(t *testing.T) {
 	t.Parallel()

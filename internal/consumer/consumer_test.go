@@ -38,7 +38,7 @@ func TestClassify(t *testing.T) {
 		{"TransientRetries", live, transient, retry},
 		{"DeadlineRetries", live, fmt.Errorf("insert: %w", context.DeadlineExceeded), retry},
 		// A whole batch rejected (the store pins rejections on rows; this one it could not) and an
-		// error nobody classified are retried too, but loudly (review finding 1).
+		// error nobody classified are retried too, but loudly.
 		{"RejectedBatchRetriesLoudly", live, fmt.Errorf("%w: boom", store.ErrRejected), alarm},
 		{"UnknownRetriesLoudly", live, errors.New("???"), alarm},
 		{"ShutdownStops", done, transient, stop},
@@ -438,7 +438,7 @@ func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
 	}
 }
 
-// A Kafka outage pauses the consumer, never ends it (review finding 4): offset commits that keep
+// A Kafka outage pauses the consumer, never ends it: offset commits that keep
 // failing are retried with backoff while nothing else moves, memory stays bounded (no fetch past
 // the batches in flight and the one read ahead), and once the coordinator answers again every
 // batch is committed, in fetch order.
@@ -613,7 +613,7 @@ func (eofReader) FetchMessage(context.Context) (kafka.Message, error)    { retur
 func (eofReader) CommitMessages(context.Context, ...kafka.Message) error { return nil }
 
 // A batch closes at MaxBatchBytes whatever its count, and a value over the event limit is held
-// only as its first DeadValuePrefix bytes from the moment it is fetched (review finding 7).
+// only as its first DeadValuePrefix bytes from the moment it is fetched.
 func TestRunBoundsBatchesInBytes(t *testing.T) {
 	t.Parallel()
 	var in []kafka.Message

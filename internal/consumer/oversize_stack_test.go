@@ -16,7 +16,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// Values over the 64 KiB event limit are never held or stored whole (review finding 7): each
+// Values over the 64 KiB event limit are never held or stored whole: each
 // dead letter keeps the first 4 KiB as raw_value, and its error gives the full length and the
 // SHA-256 of the whole value; the valid events around them are stored.
 func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {

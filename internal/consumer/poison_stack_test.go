@@ -35,8 +35,7 @@ func oversizeKeyEvent(t *testing.T, prefix string) kafka.Message {
 	return kafkatest.Encode(t, []events.Event{events.Opened(l, "crawl-"+prefix, e.OccurredAt)})[0]
 }
 
-// A valid-looking event with an oversize listing_key in the middle of a stream (review finding
-// 1): the events around it are all stored, it alone is dead-lettered, and the committed offsets
+// A valid-looking event with an oversize listing_key in the middle of a stream: the events around it are all stored, it alone is dead-lettered, and the committed offsets
 // reach the end of the partition. Before the fix the batch was retried forever.
 func TestOversizeListingKeyIsDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 	t.Parallel()

@@ -126,7 +126,7 @@ func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 		}
 		p := poison[i]
 		wantSize := len(p.value)
-		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound (review finding 7)
+		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound
 			wantSize = consumer.DeadValuePrefix
 		}
 		if off != int64(2*i+1) || !strings.Contains(msg, p.wantErr) || size != wantSize {

@@ -32,7 +32,7 @@ import (
 // Defaults of Options.
 const (
 	// DefaultBatchSize is how many events one WriteEvents call sends and waits for: big enough
-	// that acks are amortised (notes: 1000-message calls run at 310-360k msg/s), small enough that
+	// that acks are amortised (1000-message calls measured 310-360k msg/s), small enough that
 	// Ctrl-C waits for at most one batch.
 	DefaultBatchSize = 500
 	// DefaultProgressEvery is how often progress is shown.

@@ -23,8 +23,8 @@ import (
 // BenchmarkLargeMessageRSS measures the booking-consumer binary's peak RSS (VmHWM) draining
 // BENCH_LARGE (1,000) junk messages of 900 KB each (all dead-lettered) vs draining as many normal
 // events, side by side, with its default flags. Memory is bounded in bytes (internal/consumer's package
-// doc gives the formula), so large/normal should stay at or below 2: before that bound the review
-// measured 727 MB for 200 such messages.
+// doc gives the formula), so large/normal should stay at or below 2: before that bound the consumer
+// was measured at 727 MB for 200 such messages.
 func BenchmarkLargeMessageRSS(b *testing.B) {
 	n := envInt(b, "BENCH_LARGE", 1000)
 	addr := kafkatest.Bootstrap(b)
