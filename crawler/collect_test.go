@@ -280,7 +280,7 @@ func fixtureServer(t *testing.T, extra map[string]http.HandlerFunc) *httptest.Se
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
+		_, _ = w.Write(b)
 	})
 	for p, h := range extra {
 		mux.HandleFunc(p, h)
@@ -346,7 +346,7 @@ func TestCollectMaxPages(t *testing.T) {
 	t.Parallel()
 	srv := fixtureServer(t, map[string]http.HandlerFunc{"/endless": func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		fmt.Sscan(r.URL.Query().Get("page"), &n)
+		_, _ = fmt.Sscan(r.URL.Query().Get("page"), &n)
 		fmt.Fprintf(w, `<html><body><table class="tee-list"><tr class="tee-row"><td class="course">무한 CC</td>`+
 			`<td class="date">12/06(토)</td><td class="time">07:%02d</td></tr></table>`+
 			`<div class="paging"><a class="next" href="/endless?page=%d">다음</a></div></body></html>`, n%60, n+1)

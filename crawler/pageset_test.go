@@ -35,7 +35,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		if !gone.Load() {
 			rows += `<tr class="res"><td>16:30</td><td>100,000원</td></tr>`
 		}
-		w.Write([]byte(`<table id="resList">` + rows + `</table>`))
+		_, _ = w.Write([]byte(`<table id="resList">` + rows + `</table>`))
 	}))
 	t.Cleanup(srv.Close)
 	site := sourceSite(t, srv.URL, strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n",

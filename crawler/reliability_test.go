@@ -36,7 +36,7 @@ func pageSite(t testing.TB, name string, rows func() []pageRow) Site {
 				html.EscapeString(row.Course), html.EscapeString(row.Part), row.Date, row.Time, row.Price)
 		}
 		b.WriteString(`</table></body></html>`)
-		io.WriteString(w, b.String())
+		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
 	s := Site{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
@@ -452,7 +452,7 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
 		Diff: DiffOptions{CollapseCrawls: 100}, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	run := func() {
-		r.Run(context.Background())
+		_, _ = r.Run(context.Background())
 		now = now.Add(10 * time.Minute)
 	}
 	run()

@@ -5,6 +5,7 @@ package chaos_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,7 +59,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">레이크 CC</td><td class="part">OUT</td><td class="date">12/05</td><td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, p)
 		}
 		b.WriteString(`</table></body></html>`)
-		io.WriteString(w, b.String())
+		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
 	site := crawler.Site{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
@@ -230,7 +231,7 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 		cancel()
 		want := fmt.Sprintf("%s is in use by another crawler (pid %d)", stateDir, first.Process.Pid)
 		t.Logf("second crawler `%s`: %v; %s", strings.Join(args, " "), err, lastLine(out))
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 || !bytes.Contains(out, []byte(want)) {
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() == 0 || !bytes.Contains(out, []byte(want)) {
 			t.Errorf("second crawler `%s`: %v, want a non-zero exit saying %q:\n%s", strings.Join(args, " "), err, want, testkit.Tail(string(out), 2000))
 		}
 		if bytes.Contains(out, []byte("site crawled")) {

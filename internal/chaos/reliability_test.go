@@ -109,7 +109,7 @@ func (p *consumerProc) peakRSSMB(t testing.TB) float64 {
 	for _, l := range strings.Split(string(b), "\n") {
 		if k, v, ok := strings.Cut(l, ":"); ok && k == "VmHWM" {
 			var kb float64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			_, _ = fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
 			return kb / 1024
 		}
 	}

@@ -98,7 +98,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-exited
+		<-exited //nolint:errcheck // killed: its exit error is expected
 		committed := committedOffsets(t, addr, group, topic, partitions)
 		checked := checkCommittedStored(t, db, topic, layout, committed)
 		t.Logf("kill %d: %d of %d stored, committed %v, %d committed messages checked against the database",

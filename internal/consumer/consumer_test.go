@@ -560,12 +560,6 @@ func (c *stuckCounter) Stuck(reason string, delta int) {
 
 func (c *stuckCounter) CommitFailed() { c.mu.Lock(); c.commits++; c.mu.Unlock() }
 
-func (c *stuckCounter) get(reason string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stuck[reason]
-}
-
 func TestRunReturnsWhenTheReaderIsClosed(t *testing.T) {
 	t.Parallel()
 	s := &fakeSink{fn: func(context.Context, int, []store.Message) (store.Result, error) { return store.Result{}, nil }}

@@ -329,8 +329,8 @@ func (p *proxy) serve(c net.Conn) {
 	p.mu.Lock()
 	p.conns[c], p.conns[up] = true, true
 	p.mu.Unlock()
-	go func() { io.Copy(up, c); up.Close(); c.Close() }()
-	io.Copy(c, up)
+	go func() { _, _ = io.Copy(up, c); up.Close(); c.Close() }()
+	_, _ = io.Copy(c, up)
 	c.Close()
 	up.Close()
 }

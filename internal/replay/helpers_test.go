@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,16 +200,6 @@ func lifetimes(tb testing.TB, db *pgxpool.Pool) string {
 		tb.Fatal("booking_lifetimes is empty")
 	}
 	return b.String()
-}
-
-// writeFile writes b to a file in the test's temp dir.
-func writeFile(tb testing.TB, name string, b []byte) string {
-	tb.Helper()
-	p := tb.TempDir() + "/" + name
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return p
 }
 
 // atomicInt is a counter whose load method can be handed out as a func() int64.
