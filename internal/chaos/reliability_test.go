@@ -51,7 +51,7 @@ func startBinary(t testing.TB, dbURL, addr, topic, group string, args ...string)
 	metrics := ln.Addr().String()
 	ln.Close()
 	p := &consumerProc{exited: make(chan error, 1), logs: &testkit.SyncBuffer{}, metrics: metrics}
-	p.cmd = exec.Command(consumerBinary(t), append([]string{"run", "--database-url", dbURL, "--bootstrap", addr,
+	p.cmd = exec.Command(consumerBinary(t), append([]string{"run", "--database-url", dbURL, "--kafka-bootstrap", addr,
 		"--topic", topic, "--group", group, "--metrics-addr", metrics, "--no-migrate"}, args...)...)
 	p.cmd.Env = append(os.Environ(), "LOG_LEVEL=info")
 	p.cmd.Stderr = p.logs

@@ -57,7 +57,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 
 	start := func() (*exec.Cmd, chan error, *testkit.SyncBuffer) {
 		logs := &testkit.SyncBuffer{}
-		cmd := exec.Command(bin, "run", "--database-url", dbURL, "--bootstrap", addr, "--topic", topic,
+		cmd := exec.Command(bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr, "--topic", topic,
 			"--group", group, "--metrics-addr", "", "--no-migrate")
 		cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
 		cmd.Stderr = logs

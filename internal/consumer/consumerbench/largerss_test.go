@@ -94,7 +94,7 @@ func drainTopic(b testing.TB, bin, addr, topic, table string, want int, args ...
 	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--bootstrap", addr,
+	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr,
 		"--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate")
 	cmd.Args = append(cmd.Args, args...)
 	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")

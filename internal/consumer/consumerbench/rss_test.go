@@ -77,7 +77,7 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--bootstrap", addr,
+	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr,
 		"--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate")
 	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
 	cmd.Stderr = &stderr
