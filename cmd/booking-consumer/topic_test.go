@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/segmentio/kafka-go"
@@ -47,26 +46,5 @@ func TestHealthcheck(t *testing.T) {
 	status = http.StatusServiceUnavailable
 	if _, _, err := runCLI(t, t.Context(), nil, "healthcheck", "--url", srv.URL); err == nil {
 		t.Fatal("503 passed the healthcheck")
-	}
-}
-
-func TestTableAlignsWideCharacters(t *testing.T) {
-	t.Parallel()
-	var tb table
-	tb.add("course", "status")
-	tb.add("레이크&힐스 CC", "booked")
-	tb.add("Pine", "open")
-	var b strings.Builder
-	if err := tb.write(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	var cols []int
-	for _, l := range lines {
-		i := strings.LastIndex(l, "  ")
-		cols = append(cols, displayWidth(l[:i+2]))
-	}
-	if cols[0] != cols[1] || cols[1] != cols[2] {
-		t.Fatalf("second column starts at display columns %v:\n%s", cols, b.String())
 	}
 }
