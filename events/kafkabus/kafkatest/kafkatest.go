@@ -177,11 +177,16 @@ func Encode(t testing.TB, evs []events.Event) []kafka.Message {
 }
 
 // Produce writes msgs to topic with acks from all replicas, in chunks, failing t on any error.
-// Batches stay under the broker's message.max.bytes (~1 MB); a message of 900 KB goes alone.
+// Batches of many messages stay under the broker's message.max.bytes (~1 MB); a single message
+// (a test's oversize value, produced alone) may be larger, for the broker to judge.
 func Produce(t testing.TB, addr, topic string, msgs []kafka.Message) {
 	t.Helper()
+	batchBytes := int64(1_000_000)
+	if len(msgs) == 1 {
+		batchBytes = 4 << 20
+	}
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000,
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: batchBytes,
 		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
