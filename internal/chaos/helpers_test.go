@@ -143,19 +143,6 @@ func consumerBinary(t testing.TB) string {
 	return bin
 }
 
-// envInt returns the integer in env var key, or def.
-func envInt(t testing.TB, key string, def int) int {
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", key, s)
-	}
-	return n
-}
-
 func envDuration(t testing.TB, key string, def time.Duration) time.Duration {
 	s := os.Getenv(key)
 	if s == "" {

@@ -28,7 +28,7 @@ import (
 // committed offsets at the end of every partition.
 func TestPostgresRestart(t *testing.T) {
 	st := stack(t)
-	n := envInt(t, "CHAOS_PG_EVENTS", 50_000)
+	n := testkit.EnvInt(t, "CHAOS_PG_EVENTS", 50_000)
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3
 	topic := kafkatest.Topic(t, addr, partitions)

@@ -163,7 +163,7 @@ func oversizeKeyPoison(t testing.TB) kafka.Message {
 // retried). Before the fix the batch holding the poison was retried forever.
 func TestOversizeKeyPoison(t *testing.T) {
 	stack(t)
-	n := envInt(t, "CHAOS_POISON_EVENTS", 10_000)
+	n := testkit.EnvInt(t, "CHAOS_POISON_EVENTS", 10_000)
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3
 	topic := kafkatest.Topic(t, addr, partitions)
@@ -230,7 +230,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 // --alarm-after 3, /healthz must answer 503 naming the offset commit while it fails, 200 after.
 func TestBrokerOutageWithInflight4(t *testing.T) {
 	st := stack(t)
-	n := envInt(t, "CHAOS_OUTAGE_EVENTS", 14_000)
+	n := testkit.EnvInt(t, "CHAOS_OUTAGE_EVENTS", 14_000)
 	outage := envDuration(t, "CHAOS_OUTAGE", 60*time.Second)
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3
@@ -329,7 +329,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 // max.message.bytes of data, ~108 MiB with the defaults, plus ~40 MB of runtime: 150 MB).
 func TestLargeMessagesMemoryBound(t *testing.T) {
 	stack(t)
-	n := envInt(t, "CHAOS_LARGE", 1000)
+	n := testkit.EnvInt(t, "CHAOS_LARGE", 1000)
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3
 	topic := kafkatest.Name(t, "large")

@@ -26,8 +26,8 @@ import (
 // the killed member's session to expire: budget ~12 s per kill.
 func TestSIGKILLConsumer(t *testing.T) {
 	stack(t) // refuses to run against the shared stack
-	n := envInt(t, "CHAOS_EVENTS", 100_000)
-	kills := envInt(t, "CHAOS_KILLS", 20)
+	n := testkit.EnvInt(t, "CHAOS_EVENTS", 100_000)
+	kills := testkit.EnvInt(t, "CHAOS_KILLS", 20)
 	jitter := envDuration(t, "CHAOS_KILL_JITTER", 300*time.Millisecond)
 	addr := kafkatest.Bootstrap(t)
 	const partitions = 3

@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,4 +135,18 @@ func CrawlEvents(from, to int, prefix string) []events.Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// EnvInt returns the positive integer in environment variable key (a benchmark's or the chaos
+// suite's size knob), or def when it is unset; anything else fails t.
+func EnvInt(t testing.TB, key string, def int) int {
+	s := os.Getenv(key)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", key, s)
+	}
+	return n
 }

@@ -43,10 +43,10 @@ import (
 // Drain times run from the first fetched message to the last committed offset, so the group
 // join is left out for every contender alike. Targets: fresh/naive ≥ 15, fresh/copy ≥ 0.6.
 func BenchmarkConsumerIngest(b *testing.B) {
-	n := envInt(b, "BENCH_EVENTS", 50_000)
-	naiveN := min(envInt(b, "BENCH_NAIVE_EVENTS", 3_000), n)
-	rounds := envInt(b, "BENCH_ROUNDS", 3)
-	inflight := envInt(b, "BENCH_INFLIGHT", consumer.DefaultInflight)
+	n := testkit.EnvInt(b, "BENCH_EVENTS", 50_000)
+	naiveN := min(testkit.EnvInt(b, "BENCH_NAIVE_EVENTS", 3_000), n)
+	rounds := testkit.EnvInt(b, "BENCH_ROUNDS", 3)
+	inflight := testkit.EnvInt(b, "BENCH_INFLIGHT", consumer.DefaultInflight)
 	addr := kafkatest.Bootstrap(b)
 	msgs := kafkatest.Encode(b, testkit.CrawlEvents(0, n, "ingest"))
 	topic := kafkatest.Topic(b, addr, 3)

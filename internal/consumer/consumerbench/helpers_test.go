@@ -3,8 +3,6 @@ package consumerbench_test
 import (
 	"context"
 	"log/slog"
-	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,19 +18,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
-
-// envInt returns the integer in env var key, or def.
-func envInt(b testing.TB, key string, def int) int {
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", key, s)
-	}
-	return n
-}
 
 // newReader is the booking-consumer's Reader configuration (cmd/booking-consumer).
 func newReader(addr, topic, group string) *kafka.Reader {

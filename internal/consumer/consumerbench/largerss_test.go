@@ -26,7 +26,7 @@ import (
 // doc gives the formula), so large/normal should stay at or below 2: before that bound the consumer
 // was measured at 727 MB for 200 such messages.
 func BenchmarkLargeMessageRSS(b *testing.B) {
-	n := envInt(b, "BENCH_LARGE", 1000)
+	n := testkit.EnvInt(b, "BENCH_LARGE", 1000)
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
 	for b.Loop() {
@@ -143,7 +143,7 @@ func drainTopic(b testing.TB, bin, addr, topic, table string, want int, args ...
 // --queue-capacity 8 (the default) and 1000 (kafka-go's usual tuning), side by side: what the
 // small, byte-safe queue costs in throughput.
 func BenchmarkQueueCapacity(b *testing.B) {
-	n := envInt(b, "BENCH_QUEUE_EVENTS", 100_000)
+	n := testkit.EnvInt(b, "BENCH_QUEUE_EVENTS", 100_000)
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
 	topic := largeTopic(b, addr)

@@ -26,7 +26,7 @@ import (
 // VmRSS sampled every 200 ms, and big/small: memory is bounded by the batch size, not the
 // backlog, so the ratio should be about 1.
 func BenchmarkBacklogRSS(b *testing.B) {
-	big := envInt(b, "BENCH_BACKLOG", 1_000_000)
+	big := testkit.EnvInt(b, "BENCH_BACKLOG", 1_000_000)
 	small := max(big/10, 1)
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
