@@ -8,7 +8,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout 14m
 help: ## list the targets
 	@grep -hE '^[a-z/-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes
+demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes, then the dashboard's URL (served until Ctrl-C)
 	compose/dev/demo
 
 practice: ## the replay practice walkthrough: ~7k events ingested once, replayed twice, nothing added

@@ -71,7 +71,12 @@ type Lifetime struct {
 
 // Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.
 func (s *Store) Lifetimes(ctx context.Context, f LifetimeFilter) ([]Lifetime, error) {
-	rows, err := s.pool.Query(ctx, lifetimesSQL, f.args()...)
+	return queryLifetimes(ctx, s.pool, lifetimesSQL, f.args()...)
+}
+
+// queryLifetimes runs a query returning lifetimes.sql's columns and scans its rows.
+func queryLifetimes(ctx context.Context, q querier, sql string, args ...any) ([]Lifetime, error) {
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query lifetimes: %w", interpret(err))
 	}
@@ -107,8 +112,12 @@ type TimeToBook struct {
 // LifetimeSummary counts the listings matching f by status and gives the median time to book by
 // course and weekday (f.Status does not apply to the latter: it is about booked listings).
 func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary, error) {
+	return lifetimeSummary(ctx, s.pool, f)
+}
+
+func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary, error) {
 	sum := Summary{ByStatus: map[string]int{}}
-	rows, err := s.pool.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
+	rows, err := q.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
 	if err != nil {
 		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
 	}
@@ -121,7 +130,7 @@ func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary,
 		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
 	}
 
-	rows, err = s.pool.Query(ctx, lifetimeTimeToBookSQL, f.args()[:4]...)
+	rows, err = q.Query(ctx, lifetimeTimeToBookSQL, f.args()[:4]...)
 	if err != nil {
 		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
 	}

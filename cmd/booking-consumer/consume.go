@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
@@ -54,9 +55,11 @@ type consumeConfig struct {
 	from        string
 	forceReset  bool
 	metricsAddr string
+	httpAddr    string // the dashboard inside run (serve.go); "" = off
 	shutdown    time.Duration
 	partitions  int
 	alarmAfter  int
+	dashAuth    dashboard.Auth
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -95,6 +98,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
 		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
+	fs.StringVar(&cfg.httpAddr, "http-addr", "", "also serve the read-only dashboard on this `address` (as `booking-consumer serve`, with the\n"+
+		"consumer's metrics on its pipeline page); off by default; not loopback: DASHBOARD_TOKEN or\n"+
+		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
@@ -111,6 +117,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
 	}
 	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
+	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
@@ -164,6 +171,11 @@ func (c consumeConfig) validate() error {
 	if _, err := kafkabus.ParseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
 	}
+	if c.httpAddr != "" {
+		if err := dashboard.CheckAddr(c.httpAddr, c.dashAuth); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -192,11 +204,15 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		defer stopHTTP()
 	}
 
+	conns := int32(cfg.inflight) + 2 // + migrations and /healthz
+	if cfg.httpAddr != "" {
+		conns += 2 // the dashboard's pages
+	}
 	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
 	var pool *pgxpool.Pool
 	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
 		var err error
-		pool, err = openDB(ctx, cfg.databaseURL, int32(cfg.inflight)+2) // + migrations and /healthz
+		pool, err = openDB(ctx, cfg.databaseURL, conns)
 		return err
 	})
 	if err != nil {
@@ -222,6 +238,13 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		}
 	}
 	health.Clear(startingKey)
+	if cfg.httpAddr != "" {
+		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
 		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue, Logger: logger,

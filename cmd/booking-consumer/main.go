@@ -7,6 +7,7 @@
 //	                                  --verify compares projection and view, --rebuild rebuilds the projection)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
 //	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
+//	booking-consumer serve            the read-only web dashboard (internal/dashboard)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
@@ -54,6 +55,9 @@ Usage:
   booking-consumer dead list|show|retry [flags]
                                    inspect the dead letters (booking_events_dead) and re-drive them
                                    through today's validation (stored ones leave the table)
+  booking-consumer serve [flags]   the read-only lifetimes dashboard on http://127.0.0.1:8080/
+                                   (HTTP_ADDR; any other address needs DASHBOARD_TOKEN or
+                                   DASHBOARD_USER/DASHBOARD_PASSWORD)
   booking-consumer healthcheck --url URL
                                    exit 0 only if URL answers 200 (container healthchecks)
 
@@ -95,6 +99,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		cmd = deadCmd
 	case "healthcheck":
 		cmd = healthcheckCmd
+	case "serve":
+		cmd = serveCmd
 	case "help":
 		fmt.Fprint(stderr, rootHelp+envHelp)
 		return nil

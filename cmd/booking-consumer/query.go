@@ -117,28 +117,16 @@ func parseDate(flag, s string) (*time.Time, error) {
 	return &t, nil
 }
 
-var lifetimeHeader = []string{"play_date", "tee_time", "source", "course", "part", "status", "opened_at",
-	"closed_at", "lifetime", "open_price_krw", "last_price_krw", "changes", "reopens", "listing_key"}
+// lifetimeHeader and lifetimeRecord are the store's CSV cells (store/lifetimes_csv.go), shared
+// with the dashboard's CSV download so the two always agree.
+var lifetimeHeader = store.LifetimeCSVHeader
 
 // defaultTZ is the zone timestamps are printed in: the booking sites are Korean, so their tee
 // times and the moments listings opened and closed read best side by side in Korean time.
 const defaultTZ = "Asia/Seoul"
 
 func lifetimeRecord(l store.Lifetime, loc *time.Location) []string {
-	closed := ""
-	if l.ClosedAt != nil {
-		closed = l.ClosedAt.In(loc).Format(time.RFC3339)
-	}
-	return []string{l.PlayDate, l.TeeTime, l.Source, l.CourseName, l.CoursePart, l.Status,
-		l.OpenedAt.In(loc).Format(time.RFC3339), closed, l.Lifetime.Round(time.Second).String(),
-		optInt(l.OpenPriceKRW), optInt(l.LastPriceKRW), strconv.Itoa(l.ChangeCount), strconv.Itoa(l.ReopenCount), l.ListingKey}
-}
-
-func optInt(p *int64) string {
-	if p == nil {
-		return ""
-	}
-	return strconv.FormatInt(*p, 10)
+	return store.LifetimeRecord(l, loc)
 }
 
 func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
@@ -164,13 +152,7 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location)
 }
 
 func writeLifetimesCSV(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(lifetimeHeader)
-	for _, l := range rows {
-		_ = cw.Write(lifetimeRecord(l, loc))
-	}
-	cw.Flush()
-	return cw.Error()
+	return store.WriteLifetimesCSV(w, rows, loc)
 }
 
 // lifetimeJSON is the --json shape of a row: snake_case, lifetime in seconds.

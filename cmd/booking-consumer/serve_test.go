@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+func TestServeHelp(t *testing.T) {
+	_, help, err := runCLI(t, t.Context(), nil, "serve", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"-http-addr", "-tz", "-as-of", "-days", "-query-timeout", "-bootstrap", "-topic", "-group",
+		"-database-url", "HTTP_ADDR", "DASHBOARD_TOKEN", "DASHBOARD_USER", "DASHBOARD_PASSWORD", "127.0.0.1:8080"} {
+		if !strings.Contains(help, w) {
+			t.Errorf("serve --help does not mention %s", w)
+		}
+	}
+	if _, help, _ := runCLI(t, t.Context(), nil, "run", "--help"); !strings.Contains(help, "-http-addr") {
+		t.Error("run --help does not mention --http-addr")
+	}
+}
+
+// Bound to anything but loopback, the dashboard needs a login and refuses to start without one,
+// before it touches the database or Kafka.
+func TestServeRefusesAnOpenDoor(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "KAFKA_BOOTSTRAP": "127.0.0.1:1"}
+	for _, args := range [][]string{
+		{"serve", "--http-addr", "0.0.0.0:8080"},
+		{"serve", "--http-addr", ":8080"},
+		{"run", "--http-addr", "0.0.0.0:8080"},
+	} {
+		_, _, err := runCLI(t, t.Context(), env, args...)
+		if !errors.Is(err, cli.ErrUsage) || !errors.Is(err, dashboard.ErrNoLogin) {
+			t.Errorf("%v without a login: %v, want a usage error saying a login is needed", args, err)
+		}
+	}
+	withHTTPAddr := map[string]string{"DATABASE_URL": env["DATABASE_URL"], "HTTP_ADDR": "0.0.0.0:8080"}
+	if _, _, err := runCLI(t, t.Context(), withHTTPAddr, "serve"); !errors.Is(err, dashboard.ErrNoLogin) {
+		t.Errorf("HTTP_ADDR=0.0.0.0:8080 without a login: %v", err)
+	}
+}
+
+func TestServeWithATokenOnAllInterfaces(t *testing.T) {
+	_, dbURL := storetest.NewDBURL(t)
+	base := startServe(t, map[string]string{"DATABASE_URL": dbURL, "DASHBOARD_TOKEN": "tok-123"}, "--http-addr", "0.0.0.0:0")
+	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{{"", 401}, {"Bearer tok-12", 401}, {"Bearer tok-123", 200}} {
+		req, _ := http.NewRequest(http.MethodGet, base+"/", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET / with %q: %d, want %d", tc.auth, resp.StatusCode, tc.want)
+		}
+	}
+	resp, err := http.Post(base+"/listings", "text/plain", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d, want 405", resp.StatusCode)
+	}
+}
+
+// `run --http-addr` serves the dashboard from the consumer: its pipeline page shows the lag per
+// partition from Kafka and the consumer's own metrics.
+func TestRunServesTheDashboardWithLagAndMetrics(t *testing.T) {
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	_, dbURL := storetest.NewDBURL(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpAddr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	errs := &testkit.SyncBuffer{}
+	go func() {
+		done <- run(ctx, []string{"run", "--http-addr", httpAddr, "--metrics-addr=", "--topic", topic, "--group", "g-" + topic},
+			envMap(map[string]string{"DATABASE_URL": dbURL, "KAFKA_BOOTSTRAP": addr, "LOG_FORMAT": "text"}), io.Discard, errs)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v\n%s", err, errs.String())
+		}
+	}()
+	var body string
+	for range 300 {
+		resp, err := http.Get("http://" + httpAddr + "/pipeline")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if resp.StatusCode == 200 && strings.Contains(body, `id="lag-table"`) && strings.Contains(body, "consumer_") {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the pipeline page never showed the lag table and the consumer's metrics:\n%s\nlogs:\n%s", body, errs.String())
+}

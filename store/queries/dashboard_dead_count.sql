@@ -1,0 +1,2 @@
+-- Dashboard: how many dead letters there are.
+select count(*)::bigint from booking_events_dead
