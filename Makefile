@@ -29,8 +29,16 @@ chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, r
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
 	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
 		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
-	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON FuzzParseBrokers; do \
+	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON; do \
 		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
+	go test ./events/kafkabus -run '^$$' -fuzz '^FuzzParseBrokers$$' -fuzztime $${FUZZTIME:-30s}
+
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(shell go env GOPATH)/bin/golangci-lint
+
+lint: ## golangci-lint (.golangci.yml: staticcheck, errorlint, depguard import boundaries), chaos tag included
+	@[ -x $(GOLANGCI_LINT) ] || go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	$(GOLANGCI_LINT) run --build-tags chaos ./...
 
 build: ## build both binaries into bin/
 	go build -o bin/ ./cmd/...
@@ -47,4 +55,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo practice chaos test test/race bench fuzz build stack/up stack/down stack/status stack/reset
+.PHONY: help demo practice chaos test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

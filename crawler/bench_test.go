@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // BenchmarkCrawlBlackholedVsNoBroker measures the wall time of one crawl of the simulated site
@@ -28,15 +28,15 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	site := runnerSite(b, srv.URL, 14)
 	quiet := slog.New(slog.DiscardHandler)
 
-	nop := events.NewPublisher(events.PublisherConfig{Logger: quiet})
-	holed := events.NewPublisher(events.PublisherConfig{Brokers: []string{blackHole(b)}, Topic: "booking-events", Logger: quiet})
+	nop := kafkabus.NewPublisher(kafkabus.PublisherConfig{Logger: quiet})
+	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{blackHole(b)}, Topic: "booking-events", Logger: quiet})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(b.Context()), 100*time.Millisecond)
 		defer cancel()
 		_ = holed.Close(ctx) // drops what is queued: the broker never answers
 	})
 	dir := b.TempDir()
-	crawl := func(pub events.Publisher) time.Duration {
+	crawl := func(pub kafkabus.Publisher) time.Duration {
 		state, err := os.MkdirTemp(dir, "state-")
 		if err != nil {
 			b.Fatal(err)

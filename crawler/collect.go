@@ -15,6 +15,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // Metrics receives a crawl's counters; implementations must be safe for concurrent use. A nil
@@ -82,17 +83,6 @@ func (noMetrics) PageFetched(string, int)    {}
 func (noMetrics) RowRejected(string, string) {}
 func (noMetrics) Retry(string)               {}
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // attemptKey is the colly request context key of a page's attempt number (0 for the first fetch).
 const attemptKey = "golf-crawler.attempt"
 
@@ -138,7 +128,7 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 		deps.Now = time.Now
 	}
 	if deps.Sleep == nil {
-		deps.Sleep = sleepCtx
+		deps.Sleep = retry.Sleep
 	}
 	if deps.Getenv == nil {
 		deps.Getenv = os.Getenv

@@ -18,16 +18,13 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // t0 is the crawl time of most tests: Monday 2025-12-01 10:00 in Seoul.
 var t0 = time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
-
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
 
 // recorder is the test's Metrics and Sleep: it counts and records instead of waiting.
 type recorder struct {
@@ -55,7 +52,7 @@ func (r *recorder) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (r *recorder) deps(t *testing.T) CollectDeps {
-	return CollectDeps{Logger: testLogger(t), Metrics: r, Sleep: r.Sleep}
+	return CollectDeps{Logger: testkit.Logger(t, slog.LevelWarn), Metrics: r, Sleep: r.Sleep}
 }
 
 // fast makes a site test-fast: no politeness delay, millisecond backoff.
@@ -283,7 +280,7 @@ func fixtureServer(t *testing.T, extra map[string]http.HandlerFunc) *httptest.Se
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
+		_, _ = w.Write(b)
 	})
 	for p, h := range extra {
 		mux.HandleFunc(p, h)
@@ -349,7 +346,7 @@ func TestCollectMaxPages(t *testing.T) {
 	t.Parallel()
 	srv := fixtureServer(t, map[string]http.HandlerFunc{"/endless": func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		fmt.Sscan(r.URL.Query().Get("page"), &n)
+		_, _ = fmt.Sscan(r.URL.Query().Get("page"), &n)
 		fmt.Fprintf(w, `<html><body><table class="tee-list"><tr class="tee-row"><td class="course">무한 CC</td>`+
 			`<td class="date">12/06(토)</td><td class="time">07:%02d</td></tr></table>`+
 			`<div class="paging"><a class="next" href="/endless?page=%d">다음</a></div></body></html>`, n%60, n+1)

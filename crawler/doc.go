@@ -31,7 +31,7 @@
 //
 // Runner (runner.go) ties the steps together for every configured site: collect, gate on
 // completeness, diff, append the events to the --events-out log, save the snapshot, then hand
-// the events to the publisher (events.Publisher: fire-and-forget, it never blocks the crawl); a
+// the events to the publisher (kafkabus.Publisher: fire-and-forget, it never blocks the crawl); a
 // failed save publishes nothing, and the next crawl derives the same events, same ids, again.
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
 // while the previous one is still going and recovering panics; CrawlerMetrics (metrics.go) serves

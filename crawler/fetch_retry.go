@@ -1,11 +1,12 @@
 package crawler
 
 import (
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // retryDelay decides whether a failed fetch is worth another attempt and how long to wait first.
@@ -29,15 +30,7 @@ func retryDelay(status int, hdr http.Header, attempt int, base, cap time.Duratio
 		}
 		return ra, true
 	}
-	d := base
-	for i := 0; i < attempt && d < cap; i++ {
-		d *= 2
-	}
-	d = min(d, cap)
-	if half := d / 2; half > 0 {
-		d = half + rand.N(half+1)
-	}
-	return d, true
+	return retry.Backoff{Base: base, Max: cap}.Delay(attempt + 1), true
 }
 
 // retryAfter parses a Retry-After value: delta-seconds ("120") or an HTTP-date. A date in the past

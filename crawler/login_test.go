@@ -65,7 +65,7 @@ func newLoginServer(t *testing.T, password string, perSession int) *loginServer 
 		switch r.URL.Path {
 		case "/login":
 			if body != fmt.Sprintf("keep=1&user_id=golfer&user_pw=%s", ls.password) {
-				w.Write(fixture(t, "login_page.html"))
+				_, _ = w.Write(fixture(t, "login_page.html"))
 				return
 			}
 			ls.logins++
@@ -79,7 +79,7 @@ func newLoginServer(t *testing.T, password string, perSession int) *loginServer 
 					http.Error(w, "unauthorized", http.StatusUnauthorized)
 					return
 				}
-				w.Write(fixture(t, "login_page.html"))
+				_, _ = w.Write(fixture(t, "login_page.html"))
 				return
 			}
 			if ls.left > 0 {
@@ -87,7 +87,7 @@ func newLoginServer(t *testing.T, password string, perSession int) *loginServer 
 					ls.token = "" // expired
 				}
 			}
-			w.Write(fixture(t, "form_fragment.html"))
+			_, _ = w.Write(fixture(t, "form_fragment.html"))
 		default:
 			http.NotFound(w, r)
 		}

@@ -29,7 +29,7 @@ const (
 
 // CrawlerMetrics holds the crawler's Prometheus metrics in a registry of its own (never the global
 // one, so that tests and two crawlers in one process do not collide) and the state /healthz
-// reports. It implements Metrics (Collect's hook) and events.PublisherMetrics, so one value is
+// reports. It implements Metrics (Collect's hook) and kafkabus.PublisherMetrics, so one value is
 // passed to the collector and to the publisher. All methods are safe for concurrent use; a nil
 // *CrawlerMetrics is not valid, use NewCrawlerMetrics.
 type CrawlerMetrics struct {
@@ -84,10 +84,9 @@ type healthState struct {
 	Sites map[string]SiteHealth `json:"sites,omitempty"`
 }
 
-var (
-	_ Metrics                 = (*CrawlerMetrics)(nil)
-	_ events.PublisherMetrics = (*CrawlerMetrics)(nil)
-)
+// cmd/crawler asserts that CrawlerMetrics also satisfies kafkabus.PublisherMetrics, so this package
+// links no Kafka client.
+var _ Metrics = (*CrawlerMetrics)(nil)
 
 // NewCrawlerMetrics registers the crawler's metrics (prefix crawler_) and the Go and process
 // collectors in a new registry. now stamps /healthz's started_at; nil means time.Now.
@@ -159,16 +158,16 @@ func (m *CrawlerMetrics) RowRejected(site, reason string) {
 // Retry implements Metrics.
 func (m *CrawlerMetrics) Retry(site string) { m.retries.WithLabelValues(site).Inc() }
 
-// Sent implements events.PublisherMetrics.
+// Sent implements kafkabus.PublisherMetrics.
 func (m *CrawlerMetrics) Sent(n int) { m.sent.Add(float64(n)) }
 
-// Failed implements events.PublisherMetrics.
+// Failed implements kafkabus.PublisherMetrics.
 func (m *CrawlerMetrics) Failed(n int) { m.failed.Add(float64(n)) }
 
-// Dropped implements events.PublisherMetrics.
+// Dropped implements kafkabus.PublisherMetrics.
 func (m *CrawlerMetrics) Dropped(n int) { m.dropped.Add(float64(n)) }
 
-// QueueDepth implements events.PublisherMetrics.
+// QueueDepth implements kafkabus.PublisherMetrics.
 func (m *CrawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }
 
 // SkippedRun counts a scheduled run skipped because the previous one was still going.

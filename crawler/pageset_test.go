@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // A club whose page always fails withholds the closes of its own listings only: the other club's
@@ -33,7 +35,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		if !gone.Load() {
 			rows += `<tr class="res"><td>16:30</td><td>100,000원</td></tr>`
 		}
-		w.Write([]byte(`<table id="resList">` + rows + `</table>`))
+		_, _ = w.Write([]byte(`<table id="resList">` + rows + `</table>`))
 	}))
 	t.Cleanup(srv.Close)
 	site := sourceSite(t, srv.URL, strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n",
@@ -45,7 +47,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testLogger(t), EventsOut: out, Now: clock.Now}
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
 	run := func() SiteSummary {
 		t.Helper()
 		clock.Add(10 * time.Minute)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // pageRow is one row of the test page of pageSite.
@@ -35,7 +36,7 @@ func pageSite(t testing.TB, name string, rows func() []pageRow) Site {
 				html.EscapeString(row.Course), html.EscapeString(row.Part), row.Date, row.Time, row.Price)
 		}
 		b.WriteString(`</table></body></html>`)
-		io.WriteString(w, b.String())
+		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
 	s := Site{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
@@ -73,7 +74,7 @@ func (p *pubRecorder) events() []events.Event {
 	return append([]events.Event(nil), p.evs...)
 }
 
-// TestCrawlerRejectsOverlongRow is finding 1 of the reliability review, crawler side: a page with
+// TestCrawlerRejectsOverlongRow (crawler side): a page with
 // a course cell of 4,000 bytes made a valid-looking event whose listing_key no btree index can
 // hold. The row is now rejected with reason field_too_long, counted and logged with its URL, and
 // the other rows are crawled as usual.
@@ -84,7 +85,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 		pageRow{Course: "레이크 CC", Part: strings.Repeat("가", 80), Date: "12/02", Time: "07:10", Price: 1}, // 240 bytes
 		pageRow{Course: "레이크 CC", Part: "OUT", Date: "12/02" + strings.Repeat(" 토", 30), Time: "07:20", Price: 1})
 	site := pageSite(t, "long", func() []pageRow { return rows })
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	pub := &pubRecorder{}
 	m := NewCrawlerMetrics(nil)
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
@@ -110,7 +111,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 	}
 }
 
-// TestLastMinuteBookingClosesAsBooked is finding 6 of the reliability review: a tee time gone at a
+// TestLastMinuteBookingClosesAsBooked : a tee time gone at a
 // complete crawl before it starts (first miss) and still gone at the next one, after it started,
 // was booked, not expired; and its close happened when it was first observed gone.
 func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
@@ -146,7 +147,7 @@ func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
 	}
 }
 
-// TestRederivedTransitionsKeepTheirIDs is finding 3 of the reliability review: a diff re-run from
+// TestRederivedTransitionsKeepTheirIDs : a diff re-run from
 // the same snapshot (a failed save, a crash between publish and save, a second crawler on the state
 // dir) re-derived the same transitions under the new crawl's id, hence new event ids. The id now
 // depends on the transition only: re-deriving it in a later crawl gives the same id.
@@ -340,7 +341,7 @@ func closes(evs []events.Event) int {
 	return n
 }
 
-// TestCollapseGuardDoesNotRatchet is finding 2 of the reliability review: the guard compared a
+// TestCollapseGuardDoesNotRatchet : the guard compared a
 // crawl with the snapshot's size, which keeps missed listings, so a gradual sell-out 100 → 60 → 45
 // made every later crawl "collapsed" and nothing ever closed again. It now compares with the last
 // complete crawl's count.
@@ -357,7 +358,7 @@ func TestCollapseGuardDoesNotRatchet(t *testing.T) {
 	}
 }
 
-// TestCollapseBelievedAfterRepeats is finding 8 of the reliability review, and the rule that
+// TestCollapseBelievedAfterRepeats pins the collapse rule, and the rule that
 // replaces the 10-listing threshold: a small site serving an empty page twice closes nothing (it
 // closed all 9 listings as booked); a collapse that repeats with the same listings for
 // CollapseCrawls crawls (default 3) is believed, and the listings it misses close, stamped at the
@@ -451,7 +452,7 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
 		Diff: DiffOptions{CollapseCrawls: 100}, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	run := func() {
-		r.Run(context.Background())
+		_, _ = r.Run(context.Background())
 		now = now.Add(10 * time.Minute)
 	}
 	run()

@@ -23,7 +23,7 @@ const (
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
 )
 
-// EventPublisher is the part of events.Publisher the runner uses: a Publish that never blocks.
+// EventPublisher is the part of kafkabus.Publisher the runner uses: a Publish that never blocks.
 type EventPublisher interface {
 	Publish(e events.Event)
 }

@@ -17,7 +17,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 // runClock is the simulated time shared by the sim and the runner in the runner tests.
@@ -167,9 +168,9 @@ func TestRunnerNoBroker(t *testing.T) {
 	}
 	defer out.Close()
 	m := NewCrawlerMetrics(clock.Now)
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: events.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
-	if _, ok := pub.(events.NopPublisher); !ok {
-		t.Fatalf("publisher with no brokers is %T, want events.NopPublisher", pub)
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
+	if _, ok := pub.(kafkabus.NopPublisher); !ok {
+		t.Fatalf("publisher with no brokers is %T, want kafkabus.NopPublisher", pub)
 	}
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: runLogger(t), Publisher: pub, EventsOut: out, Metrics: m, Now: clock.Now}
@@ -239,7 +240,7 @@ func TestRunnerKafka(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 11, 2)
 	m := NewCrawlerMetrics(clock.Now)
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
 	sum, err := r.Run(t.Context())
@@ -274,7 +275,7 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 13, 1)
 	m := NewCrawlerMetrics(clock.Now)
-	pub := events.NewPublisher(events.PublisherConfig{Brokers: []string{blackHole(t)}, Topic: "booking-events",
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{blackHole(t)}, Topic: "booking-events",
 		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}

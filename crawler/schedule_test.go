@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -9,37 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
-
-// syncBuffer is a log sink safe for the cron goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor polls cond every 20 ms until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // runSchedule runs s in the background; the returned func cancels it and returns Run's error.
 func runSchedule(t *testing.T, s Schedule) (stop func() error) {
@@ -67,7 +38,7 @@ func TestScheduleSkipsOverlappingRun(t *testing.T) {
 		running, overlaps, runs atomic.Int32
 		skips                   atomic.Int32
 	)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	m := NewCrawlerMetrics(nil)
 	stop := runSchedule(t, Schedule{
 		Spec:   "@every 1s",
@@ -85,7 +56,7 @@ func TestScheduleSkipsOverlappingRun(t *testing.T) {
 		},
 		OnSkip: func() { skips.Add(1); m.SkippedRun() },
 	})
-	waitFor(t, 10*time.Second, "a skipped run", func() bool { return skips.Load() > 0 })
+	testkit.WaitFor(t, 10*time.Second, "a skipped run", func() bool { return skips.Load() > 0 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +76,7 @@ func TestScheduleSkipsOverlappingRun(t *testing.T) {
 func TestScheduleRecoversPanic(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int32
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	stop := runSchedule(t, Schedule{
 		Spec:   "@every 1s",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -115,7 +86,7 @@ func TestScheduleRecoversPanic(t *testing.T) {
 			}
 		},
 	})
-	waitFor(t, 10*time.Second, "a run after the panic", func() bool { return runs.Load() >= 2 })
+	testkit.WaitFor(t, 10*time.Second, "a run after the panic", func() bool { return runs.Load() >= 2 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}

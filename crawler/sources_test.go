@@ -124,7 +124,7 @@ func TestJSONGetFixture(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(fixture(t, body[r.URL.Query().Get("roundDay")]))
+		_, _ = w.Write(fixture(t, body[r.URL.Query().Get("roundDay")]))
 	})
 	site := sourceSite(t, srv.URL, jsonGetSite)
 	site.DaysAhead = 1
@@ -160,7 +160,7 @@ func TestJSONGetBadShapesFailThePage(t *testing.T) {
 			t.Parallel()
 			srv := newSourceServer(t, func(w http.ResponseWriter, r *http.Request, _ string) {
 				if strings.HasSuffix(tc.fixture, ".json") {
-					w.Write(fixture(t, tc.fixture))
+					_, _ = w.Write(fixture(t, tc.fixture))
 					return
 				}
 				fmt.Fprint(w, "<html>maintenance</html>")
@@ -224,10 +224,10 @@ func TestJSONPostFixture(t *testing.T) {
 			return
 		}
 		if req.ClubID == "138" {
-			w.Write(fixture(t, "json_post_empty.json"))
+			_, _ = w.Write(fixture(t, "json_post_empty.json"))
 			return
 		}
-		w.Write(fixture(t, "json_post.json"))
+		_, _ = w.Write(fixture(t, "json_post.json"))
 	})
 	site := sourceSite(t, srv.URL, jsonPostSite)
 	res, err := Collect(t.Context(), site, sourcesAt, newRecorder().deps(t))
@@ -279,7 +279,7 @@ func TestClubPageFixture(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(fixture(t, "club_list.html"))
+		_, _ = w.Write(fixture(t, "club_list.html"))
 	})
 	site := sourceSite(t, srv.URL, clubPageSite)
 	res, err := Collect(t.Context(), site, sourcesAt, newRecorder().deps(t))

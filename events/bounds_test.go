@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestValidateBounds is finding 1 of the reliability review, contract side: an event whose indexed
+// TestValidateBounds (contract side): an event whose indexed
 // text is too long for a PostgreSQL btree entry (about 2.7 KB) must be malformed (dead-lettered),
 // not a valid event that fails its whole batch forever.
 func TestValidateBounds(t *testing.T) {

@@ -269,7 +269,7 @@ func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
 			strings.Replace(s, `"source":"`, `"source":"\u0041\ud800`, 1), strings.Replace(s, `"source":"`, `"source":"\\u0000`, 1),
 			strings.Replace(s, `"course_name":"`, `"course_name":"\\"\\/\\b\\f\\n\\r\\t`, 1),
 			strings.Replace(s, `"occurred_at":"`, `"occurred_at":"2026-13-01T00:00:00Z","x":"`, 1),
-			strings.Replace(s, `"event_id":"`, `"event_id":"{`, 1), strings.Replace(s, `:`, ` : `, -1),
+			strings.Replace(s, `"event_id":"`, `"event_id":"{`, 1), strings.ReplaceAll(s, `:`, ` : `),
 			strings.Replace(s, `"price_krw":`, `"price_krw":99999999999999999999,"y":`, 1),
 			strings.Replace(s, `"previous":{`, `"previous":{"z":1,`, 1), `null`, `[]`, `{}`, `{"event_id":null}`, `"x"`, ``,
 		} {

@@ -1,6 +1,7 @@
 // Package events defines the booking event contract shared by the crawler (producer) and the
 // booking-consumer, its strict JSON decoding and validation, the deterministic event ids that make
-// redelivery and replay harmless, and the fire-and-forget Kafka publisher.
+// redelivery and replay harmless, and the bounds of every field. It imports no Kafka client: the
+// publisher, the synchronous writer, topic tools and the group reader live in events/kafkabus.
 //
 // An event is one transition of one listing (a tee time on one site) observed by one crawl:
 // listing_opened, listing_changed (price or players) or listing_closed. Its event_id is a

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestListingKeyInjective is finding 9 of the reliability review: a '|' (or the escape character)
+// TestListingKeyInjective : a '|' (or the escape character)
 // inside a part must not let two different listings share a key, and so event ids.
 func TestListingKeyInjective(t *testing.T) {
 	t.Parallel()

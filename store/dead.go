@@ -25,7 +25,9 @@ var (
 	//go:embed queries/dead_select.sql
 	deadSelectSQL string
 	//go:embed queries/dead_insert_event.sql
-	deadInsertEventSQL string
+	deadInsertEventTemplate string
+	// deadInsertEventSQL is dead_insert_event.sql with its column placeholders filled (eventrow.go).
+	deadInsertEventSQL = expandColumns(deadInsertEventTemplate)
 	//go:embed queries/dead_remove.sql
 	deadRemoveSQL string
 	//go:embed queries/dead_keep.sql
@@ -205,7 +207,7 @@ func (s *Store) retryChunk(ctx context.Context, chunk []DeadLetter, dryRun bool)
 	for _, v := range ok {
 		var inserted int64
 		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-			tag, err := sp.Exec(ctx, deadInsertEventSQL, eventArgs(v.e, v.d)...)
+			tag, err := sp.Exec(ctx, deadInsertEventSQL, rowArgs(newEventRow(v.e, v.d.Value, v.d.Topic, v.d.Partition, v.d.Offset)))
 			inserted = tag.RowsAffected()
 			return err
 		})
@@ -247,23 +249,6 @@ func (s *Store) retryChunk(ctx context.Context, chunk []DeadLetter, dryRun bool)
 		return nil, interpret(err)
 	}
 	return outs, nil
-}
-
-// eventArgs are the 17 parameters of dead_insert_event.sql.
-func eventArgs(e events.Event, d DeadLetter) []any {
-	var players *int32
-	if e.Players != nil {
-		p := int32(*e.Players)
-		players = &p
-	}
-	var reason *string
-	if e.CloseReason != "" {
-		r := string(e.CloseReason)
-		reason = &r
-	}
-	return []any{e.EventID, string(e.EventType), e.Source, e.ListingKey, e.CourseName, e.CoursePart,
-		e.PlayDate, e.TeeTime, e.PriceKRW, players, reason, e.OccurredAt, e.CrawlID, string(d.Value),
-		d.Topic, int32(d.Partition), d.Offset}
 }
 
 // isRowRejection reports whether PostgreSQL refused this row itself: a data exception (22), an

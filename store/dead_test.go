@@ -214,11 +214,9 @@ func TestRetryDeadConcurrentWithTheConsumer(t *testing.T) {
 	s := store.New(pool)
 	ctx := t.Context()
 	for round := range 8 {
-		var evs []events.Event
 		var msgs []store.Message
 		for i := range 60 {
 			e := events.Opened(listing(round*100+i), fmt.Sprintf("crawl-%d", round), t0)
-			evs = append(evs, e)
 			msgs = append(msgs, message(t, e, round*1000+i))
 			deadRow(t, pool, "dead", int64(round*1000+i), encode(t, e), "malformed event: fixed since")
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -18,7 +17,9 @@ import (
 
 var (
 	//go:embed queries/insert_events.sql
-	insertEventsSQL string
+	insertEventsTemplate string
+	// insertEventsSQL is insert_events.sql with its column placeholders filled (eventrow.go).
+	insertEventsSQL = expandColumns(insertEventsTemplate)
 	//go:embed queries/dead_letter.sql
 	deadLetterSQL string
 )
@@ -97,7 +98,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, rows eventRows, touched *[]str
 	if rows.len() == 0 {
 		return 0, nil
 	}
-	r, _ := tx.Query(ctx, insertEventsSQL, rows.args()...)
+	r, _ := tx.Query(ctx, insertEventsSQL, rows.args())
 	keys, err := pgx.CollectRows(r, pgx.RowTo[string])
 	if err != nil {
 		return 0, fmt.Errorf("insert %d events: %w", rows.len(), interpret(err))
@@ -123,7 +124,7 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows, touched *[]s
 		case FateDeadLetter:
 			poison = append(poison, rows.dead[i].withError(err))
 		default: // not this row's fault: the whole batch fails, and Decide says what the loop does
-			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.id[i]), err)
+			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.rows[i].id), err)
 		}
 	}
 	return inserted, poison, nil
@@ -202,7 +203,7 @@ func (d deadRow) position() position { return position{d.topic, d.partition, d.o
 // position.
 //
 // The rows are in event_id order. Two batches in concurrent transactions (the consumer inserts
-// up to ingest.Config.Inflight at once) that share an event_id then take its unique-index lock
+// up to consumer.Config.Inflight at once) that share an event_id then take its unique-index lock
 // in the same order, so they wait for each other instead of deadlocking.
 func split(batch []Message) (eventRows, []deadRow) {
 	var rows eventRows
@@ -248,81 +249,34 @@ func split(batch []Message) (eventRows, []deadRow) {
 	return rows, dead
 }
 
-// eventRows holds a batch column by column, as the unnest in insert_events.sql takes it.
+// eventRows holds a batch's rows, and how to dead-letter each.
 type eventRows struct {
 	valid int // valid events in the batch, repeats included
 
-	id                                                       [][16]byte // binary on the wire, unlike strings
-	typ, source, key, course, part, playDate, teeTime, crawl []string
-	price                                                    []*int64
-	players                                                  []*int32
-	closeReason                                              []*string
-	occurredAt                                               []time.Time
-	payload                                                  []string
-	topic                                                    []string
-	partition                                                []int32
-	offset                                                   []int64
-	dead                                                     []deadRow // how to dead-letter row i
+	rows []eventRow
+	dead []deadRow // how to dead-letter row i
 }
 
-func (r *eventRows) len() int { return len(r.id) }
+func (r *eventRows) len() int { return len(r.rows) }
 
 func (r *eventRows) add(m Message, d deadRow) error {
-	e := m.Event
 	payload := m.Value
 	if len(payload) == 0 {
-		b, err := events.Encode(*e)
+		b, err := events.Encode(*m.Event)
 		if err != nil {
 			return err
 		}
 		payload = b
 	}
-	var players *int32
-	if e.Players != nil {
-		p := int32(*e.Players)
-		players = &p
-	}
-	var reason *string
-	if e.CloseReason != "" {
-		s := string(e.CloseReason)
-		reason = &s
-	}
-	r.id = append(r.id, e.EventID)
-	r.typ = append(r.typ, string(e.EventType))
-	r.source = append(r.source, e.Source)
-	r.key = append(r.key, e.ListingKey)
-	r.course = append(r.course, e.CourseName)
-	r.part = append(r.part, e.CoursePart)
-	r.playDate = append(r.playDate, e.PlayDate)
-	r.teeTime = append(r.teeTime, e.TeeTime)
-	r.price = append(r.price, e.PriceKRW)
-	r.players = append(r.players, players)
-	r.closeReason = append(r.closeReason, reason)
-	r.occurredAt = append(r.occurredAt, e.OccurredAt)
-	r.crawl = append(r.crawl, e.CrawlID)
-	r.payload = append(r.payload, string(payload))
-	r.topic = append(r.topic, m.Topic)
-	r.partition = append(r.partition, int32(m.Partition))
-	r.offset = append(r.offset, m.Offset)
+	r.rows = append(r.rows, newEventRow(*m.Event, payload, m.Topic, m.Partition, m.Offset))
 	r.dead = append(r.dead, d)
 	return nil
 }
 
-// args are the 17 parameters of insert_events.sql, in order.
-func (r *eventRows) args() []any {
-	return []any{r.id, r.typ, r.source, r.key, r.course, r.part, r.playDate, r.teeTime,
-		r.price, r.players, r.closeReason, r.occurredAt, r.crawl, r.payload,
-		r.topic, r.partition, r.offset}
-}
+// args are insert_events.sql's named parameters.
+func (r *eventRows) args() pgx.NamedArgs { return batchArgs(r.rows) }
 
 // slice returns row i alone.
 func (r *eventRows) slice(i int) eventRows {
-	return eventRows{
-		valid: 1, id: r.id[i : i+1], typ: r.typ[i : i+1], source: r.source[i : i+1],
-		key: r.key[i : i+1], course: r.course[i : i+1], part: r.part[i : i+1],
-		playDate: r.playDate[i : i+1], teeTime: r.teeTime[i : i+1], crawl: r.crawl[i : i+1],
-		price: r.price[i : i+1], players: r.players[i : i+1], closeReason: r.closeReason[i : i+1],
-		occurredAt: r.occurredAt[i : i+1], payload: r.payload[i : i+1], topic: r.topic[i : i+1],
-		partition: r.partition[i : i+1], offset: r.offset[i : i+1], dead: r.dead[i : i+1],
-	}
+	return eventRows{valid: 1, rows: r.rows[i : i+1], dead: r.dead[i : i+1]}
 }

@@ -194,7 +194,7 @@ func TestExistingIDsAndExport(t *testing.T) {
 }
 
 // Two batches sharing their events, in opposite orders, in concurrent transactions (the consumer
-// runs up to ingest.Config.Inflight at once): one stores each event, the other counts it as a
+// runs up to consumer.Config.Inflight at once): one stores each event, the other counts it as a
 // duplicate, and neither fails with a deadlock.
 func TestConcurrentIngestOfOverlappingBatches(t *testing.T) {
 	t.Parallel()

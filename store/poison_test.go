@@ -31,7 +31,7 @@ func randomText(seed uint64, n int) string {
 // A valid-looking event whose listing_key is too large for a btree entry fails the insert with
 // SQLSTATE 54000 (program_limit_exceeded). It is built as a store.Message directly, bypassing
 // events.Validate: whatever bounds validation adds, the store must pin such an error on its row,
-// dead-letter that row and store the rest of the batch (reliability review, finding 1).
+// dead-letter that row and store the rest of the batch.
 func TestIngestOversizeIndexedTextIsDeadLetteredAlone(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)

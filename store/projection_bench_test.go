@@ -59,7 +59,7 @@ func projectionMessages(b *testing.B, n int) [][]store.Message {
 }
 
 // ingestInFlight stores batches through s.Ingest with two batches in flight, as the consumer
-// does by default (ingest.Config.Inflight).
+// does by default (consumer.Config.Inflight).
 func ingestInFlight(b *testing.B, s *store.Store, batches [][]store.Message) {
 	work := make(chan []store.Message)
 	var wg sync.WaitGroup

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -354,7 +355,7 @@ func TestRebuildIsExclusive(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "select pg_advisory_lock(1319, 1)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.New(pool).RebuildProjection(t.Context()); err != store.ErrRebuildRunning {
+	if _, err := store.New(pool).RebuildProjection(t.Context()); !errors.Is(err, store.ErrRebuildRunning) {
 		t.Fatalf("RebuildProjection beside another: %v, want ErrRebuildRunning", err)
 	}
 	if _, err := conn.Exec(t.Context(), "select pg_advisory_unlock(1319, 1)"); err != nil {

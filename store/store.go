@@ -11,7 +11,7 @@
 // # The fate of a failure
 //
 // One function, Decide, chooses what becomes of a failed message, row or batch; Ingest uses it to
-// pin errors on rows and package ingest uses it for whole batches. In order, first match wins:
+// pin errors on rows and package consumer uses it for whole batches. In order, first match wins:
 //
 //	error                                                   fate              what happens
 //	nil                                                     FateDone          batch stored; offsets committed
@@ -21,7 +21,7 @@
 //	IsTransient: class 08, 40001, 40P01, 57P0x, 53300,      FateRetry         same batch again, capped backoff, WARN
 //	  55P03, 57014, timeouts, closed pool, network errors
 //	anything else (42703 missing column, 42501 permission   FateAlarmedRetry  same batch again, capped backoff, ERROR on
-//	  denied, 53100 disk full, unclassified errors)                           every attempt; after ingest.Config.AlarmAfter
+//	  denied, 53100 disk full, unclassified errors)                           every attempt; after consumer.Config.AlarmAfter
 //	                                                                          attempts the stuck gauge and /healthz 503
 //
 // A FateDeadLetter error that reaches the loop as a whole batch's error (the store could not pin

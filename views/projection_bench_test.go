@@ -37,10 +37,10 @@ func extraBatch(b *testing.B, k int) []store.Message {
 			var e events.Event
 			next := l
 			next.PriceKRW = ptr(price + int64(j*1000))
-			switch {
-			case j == 0:
+			switch j {
+			case 0:
 				e = events.Opened(l, "x0", at)
-			case j == 9:
+			case 9:
 				e = events.Closed(l, "x9", at, events.Booked)
 			default:
 				e = events.Changed(l, next, fmt.Sprint("x", j), at)

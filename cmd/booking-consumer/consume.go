@@ -20,43 +20,25 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 	"github.com/golfcrawler/golf-crawler/views"
 )
 
 // Defaults of the run subcommand.
 const (
-	defaultTopic       = "booking-events"
 	defaultGroup       = "booking-consumer"
 	defaultMetricsAddr = "127.0.0.1:9464"
 	defaultPartitions  = 3
-	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (notes §3).
+	// closeTimeout bounds Reader.Close: it blocks ~10 s on a black-holed broker (measured against kafka-go's Reader).
 	closeTimeout = 10 * time.Second
-	// sessionTimeout is how long the group waits for a silent member before giving its
-	// partitions to others. After a crash (no LeaveGroup) a restarted consumer waits this long,
-	// so lower means faster takeover; too low and a GC or network pause longer than it causes a
-	// needless rebalance (and duplicate, harmless redeliveries). 10 s with 1 s heartbeats
-	// tolerates ~9 missed heartbeats; a clean shutdown leaves the group at once either way.
-	sessionTimeout    = 10 * time.Second
-	heartbeatInterval = time.Second
 	// maxInflight bounds --inflight: each batch in flight holds a connection and a batch of memory.
 	maxInflight = 16
-	// defaultQueueCapacity is kafka-go's reader queue, in MESSAGES (it has no byte bound): the
-	// messages fetched ahead of the loop. Each may be as large as the topic's max.message.bytes
-	// (1 MiB by default), so the queue alone may hold about 8 MiB, ~1.5 MB of RSS per queued
-	// message with the garbage collector's headroom: BenchmarkLargeMessageRSS measured 1.8× the
-	// normal peak at 8 and 2.2× at 16. It costs no throughput: the loop takes whole batches while
-	// the partition readers refill the queue, and PostgreSQL is the bottleneck
-	// (BenchmarkQueueCapacity: 8 vs kafka-go's usual 1000 drained 100k events at 1.0-1.2×).
-	defaultQueueCapacity = 8
-	// fetchMaxBytes is the most one fetch asks the broker for. kafka-go streams the response
-	// message by message into the queue, so this bounds the broker's answer, not our memory; it
-	// must exceed the largest message the topic allows (max.message.bytes), or that message
-	// could never be read.
-	fetchMaxBytes = 4 << 20
+	// defaultQueueCapacity: see kafkabus.DefaultQueueCapacity.
+	defaultQueueCapacity = kafkabus.DefaultQueueCapacity
 )
 
 type consumeConfig struct {
@@ -88,12 +70,12 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	var cfg consumeConfig
 	var bootstrap string
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&bootstrap, "bootstrap", "", "comma-separated Kafka brokers (default $KAFKA_BOOTSTRAP)")
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
-	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per database transaction")
-	batchBytes := ingest.DefaultMaxBatchBytes
+	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
+	batchBytes := consumer.DefaultMaxBatchBytes
 	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -107,8 +89,8 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.IntVar(&cfg.queue, "queue-capacity", defaultQueueCapacity,
 		"messages kafka-go may fetch ahead of the batches (it counts messages, not bytes: each can be\n"+
 			"as large as the topic's max.message.bytes)")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", ingest.DefaultBatchWait, "how long to fill a batch after its first message")
-	fs.IntVar(&cfg.inflight, "inflight", ingest.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
+	fs.DurationVar(&cfg.batchWait, "batch-wait", consumer.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.IntVar(&cfg.inflight, "inflight", consumer.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
 	fs.StringVar(&cfg.from, "from", "", "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n"+
 		"each partition, or its first message at or after the time; refused if the group has\n"+
@@ -121,10 +103,10 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
-	fs.IntVar(&cfg.alarmAfter, "alarm-after", ingest.DefaultAlarmAfter,
+	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
 		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
 			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
-	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
+	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -134,7 +116,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if bootstrap == "" {
 		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
 	}
-	cfg.brokers = splitList(bootstrap)
+	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
 	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
@@ -160,7 +142,7 @@ func (c consumeConfig) validate() error {
 		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
 	}
 	if len(c.brokers) == 0 {
-		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --bootstrap)"))
+		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
 	}
 	if c.topic == "" || c.group == "" {
 		errs = append(errs, errors.New("the topic and the group must not be empty"))
@@ -186,7 +168,7 @@ func (c consumeConfig) validate() error {
 	if c.forceReset && c.from == "" {
 		errs = append(errs, errors.New("--force-reset needs --from"))
 	}
-	if _, err := parseFrom(c.from); c.from != "" && err != nil {
+	if _, err := kafkabus.ParseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
 	}
 	if c.httpAddr != "" {
@@ -212,7 +194,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	var alive atomic.Bool
 	alive.Store(true)
 	var db atomic.Pointer[pgxpool.Pool]
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	health.Set(startingKey, "starting: connecting to PostgreSQL")
 	if cfg.metricsAddr != "" {
 		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
@@ -245,13 +227,13 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 			return err
 		}
 	}
-	if err := waitFor(ctx, logger, health, "Kafka", kafkaRetriable, func(ctx context.Context) error {
+	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
 		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
 	}); err != nil {
 		return err
 	}
 	if cfg.from != "" {
-		if err := resetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
+		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
 			return err
 		}
 	}
@@ -264,21 +246,13 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		defer stop()
 	}
 
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: cfg.brokers, GroupID: cfg.group, Topic: cfg.topic,
-		StartOffset:    kafka.FirstOffset, // a new group reads the topic from its start
-		CommitInterval: 0,                 // synchronous: CommitMessages returns the broker's answer
-		MinBytes:       1, MaxBytes: fetchMaxBytes, MaxWait: 500 * time.Millisecond, QueueCapacity: cfg.queue,
-		HeartbeatInterval: heartbeatInterval, SessionTimeout: sessionTimeout,
-		WatchPartitionChanges: true,
-		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) {
-			logger.Warn(fmt.Sprintf(msg, a...), "topic", cfg.topic)
-		}),
-	})
-	err = ingest.Run(ctx, r, store.New(pool), ingest.Config{
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue, Logger: logger,
+	}))
+	err = consumer.Run(ctx, r, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
 		ShutdownTimeout: cfg.shutdown,
-		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	closeReader(logger, r)
@@ -288,7 +262,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 	return nil
 }
 
-// startingKey names the start-up problem in ingest.Health.
+// startingKey names the start-up problem in consumer.Health.
 const startingKey = "starting"
 
 // Start-up retries: capped exponential backoff, 0.5 s doubling to 10 s (jittered).
@@ -301,9 +275,9 @@ const (
 // problem: wrong password, unknown database, a topic the cluster refuses), or ctx ends (then it
 // returns an error wrapping context.Canceled: a clean stop). Each failure is logged and shown by
 // /healthz as "starting: waiting for WHAT".
-func waitFor(ctx context.Context, logger *slog.Logger, health *ingest.Health, what string,
+func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, what string,
 	retriable func(error) bool, try func(context.Context) error) error {
-	b := ingest.Backoff{Base: startBackoffBase, Max: startBackoffMax}
+	b := consumer.Backoff{Base: startBackoffBase, Max: startBackoffMax}
 	health.Set(startingKey, "starting: waiting for "+what)
 	for attempt := 1; ; attempt++ {
 		err := try(ctx)
@@ -321,20 +295,10 @@ func waitFor(ctx context.Context, logger *slog.Logger, health *ingest.Health, wh
 		d := b.Delay(attempt)
 		health.Set(startingKey, fmt.Sprintf("starting: waiting for %s (attempt %d): %v", what, attempt, err))
 		logger.WarnContext(ctx, "start-up: waiting for "+what+"; retrying", "attempt", attempt, "backoff", d.String(), "err", err)
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if retry.Sleep(ctx, d) != nil {
 			return fmt.Errorf("stopped while waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
 		}
 	}
-}
-
-// kafkaRetriable: everything but an answer from the cluster that says it will never work.
-func kafkaRetriable(err error) bool {
-	var kerr kafka.Error
-	return !errors.As(err, &kerr) || kerr.Temporary()
 }
 
 // reachKafka creates the topic if asked to (partitions > 0), or else asks for its metadata: either
@@ -344,7 +308,7 @@ func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topi
 	if partitions > 0 {
 		return ensureTopic(ctx, logger, brokers, topic, partitions)
 	}
-	if _, err := events.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, events.ErrTopicNotReady) {
+	if _, err := kafkabus.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, kafkabus.ErrTopicNotReady) {
 		return err
 	}
 	return nil
@@ -368,7 +332,7 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 // /healthz is 200 when the database answers a ping within 2 s, the consume loop is running and
 // health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
-	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *ingest.Health) (stop func(), err error) {
+	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *consumer.Health) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
@@ -481,16 +445,4 @@ func openDB(ctx context.Context, dbURL string, minConns int32) (*pgxpool.Pool, e
 // its form (cli.DescribeDatabase).
 func redact(s string) string {
 	return cli.DescribeDatabase(s)
-}
-
-// splitList splits a comma-separated list, dropping empty entries (an empty KAFKA_BOOTSTRAP must
-// not become kafka-go's implicit localhost:9092).
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // An error that is not the cancellation itself is reported even when SIGTERM arrived meanwhile:
-// exit status 0 means "stopped cleanly", never "failed while stopping" (review, "error swallowed
-// on SIGTERM").
+// exit status 0 means "stopped cleanly", never "failed while stopping" (such an error
+// was once swallowed on SIGTERM).
 func TestRunReportsAnErrorThatRacesSIGTERM(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())

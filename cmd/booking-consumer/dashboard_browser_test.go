@@ -20,6 +20,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -98,7 +99,7 @@ func practiceDatabase(t *testing.T) string {
 func startServe(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	out, errs := &syncBuffer{}, &syncBuffer{}
+	out, errs := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--http-addr", "127.0.0.1:0"}, args...), envMap(env), out, errs)

@@ -127,13 +127,13 @@ func deadListCmd(ctx context.Context, env environment, args []string) error {
 		}
 		return w.Flush()
 	}
-	var t table
-	t.add("id", "last_failed_at", "first_failed_at", "attempts", "topic/partition/offset", "reason", "value")
+	var t cli.Table
+	t.Add("id", "last_failed_at", "first_failed_at", "attempts", "topic/partition/offset", "reason", "value")
 	for _, d := range ds {
-		t.add(strconv.FormatInt(d.ID, 10), d.LastFailedAt.In(loc).Format(time.RFC3339), d.FirstFailedAt.In(loc).Format(time.RFC3339),
+		t.Add(strconv.FormatInt(d.ID, 10), d.LastFailedAt.In(loc).Format(time.RFC3339), d.FirstFailedAt.In(loc).Format(time.RFC3339),
 			strconv.Itoa(d.Attempts), position(d), cli.Escape([]byte(d.Error), width), cli.Escape(d.Value, width))
 	}
-	if err := t.write(w); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%d dead letters", len(ds))
@@ -229,18 +229,18 @@ func deadShowCmd(ctx context.Context, env environment, args []string) error {
 		}
 		return w.Flush()
 	}
-	var t table
-	t.add("id:", strconv.FormatInt(d.ID, 10))
-	t.add("topic:", d.Topic)
-	t.add("partition:", strconv.Itoa(d.Partition))
-	t.add("offset:", strconv.FormatInt(d.Offset, 10))
-	t.add("first_failed_at:", d.FirstFailedAt.In(loc).Format(time.RFC3339Nano))
-	t.add("last_failed_at:", d.LastFailedAt.In(loc).Format(time.RFC3339Nano))
-	t.add("attempts:", strconv.Itoa(d.Attempts))
-	t.add("reason:", cli.Escape([]byte(d.Error), 0))
-	t.add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))
-	t.add("value:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Value, 0), len(d.Value)))
-	if err := t.write(w); err != nil {
+	var t cli.Table
+	t.Add("id:", strconv.FormatInt(d.ID, 10))
+	t.Add("topic:", d.Topic)
+	t.Add("partition:", strconv.Itoa(d.Partition))
+	t.Add("offset:", strconv.FormatInt(d.Offset, 10))
+	t.Add("first_failed_at:", d.FirstFailedAt.In(loc).Format(time.RFC3339Nano))
+	t.Add("last_failed_at:", d.LastFailedAt.In(loc).Format(time.RFC3339Nano))
+	t.Add("attempts:", strconv.Itoa(d.Attempts))
+	t.Add("reason:", cli.Escape([]byte(d.Error), 0))
+	t.Add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))
+	t.Add("value:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Value, 0), len(d.Value)))
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	return w.Flush()

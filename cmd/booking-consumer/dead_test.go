@@ -16,7 +16,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -201,7 +202,7 @@ func TestDeadRetryWhileTheConsumerStoresTheSameEvents(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	go func() {
 		done <- run(ctx, []string{"run", "--topic", topic, "--group", kafkatest.Name(t, "g"), "--metrics-addr", "",
 			"--batch-size", "50", "--no-migrate"}, envMap(env), &bytes.Buffer{}, &logs)

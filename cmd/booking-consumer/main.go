@@ -9,11 +9,11 @@
 //	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer serve            the read-only web dashboard (internal/dashboard)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
-//	booking-consumer notify           tee-time alerts: a second consumer group (package notify)
+//	booking-consumer notify           tee-time alerts: a second consumer group (internal/notify)
 //	booking-consumer notifications    list the alerts: sending, sent, failed, skipped
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
-// store/ingest; this command only wires configuration, connections, metrics and signals.
+// internal/consumer; this command only wires configuration, connections, metrics and signals.
 package main
 
 import (
@@ -34,7 +34,7 @@ const envHelp = `Environment:
   DATABASE_URL     PostgreSQL URL, e.g. postgres://golf@127.0.0.1:55432/golf?sslmode=disable
                    (required; --database-url overrides it)
   KAFKA_BOOTSTRAP  comma-separated Kafka brokers, e.g. 127.0.0.1:19092 (required by run;
-                   --bootstrap overrides it)
+                   --kafka-bootstrap overrides it)
   KAFKA_TOPIC      topic to consume (default booking-events; --topic overrides it)
   KAFKA_GROUP      consumer group (default booking-consumer; --group overrides it)
   BATCH_MAX_BYTES  bytes per batch of run (default 8388608; --max-batch-bytes overrides it)
@@ -140,12 +140,5 @@ type environment struct {
 // newFlagSet returns a FlagSet whose --help prints usage (the subcommand's synopsis), every
 // flag, and the environment variables.
 func (e environment) newFlagSet(name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: booking-consumer %s [flags]\n\n%s\n\nFlags:\n", name, usage)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\n"+envHelp)
-	}
-	return fs
+	return cli.NewFlagSet(e.stderr, "booking-consumer", name, usage, envHelp)
 }

@@ -20,9 +20,10 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/notify"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
 )
 
 // Defaults of the notify subcommand.
@@ -54,7 +55,7 @@ type notifyConfig struct {
 	secrets     []string
 }
 
-// notifyCmd is `booking-consumer notify`: the tee-time alert consumer group (package notify).
+// notifyCmd is `booking-consumer notify`: the tee-time alert consumer group (package internal/notify).
 func notifyCmd(ctx context.Context, env environment, args []string) error {
 	fs := env.newFlagSet("notify", "Tee-time alerts: consume booking events in a consumer group of their own, match them\n"+
 		"against the watches file, claim each (watch, channel, event) match in the notifications table\n"+
@@ -64,8 +65,8 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	var cfg notifyConfig
 	var bootstrap string
 	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&bootstrap, "bootstrap", "", "comma-separated Kafka brokers (default $KAFKA_BOOTSTRAP)")
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
 	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "NOTIFY_GROUP", defaultNotifyGroup), "Kafka consumer group ($NOTIFY_GROUP)")
 	fs.StringVar(&cfg.watchesFile, "watches", env.getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
 	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
@@ -74,14 +75,14 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
-	fs.IntVar(&cfg.batchSize, "batch-size", ingest.DefaultBatchSize, "max messages per claim transaction")
+	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.StringVar(&cfg.from, "from", "", "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)")
 	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "NOTIFY_METRICS_ADDR", defaultNotifyMetricsAddr),
 		"listen address for /metrics and /healthz ($NOTIFY_METRICS_ADDR); --metrics-addr= turns it off")
 	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions, "create the topic with this many partitions when it does not exist; 0: never create it")
-	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", ingest.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
+	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	if bootstrap == "" {
 		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
 	}
-	cfg.brokers = splitList(bootstrap)
+	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
 	var errs []error
 	if cfg.databaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
@@ -153,7 +154,7 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 	var alive atomic.Bool
 	alive.Store(true)
 	var db atomic.Pointer[pgxpool.Pool]
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	health.Set(startingKey, "starting: connecting to PostgreSQL")
 	if cfg.metricsAddr != "" {
 		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
@@ -165,7 +166,7 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 	var pool *pgxpool.Pool
 	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
 		var err error
-		pool, err = openDB(ctx, cfg.databaseURL, int32(ingest.DefaultInflight+len(channels)+2))
+		pool, err = openDB(ctx, cfg.databaseURL, int32(consumer.DefaultInflight+len(channels)+2))
 		return err
 	})
 	if err != nil {
@@ -180,13 +181,13 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 			return err
 		}
 	}
-	if err := waitFor(ctx, logger, health, "Kafka", kafkaRetriable, func(ctx context.Context) error {
+	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
 		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
 	}); err != nil {
 		return err
 	}
 	if cfg.from != "" {
-		if err := resetOffsets(ctx, logger, cfg.brokers, group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
+		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
 			return err
 		}
 	}
@@ -222,20 +223,12 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 			senders.Go(func() { s.Run(sctx) })
 		}
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: cfg.brokers, GroupID: group, Topic: cfg.topic,
-		StartOffset:    kafka.FirstOffset,
-		CommitInterval: 0,
-		MinBytes:       1, MaxBytes: fetchMaxBytes, MaxWait: 500 * time.Millisecond, QueueCapacity: defaultQueueCapacity,
-		HeartbeatInterval: heartbeatInterval, SessionTimeout: sessionTimeout,
-		WatchPartitionChanges: true,
-		ErrorLogger: kafka.LoggerFunc(func(msg string, a ...any) {
-			logger.Warn(fmt.Sprintf(msg, a...), "topic", cfg.topic)
-		}),
-	})
-	err = ingest.Run(ctx, r, claimer, ingest.Config{
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: group, Logger: logger,
+	}))
+	err = consumer.Run(ctx, r, claimer, consumer.Config{
 		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown,
-		Health: health, Logger: logger, Metrics: ingest.NewPrometheus(reg),
+		Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
 	})
 	alive.Store(false)
 	stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
@@ -300,15 +293,15 @@ func notificationsCmd(ctx context.Context, env environment, args []string) error
 		}
 		return nil
 	}
-	t := &table{}
-	t.add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
+	t := &cli.Table{}
+	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
 	for _, n := range rows {
 		why := n.Reason
 		if n.Error != "" {
 			why = n.Error
 		}
-		t.add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
+		t.Add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
 			n.TeeTime, strconv.Itoa(n.Attempts), why)
 	}
-	return t.write(env.stdout)
+	return t.Write(env.stdout)
 }

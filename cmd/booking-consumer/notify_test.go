@@ -25,7 +25,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -153,12 +154,12 @@ func writeWatches(t *testing.T, yaml string) string {
 // notifier is a running booking-consumer notify with its stdout and stderr.
 type notifier struct {
 	*proc
-	stdout *syncBuffer
+	stdout *testkit.SyncBuffer
 }
 
 func startNotifier(t *testing.T, bin string, env []string, args ...string) *notifier {
 	t.Helper()
-	n := &notifier{proc: &proc{cmd: exec.Command(bin, args...), logs: &syncBuffer{}, done: make(chan error, 1)}, stdout: &syncBuffer{}}
+	n := &notifier{proc: &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}, stdout: &testkit.SyncBuffer{}}
 	n.cmd.Env = append(os.Environ(), env...)
 	n.cmd.Stderr = n.logs
 	n.cmd.Stdout = n.stdout

@@ -130,7 +130,7 @@ func lifetimeRecord(l store.Lifetime, loc *time.Location) []string {
 }
 
 func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
-	var t table
+	var t cli.Table
 	addRow := func(r []string) {
 		r = slices.Clone(r[:len(r)-1]) // the listing key is long and repeats the rest: CSV and JSON only
 		for i, c := range r {
@@ -138,13 +138,13 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location)
 				r[i] = "-"
 			}
 		}
-		t.add(r...)
+		t.Add(r...)
 	}
 	addRow(lifetimeHeader)
 	for _, l := range rows {
 		addRow(lifetimeRecord(l, loc))
 	}
-	if err := t.write(w); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d listings\n", len(rows))
@@ -229,21 +229,21 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 		cw.Flush()
 		return cw.Error()
 	}
-	var counts table
-	counts.add("status", "listings")
+	var counts cli.Table
+	counts.Add("status", "listings")
 	for _, s := range statuses {
-		counts.add(s, strconv.Itoa(sum.ByStatus[s]))
+		counts.Add(s, strconv.Itoa(sum.ByStatus[s]))
 	}
-	if err := counts.write(w); err != nil {
+	if err := counts.Write(w); err != nil {
 		return err
 	}
-	var books table
-	books.add("course", "weekday", "booked", "median time to book")
+	var books cli.Table
+	books.Add("course", "weekday", "booked", "median time to book")
 	for _, b := range sum.TimeToBook {
-		books.add(b.Course, b.Weekday.String(), strconv.Itoa(b.Booked), b.Median.Round(time.Second).String())
+		books.Add(b.Course, b.Weekday.String(), strconv.Itoa(b.Booked), b.Median.Round(time.Second).String())
 	}
 	fmt.Fprintln(w)
-	return books.write(w)
+	return books.Write(w)
 }
 
 func exportCmd(ctx context.Context, env environment, args []string) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -47,7 +48,7 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 	fs.IntVar(&days, "days", dashboard.DefaultDays, "how many days the events-per-hour chart covers")
 	fs.DurationVar(&queryTimeout, "query-timeout", dashboard.DefaultQueryTimeout, "statement_timeout of every dashboard query")
 	fs.StringVar(&bootstrap, "bootstrap", "", "Kafka brokers for the consumer lag (default $KAFKA_BOOTSTRAP; unset: the pipeline page says so)")
-	fs.StringVar(&topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", defaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
 	fs.StringVar(&group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "consumer group whose lag is shown ($KAFKA_GROUP)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -80,7 +81,7 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 	defer pool.Close()
 	cfg := dashboard.Config{Store: store.New(pool), Loc: loc, AsOf: anchor, Days: days, QueryTimeout: queryTimeout,
 		Auth: auth, Logger: env.logger}
-	if brokers := splitList(bootstrap); len(brokers) > 0 {
+	if brokers := kafkabus.ParseBrokers(bootstrap); len(brokers) > 0 {
 		cfg.Lag = dashboard.KafkaLag(brokers, topic, group)
 	}
 	h, err := dashboard.New(cfg)

@@ -12,7 +12,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -97,7 +98,7 @@ func TestRunServesTheDashboardWithLagAndMetrics(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	errs := &syncBuffer{}
+	errs := &testkit.SyncBuffer{}
 	go func() {
 		done <- run(ctx, []string{"run", "--http-addr", httpAddr, "--metrics-addr=", "--topic", topic, "--group", "g-" + topic},
 			envMap(map[string]string{"DATABASE_URL": dbURL, "KAFKA_BOOTSTRAP": addr, "LOG_FORMAT": "text"}), io.Discard, errs)

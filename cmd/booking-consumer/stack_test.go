@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,7 +16,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -47,43 +47,18 @@ func publishEvents(t *testing.T, addr, topic string, n int, prefix string, at ti
 		}
 		msgs[i] = kafka.Message{Key: []byte(l.Key()), Value: b, Time: at}
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatalf("publish: %v", err)
-	}
-}
-
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	kafkatest.Produce(t, addr, topic, msgs)
 }
 
 type proc struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *testkit.SyncBuffer
 	done chan error
 }
 
 func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), logs: &syncBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stderr = p.logs
 	if err := p.cmd.Start(); err != nil {
@@ -237,7 +212,7 @@ func TestFromReplaysAFreshGroupFromATime(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	go func() {
 		done <- run(ctx, []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--from", from},
 			envMap(env), &bytes.Buffer{}, &logs)

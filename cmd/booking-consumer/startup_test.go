@@ -17,9 +17,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
-	"github.com/golfcrawler/golf-crawler/store/ingest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -130,8 +130,8 @@ func withHost(t *testing.T, dbURL, addr string) string {
 }
 
 // A consumer started while PostgreSQL and Kafka are both down waits for them (logged, /healthz
-// 503 "starting: waiting for ...") instead of exiting, then consumes as usual (review: "start-up
-// not retried").
+// 503 "starting: waiting for ...") instead of exiting, then consumes as usual (start-up
+// was once not retried).
 func TestRunWaitsForPostgreSQLAndKafkaAtStartUp(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
@@ -215,7 +215,7 @@ func TestRunStopsCleanlyWhileWaitingAtStartUp(t *testing.T) {
 }
 
 // KAFKA_BOOTSTRAP=down,up: topic creation and the --from start offsets use every broker in the
-// list, not only the first (review finding 10).
+// list, not only the first.
 func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
@@ -228,16 +228,16 @@ func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	}
 	// The broker answers CreateTopics before every partition has a leader: wait, as the
 	// consumer's own start-up does, before producing to it.
-	if _, err := events.WaitForTopic(t.Context(), []string{addr}, topic, nil); err != nil {
+	if _, err := kafkabus.WaitForTopic(t.Context(), []string{addr}, topic, nil); err != nil {
 		t.Fatalf("wait for topic %s: %v", topic, err)
 	}
 	publishEvents(t, addr, topic, 10, "multi", time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	if err := resetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
-		t.Fatalf("resetOffsets with %v: %v", brokers, err)
+	if err := kafkabus.ResetOffsets(t.Context(), logger, brokers, group, topic, "earliest", false); err != nil {
+		t.Fatalf("ResetOffsets with %v: %v", brokers, err)
 	}
-	offs, err := startOffsets(t.Context(), brokers, topic, []int{0, 1}, time.Time{})
+	offs, err := kafkabus.StartOffsets(t.Context(), brokers, topic, []int{0, 1}, time.Time{})
 	if err != nil || fmt.Sprint(offs) != "map[0:0 1:0]" {
-		t.Fatalf("startOffsets with %v = %v, %v; want both partitions at 0", brokers, offs, err)
+		t.Fatalf("StartOffsets with %v = %v, %v; want both partitions at 0", brokers, offs, err)
 	}
 }
 
@@ -250,7 +250,7 @@ func TestHealthzReportsAStuckConsumer(t *testing.T) {
 	db.Store(pool)
 	var alive atomic.Bool
 	alive.Store(true)
-	health := &ingest.Health{}
+	health := &consumer.Health{}
 	addr := freeAddr(t)
 	stop, err := serveMetrics(t.Context(), slog.New(slog.DiscardHandler), addr, prometheus.NewRegistry(), &db, &alive, health)
 	if err != nil {

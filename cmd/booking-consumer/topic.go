@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // ensureTopic creates topic with the given partition count when it does not exist yet, so that a
@@ -14,7 +14,7 @@ func ensureTopic(ctx context.Context, logger *slog.Logger, brokers []string, top
 	if partitions < 1 {
 		return nil
 	}
-	if err := events.CreateTopicOn(ctx, brokers, topic, partitions, nil); err != nil {
+	if err := kafkabus.CreateTopicOn(ctx, brokers, topic, partitions, nil); err != nil {
 		return err
 	}
 	logger.DebugContext(ctx, "topic present", "topic", topic, "partitions_if_created", partitions)

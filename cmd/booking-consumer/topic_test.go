@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 func TestEnsureTopicCreatesOnceAndKeepsExisting(t *testing.T) {
@@ -49,45 +46,5 @@ func TestHealthcheck(t *testing.T) {
 	status = http.StatusServiceUnavailable
 	if _, _, err := runCLI(t, t.Context(), nil, "healthcheck", "--url", srv.URL); err == nil {
 		t.Fatal("503 passed the healthcheck")
-	}
-}
-
-func TestTableAlignsWideCharacters(t *testing.T) {
-	t.Parallel()
-	var tb table
-	tb.add("course", "status")
-	tb.add("레이크&힐스 CC", "booked")
-	tb.add("Pine", "open")
-	var b strings.Builder
-	if err := tb.write(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	var cols []int
-	for _, l := range lines {
-		i := strings.LastIndex(l, "  ")
-		cols = append(cols, displayWidth(l[:i+2]))
-	}
-	if cols[0] != cols[1] || cols[1] != cols[2] {
-		t.Fatalf("second column starts at display columns %v:\n%s", cols, b.String())
-	}
-}
-
-func TestResetRetriesOnlyTransientAnswersBeforeTheCommit(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{fmt.Errorf("replay: committed offsets: %w", kafka.NotCoordinatorForGroup), true},
-		{fmt.Errorf("replay: committed offsets: %w", kafka.GroupLoadInProgress), true},
-		{fmt.Errorf("replay: t: %w", events.ErrTopicNotReady), true},
-		{fmt.Errorf("replay: commit: %w: %w", errCommitStage, kafka.NotCoordinatorForGroup), false},
-		{fmt.Errorf("replay: group has 1 active members"), false},
-		{fmt.Errorf("replay: %w", kafka.GroupAuthorizationFailed), false},
-	} {
-		if got := retriable(tc.err); got != tc.want {
-			t.Errorf("retriable(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }

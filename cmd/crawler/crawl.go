@@ -12,7 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // Defaults of the crawl flags that have no constant in package crawler or events.
@@ -40,8 +40,8 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
                               default ` + defaultMetricsAddr + `; "off" disables)
   KAFKA_BOOTSTRAP             comma-separated Kafka brokers (--kafka-bootstrap); unset or empty: events
                               are not published (one log line says so), only written to --events-out
-  KAFKA_TOPIC                 topic (--topic; default ` + events.DefaultTopic + `)
-  KAFKA_CLIENT_ID             Kafka client id (default ` + events.DefaultClientID + `)
+  KAFKA_TOPIC                 topic (--topic; default ` + kafkabus.DefaultTopic + `)
+  KAFKA_CLIENT_ID             Kafka client id (default ` + kafkabus.DefaultClientID + `)
   KAFKA_PUBLISH_RETRY_WINDOW  how long an event is retried before it counts as lost (--retry-window;
                               default 5m)
   KAFKA_PUBLISH_QUEUE_SIZE    publish queue bound; a full queue drops and counts (--queue-size;
@@ -60,14 +60,14 @@ type crawlConfig struct {
 	UnhealthyAfter  int
 	ShutdownTimeout time.Duration
 	NoInitialCrawl  bool
-	Publisher       events.PublisherConfig
+	Publisher       kafkabus.PublisherConfig
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
 // func validates after parsing.
 func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*crawlConfig, func() error) {
 	cfg := &crawlConfig{}
-	pub, envErr := events.PublisherConfigFromEnv(getenv)
+	pub, envErr := kafkabus.PublisherConfigFromEnv(getenv)
 	cfg.Publisher = pub
 	bootstrap := strings.Join(pub.Brokers, ",")
 	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
@@ -75,10 +75,10 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
-	fs.StringVar(&bootstrap, "kafka-bootstrap", bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]")
-	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", events.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
-	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, events.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
-	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, events.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
+	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
+	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
+	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, kafkabus.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
+	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, kafkabus.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
@@ -98,7 +98,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		if envErr != nil {
 			return fmt.Errorf("%w: %v", cli.ErrUsage, envErr)
 		}
-		cfg.Publisher.Brokers = events.ParseBrokers(bootstrap)
+		cfg.Publisher.Brokers = kafkabus.ParseBrokers(bootstrap)
 		if cfg.MetricsAddr == "off" {
 			cfg.MetricsAddr = ""
 		}
@@ -137,7 +137,7 @@ func intOr(n, def int) int {
 // crawlDeps are the pieces both crawl subcommands build from a crawlConfig.
 type crawlDeps struct {
 	runner  *crawler.Runner
-	pub     events.Publisher
+	pub     kafkabus.Publisher
 	metrics *crawler.CrawlerMetrics
 	out     *crawler.EventLog
 }
@@ -176,7 +176,7 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 	}
 	pcfg := cfg.Publisher
 	pcfg.Logger, pcfg.Metrics = env.logger, d.metrics
-	d.pub = events.NewPublisher(pcfg)
+	d.pub = kafkabus.NewPublisher(pcfg)
 	d.runner = &crawler.Runner{
 		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.logger,
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
@@ -221,8 +221,10 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 	defer cancel()
 	var errs []error
 	perr := d.pub.Close(cctx)
-	var st events.PublisherStats
-	if sp, ok := d.pub.(interface{ Stats() events.PublisherStats }); ok {
+	var st kafkabus.PublisherStats
+	if sp, ok := d.pub.(interface {
+		Stats() kafkabus.PublisherStats
+	}); ok {
 		st = sp.Stats()
 	}
 	if undelivered := st.Failed + st.Dropped; perr != nil || undelivered > 0 {
@@ -299,3 +301,6 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 	env.logger.Info("crawler stopped")
 	return errors.Join(schedErr, closeErr, metricsErr)
 }
+
+// The crawler's metrics are also the publisher's: one registry, one /metrics.
+var _ kafkabus.PublisherMetrics = (*crawler.CrawlerMetrics)(nil)

@@ -122,14 +122,7 @@ type environment struct {
 // newFlagSet returns a FlagSet whose --help prints the subcommand's synopsis, every flag with its
 // default, and envHelp.
 func (e environment) newFlagSet(name, usage, envHelp string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: crawler %s [flags]\n\n%s\n\nFlags:\n", name, usage)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\n"+envHelp)
-	}
-	return fs
+	return cli.NewFlagSet(e.stderr, "crawler", name, usage, envHelp)
 }
 
 const logEnvHelp = `  LOG_LEVEL                   debug, info (default), warn or error

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/crawler/replay"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -102,11 +102,16 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size and --topic-wait must be positive", cli.ErrUsage)
 	}
 
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// Warnings as text by default (a person reads them at a terminal); LOG_LEVEL and LOG_FORMAT
+	// apply as in every subcommand.
+	logger, err := cli.NewLoggerDefault(getenv, stderr, slog.LevelWarn, "text")
+	if err != nil {
+		return err
+	}
 	deps := replay.Deps{Progress: stderr, Terminal: isTerminal(stderr), Logger: logger}
 
 	if !*dry {
-		cfg, err := events.PublisherConfigFromEnv(getenv)
+		cfg, err := kafkabus.PublisherConfigFromEnv(getenv)
 		if err != nil {
 			return fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
 		}
@@ -117,14 +122,14 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 		// A consumer started a moment ago may still be creating the topic: wait for it rather
 		// than fail every write with "unknown topic" for the writer's metadata lifetime.
 		wctx, cancel := context.WithTimeout(ctx, *topicWait)
-		_, err = events.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
+		_, err = kafkabus.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
 			fmt.Fprintf(stderr, "replay: waiting up to %v for topic %s to exist (booking-consumer run creates it)\n", *topicWait, topicOr(cfg.Topic))
 		})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("replay: %w; start booking-consumer run, which creates it, or create it", err)
 		}
-		w := events.NewSyncWriter(cfg)
+		w := kafkabus.NewSyncWriter(cfg)
 		defer func() {
 			if err := w.Close(); err != nil {
 				logger.Warn("close kafka writer", "err", err)
@@ -161,7 +166,7 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 
 func topicOr(t string) string {
 	if t == "" {
-		return events.DefaultTopic
+		return kafkabus.DefaultTopic
 	}
 	return t
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
-	"github.com/golfcrawler/golf-crawler/events/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 // replayFile writes a short practice set with a corrupt line 3 and returns its path and the

@@ -144,13 +144,13 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
 		if len(p.Listings) > 0 {
-			var t table
-			t.add("course", "part", "play_date", "round_date", "tee_time", "price", "players")
+			var t cli.Table
+			t.Add("course", "part", "play_date", "round_date", "tee_time", "price", "players")
 			for _, l := range p.Listings {
-				t.add(l.CourseName, l.CoursePart, l.PlayDate, l.RoundDate, l.TeeTime, optional(l.PriceKRW), optional(l.Players))
+				t.Add(l.CourseName, l.CoursePart, l.PlayDate, l.RoundDate, l.TeeTime, optional(l.PriceKRW), optional(l.Players))
 			}
 			var tb strings.Builder
-			_ = t.write(&tb) // a strings.Builder does not fail
+			_ = t.Write(&tb) // a strings.Builder does not fail
 			for _, line := range strings.Split(strings.TrimRight(tb.String(), "\n"), "\n") {
 				b.WriteString("   " + line + "\n")
 			}

@@ -121,7 +121,7 @@ func TestCheckSites(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte(`
+	_ = os.WriteFile(bad, []byte(`
 sites:
   - name: a
     requests: [{url: "http://x.kr/{{.Target.nope}}"}]

@@ -160,7 +160,9 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 				_ = bw.Flush()
 				return stats, fmt.Errorf("generate practice set: encode event %s: %w", e.EventID, err)
 			}
-			bw.Write(b)
+			if _, err := bw.Write(b); err != nil {
+				return stats, fmt.Errorf("generate practice set: write: %w", err)
+			}
 			if err := bw.WriteByte('\n'); err != nil {
 				return stats, fmt.Errorf("generate practice set: write: %w", err)
 			}

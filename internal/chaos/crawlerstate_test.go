@@ -1,0 +1,323 @@
+//go:build chaos
+
+package chaos_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// TestReadOnlyStateDir: the state dir turns read-only (a bind remount) for three crawls, while a
+// price changes and a listing disappears, then writable again. The crawls that cannot save their
+// snapshot publish nothing; the good ones derive each transition once, under one id: PostgreSQL
+// holds exactly the real transitions (3 opens, 1 change, 1 close), no extra event ids. Before
+// issue 10 each failed save re-sent the change under a new id (4 ids for 1 change were counted).
+func TestReadOnlyStateDir(t *testing.T) {
+	stack(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db := storetest.NewDB(t)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "rostate"), db, slog.New(slog.DiscardHandler), nil)
+
+	var price atomic.Int64
+	var rows atomic.Int64
+	price.Store(150000)
+	rows.Store(3)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tee-list">`)
+		for i := range int(rows.Load()) {
+			p := int64(150000)
+			if i == 0 {
+				p = price.Load()
+			}
+			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">레이크 CC</td><td class="part">OUT</td><td class="date">12/05</td><td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, p)
+		}
+		b.WriteString(`</table></body></html>`)
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	site := crawler.Site{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: crawler.Fields{Course: crawler.Field{Selector: "td.course"}, CoursePart: crawler.Field{Selector: "td.part"},
+			RoundDate: crawler.Field{Selector: "td.date"}, TeeTime: crawler.Field{Selector: "td.time"},
+			Price: crawler.Field{Selector: "td.price"}, Players: crawler.Field{Selector: "td.players"}},
+		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
+	if err := site.Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	mounted := false
+	unmount := func() {
+		if mounted {
+			if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+				t.Fatalf("umount %s: %v\n%s", dir, err, out)
+			}
+			mounted = false
+		}
+	}
+	t.Cleanup(unmount) // before TempDir's removal (cleanups run last in, first out)
+	readOnly := func() {
+		for _, args := range [][]string{{"--bind", dir, dir}, {"-o", "remount,ro,bind", dir}} {
+			if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+				t.Fatalf("mount %v: %v\n%s (the scenario needs root for a bind remount)", args, err, out)
+			}
+			mounted = true
+		}
+		if err := os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644); err == nil {
+			t.Fatal("the state dir is still writable after the read-only remount")
+		}
+	}
+
+	logs := &testkit.SyncBuffer{}
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
+	rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, crawler.Seoul())
+	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), Now: func() time.Time { return now }}
+	crawl := func(wantErr bool) {
+		t.Helper()
+		sum, _ := runner.Run(t.Context())
+		if s := sum.Sites[0]; (s.Err != nil) != wantErr {
+			t.Fatalf("crawl at %s: err %v, want an error: %v", now.Format("15:04"), s.Err, wantErr)
+		}
+		now = now.Add(10 * time.Minute)
+	}
+
+	crawl(false) // 3 opens
+	readOnly()
+	price.Store(130000) // a change
+	rows.Store(2)       // and the third row is gone
+	for range 3 {
+		crawl(true)
+	}
+	unmount()
+	crawl(false) // the change, and the first miss
+	crawl(false) // the second miss: the close
+	crawl(false) // nothing new
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	if err := pub.Close(ctx); err != nil {
+		t.Fatalf("publisher close: %v", err)
+	}
+	cancel()
+	testkit.WaitFor(t, time.Minute, "5 events stored", func() bool { return count(t, db, "booking_events") >= 5 })
+	time.Sleep(2 * time.Second) // anything extra would arrive with them
+	cons.stop(t)
+	byType := map[string]int{}
+	dbRows, err := db.Query(t.Context(), "select event_type, count(*) from booking_events group by event_type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dbRows.Next() {
+		var typ string
+		var n int
+		if err := dbRows.Scan(&typ, &n); err != nil {
+			t.Fatal(err)
+		}
+		byType[typ] = n
+	}
+	dbRows.Close()
+	failedSaves := len(logs.Lines("site crawl failed"))
+	t.Logf("3 crawls with a read-only state dir (%d failed saves logged), then 3 good ones: %d event ids handed to Kafka, stored by type %v",
+		failedSaves, rec.count(), byType)
+	if rec.count() != 5 || byType["listing_opened"] != 3 || byType["listing_changed"] != 1 || byType["listing_closed"] != 1 {
+		t.Errorf("want exactly the real transitions (3 opened, 1 changed, 1 closed): %d ids published, stored %v", rec.count(), byType)
+	}
+	if failedSaves != 3 {
+		t.Errorf("%d failed crawls logged, want 3", failedSaves)
+	}
+}
+
+// buildCrawlerOnce builds cmd/crawler once per test binary.
+var buildCrawlerOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "chaos-crawler-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "crawler")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/crawler")
+	cmd.Dir = os.Getenv("CHAOS_ROOT")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/crawler: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// TestTwoCrawlersOneStateDir: the real crawler binary runs on a 1 s schedule; a second one
+// (`crawler once`, then `crawler run`) pointed at the same state dir exits at once with a clear
+// message naming the dir and the first one's pid, without crawling; after the first one stops, a
+// third crawls normally. PostgreSQL holds no duplicate transition: per listing, opens and closes
+// alternate.
+func TestTwoCrawlersOneStateDir(t *testing.T) {
+	st := stack(t)
+	bin, err := buildCrawlerOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db := storetest.NewDB(t)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "twocrawlers"), db, slog.New(slog.DiscardHandler), nil)
+
+	sim := sitesim.New(sitesim.Config{Seed: 11, TeeTimesPerDay: 6, DaysAhead: 1})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	sites := twoCrawlersSitesFile(t, st.root, srv.URL)
+	stateDir := t.TempDir()
+	envv := append(os.Environ(), "CRAWLER_SITES="+sites, "CRAWLER_STATE_DIR="+stateDir, "KAFKA_BOOTSTRAP="+addr,
+		"KAFKA_TOPIC="+topic, "METRICS_ADDR=off", "LOG_FORMAT=text")
+
+	first := exec.Command(bin, "run", "--schedule", "@every 1s")
+	first.Env = envv
+	firstLog := &testkit.SyncBuffer{}
+	first.Stdout, first.Stderr = firstLog, firstLog
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stopFirst := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = first.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- first.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("first crawler exited with %v\n%s", err, testkit.Tail(firstLog.String(), 3000))
+			}
+		case <-time.After(time.Minute):
+			_ = first.Process.Kill()
+			t.Error("first crawler did not stop within a minute of SIGTERM")
+		}
+	}
+	t.Cleanup(stopFirst)
+	testkit.WaitFor(t, time.Minute, "the first crawler's first crawls", func() bool { return len(firstLog.Lines("site crawled")) >= 2 })
+
+	for _, args := range [][]string{{"once"}, {"run", "--schedule", "@every 1s"}} {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		second := exec.CommandContext(ctx, bin, args...)
+		second.Env = envv
+		out, err := second.CombinedOutput()
+		cancel()
+		want := fmt.Sprintf("%s is in use by another crawler (pid %d)", stateDir, first.Process.Pid)
+		t.Logf("second crawler `%s`: %v; %s", strings.Join(args, " "), err, lastLine(out))
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() == 0 || !bytes.Contains(out, []byte(want)) {
+			t.Errorf("second crawler `%s`: %v, want a non-zero exit saying %q:\n%s", strings.Join(args, " "), err, want, testkit.Tail(string(out), 2000))
+		}
+		if bytes.Contains(out, []byte("site crawled")) {
+			t.Errorf("second crawler `%s` crawled", strings.Join(args, " "))
+		}
+	}
+	runs := len(firstLog.Lines("site crawled"))
+	stopFirst()
+
+	third := exec.Command(bin, "once")
+	third.Env = envv
+	if out, err := third.CombinedOutput(); err != nil {
+		t.Errorf("crawler once after the first one stopped: %v\n%s", err, testkit.Tail(string(out), 2000))
+	}
+
+	var handed int
+	for _, l := range firstLog.Lines("kafka publisher closed") {
+		var p, f, d int
+		if _, err := fmt.Sscanf(l[strings.Index(l, "published="):], "published=%d failed=%d dropped=%d", &p, &f, &d); err == nil {
+			handed += p
+		}
+	}
+	testkit.WaitFor(t, time.Minute, "the first crawler's events stored", func() bool { return count(t, db, "booking_events") >= handed })
+	time.Sleep(2 * time.Second)
+	cons.stop(t)
+	dups := duplicateTransitions(t, db)
+	t.Logf("first crawler: %d crawls, %d events published; stored %d rows; duplicate transitions: %d",
+		runs, handed, count(t, db, "booking_events"), len(dups))
+	for _, d := range dups {
+		t.Errorf("duplicate transition: %s", d)
+	}
+}
+
+// duplicateTransitions replays each listing's stored events by occurred_at: an open while open or
+// a close while closed is a duplicate transition.
+func duplicateTransitions(t *testing.T, db *pgxpool.Pool) []string {
+	rows, err := db.Query(t.Context(), "select listing_key, event_type from booking_events order by listing_key, occurred_at, event_type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	open := map[string]bool{}
+	var dups []string
+	for rows.Next() {
+		var key, typ string
+		if err := rows.Scan(&key, &typ); err != nil {
+			t.Fatal(err)
+		}
+		switch typ {
+		case "listing_opened":
+			if open[key] {
+				dups = append(dups, "opened twice: "+key)
+			}
+			open[key] = true
+		case "listing_closed":
+			if !open[key] {
+				dups = append(dups, "closed while closed: "+key)
+			}
+			open[key] = false
+		}
+	}
+	return dups
+}
+
+// twoCrawlersSitesFile is the HTML site of compose/dev/sites.yaml pointed at base, one day ahead, without delays.
+func twoCrawlersSitesFile(t *testing.T, root, base string) string {
+	b, err := os.ReadFile(filepath.Join(root, "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := strings.Cut(string(b), "\n\n  - name: sim-api-get") // the HTML site only: the test serves /tee
+	s = strings.Replace(s, "http://"+sitesim.DefaultAddr, base, 1)
+	s = strings.Replace(s, "days_ahead: 14", "days_ahead: 1", 1)
+	s = strings.Replace(s, `allowed_domains: ["127.0.0.1"]`, "", 1)
+	s = strings.Replace(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n", 1)
+	if !strings.Contains(s, base) {
+		t.Fatalf("compose/dev/sites.yaml changed shape:\n%s", s)
+	}
+	path := filepath.Join(t.TempDir(), "sites.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}

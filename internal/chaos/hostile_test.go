@@ -1,0 +1,247 @@
+//go:build chaos
+
+package chaos_test
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// Hostile course names, served as the text of a table cell (HTML-escaped, so the crawler reads
+// exactly these strings).
+var hostileNames = []string{
+	`'); DROP TABLE booking_events; --`,
+	`Robert'); DELETE FROM booking_events_dead WHERE ('1'='1`,
+	`<script>alert(document.cookie)</script>`,
+	`"; SELECT pg_sleep(30); --`,
+	`\x00\\N\t|tab|`,
+	`골프장 ☃ 🏌️ ‮RTL‬`, //nolint:staticcheck // ST1018: the bidi controls in the literal are the hostile input under test
+	strings.Repeat("L", 20_000),
+}
+
+// TestHostileSite crawls a site that serves hostile content through the real path: crawler.Runner
+// (Collect, Diff, snapshot) → kafkabus.NewPublisher → the private Kafka → consumer.Run → PostgreSQL.
+// Every crawl must return within its bound; hostile text is stored verbatim or rejected with a
+// count; pages that are too big, endless or never finish make the crawl incomplete, never hang it.
+func TestHostileSite(t *testing.T) {
+	stack(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db := storetest.NewDB(t)
+	crawlAt := time.Date(2026, 4, 1, 10, 0, 0, 0, crawler.Seoul()) // a Wednesday
+
+	var hangs atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /robots.txt", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "User-agent: *\nAllow: /") })
+	mux.HandleFunc("GET /text", func(w http.ResponseWriter, r *http.Request) {
+		var rows []string
+		for i, name := range hostileNames {
+			rows = append(rows, row(html.EscapeString(name), fmt.Sprintf("%02d:00", 6+i), "150,000원"))
+		}
+		// A raw script element inside a cell, invalid UTF-8 in a name, and rows that must be rejected.
+		rows = append(rows,
+			row(`Raw <script>document.write("x")</script> Club`, "14:00", "120,000원"),
+			row("Bad \xff\xfe UTF-8 Club", "15:00", "120,000원"),
+			`<tr class="tee-row"><td class="course">Bad Date Club</td><td class="part">A</td><td class="date">02/30</td><td class="time">07:00</td><td class="price">1원</td><td class="players">4명</td></tr>`,
+			row("Bad Price Club", "16:00", "'; DROP TABLE x; --"),
+			row("", "17:00", "100,000원"),
+		)
+		page(w, rows, "")
+	})
+	mux.HandleFunc("GET /big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body><table class=\"tee-list\">")
+		chunk := strings.Repeat(row("Big Club", "07:00", "100,000원"), 100)
+		for written := 0; written < 10<<20; written += len(chunk) {
+			if _, err := fmt.Fprint(w, chunk); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(w, "</table></body></html>")
+	})
+	mux.HandleFunc("GET /endless", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page(w, []string{row("Endless Club", fmt.Sprintf("%02d:%02d", 5+n/60%14, n%60), "100,000원")},
+			fmt.Sprintf("/endless?page=%d", n+1))
+	})
+	mux.HandleFunc("GET /hang", func(w http.ResponseWriter, r *http.Request) {
+		hangs.Add(1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body><table class=\"tee-list\">"+row("Hang Club", "07:00", "100,000원"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // never finishes
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	sites, err := crawler.ParseSites([]byte(hostileSitesYAML(srv.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &testkit.SyncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}).(*kafkabus.KafkaPublisher)
+	runner := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
+		Publisher: pub, Now: func() time.Time { return crawlAt }}
+
+	// Consumer.
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Group: kafkatest.Name(t, "hostile"), Topic: topic}))
+	defer r.Close()
+	m := &counting{}
+	cctx, ccancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- consumer.Run(cctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m}) }()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	sum, runErr := runner.Run(ctx)
+	took := time.Since(start)
+	t.Logf("crawl of %d hostile sites took %v (err: %v)", len(sites), took, runErr)
+	if ctx.Err() != nil {
+		t.Fatalf("the crawl hung: still running after 2 minutes")
+	}
+	for _, s := range sum.Sites {
+		t.Logf("site %s: complete=%v incomplete=%q pages=%d rows=%d rejected=%d failed_pages=%d opened=%d err=%v",
+			s.Source, s.Complete, s.Incomplete, s.Pages, s.Rows, s.Rejected, len(s.FailedPages), s.Opened, s.Err)
+	}
+	closeCtx, closeCancel := context.WithTimeout(t.Context(), 30*time.Second)
+	if err := pub.Close(closeCtx); err != nil {
+		t.Errorf("publisher close: %v", err)
+	}
+	closeCancel()
+	ps := pub.Stats()
+	t.Logf("publisher: published %d, failed %d, dropped %d", ps.Published, ps.Failed, ps.Dropped)
+	if ps.Failed != 0 || ps.Dropped != 0 {
+		t.Errorf("publisher lost events: %+v", ps)
+	}
+	testkit.WaitFor(t, time.Minute, "every published event stored", func() bool { return m.committed.Load() >= ps.Published })
+	ccancel()
+	if err := <-errc; err != nil {
+		t.Errorf("consumer.Run: %v", err)
+	}
+
+	bySite := map[string]crawler.SiteSummary{}
+	for _, s := range sum.Sites {
+		bySite[s.Source] = s
+	}
+	text := bySite["hostile-text"]
+	if !text.Complete || text.Rejected < 3 {
+		t.Errorf("hostile-text: complete=%v rejected=%d; want a complete crawl with the bad date, price and empty course rejected", text.Complete, text.Rejected)
+	}
+	for _, name := range hostileNames {
+		var n int
+		if err := db.QueryRow(t.Context(), "select count(*) from booking_events where course_name = $1", name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if len(name) > events.MaxCourseNameBytes {
+			want = 0 // over the contract's bound: the crawler rejects the row (field_too_long)
+		}
+		if n != want {
+			t.Errorf("course %.60q (%d bytes) stored %d times, want exactly %d (verbatim, or rejected when over the bound)", name, len(name), n, want)
+		}
+	}
+	var badUTF8 int
+	rows, err := db.Query(t.Context(), "select course_name from booking_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.ValidString(s) {
+			badUTF8++
+		}
+		if strings.Contains(s, "Raw") || strings.Contains(s, "UTF-8") {
+			t.Logf("stored course name %q", s)
+		}
+	}
+	if badUTF8 > 0 {
+		t.Errorf("%d course names are not valid UTF-8", badUTF8)
+	}
+	if big := bySite["hostile-big"]; big.Complete || len(big.FailedPages) == 0 {
+		t.Errorf("hostile-big (10 MB page over a 5 MB cap): complete=%v failed pages %d; want the page refused", big.Complete, len(big.FailedPages))
+	}
+	if endless := bySite["hostile-endless"]; endless.Complete || endless.Pages > 50 {
+		t.Errorf("hostile-endless: complete=%v pages=%d; want the max_pages guard (50) to stop it", endless.Complete, endless.Pages)
+	}
+	if hang := bySite["hostile-hang"]; hang.Complete || len(hang.FailedPages) == 0 {
+		t.Errorf("hostile-hang: complete=%v failed pages %d; want the page timed out", hang.Complete, len(hang.FailedPages))
+	}
+	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
+	t.Logf("stored %d events, %d dead letters; %d requests to the hanging page", stored, dead, hangs.Load())
+	if int64(stored) != ps.Published || dead != 0 {
+		t.Errorf("stored %d events and %d dead letters, want %d and 0", stored, dead, ps.Published)
+	}
+}
+
+func row(course, tee, price string) string {
+	return fmt.Sprintf(`<tr class="tee-row"><td class="course">%s</td><td class="part">A</td><td class="date">04/05(일)</td>`+
+		`<td class="time">%s</td><td class="price">%s</td><td class="players">4명</td></tr>`, course, tee, price)
+}
+
+func page(w http.ResponseWriter, rows []string, next string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, "<html><body><table class=\"tee-list\"><tbody>\n"+strings.Join(rows, "\n")+"</tbody></table>")
+	if next != "" {
+		fmt.Fprintf(w, `<div class="paging"><a class="next" href="%s">next</a></div>`, next)
+	}
+	fmt.Fprint(w, "</body></html>")
+}
+
+// hostileSitesYAML renders the sites file: one site per hostile path, with a small max_pages guard
+// and a 3 s request timeout.
+func hostileSitesYAML(base string) string {
+	var b strings.Builder
+	b.WriteString("sites:\n")
+	for _, site := range []struct{ name, path string }{
+		{"hostile-text", "/text"}, {"hostile-big", "/big"}, {"hostile-endless", "/endless?page=1"}, {"hostile-hang", "/hang"},
+	} {
+		fmt.Fprintf(&b, `  - name: %s
+    start_urls: ["%s%s"]
+    row: "table.tee-list tr.tee-row"
+    fields:
+      course: {selector: "td.course"}
+      course_part: {selector: "td.part"}
+      round_date: {selector: "td.date"}
+      tee_time: {selector: "td.time"}
+      price: {selector: "td.price"}
+      players: {selector: "td.players"}
+    next_page: "div.paging a.next"
+    allowed_domains: ["127.0.0.1"]
+    politeness: {no_delay: true, request_timeout: 3s, retries: 1, backoff_base: 10ms, backoff_cap: 20ms, max_pages: 50}
+`, site.name, base, site.path)
+	}
+	return b.String()
+}
+
+// counting is an consumer.Metrics that counts stored messages.
+type counting struct{ committed atomic.Int64 }
+
+func (c *counting) Batch(size int, _ store.Result, _ time.Duration) { c.committed.Add(int64(size)) }
+func (c *counting) Retry()                                          {}
+func (c *counting) Lag(string, int, int64)                          {}

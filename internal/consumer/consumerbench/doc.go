@@ -1,0 +1,24 @@
+// Package consumerbench holds the consumer's end-to-end benchmarks against the real stack, with
+// Kafka in the loop: events are produced to a fresh topic and drained by consumer.Run over a real
+// kafka-go group Reader into a fresh database (storetest), next to the alternatives it is held to,
+// measured in the same run:
+//
+//   - BenchmarkConsumerIngest: fresh events vs a naive consumer (FetchMessage → one autocommit
+//     INSERT ... ON CONFLICT → CommitMessages per message) vs a raw COPY of the same rows, and a
+//     replay of the same topic (pure duplicates) vs fresh;
+//   - BenchmarkPracticeReplay: the ~7,000-event practice set (crawler/practice) published and
+//     consumed end to end, vs the naive consumer;
+//   - BenchmarkBacklogRSS: the booking-consumer binary's peak RSS draining a 1M-event backlog
+//     vs a 100k one (memory is bounded by the batch size, not the backlog);
+//   - BenchmarkLargeMessageRSS: its peak RSS draining 1,000 junk messages of 900 KB vs 1,000
+//     normal events (memory is bounded in bytes: target ≤ 2×);
+//   - BenchmarkQueueCapacity: its drain rate with kafka-go's queue at 8 messages (the default,
+//     for the byte bound) vs 1000.
+//
+// It has no non-test code. compose/dev/bench runs it and writes BENCHMARKS.md; by hand:
+//
+//	go test ./internal/consumer/consumerbench/ -run '^$' -bench . -benchtime 1x -timeout 30m -v
+//
+// Sizes come from the environment: BENCH_EVENTS (50000), BENCH_NAIVE_EVENTS (3000),
+// BENCH_BACKLOG (1000000), BENCH_LARGE (1000), BENCH_QUEUE_EVENTS (100000).
+package consumerbench

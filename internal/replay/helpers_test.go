@@ -1,0 +1,209 @@
+package replay_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/crawler/practice"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// The practice set is generated once per test binary (5-15 s) and shared read-only.
+var (
+	practiceOnce sync.Once
+	practiceSet  []byte
+	practiceErr  error
+)
+
+// practiceBytes returns the default practice set (practice.Generate with zero Options).
+func practiceBytes(tb testing.TB) []byte {
+	tb.Helper()
+	practiceOnce.Do(func() {
+		var buf bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, practiceErr = practice.Generate(ctx, &buf, practice.Options{})
+		practiceSet = buf.Bytes()
+	})
+	if practiceErr != nil {
+		tb.Fatalf("generate the practice set: %v", practiceErr)
+	}
+	return practiceSet
+}
+
+// decodeAll decodes every line of b (all must be valid).
+func decodeAll(tb testing.TB, b []byte) []events.Event {
+	tb.Helper()
+	var out []events.Event
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		e, err := events.Decode(sc.Bytes())
+		if err != nil {
+			tb.Fatalf("line %d: %v", len(out)+1, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func distinctIDs(evs []events.Event) int {
+	m := map[uuid.UUID]bool{}
+	for _, e := range evs {
+		m[e.EventID] = true
+	}
+	return len(m)
+}
+
+// firstLines returns the first n lines of b.
+func firstLines(b []byte, n int) []byte {
+	i := 0
+	for ; n > 0 && i < len(b); n-- {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return b
+		}
+		i += j + 1
+	}
+	return b[:i]
+}
+
+func newWriter(tb testing.TB, addr, topic string) *kafkabus.SyncWriter {
+	tb.Helper()
+	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: testkit.Logger(tb, slog.LevelWarn)})
+	tb.Cleanup(func() { _ = w.Close() })
+	return w
+}
+
+func endOffsets(tb testing.TB, addr, topic string) int64 {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	n, err := kafkatest.EndOffsets(ctx, addr, topic)
+	if err != nil {
+		tb.Fatalf("end offsets of %s: %v", topic, err)
+	}
+	return n
+}
+
+// counters is the consumer's consumer.Metrics, read by the tests.
+type counters struct{ consumed, inserted, duplicates, dead atomic.Int64 }
+
+func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
+	c.consumed.Add(int64(size))
+	c.inserted.Add(int64(r.Inserted))
+	c.duplicates.Add(int64(r.Duplicates))
+	c.dead.Add(int64(r.DeadLettered))
+}
+func (c *counters) Retry()                 {}
+func (c *counters) Lag(string, int, int64) {}
+
+// consumer is the real booking-consumer loop (consumer.Run over a kafka-go group Reader) into db.
+type runningConsumer struct {
+	m      *counters
+	cancel context.CancelFunc
+	done   chan error
+	r      *kafka.Reader
+}
+
+func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
+	tb.Helper()
+	logger := testkit.Logger(tb, slog.LevelWarn)
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &runningConsumer{m: &counters{}, cancel: cancel, done: make(chan error, 1), r: r}
+	cfg := consumer.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond,
+		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
+		Logger:  logger, Metrics: c.m}
+	go func() { c.done <- consumer.Run(ctx, r, store.New(db), cfg) }()
+	tb.Cleanup(func() { c.stop(tb) })
+	return c
+}
+
+func (c *runningConsumer) stop(tb testing.TB) {
+	if c.cancel == nil {
+		return
+	}
+	c.cancel()
+	c.cancel = nil
+	select {
+	case err := <-c.done:
+		if err != nil {
+			tb.Errorf("consumer.Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		tb.Error("consumer.Run did not return within 15s of cancellation")
+	}
+	done := make(chan struct{})
+	go func() { _ = c.r.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		tb.Error("reader.Close took more than 10s")
+	}
+}
+
+func countRows(tb testing.TB, db *pgxpool.Pool) int64 {
+	tb.Helper()
+	var n int64
+	if err := db.QueryRow(context.Background(), "select count(*) from booking_events").Scan(&n); err != nil {
+		tb.Fatalf("count booking_events: %v", err)
+	}
+	return n
+}
+
+// lifetimes renders booking_lifetimes with a fixed column list, leaving out lifetime (now() for
+// open listings), ordered by listing_key: equal strings mean an identical view.
+func lifetimes(tb testing.TB, db *pgxpool.Pool) string {
+	tb.Helper()
+	rows, err := db.Query(context.Background(), `select listing_key, source, course_name, course_part,
+		play_date::text, tee_time::text, status, opened_at, closed_at, last_event_type, last_event_at,
+		open_price_krw, last_price_krw, change_count, reopen_count
+		from booking_lifetimes order by listing_key`)
+	if err != nil {
+		tb.Fatalf("query booking_lifetimes: %v", err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	n := 0
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fmt.Fprintln(&b, vals...)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	if n == 0 {
+		tb.Fatal("booking_lifetimes is empty")
+	}
+	return b.String()
+}
+
+// atomicInt is a counter whose load method can be handed out as a func() int64.
+type atomicInt struct{ v atomic.Int64 }
+
+func (a *atomicInt) add(n int64) { a.v.Add(n) }
+func (a *atomicInt) load() int64 { return a.v.Load() }
