@@ -326,8 +326,8 @@ watches:
 	// Per (watch, channel): every event exactly once, across however many messages.
 	seen := map[string]int{} // "path|watch|course"
 	for _, r := range h.all() {
-		switch {
-		case r.Path == "/hook":
+		switch r.Path {
+		case "/hook":
 			var b struct {
 				Watch   string `json:"watch"`
 				Matches []struct {

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,7 @@ func receiver(t *testing.T, status int, header map[string]string, body string) (
 			w.Header().Set(k, v)
 		}
 		w.WriteHeader(status)
-		io.WriteString(w, body)
+		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, got
@@ -113,8 +114,8 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 		srv, _ := receiver(t, tc.status, tc.header, tc.body)
 		ch := &Channel{Name: "c", Type: Telegram, Token: "999:SeCrEt", ChatID: "1", BaseURL: srv.URL, Timeout: 5 * time.Second}
 		err := ch.Send(t.Context(), srv.Client(), Message{Key: uuid.New(), Watch: "w"})
-		se, ok := err.(*SendError)
-		if !ok {
+		var se *SendError
+		if !errors.As(err, &se) {
 			t.Fatalf("%d: err = %v", tc.status, err)
 		}
 		if se.Transient != tc.transient || se.RetryAfter != tc.retryAfter || se.Status != tc.status {
@@ -127,7 +128,8 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 	// A refused connection: the url.Error would print the URL with the token.
 	ch := &Channel{Name: "c", Type: Telegram, Token: "999:SeCrEt", ChatID: "1", BaseURL: "http://127.0.0.1:1", Timeout: time.Second}
 	err := ch.Send(t.Context(), http.DefaultClient, Message{Key: uuid.New(), Watch: "w"})
-	if se, ok := err.(*SendError); !ok || !se.Transient || strings.Contains(err.Error(), "SeCrEt") {
+	var se *SendError
+	if !errors.As(err, &se) || !se.Transient || strings.Contains(err.Error(), "SeCrEt") {
 		t.Errorf("refused connection: %v", err)
 	}
 }

@@ -202,7 +202,7 @@ func Parse(b []byte, getenv func(string) string) (*Config, error) {
 		return nil, err
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, errors.New("line 1: the file must be a mapping with channels: and watches:")
+		return nil, errors.New("line 1: the file must be a mapping with the keys channels and watches")
 	}
 	root := doc.Content[0]
 	var errs lineErrors
