@@ -9,6 +9,8 @@
 //	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer serve            the read-only web dashboard (internal/dashboard)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
+//	booking-consumer notify           tee-time alerts: a second consumer group (internal/notify)
+//	booking-consumer notifications    list the alerts: sending, sent, failed, skipped
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
 // internal/consumer; this command only wires configuration, connections, metrics and signals.
@@ -38,6 +40,10 @@ const envHelp = `Environment:
   BATCH_MAX_BYTES  bytes per batch of run (default 8388608; --max-batch-bytes overrides it)
   METRICS_ADDR     listen address of /metrics and /healthz for run (default 127.0.0.1:9464;
                    --metrics-addr overrides it; --metrics-addr= turns it off)
+  WATCHES_FILE     notify: the watches YAML file (--watches overrides it)
+  NOTIFY_GROUP     notify: consumer group (default booking-notifier; --group overrides it)
+  NOTIFY_METRICS_ADDR
+                   notify: /metrics and /healthz (default 127.0.0.1:9466)
   LOG_LEVEL        debug, info (default), warn or error
   LOG_FORMAT       json (default) or text; logs go to stderr
 `
@@ -60,6 +66,11 @@ Usage:
                                    DASHBOARD_USER/DASHBOARD_PASSWORD)
   booking-consumer healthcheck --url URL
                                    exit 0 only if URL answers 200 (container healthchecks)
+  booking-consumer notify --watches FILE [flags]
+                                   tee-time alerts: consumer group booking-notifier matches events
+                                   against watches, claims and delivers each match once
+  booking-consumer notifications [--status S] [--watch W] [--json]
+                                   list the alerts (sending, sent, failed with error, skipped with reason)
 
 Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
@@ -99,6 +110,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		cmd = deadCmd
 	case "healthcheck":
 		cmd = healthcheckCmd
+	case "notify":
+		cmd = notifyCmd
+	case "notifications":
+		cmd = notificationsCmd
 	case "serve":
 		cmd = serveCmd
 	case "help":

@@ -31,6 +31,8 @@ func secretSubcommands(t *testing.T) [][]string {
 		{"dead", "show", "1"},
 		{"dead", "retry"},
 		{"dead", "retry", "--dry-run"},
+		{"notifications"},
+		{"notifications", "--json", "--status", "failed"},
 	}
 }
 

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// Defaults of the notify subcommand.
+const (
+	defaultNotifyGroup       = "booking-notifier"
+	defaultNotifyMetricsAddr = "127.0.0.1:9466"
+)
+
+type notifyConfig struct {
+	databaseURL string
+	brokers     []string
+	topic       string
+	group       string
+	watchesFile string
+	maxAge      time.Duration
+	lease       time.Duration
+	maxAttempts int
+	retryBase   time.Duration
+	dryRun      bool
+	noMigrate   bool
+	batchSize   int
+	batchWait   time.Duration
+	from        string
+	forceReset  bool
+	metricsAddr string
+	partitions  int
+	shutdown    time.Duration
+	watches     *notify.Config
+	secrets     []string
+}
+
+// notifyCmd is `booking-consumer notify`: the tee-time alert consumer group (package internal/notify).
+func notifyCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("notify", "Tee-time alerts: consume booking events in a consumer group of their own, match them\n"+
+		"against the watches file, claim each (watch, channel, event) match in the notifications table\n"+
+		"(offsets are committed after the claims), and deliver the claims through one rate-limited sender\n"+
+		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
+		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
+	var cfg notifyConfig
+	var bootstrap string
+	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "NOTIFY_GROUP", defaultNotifyGroup), "Kafka consumer group ($NOTIFY_GROUP)")
+	fs.StringVar(&cfg.watchesFile, "watches", env.getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
+	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
+	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
+	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
+	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
+	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
+	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
+	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.StringVar(&cfg.from, "from", "", "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)")
+	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "NOTIFY_METRICS_ADDR", defaultNotifyMetricsAddr),
+		"listen address for /metrics and /healthz ($NOTIFY_METRICS_ADDR); --metrics-addr= turns it off")
+	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions, "create the topic with this many partitions when it does not exist; 0: never create it")
+	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if cfg.databaseURL == "" {
+		cfg.databaseURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
+	}
+	if bootstrap == "" {
+		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
+	}
+	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
+	var errs []error
+	if cfg.databaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
+	}
+	if len(cfg.brokers) == 0 {
+		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set (or pass --bootstrap)"))
+	}
+	if cfg.watchesFile == "" {
+		errs = append(errs, errors.New("WATCHES_FILE is not set (or pass --watches)"))
+	}
+	if cfg.maxAge <= 0 || cfg.lease <= 0 || cfg.retryBase <= 0 || cfg.batchWait <= 0 {
+		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff and --batch-wait must be positive"))
+	}
+	if cfg.maxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
+		errs = append(errs, errors.New("--max-attempts must be at least 1 and --batch-size in 1..100000"))
+	}
+	if cfg.forceReset && cfg.from == "" {
+		errs = append(errs, errors.New("--force-reset needs --from"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
+	}
+	watches, err := notify.LoadFile(cfg.watchesFile, env.getenv)
+	if err != nil {
+		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
+	}
+	cfg.watches = watches
+	// Channel URLs and tokens never reach the logs, the errors or stdout.
+	cfg.secrets = watches.Secrets()
+	env.stderr = cli.ScrubWriter(env.stderr, cfg.secrets)
+	env.stdout = cli.ScrubWriter(env.stdout, cfg.secrets)
+	if env.logger, err = cli.NewLogger(env.getenv, env.stderr); err != nil {
+		return err
+	}
+	err = runNotifier(ctx, env, cfg)
+	if stoppedBySignal(ctx, err) {
+		env.logger.Info("stopped during start-up", "err", err)
+		return nil
+	}
+	return cli.ScrubError(err, cfg.secrets)
+}
+
+func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
+	logger := env.logger
+	group := cfg.group
+	if cfg.dryRun {
+		group += "-dry-run"
+	}
+	channels := usedChannels(cfg.watches)
+	logger.InfoContext(ctx, "booking-notifier starting", "database_url", redact(cfg.databaseURL), "brokers", cfg.brokers,
+		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
+		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
+	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
+		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := notify.NewMetrics(reg)
+	var alive atomic.Bool
+	alive.Store(true)
+	var db atomic.Pointer[pgxpool.Pool]
+	health := &consumer.Health{}
+	health.Set(startingKey, "starting: connecting to PostgreSQL")
+	if cfg.metricsAddr != "" {
+		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+	}
+	var pool *pgxpool.Pool
+	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
+		var err error
+		pool, err = openDB(ctx, cfg.databaseURL, int32(consumer.DefaultInflight+len(channels)+2))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	db.Store(pool)
+	if !cfg.noMigrate {
+		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
+			return migrate(ctx, pool)
+		}); err != nil {
+			return err
+		}
+	}
+	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
+	}); err != nil {
+		return err
+	}
+	if cfg.from != "" {
+		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
+			return err
+		}
+	}
+	health.Clear(startingKey)
+
+	host, _ := os.Hostname()
+	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
+	wakes := map[string]chan struct{}{}
+	for _, name := range channels {
+		wakes[name] = make(chan struct{}, 1)
+	}
+	claimer := &notify.Claimer{Pool: pool, Config: cfg.watches, MaxAge: cfg.maxAge, Lease: cfg.lease, Owner: owner,
+		Metrics: metrics, Logger: logger,
+		Wake: func(chs []string) {
+			for _, c := range chs {
+				select {
+				case wakes[c] <- struct{}{}:
+				default:
+				}
+			}
+		}}
+	if cfg.dryRun {
+		claimer.DryRun = env.stdout
+	}
+	sctx, stopSenders := context.WithCancel(context.WithoutCancel(ctx))
+	var senders sync.WaitGroup
+	if !cfg.dryRun {
+		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		for _, name := range channels {
+			s := &notify.Sender{Pool: pool, Channel: cfg.watches.Channels[name], Owner: owner, Lease: cfg.lease,
+				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Client: client, Wake: wakes[name],
+				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
+			senders.Go(func() { s.Run(sctx) })
+		}
+	}
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: group, Logger: logger,
+	}))
+	err = consumer.Run(ctx, r, claimer, consumer.Config{
+		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown,
+		Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
+	})
+	alive.Store(false)
+	stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
+	senders.Wait()
+	closeReader(logger, r)
+	if err != nil {
+		return fmt.Errorf("notify %s: %w", cfg.topic, err)
+	}
+	return nil
+}
+
+// usedChannels are the channels some watch names, sorted.
+func usedChannels(c *notify.Config) []string {
+	var out []string
+	for _, w := range c.Watches {
+		for _, ch := range w.Channels {
+			if !slices.Contains(out, ch) {
+				out = append(out, ch)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
+func notificationsCmd(ctx context.Context, env environment, args []string) error {
+	fs := env.newFlagSet("notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
+		"status sending (claimed, being delivered), sent, failed (with the error) or skipped (with the reason).")
+	var dbURL, status, watch string
+	var asJSON bool
+	var limit int
+	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed or skipped")
+	fs.StringVar(&watch, "watch", "", "only this watch")
+	fs.BoolVar(&asJSON, "json", false, "JSON lines instead of a table")
+	fs.IntVar(&limit, "limit", 1000, "at most this many rows")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if status != "" && !slices.Contains(notify.Statuses, status) {
+		return fmt.Errorf("%w: notifications: --status %q: want one of %s", cli.ErrUsage, status, strings.Join(notify.Statuses, ", "))
+	}
+	if limit < 1 {
+		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
+	}
+	pool, err := openDatabase(ctx, env, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	rows, err := notify.List(ctx, pool, status, watch, limit)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		for _, n := range rows {
+			if err := enc.Encode(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t := &cli.Table{}
+	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
+	for _, n := range rows {
+		why := n.Reason
+		if n.Error != "" {
+			why = n.Error
+		}
+		t.Add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
+			n.TeeTime, strconv.Itoa(n.Attempts), why)
+	}
+	return t.Write(env.stdout)
+}

@@ -1,0 +1,692 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/crawler/practice"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// The notifier (booking-consumer notify) as a process against the real stack, with local
+// receivers standing in for the webhook, Slack, Discord and Telegram.
+
+// Secrets the tests put in the environment; none may appear in any output.
+const (
+	tgToken     = "4242:tgSecretTokenXYZ"
+	slackSecret = "slackSecret1234abcd"
+	discordSec  = "discordSecret987zyx"
+)
+
+// hookReq is one request a receiver got.
+type hookReq struct {
+	Path, Key string
+	Body      []byte
+}
+
+// hook is a local receiver; respond decides each answer (nil: 200). It records every request
+// before answering.
+type hook struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	reqs    []hookReq
+	respond func(r hookReq, seen int, w http.ResponseWriter, req *http.Request)
+}
+
+func newHook(t *testing.T) *hook {
+	h := &hook{}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r := hookReq{Path: req.URL.Path, Key: req.Header.Get("Idempotency-Key"), Body: b}
+		h.mu.Lock()
+		seen := 0
+		for _, o := range h.reqs {
+			if o.Key == r.Key {
+				seen++
+			}
+		}
+		h.reqs = append(h.reqs, r)
+		respond := h.respond
+		h.mu.Unlock()
+		if respond != nil {
+			respond(r, seen, w, req)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hook) all() []hookReq {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]hookReq(nil), h.reqs...)
+}
+
+// keyCounts counts requests per Idempotency-Key.
+func (h *hook) keyCounts() map[string]int {
+	m := map[string]int{}
+	for _, r := range h.all() {
+		m[r.Key]++
+	}
+	return m
+}
+
+// course names are unique per event and never a substring of another: "Lake-c01-e003".
+func courseName(crawl, i int) string { return fmt.Sprintf("Lake-c%02d-e%03d", crawl, i) }
+
+var courseRE = regexp.MustCompile(`Lake-c\d\d-e\d\d\d`)
+
+// freshEvents builds n openings per crawl for crawls crawls, at 'at'. Price 100000+10·i.
+func freshEvents(crawls, n int, prefix string, at time.Time) []events.Event {
+	var out []events.Event
+	for c := range crawls {
+		for i := range n {
+			price, players := int64(100000+10*i), 4
+			l := events.Listing{Source: "test", CourseName: courseName(c, i), CoursePart: "East", RoundDate: "2026-12-05",
+				PlayDate: "2026-12-05", TeeTime: fmt.Sprintf("%02d:%02d", 6+i/4, (i%4)*15), PriceKRW: &price, Players: &players}
+			out = append(out, events.Opened(l, fmt.Sprintf("%s-crawl-%d", prefix, c), at))
+		}
+	}
+	return out
+}
+
+// opening is one listing_opened event of course, observed by crawl at at.
+func opening(course, crawl string, at time.Time) events.Event {
+	price, players := int64(120000), 4
+	l := events.Listing{Source: "test", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05",
+		TeeTime: "07:30", PriceKRW: &price, Players: &players}
+	return events.Opened(l, crawl, at)
+}
+
+func publish(t *testing.T, addr, topic string, evs []events.Event) {
+	t.Helper()
+	msgs := make([]kafka.Message, len(evs))
+	for i, e := range evs {
+		b, err := events.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs[i] = kafka.Message{Key: []byte(e.ListingKey), Value: b}
+	}
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+}
+
+func writeWatches(t *testing.T, yaml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "watches.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// notifier is a running booking-consumer notify with its stdout and stderr.
+type notifier struct {
+	*proc
+	stdout *testkit.SyncBuffer
+}
+
+func startNotifier(t *testing.T, bin string, env []string, args ...string) *notifier {
+	t.Helper()
+	n := &notifier{proc: &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}, stdout: &testkit.SyncBuffer{}}
+	n.cmd.Env = append(os.Environ(), env...)
+	n.cmd.Stderr = n.logs
+	n.cmd.Stdout = n.stdout
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { n.done <- n.cmd.Wait() }()
+	t.Cleanup(func() { _ = n.cmd.Process.Kill() })
+	return n
+}
+
+func (n *notifier) stop(t *testing.T) {
+	t.Helper()
+	if err := n.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.wait(t, 30*time.Second); err != nil {
+		t.Fatalf("after SIGTERM: %v; logs:\n%s", err, n.logs.String())
+	}
+}
+
+func statusCounts(t *testing.T, db *pgxpool.Pool) map[string]int {
+	t.Helper()
+	rows, err := db.Query(t.Context(), "select status || coalesce(':' || reason, ''), count(*) from notifications group by 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int{}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			t.Fatal(err)
+		}
+		m[s] = n
+	}
+	return m
+}
+
+// waitFor polls cond until it holds, failing after timeout with the processes' logs.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool, ps ...*notifier) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			var logs strings.Builder
+			for _, p := range ps {
+				logs.WriteString(p.logs.String())
+			}
+			t.Fatalf("timed out after %v waiting for %s; logs:\n%s", timeout, what, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// caughtUp reports whether group has committed offsets up to the end of every partition.
+func caughtUp(t *testing.T, addr, group, topic string, partitions int) bool {
+	t.Helper()
+	parts := make([]int, partitions)
+	for i := range parts {
+		parts[i] = i
+	}
+	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
+	res, err := c.OffsetFetch(t.Context(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	if err != nil {
+		return false
+	}
+	var committed int64
+	for _, p := range res.Topics[topic] {
+		committed += max(0, p.CommittedOffset)
+	}
+	end, err := kafkatest.EndOffsets(t.Context(), addr, topic)
+	return err == nil && committed == end
+}
+
+type stack struct {
+	bin, addr, topic string
+	db               *pgxpool.Pool
+	env              []string
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	bin := buildBinary(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db, dbURL := storetest.NewDBURL(t)
+	return &stack{bin: bin, addr: addr, topic: topic, db: db,
+		env: []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text", "TG_TOKEN=" + tgToken,
+			"SLACK_URL=https://hooks.slack.com/services/T0/B0/" + slackSecret,
+			"DISCORD_URL=https://discord.com/api/webhooks/42/" + discordSec}}
+}
+
+func (s *stack) args(group, watches string, extra ...string) []string {
+	return append([]string{"notify", "--topic", s.topic, "--group", group, "--watches", watches, "--metrics-addr", "",
+		"--lease", "2s", "--retry-backoff", "50ms", "--batch-wait", "20ms", "--create-partitions", "0"}, extra...)
+}
+
+func checkNoSecrets(t *testing.T, where, out string) {
+	t.Helper()
+	for _, s := range []string{tgToken, "tgSecretTokenXYZ", slackSecret, discordSec} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s contains the secret %q", where, s)
+		}
+	}
+}
+
+func TestNotifyOncePerMatchOnEveryChannelDespiteTriplicates(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	watches := writeWatches(t, fmt.Sprintf(`
+channels:
+  hook: {type: webhook, url: %[1]s/hook}
+  slack: {type: slack, url_env: SLACK_URL, base_url: %[1]s}
+  discord: {type: discord, url_env: DISCORD_URL, base_url: %[1]s, language: en}
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "-100200", base_url: %[1]s, min_interval: 100ms}
+watches:
+  - name: all-lakes
+    courses: [lake]
+    channels: [hook, slack, discord, tg]
+  - name: cheap
+    max_price_krw: 100040
+    channels: [hook]
+`, h.srv.URL))
+	evs := freshEvents(3, 10, "tri", time.Now())
+	var all []events.Event
+	for range 3 {
+		all = append(all, evs...)
+	}
+	rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	publish(t, s.addr, s.topic, all)
+
+	group := kafkatest.Name(t, "g")
+	metricsAddr := freeAddr(t)
+	args := s.args(group, watches)
+	args = append(args, "--metrics-addr", metricsAddr) // the last one wins
+	n := startNotifier(t, s.bin, s.env, args...)
+	const want = 30*4 + 15
+	waitUntil(t, 90*time.Second, "every match sent", func() bool { return statusCounts(t, s.db)["sent"] == want }, n)
+	waitUntil(t, 30*time.Second, "the group to commit every offset", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, n)
+	if code, body := healthz(metricsAddr); code != http.StatusOK {
+		t.Errorf("/healthz = %d %s", code, body)
+	}
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, line := range []string{`booking_notifier_sent_total{channel="hook"} 45`, `booking_notifier_sent_total{channel="tg"} 30`,
+		`booking_notifier_claimed_total 135`, "booking_consumer_lag{"} {
+		if !strings.Contains(string(metrics), line) {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
+	checkNoSecrets(t, "/metrics", string(metrics))
+	n.stop(t)
+	if c := statusCounts(t, s.db); len(c) != 1 {
+		t.Errorf("statuses = %v, want only %d sent", c, want)
+	}
+
+	// Per (watch, channel): every event exactly once, across however many messages.
+	seen := map[string]int{} // "path|watch|course"
+	for _, r := range h.all() {
+		switch r.Path {
+		case "/hook":
+			var b struct {
+				Watch   string `json:"watch"`
+				Matches []struct {
+					CourseName string `json:"course_name"`
+				} `json:"matches"`
+			}
+			if err := json.Unmarshal(r.Body, &b); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range b.Matches {
+				seen["hook|"+b.Watch+"|"+m.CourseName]++
+			}
+		default:
+			var b struct{ Text, Content string }
+			if err := json.Unmarshal(r.Body, &b); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range courseRE.FindAllString(b.Text+b.Content, -1) {
+				seen[r.Path+"|"+c]++
+			}
+		}
+	}
+	paths := map[string]bool{}
+	for _, r := range h.all() {
+		paths[r.Path] = true
+	}
+	for _, p := range []string{"/hook", "/services/T0/B0/" + slackSecret, "/api/webhooks/42/" + discordSec, "/bot" + tgToken + "/sendMessage"} {
+		if !paths[p] {
+			t.Errorf("no request on %s (got %v)", p, paths)
+		}
+	}
+	if len(seen) != want {
+		t.Errorf("%d distinct (channel, watch, event) deliveries, want %d", len(seen), want)
+	}
+	for k, c := range seen {
+		if c != 1 {
+			t.Errorf("%s delivered %d times", k, c)
+		}
+	}
+	for k, c := range h.keyCounts() {
+		if c != 1 {
+			t.Errorf("Idempotency-Key %s seen %d times", k, c)
+		}
+	}
+	if msgs := len(h.all()); msgs >= want {
+		t.Errorf("%d messages for %d matches: matches of one watch and crawl were not grouped", msgs, want)
+	}
+	t.Logf("%d matches in %d messages", want, len(h.all()))
+
+	stdout, stderr, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": envValue(s.env, "DATABASE_URL")}, "notifications", "--status", "sent", "--watch", "cheap", "--json")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if lines := strings.Count(stdout, "\n"); lines != 15 {
+		t.Errorf("notifications --status sent --watch cheap: %d lines, want 15", lines)
+	}
+	checkNoSecrets(t, "the notifier's stderr", n.logs.String())
+	checkNoSecrets(t, "the notifier's stdout", n.stdout.String())
+	checkNoSecrets(t, "the notifications listing", stdout+stderr)
+}
+
+func envValue(env []string, key string) string {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	killed := make(chan struct{})
+	blocked := make(chan string, 1)
+	var once sync.Once
+	h.respond = func(r hookReq, seen int, w http.ResponseWriter, req *http.Request) {
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			blocked <- r.Key // the receiver has the message; the notifier has no answer yet
+			<-killed
+			w.WriteHeader(http.StatusOK) // to a dead process
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: any\n    channels: [hook]\n", h.srv.URL))
+	var evs []events.Event
+	for c := range 5 {
+		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("kill-crawl-%d", c), time.Now()))
+	}
+	publish(t, s.addr, s.topic, evs)
+	group := kafkatest.Name(t, "g")
+	p1 := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	var key string
+	select {
+	case key = <-blocked:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no request reached the receiver; logs:\n%s", p1.logs.String())
+	}
+	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p1.wait(t, 10*time.Second)
+	close(killed)
+	if c := statusCounts(t, s.db); c["sent"] == 5 {
+		t.Fatalf("all sent before the kill: %v", c)
+	}
+
+	p2 := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			rows, _ := s.db.Query(context.Background(), "select key, status, lease_owner, lease_until, now(), attempts, send_key from notifications")
+			for rows.Next() {
+				v, _ := rows.Values()
+				t.Log(v...)
+			}
+		}
+	})
+	waitUntil(t, 90*time.Second, "all 5 sent after the restart", func() bool { return statusCounts(t, s.db)["sent"] == 5 }, p1, p2)
+	p2.stop(t)
+	counts := h.keyCounts()
+	if counts[key] != 2 {
+		t.Errorf("the key in flight at the kill was seen %d times, want 2 (once before, once after)", counts[key])
+	}
+	if len(counts) != 5 {
+		t.Errorf("%d distinct keys, want 5", len(counts))
+	}
+	for k, c := range counts {
+		if k != key && c != 1 {
+			t.Errorf("key %s seen %d times", k, c)
+		}
+	}
+	var rows int
+	if err := s.db.QueryRow(t.Context(), "select count(*) from notifications where key = $1 and status = 'sent'", key).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("rows sent for the key: %d (%v), want 1", rows, err)
+	}
+}
+
+func TestNotifyTransientAndPermanentFailures(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	// Event i's behaviour is chosen by its course name.
+	behaviour := map[string]string{courseName(0, 0): "timeout", courseName(1, 0): "5xx", courseName(2, 0): "4xx",
+		courseName(3, 0): "429", courseName(4, 0): "ok", courseName(5, 0): "ok"}
+	h.respond = func(r hookReq, seen int, w http.ResponseWriter, req *http.Request) {
+		switch behaviour[courseRE.FindString(string(r.Body))] {
+		case "timeout":
+			if seen == 0 {
+				<-req.Context().Done() // accepted, never answered: the client times out
+				return
+			}
+		case "5xx":
+			if seen == 0 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+		case "4xx":
+			http.Error(w, "no such recipient", http.StatusBadRequest)
+			return
+		case "429":
+			if seen == 0 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook, timeout: 1s}\nwatches:\n  - name: any\n    channels: [hook]\n", h.srv.URL))
+	var evs []events.Event
+	for c := range 6 {
+		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("fail-crawl-%d", c), time.Now()))
+	}
+	publish(t, s.addr, s.topic, evs)
+	n := startNotifier(t, s.bin, s.env, s.args(kafkatest.Name(t, "g"), watches)...)
+	waitUntil(t, 90*time.Second, "5 sent and 1 failed", func() bool {
+		c := statusCounts(t, s.db)
+		return c["sent"] == 5 && c["failed"] == 1
+	}, n)
+	n.stop(t)
+
+	rows, err := s.db.Query(t.Context(), "select event->>'course_name', status, attempts, coalesce(error, '') from notifications")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAttempts := map[string]int{"timeout": 2, "5xx": 2, "4xx": 1, "429": 2, "ok": 1}
+	for rows.Next() {
+		var course, status, errText string
+		var attempts int
+		if err := rows.Scan(&course, &status, &attempts, &errText); err != nil {
+			t.Fatal(err)
+		}
+		b := behaviour[course]
+		if attempts != wantAttempts[b] {
+			t.Errorf("%s (%s): %d attempts, want %d", course, b, attempts, wantAttempts[b])
+		}
+		if (b == "4xx") != (status == "failed") {
+			t.Errorf("%s (%s): status %s", course, b, status)
+		}
+		if b == "4xx" && !strings.Contains(errText, "HTTP 400") {
+			t.Errorf("failed notification's error = %q, want HTTP 400", errText)
+		}
+	}
+	// The receiver dedups by Idempotency-Key: the timed-out delivery arrived twice with one key.
+	for k, c := range h.keyCounts() {
+		if c > 2 {
+			t.Errorf("key %s seen %d times", k, c)
+		}
+	}
+	if len(h.keyCounts()) != 6 {
+		t.Errorf("%d distinct keys, want 6", len(h.keyCounts()))
+	}
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": envValue(s.env, "DATABASE_URL")}, "notifications", "--status", "failed")
+	if err != nil || !strings.Contains(out, "HTTP 400") || !strings.Contains(out, "failed") {
+		t.Errorf("notifications --status failed: %v\n%s", err, out)
+	}
+}
+
+func TestNotifyReplaysSendNothingStaleOrAlreadySent(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
+
+	// The practice set: a season in April 2026, every opening long past the freshness window.
+	var buf bytes.Buffer
+	if _, err := practice.Generate(t.Context(), &buf, practice.Options{Days: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var old []events.Event
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		e, err := events.Decode(sc.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		old = append(old, e)
+	}
+	publish(t, s.addr, s.topic, old)
+	group := kafkatest.Name(t, "g")
+	n := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	waitUntil(t, 90*time.Second, "the practice set consumed", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, n)
+	c := statusCounts(t, s.db)
+	if c["skipped:stale"] == 0 || len(c) != 1 {
+		t.Errorf("after the practice set: %v, want only skipped:stale", c)
+	}
+	if got := len(h.all()); got != 0 {
+		t.Errorf("the practice set sent %d messages", got)
+	}
+	stale := c["skipped:stale"]
+
+	// Fresh openings go out once; a replay of them (crawler replay) sends nothing again.
+	fresh := freshEvents(2, 3, "fresh", time.Now())
+	publish(t, s.addr, s.topic, fresh)
+	waitUntil(t, 60*time.Second, "6 sent", func() bool { return statusCounts(t, s.db)["sent"] == 6 }, n)
+	publish(t, s.addr, s.topic, fresh)
+	waitUntil(t, 60*time.Second, "the replay consumed", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, n)
+	n.stop(t)
+
+	// A new notifier group from the earliest offset: everything again, nothing sent.
+	group2 := kafkatest.Name(t, "g2")
+	n2 := startNotifier(t, s.bin, s.env, s.args(group2, watches, "--from", "earliest")...)
+	waitUntil(t, 90*time.Second, "the new group caught up", func() bool { return caughtUp(t, s.addr, group2, s.topic, 3) }, n2)
+	n2.stop(t)
+	if c := statusCounts(t, s.db); c["sent"] != 6 || c["skipped:stale"] != stale || len(c) != 2 {
+		t.Errorf("after the replays: %v", c)
+	}
+	if got := len(h.keyCounts()); got != 2 || len(h.all()) != 2 {
+		t.Errorf("receiver got %d requests with %d keys, want 2 messages (one per crawl)", len(h.all()), got)
+	}
+}
+
+func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
+	now := time.Now()
+	evs := freshEvents(1, 2, "closed", now.Add(-time.Minute))
+	l := events.Listing{Source: evs[0].Source, CourseName: evs[0].CourseName, CoursePart: evs[0].CoursePart,
+		RoundDate: evs[0].RoundDate, PlayDate: evs[0].PlayDate, TeeTime: evs[0].TeeTime, PriceKRW: evs[0].PriceKRW, Players: evs[0].Players}
+	// The close comes first (another partition order, a replay): the opening before it is stale news.
+	publish(t, s.addr, s.topic, []events.Event{events.Closed(l, "closed-crawl-1", now, events.Booked)})
+	group := kafkatest.Name(t, "g")
+	n := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	waitUntil(t, 60*time.Second, "the close consumed", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, n)
+	publish(t, s.addr, s.topic, evs)
+	waitUntil(t, 60*time.Second, "one sent, one skipped", func() bool {
+		c := statusCounts(t, s.db)
+		return c["sent"] == 1 && c["skipped:closed"] == 1
+	}, n)
+	n.stop(t)
+}
+
+func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
+	group := kafkatest.Name(t, "g")
+	p1 := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	p2 := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	evs := freshEvents(20, 3, "two", time.Now())
+	publish(t, s.addr, s.topic, evs)
+	publish(t, s.addr, s.topic, evs) // and a redelivery for good measure
+	waitUntil(t, 90*time.Second, "60 sent", func() bool { return statusCounts(t, s.db)["sent"] == 60 }, p1, p2)
+	waitUntil(t, 60*time.Second, "the group caught up", func() bool { return caughtUp(t, s.addr, group, s.topic, 3) }, p1, p2)
+	p1.stop(t)
+	p2.stop(t)
+	seen := map[string]int{}
+	for _, r := range h.all() {
+		var b struct {
+			Matches []struct {
+				CourseName string `json:"course_name"`
+			} `json:"matches"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range b.Matches {
+			seen[m.CourseName]++
+		}
+	}
+	if len(seen) != 60 {
+		t.Errorf("%d events delivered, want 60", len(seen))
+	}
+	for c, k := range seen {
+		if k != 1 {
+			t.Errorf("%s delivered %d times", c, k)
+		}
+	}
+	if c := statusCounts(t, s.db); len(c) != 1 {
+		t.Errorf("statuses %v", c)
+	}
+}
+
+func TestNotifyDryRunPrintsAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	h := newHook(t)
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  tg: {type: telegram, token_env: TG_TOKEN, chat_id: '1', base_url: %s}\nwatches:\n  - name: everything\n    channels: [tg]\n", h.srv.URL))
+	publish(t, s.addr, s.topic, freshEvents(1, 3, "dry", time.Now()))
+	publish(t, s.addr, s.topic, freshEvents(1, 2, "dryold", time.Now().Add(-2*time.Hour)))
+	group := kafkatest.Name(t, "g")
+	n := startNotifier(t, s.bin, s.env, s.args(group, watches, "--dry-run")...)
+	waitUntil(t, 60*time.Second, "the dry run consumed", func() bool { return caughtUp(t, s.addr, group+"-dry-run", s.topic, 3) }, n)
+	n.stop(t)
+	out := n.stdout.String()
+	if strings.Count(out, "would send to tg") != 3 || strings.Count(out, ": stale") != 2 {
+		t.Errorf("dry run printed:\n%s", out)
+	}
+	if c := statusCounts(t, s.db); len(c) != 0 || len(h.all()) != 0 {
+		t.Errorf("dry run wrote %v and sent %d", c, len(h.all()))
+	}
+	checkNoSecrets(t, "dry run stdout", out)
+	checkNoSecrets(t, "dry run stderr", n.logs.String())
+}

@@ -1,0 +1,59 @@
+package notify
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the notifier's Prometheus series (the consume loop's own, lag included, come from
+// internal/consumer). A nil *Metrics records nothing.
+type Metrics struct {
+	sentC, failedC, retriesC *prometheus.CounterVec
+	skippedC                 *prometheus.CounterVec
+	claimedC                 prometheus.Counter
+}
+
+// NewMetrics registers the notifier's series on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		sentC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_sent_total",
+			Help: "Notifications the channel accepted (2xx)."}, []string{"channel"}),
+		failedC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_failed_total",
+			Help: "Notifications failed: a permanent answer or max attempts of transient ones."}, []string{"channel"}),
+		retriesC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_retries_total",
+			Help: "Transient send failures retried (timeouts, 5xx, 429)."}, []string{"channel"}),
+		skippedC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_skipped_total",
+			Help: "Matches recorded as skipped, by reason (stale, closed)."}, []string{"reason"}),
+		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
+			Help: "Matches claimed for sending."}),
+	}
+	reg.MustRegister(m.sentC, m.failedC, m.retriesC, m.skippedC, m.claimedC)
+	return m
+}
+
+func (m *Metrics) sent(ch string, n int) {
+	if m != nil {
+		m.sentC.WithLabelValues(ch).Add(float64(n))
+	}
+}
+
+func (m *Metrics) failed(ch string, n int) {
+	if m != nil {
+		m.failedC.WithLabelValues(ch).Add(float64(n))
+	}
+}
+
+func (m *Metrics) retry(ch string) {
+	if m != nil {
+		m.retriesC.WithLabelValues(ch).Inc()
+	}
+}
+
+func (m *Metrics) skipped(reason string, n int) {
+	if m != nil {
+		m.skippedC.WithLabelValues(reason).Add(float64(n))
+	}
+}
+
+func (m *Metrics) claimed(n int) {
+	if m != nil {
+		m.claimedC.Add(float64(n))
+	}
+}

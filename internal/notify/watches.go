@@ -1,0 +1,459 @@
+// Package notify is the tee-time alert side of the pipeline: a second consumer group on the
+// booking-events topic that matches each event against the golfers' watches, claims every match
+// in PostgreSQL (table notifications, one row per watch, channel and event) before the batch's
+// offsets are committed, and delivers the claims through per-channel senders (generic webhook,
+// Slack, Discord, Telegram).
+//
+// The guarantees, and why they hold:
+//
+//   - A match is claimed once. Claims are INSERT ... ON CONFLICT (watch, channel, event_id) DO
+//     NOTHING RETURNING, in the batch's one transaction: a redelivery, a replay, a second notifier
+//     process in the group or the same events arriving three times all find the row and claim
+//     nothing. The loop (internal/consumer) commits offsets only after that transaction.
+//   - Nothing stale is sent. At claim time a match whose event occurred more than MaxAge ago, or
+//     whose listing already has a later close stored (in booking_events, written by the booking
+//     consumer, or in notification_closes, the closes this notifier itself has seen), is recorded
+//     as skipped with the reason instead (see Rule). A claimed alert is sent however long the
+//     channel was down.
+//   - A claim is delivered once in effect. Senders take claims under a lease, send, then mark them
+//     sent. A process that dies between the channel's answer and the mark leaves the lease to
+//     expire; another sender takes the claim again and sends it with the same Idempotency-Key
+//     (generic webhook: a deduplicating receiver sees one delivery). Slack, Discord and Telegram
+//     have no such key: there the crash window can repeat a message once.
+//   - A slow or broken channel blocks nothing else: one sender per channel, each rate-limited,
+//     transient errors (timeouts, 5xx, 429 with Retry-After) retried with backoff up to
+//     MaxAttempts, permanent ones (other 4xx) failing only that notification.
+package notify
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Seoul is the time zone of play dates and "next N days".
+var Seoul = mustLoad("Asia/Seoul")
+
+func mustLoad(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.FixedZone("KST", 9*3600)
+	}
+	return loc
+}
+
+// ChannelType is the wire format a channel speaks.
+type ChannelType string
+
+// The four channel types.
+const (
+	Webhook  ChannelType = "webhook"
+	Slack    ChannelType = "slack"
+	Discord  ChannelType = "discord"
+	Telegram ChannelType = "telegram"
+)
+
+// Channel is one destination: a webhook URL or a Telegram chat. URLs and tokens that carry a secret
+// are read from the environment variable named in the file (url_env, token_env), never from the
+// file itself (except the generic webhook's url, which may be a plain local address).
+type Channel struct {
+	Name        string
+	Type        ChannelType
+	URL         string        // webhook, slack, discord: resolved from url or url_env
+	Token       string        // telegram: resolved from token_env
+	ChatID      string        // telegram
+	BaseURL     string        // override of scheme://host[:port] (tests); telegram: the API base
+	Language    string        // "ko" (default) or "en"
+	MinInterval time.Duration // at most one message per MinInterval (telegram default 1s)
+	Timeout     time.Duration // one request's timeout (default 10s)
+}
+
+// Watch is one golfer's wish: which listings, when, at what price, and where to say so.
+type Watch struct {
+	Name         string
+	Sources      []string  // exact source names; any if empty
+	Courses      []string  // case-insensitive substrings of course_name (or course_part); any if empty
+	CoursesExact []string  // exact course names
+	DateFrom     time.Time // play-date range, inclusive (zero: open)
+	DateTo       time.Time
+	NextDays     int            // or: play date within today .. today+N-1 (Seoul)
+	Weekdays     []time.Weekday // any if empty
+	TimeFrom     string         // tee-time window "HH:MM", inclusive
+	TimeTo       string
+	MaxPriceKRW  *int64
+	MinPlayers   *int
+	Channels     []string
+}
+
+// Config is a parsed watches file.
+type Config struct {
+	Channels map[string]*Channel
+	Watches  []*Watch
+}
+
+// Secrets returns every secret the config holds (URLs from url_env, tokens): for scrubbing.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, ch := range c.Channels {
+		if ch.Token != "" {
+			out = append(out, ch.Token)
+		}
+		if ch.Type != Webhook && ch.URL != "" {
+			out = append(out, ch.URL)
+			if i := strings.LastIndex(ch.URL, "/"); i > 0 && len(ch.URL)-i > 8 {
+				out = append(out, ch.URL[i+1:])
+			}
+		}
+	}
+	return out
+}
+
+// The file's shape, decoded with KnownFields from yaml.v3 nodes (so every error has a line).
+type fileChannel struct {
+	Type        string `yaml:"type"`
+	URL         string `yaml:"url"`
+	URLEnv      string `yaml:"url_env"`
+	TokenEnv    string `yaml:"token_env"`
+	ChatID      string `yaml:"chat_id"`
+	BaseURL     string `yaml:"base_url"`
+	Language    string `yaml:"language"`
+	MinInterval string `yaml:"min_interval"`
+	Timeout     string `yaml:"timeout"`
+}
+
+type fileRange struct {
+	From string `yaml:"from"`
+	To   string `yaml:"to"`
+}
+
+type fileWatch struct {
+	Name         string     `yaml:"name"`
+	Sources      []string   `yaml:"sources"`
+	Courses      []string   `yaml:"courses"`
+	CoursesExact []string   `yaml:"courses_exact"`
+	PlayDates    *fileRange `yaml:"play_dates"`
+	NextDays     int        `yaml:"next_days"`
+	Weekdays     []string   `yaml:"weekdays"`
+	TeeTime      *fileRange `yaml:"tee_time"`
+	MaxPriceKRW  *int64     `yaml:"max_price_krw"`
+	MinPlayers   *int       `yaml:"min_players"`
+	Channels     []string   `yaml:"channels"`
+}
+
+// LoadFile reads and validates a watches file; secrets come from getenv.
+func LoadFile(path string, getenv func(string) string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("watches: %w", err)
+	}
+	c, err := Parse(b, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("watches %s: %w", path, err)
+	}
+	return c, nil
+}
+
+var (
+	nameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	envRE   = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	hhmmRE  = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	weekday = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "tue": time.Tuesday,
+		"wed": time.Wednesday, "thu": time.Thursday, "fri": time.Friday, "sat": time.Saturday,
+		"일": time.Sunday, "월": time.Monday, "화": time.Tuesday, "수": time.Wednesday, "목": time.Thursday,
+		"금": time.Friday, "토": time.Saturday}
+)
+
+// lineErrors collects "line N: message" errors.
+type lineErrors []error
+
+func (l *lineErrors) add(n *yaml.Node, format string, a ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	*l = append(*l, fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...)))
+}
+
+// field returns the value node of key in mapping m (nil if absent).
+func field(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// Parse validates a watches file strictly: unknown fields, wrong types, unknown channels, bad
+// dates, times, weekdays and missing environment variables are errors, each with its line.
+func Parse(b []byte, getenv func(string) string) (*Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("line 1: the file must be a mapping with the keys channels and watches")
+	}
+	root := doc.Content[0]
+	var errs lineErrors
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Value != "channels" && k.Value != "watches" {
+			errs.add(k, "unknown key %q (want channels, watches)", k.Value)
+		}
+	}
+	cfg := &Config{Channels: map[string]*Channel{}}
+	chNode := field(root, "channels")
+	if chNode == nil || chNode.Kind != yaml.MappingNode || len(chNode.Content) == 0 {
+		errs.add(orNode(chNode, root), "channels: must be a non-empty mapping of name: {type: ...}")
+	} else {
+		for i := 0; i+1 < len(chNode.Content); i += 2 {
+			k, v := chNode.Content[i], chNode.Content[i+1]
+			if !nameRE.MatchString(k.Value) {
+				errs.add(k, "channel name %q: use letters, digits, '_', '-', '.'", k.Value)
+			}
+			if _, dup := cfg.Channels[k.Value]; dup {
+				errs.add(k, "channel %q is defined twice", k.Value)
+			}
+			ch := parseChannel(k.Value, v, getenv, &errs)
+			cfg.Channels[k.Value] = ch
+		}
+	}
+	wNode := field(root, "watches")
+	if wNode == nil || wNode.Kind != yaml.SequenceNode || len(wNode.Content) == 0 {
+		errs.add(orNode(wNode, root), "watches: must be a non-empty list")
+	} else {
+		seen := map[string]bool{}
+		for _, v := range wNode.Content {
+			w := parseWatch(v, &errs)
+			if w == nil {
+				continue
+			}
+			if seen[w.Name] {
+				errs.add(v, "watch %q is defined twice", w.Name)
+			}
+			seen[w.Name] = true
+			for _, c := range w.Channels {
+				if _, ok := cfg.Channels[c]; !ok {
+					errs.add(field(v, "channels"), "watch %q: unknown channel %q", w.Name, c)
+				}
+			}
+			cfg.Watches = append(cfg.Watches, w)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+func orNode(n, def *yaml.Node) *yaml.Node {
+	if n != nil {
+		return n
+	}
+	return def
+}
+
+// decodeStrict decodes mapping n into out (a pointer to a struct with yaml tags): keys the struct
+// does not know are errors, and type errors keep the file's line numbers (the node's own).
+func decodeStrict(n *yaml.Node, out any, errs *lineErrors) bool {
+	known := map[string]bool{}
+	t := reflect.TypeOf(out).Elem()
+	for i := range t.NumField() {
+		known[strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]] = true
+	}
+	ok := true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !known[k.Value] {
+			names := slices.Sorted(maps.Keys(known))
+			errs.add(k, "unknown field %q (want one of %s)", k.Value, strings.Join(names, ", "))
+			ok = false
+		}
+	}
+	if err := n.Decode(out); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, e := range te.Errors {
+				*errs = append(*errs, errors.New(e))
+			}
+		} else {
+			errs.add(n, "%v", err)
+		}
+		return false
+	}
+	return ok
+}
+
+func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *lineErrors) *Channel {
+	ch := &Channel{Name: name, Language: "ko", Timeout: 10 * time.Second}
+	if n.Kind != yaml.MappingNode {
+		errs.add(n, "channel %q must be a mapping", name)
+		return ch
+	}
+	var f fileChannel
+	if !decodeStrict(n, &f, errs) {
+		return ch
+	}
+	ch.Type = ChannelType(f.Type)
+	ch.ChatID = f.ChatID
+	ch.BaseURL = strings.TrimRight(f.BaseURL, "/")
+	if f.Language != "" {
+		ch.Language = f.Language
+	}
+	if ch.Language != "ko" && ch.Language != "en" {
+		errs.add(field(n, "language"), "channel %q: language %q (want ko or en)", name, f.Language)
+	}
+	dur := func(key, v string, def time.Duration) time.Duration {
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			errs.add(field(n, key), "channel %q: %s %q is not a duration like 1s", name, key, v)
+		}
+		return d
+	}
+	def := time.Duration(0)
+	if ch.Type == Telegram {
+		def = time.Second
+	}
+	ch.MinInterval = dur("min_interval", f.MinInterval, def)
+	ch.Timeout = dur("timeout", f.Timeout, 10*time.Second)
+	fromEnv := func(key, env string) string {
+		if !envRE.MatchString(env) {
+			errs.add(field(n, key), "channel %q: %s %q is not an environment variable name", name, key, env)
+			return ""
+		}
+		v := strings.TrimSpace(getenv(env))
+		if v == "" {
+			errs.add(field(n, key), "channel %q: environment variable %s is not set", name, env)
+		}
+		return v
+	}
+	switch ch.Type {
+	case Webhook, Slack, Discord:
+		switch {
+		case f.URL != "" && f.URLEnv != "":
+			errs.add(n, "channel %q: give url or url_env, not both", name)
+		case f.URLEnv != "":
+			ch.URL = fromEnv("url_env", f.URLEnv)
+		case f.URL != "" && ch.Type == Webhook:
+			ch.URL = f.URL
+		case f.URL != "":
+			errs.add(field(n, "url"), "channel %q: a %s URL is a secret: put it in an environment variable and name it with url_env", name, ch.Type)
+		default:
+			errs.add(n, "channel %q: url_env is required", name)
+		}
+		if f.TokenEnv != "" || f.ChatID != "" {
+			errs.add(n, "channel %q: token_env and chat_id are for telegram only", name)
+		}
+	case Telegram:
+		if f.TokenEnv == "" {
+			errs.add(n, "channel %q: token_env is required", name)
+		} else {
+			ch.Token = fromEnv("token_env", f.TokenEnv)
+		}
+		if f.ChatID == "" {
+			errs.add(n, "channel %q: chat_id is required", name)
+		}
+		if f.URL != "" || f.URLEnv != "" {
+			errs.add(n, "channel %q: telegram takes token_env and chat_id, not url", name)
+		}
+	default:
+		errs.add(orNode(field(n, "type"), n), "channel %q: type %q (want webhook, slack, discord or telegram)", name, f.Type)
+	}
+	if ch.BaseURL != "" && !strings.HasPrefix(ch.BaseURL, "http://") && !strings.HasPrefix(ch.BaseURL, "https://") {
+		errs.add(field(n, "base_url"), "channel %q: base_url must start with http:// or https://", name)
+	}
+	return ch
+}
+
+func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
+	if n.Kind != yaml.MappingNode {
+		errs.add(n, "a watch must be a mapping")
+		return nil
+	}
+	var f fileWatch
+	if !decodeStrict(n, &f, errs) {
+		return nil
+	}
+	w := &Watch{Name: f.Name, Sources: f.Sources, Courses: f.Courses, CoursesExact: f.CoursesExact,
+		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels}
+	if !nameRE.MatchString(f.Name) {
+		errs.add(orNode(field(n, "name"), n), "watch name %q: required; letters, digits, '_', '-', '.'", f.Name)
+	}
+	for i, c := range w.Courses {
+		w.Courses[i] = strings.ToLower(strings.TrimSpace(c))
+		if w.Courses[i] == "" {
+			errs.add(field(n, "courses"), "watch %q: empty course", f.Name)
+		}
+	}
+	if f.PlayDates != nil && f.NextDays != 0 {
+		errs.add(field(n, "next_days"), "watch %q: give play_dates or next_days, not both", f.Name)
+	}
+	if f.NextDays < 0 || f.NextDays > 366 {
+		errs.add(field(n, "next_days"), "watch %q: next_days %d is out of range 1..366", f.Name, f.NextDays)
+	}
+	if f.PlayDates != nil {
+		pd := field(n, "play_dates")
+		var err error
+		if f.PlayDates.From != "" {
+			if w.DateFrom, err = time.Parse(events.DateLayout, f.PlayDates.From); err != nil {
+				errs.add(pd, "watch %q: play_dates.from %q is not YYYY-MM-DD", f.Name, f.PlayDates.From)
+			}
+		}
+		if f.PlayDates.To != "" {
+			if w.DateTo, err = time.Parse(events.DateLayout, f.PlayDates.To); err != nil {
+				errs.add(pd, "watch %q: play_dates.to %q is not YYYY-MM-DD", f.Name, f.PlayDates.To)
+			}
+		}
+		if !w.DateFrom.IsZero() && !w.DateTo.IsZero() && w.DateTo.Before(w.DateFrom) {
+			errs.add(pd, "watch %q: play_dates.to is before play_dates.from", f.Name)
+		}
+	}
+	for _, d := range f.Weekdays {
+		wd, ok := weekday[strings.ToLower(strings.TrimSpace(d))[:min(3, len(strings.TrimSpace(d)))]]
+		if !ok {
+			wd, ok = weekday[strings.TrimSpace(d)]
+		}
+		if !ok {
+			errs.add(field(n, "weekdays"), "watch %q: weekday %q (want mon..sun or 월..일)", f.Name, d)
+			continue
+		}
+		if !slices.Contains(w.Weekdays, wd) {
+			w.Weekdays = append(w.Weekdays, wd)
+		}
+	}
+	if f.TeeTime != nil {
+		tt := field(n, "tee_time")
+		w.TimeFrom, w.TimeTo = f.TeeTime.From, f.TeeTime.To
+		if w.TimeFrom != "" && !hhmmRE.MatchString(w.TimeFrom) {
+			errs.add(tt, "watch %q: tee_time.from %q is not HH:MM", f.Name, w.TimeFrom)
+		}
+		if w.TimeTo != "" && !hhmmRE.MatchString(w.TimeTo) {
+			errs.add(tt, "watch %q: tee_time.to %q is not HH:MM", f.Name, w.TimeTo)
+		}
+		if w.TimeFrom != "" && w.TimeTo != "" && w.TimeTo < w.TimeFrom {
+			errs.add(tt, "watch %q: tee_time.to is before tee_time.from", f.Name)
+		}
+	}
+	if f.MaxPriceKRW != nil && *f.MaxPriceKRW < 0 {
+		errs.add(field(n, "max_price_krw"), "watch %q: max_price_krw must not be negative", f.Name)
+	}
+	if f.MinPlayers != nil && (*f.MinPlayers < 1 || *f.MinPlayers > 100) {
+		errs.add(field(n, "min_players"), "watch %q: min_players %d is out of range 1..100", f.Name, *f.MinPlayers)
+	}
+	if len(f.Channels) == 0 {
+		errs.add(n, "watch %q: channels: at least one channel is required", f.Name)
+	}
+	return w
+}
