@@ -82,15 +82,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		"healthcheck": healthcheckCmd,
 		"serve":       serveCmd,
 	}
-	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, rootHelp+envHelp, func(sub string, _ []string) cli.Command {
-		cmd, ok := cmds[sub]
-		if !ok {
-			return nil
-		}
-		return func(ctx context.Context, logger *slog.Logger, args []string) error {
-			return cmd(ctx, environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}, args)
-		}
-	})
+	env := func(logger *slog.Logger) environment {
+		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
+	}
+	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, rootHelp+envHelp, cli.Lookup(cmds, env))
 }
 
 // environment is what every subcommand gets from run.

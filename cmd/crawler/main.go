@@ -61,6 +61,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"try":         tryCmd,
 		"check":       checkCmd,
 	}
+	env := func(logger *slog.Logger) environment {
+		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
+	}
+	lookup := cli.Lookup(cmds, env)
 	help := rootHelp + crawlEnvHelp + logEnvHelp
 	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, help, func(sub string, args []string) cli.Command {
 		switch {
@@ -73,13 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				return runGenerate(ctx, args, getenv, stdout, stderr)
 			}
 		}
-		cmd, ok := cmds[sub]
-		if !ok {
-			return nil
-		}
-		return func(ctx context.Context, logger *slog.Logger, args []string) error {
-			return cmd(ctx, environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}, args)
-		}
+		return lookup(sub, args)
 	})
 }
 

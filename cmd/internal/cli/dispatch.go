@@ -44,3 +44,17 @@ func Dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	return err
 }
+
+// Lookup is a lookup for Dispatch over cmds, whose subcommands take the command's own
+// environment: env builds it around the logger.
+func Lookup[E any](cmds map[string]func(context.Context, E, []string) error, env func(*slog.Logger) E) func(sub string, args []string) Command {
+	return func(sub string, _ []string) Command {
+		cmd, ok := cmds[sub]
+		if !ok {
+			return nil
+		}
+		return func(ctx context.Context, logger *slog.Logger, args []string) error {
+			return cmd(ctx, env(logger), args)
+		}
+	}
+}
