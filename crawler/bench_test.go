@@ -9,6 +9,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // BenchmarkCrawlBlackholedVsNoBroker measures the wall time of one crawl of the simulated site
@@ -29,7 +30,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	quiet := slog.New(slog.DiscardHandler)
 
 	nop := kafkabus.NewPublisher(kafkabus.PublisherConfig{Logger: quiet})
-	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{blackHole(b)}, Topic: "booking-events", Logger: quiet})
+	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(b)}, Topic: "booking-events", Logger: quiet})
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(b.Context()), 100*time.Millisecond)
 		defer cancel()

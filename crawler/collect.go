@@ -214,6 +214,29 @@ func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) 
 	return c, nil
 }
 
+// claim marks key as scheduled and reports whether the caller should fetch it: false when key was
+// already scheduled or the max_pages guard is reached (warned about once, with key under logKey).
+func (cr *crawl) claim(key, logKey string) bool {
+	cr.mu.Lock()
+	if cr.visited[key] {
+		cr.mu.Unlock()
+		return false
+	}
+	if len(cr.visited) >= cr.site.Politeness.MaxPages {
+		first := !cr.res.MaxPagesHit
+		cr.res.MaxPagesHit = true
+		cr.mu.Unlock()
+		if first {
+			cr.log.WarnContext(cr.ctx, "max_pages reached; the crawl is incomplete", logKey, key,
+				"max_pages", cr.site.Politeness.MaxPages)
+		}
+		return false
+	}
+	cr.visited[key] = true
+	cr.mu.Unlock()
+	return true
+}
+
 // visit schedules a page unless it was already scheduled or the max_pages guard is reached.
 func (cr *crawl) visit(raw string) {
 	u, err := url.Parse(raw)
@@ -222,34 +245,28 @@ func (cr *crawl) visit(raw string) {
 		return
 	}
 	key := u.String()
-	cr.mu.Lock()
-	if cr.visited[key] {
-		cr.mu.Unlock()
+	if !cr.claim(key, "url") {
 		return
 	}
-	if len(cr.visited) >= cr.site.Politeness.MaxPages {
-		first := !cr.res.MaxPagesHit
-		cr.res.MaxPagesHit = true
-		cr.mu.Unlock()
-		if first {
-			cr.log.WarnContext(cr.ctx, "max_pages reached; the crawl is incomplete", "url", key,
-				"max_pages", cr.site.Politeness.MaxPages)
-		}
-		return
-	}
-	cr.visited[key] = true
-	cr.mu.Unlock()
 
 	rctx := colly.NewContext()
 	rctx.Put(attemptKey, 0)
-	err = cr.c.Request(http.MethodGet, key, nil, rctx, nil)
+	if err := scheduleErr(cr.c.Request(http.MethodGet, key, nil, rctx, nil)); err != nil {
+		cr.fail(key, 0, err)
+	}
+}
+
+// scheduleErr is the failure of a page colly refused to schedule, nil when it was scheduled or
+// was already visited.
+func scheduleErr(err error) error {
 	var already *colly.AlreadyVisitedError
 	switch {
 	case err == nil, errors.As(err, &already):
+		return nil
 	case errors.Is(err, colly.ErrRobotsTxtBlocked):
-		cr.fail(key, 0, fmt.Errorf("refused by robots.txt (set ignore_robots_txt to opt out): %w", err))
+		return fmt.Errorf("refused by robots.txt (set ignore_robots_txt to opt out): %w", err)
 	default:
-		cr.fail(key, 0, err)
+		return err
 	}
 }
 
@@ -311,17 +328,11 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	}
 }
 
-func (cr *crawl) onError(r *colly.Response, err error) {
-	if cr.onRequestError(r, err) {
-		return
-	}
-	u := r.Request.URL.String()
-	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+// backOff prepares another try of r's failed fetch (key names it in the log): it waits as the
+// politeness and the response ask and counts the retry. It returns the error that ends the page
+// instead: the retries spent or a failure not worth retrying (spent true), or the wait cut short.
+func (cr *crawl) backOff(r *colly.Response, key string, err error) (stop error, spent bool) {
 	attempt, _ := r.Ctx.GetAny(attemptKey).(int)
-	if cr.ctx.Err() != nil {
-		cr.fail(u, r.StatusCode, cr.ctx.Err())
-		return
-	}
 	var hdr http.Header
 	if r.Headers != nil {
 		hdr = *r.Headers
@@ -329,20 +340,35 @@ func (cr *crawl) onError(r *colly.Response, err error) {
 	p := cr.site.Politeness
 	wait, retry := retryDelay(r.StatusCode, hdr, attempt, p.BackoffBase.D(), p.BackoffCap.D(), cr.deps.Now())
 	if !retry || attempt >= p.Retries {
-		cr.fail(u, r.StatusCode, fmt.Errorf("attempt %d of %d: %w", attempt+1, p.Retries+1, err))
-		return
+		return fmt.Errorf("attempt %d of %d: %w", attempt+1, p.Retries+1, err), true
 	}
-	cr.log.InfoContext(cr.ctx, "page retry", "url", u, "status", r.StatusCode, "attempt", attempt+1,
+	cr.log.InfoContext(cr.ctx, "page retry", "url", key, "status", r.StatusCode, "attempt", attempt+1,
 		"wait", wait, "err", err)
 	if err := cr.deps.Sleep(cr.ctx, wait); err != nil {
-		cr.fail(u, r.StatusCode, err)
-		return
+		return err, false
 	}
 	r.Ctx.Put(attemptKey, attempt+1)
 	cr.deps.Metrics.Retry(cr.site.Name)
 	cr.mu.Lock()
 	cr.res.Retries++
 	cr.mu.Unlock()
+	return nil, false
+}
+
+func (cr *crawl) onError(r *colly.Response, err error) {
+	if cr.onRequestError(r, err) {
+		return
+	}
+	u := r.Request.URL.String()
+	cr.deps.Metrics.PageFetched(cr.site.Name, r.StatusCode)
+	if cr.ctx.Err() != nil {
+		cr.fail(u, r.StatusCode, cr.ctx.Err())
+		return
+	}
+	if stop, _ := cr.backOff(r, u, err); stop != nil {
+		cr.fail(u, r.StatusCode, stop)
+		return
+	}
 	if err := r.Request.Retry(); err != nil {
 		cr.fail(u, 0, fmt.Errorf("retry: %w", err))
 	}

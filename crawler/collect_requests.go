@@ -105,23 +105,9 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 // visitRequest schedules one request unless it was already scheduled or max_pages is reached.
 func (cr *crawl) visitRequest(pr pageRequest) {
 	key := pr.key()
-	cr.mu.Lock()
-	if cr.visited[key] {
-		cr.mu.Unlock()
+	if !cr.claim(key, "request") {
 		return
 	}
-	if len(cr.visited) >= cr.site.Politeness.MaxPages {
-		first := !cr.res.MaxPagesHit
-		cr.res.MaxPagesHit = true
-		cr.mu.Unlock()
-		if first {
-			cr.log.WarnContext(cr.ctx, "max_pages reached; the crawl is incomplete", "request", key,
-				"max_pages", cr.site.Politeness.MaxPages)
-		}
-		return
-	}
-	cr.visited[key] = true
-	cr.mu.Unlock()
 
 	rctx := colly.NewContext()
 	rctx.Put(attemptKey, 0)
@@ -144,13 +130,7 @@ func (cr *crawl) visitRequest(pr pageRequest) {
 	if hdr == nil {
 		hdr = http.Header{}
 	}
-	err := cr.c.Request(pr.Method, pr.URL, body, rctx, hdr)
-	var already *colly.AlreadyVisitedError
-	switch {
-	case err == nil, errors.As(err, &already):
-	case errors.Is(err, colly.ErrRobotsTxtBlocked):
-		cr.failSet(key, pr.Set, 0, nil, fmt.Errorf("refused by robots.txt (set ignore_robots_txt to opt out): %w", err))
-	default:
+	if err := scheduleErr(cr.c.Request(pr.Method, pr.URL, body, rctx, hdr)); err != nil {
 		cr.failSet(key, pr.Set, 0, nil, err)
 	}
 }
@@ -265,28 +245,14 @@ func (cr *crawl) onRequestError(r *colly.Response, err error) bool {
 		cr.loginPage(r, key, set)
 		return true
 	}
-	attempt, _ := r.Ctx.GetAny(attemptKey).(int)
-	var hdr http.Header
-	if r.Headers != nil {
-		hdr = *r.Headers
-	}
-	p := cr.site.Politeness
-	wait, retry := retryDelay(r.StatusCode, hdr, attempt, p.BackoffBase.D(), p.BackoffCap.D(), cr.deps.Now())
-	if !retry || attempt >= p.Retries {
-		cr.failSet(key, set, r.StatusCode, r.Body, fmt.Errorf("attempt %d of %d: %w", attempt+1, p.Retries+1, err))
+	if stop, spent := cr.backOff(r, key, err); stop != nil {
+		var body []byte
+		if spent {
+			body = r.Body
+		}
+		cr.failSet(key, set, r.StatusCode, body, stop)
 		return true
 	}
-	cr.log.InfoContext(cr.ctx, "page retry", "url", key, "status", r.StatusCode, "attempt", attempt+1,
-		"wait", wait, "err", err)
-	if err := cr.deps.Sleep(cr.ctx, wait); err != nil {
-		cr.failSet(key, set, r.StatusCode, nil, err)
-		return true
-	}
-	r.Ctx.Put(attemptKey, attempt+1)
-	cr.deps.Metrics.Retry(cr.site.Name)
-	cr.mu.Lock()
-	cr.res.Retries++
-	cr.mu.Unlock()
 	cr.retryRequest(r, key, set)
 	return true
 }

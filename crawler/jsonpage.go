@@ -249,16 +249,7 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 	out := make([]rawRow, 0, len(elems))
 	for i, row := range elems {
 		var r rawRow
-		for _, c := range []struct {
-			name     string
-			field    Field
-			dst      *string
-			required bool
-		}{
-			{"course", f.Course, &r.Course, true}, {"course_part", f.CoursePart, &r.CoursePart, false},
-			{"round_date", f.RoundDate, &r.RoundDate, true}, {"tee_time", f.TeeTime, &r.TeeTime, true},
-			{"price", f.Price, &r.Price, false}, {"players", f.Players, &r.Players, false},
-		} {
+		for _, c := range f.cells(&r) {
 			if c.field.Path == "" {
 				continue
 			}
@@ -274,13 +265,10 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 			if c.name == "tee_time" && v.Type == gjson.Number && len(s) == 3 {
 				s = "0" + s // 630 → 0630
 			}
-			if c.field.re != nil {
-				m := c.field.re.FindStringSubmatch(s)
-				if m == nil {
-					r.Missing = append(r.Missing, c.name)
-					continue
-				}
-				s = m[1]
+			s, ok := c.field.narrow(s)
+			if !ok {
+				r.Missing = append(r.Missing, c.name)
+				continue
 			}
 			*c.dst = s
 		}

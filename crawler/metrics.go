@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,9 +15,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/metricsserver"
 )
 
 // Outcomes of a run (label outcome of crawler_runs_total, and /healthz's last_outcome).
@@ -233,9 +232,7 @@ func (m *CrawlerMetrics) runFinished(outcome string, end time.Time, d time.Durat
 // whose layout changed (its crawls are incomplete, so nothing ever closes) instead of the
 // crawler silently never closing. One failed crawl is a metric to alert on, not a 503.
 func (m *CrawlerMetrics) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	return metricsserver.Handler(m.reg, func(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		h := m.health
 		h.Sites = make(map[string]SiteHealth, len(m.sites))
@@ -259,32 +256,10 @@ func (m *CrawlerMetrics) Handler() http.Handler {
 		}
 		_ = json.NewEncoder(w).Encode(h) // the client went away: nothing to do
 	})
-	return mux
 }
 
 // Serve serves Handler on ln until ctx is done, then shuts down within 5 s. It returns nil after
 // a clean shutdown.
 func (m *CrawlerMetrics) Serve(ctx context.Context, ln net.Listener, logger *slog.Logger) error {
-	srv := &http.Server{
-		Handler:           m.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	logger.InfoContext(ctx, "metrics listening", "addr", ln.Addr().String())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("shut down metrics server: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
-	}
-	return nil
+	return metricsserver.Serve(ctx, ln, m.Handler(), logger)
 }

@@ -115,14 +115,10 @@ var (
 // "15만 5천원", "15.5만원", "1만5,000원". A dash, 마감, 매진, 문의 or empty text is an unknown price:
 // nil and no error. Anything else, or a price above MaxPriceKRW, is an error wrapping ErrBadPrice.
 func ParsePrice(raw string) (*int64, error) {
-	if len(raw) > maxFieldLen {
-		return nil, fmt.Errorf("%w %q: too long", ErrBadPrice, truncate(raw, 64))
+	s, unknown, err := numberText(raw, ErrBadPrice)
+	if unknown || err != nil {
+		return nil, err
 	}
-	s := cleanForParse(raw)
-	if unknownValues[s] {
-		return nil, nil
-	}
-	s = reSpaceRemoval.Replace(s)
 	s = rePricePrefix.ReplaceAllString(s, "")
 	s = rePriceSuffix.ReplaceAllString(s, "")
 	v, ok := priceValue(s)
@@ -130,6 +126,19 @@ func ParsePrice(raw string) (*int64, error) {
 		return nil, fmt.Errorf("%w %q", ErrBadPrice, truncate(raw, 64))
 	}
 	return &v, nil
+}
+
+// numberText is the text of a price or players cell made ready to parse (cleaned, spaces
+// removed); unknown for a dash, 마감 and the like; an error wrapping bad for text that is too long.
+func numberText(raw string, bad error) (s string, unknown bool, err error) {
+	if len(raw) > maxFieldLen {
+		return "", false, fmt.Errorf("%w %q: too long", bad, truncate(raw, 64))
+	}
+	s = cleanForParse(raw)
+	if unknownValues[s] {
+		return "", true, nil
+	}
+	return reSpaceRemoval.Replace(s), false, nil
 }
 
 func priceValue(s string) (int64, bool) {
@@ -169,14 +178,10 @@ func priceValue(s string) (int64, bool) {
 // 마감 and the like are unknown: nil and no error. Counts outside 1..MaxPlayers, a reversed range
 // and anything else are errors wrapping ErrBadPlayers.
 func ParsePlayers(raw string) (*int, error) {
-	if len(raw) > maxFieldLen {
-		return nil, fmt.Errorf("%w %q: too long", ErrBadPlayers, truncate(raw, 64))
+	s, unknown, err := numberText(raw, ErrBadPlayers)
+	if unknown || err != nil {
+		return nil, err
 	}
-	s := cleanForParse(raw)
-	if unknownValues[s] {
-		return nil, nil
-	}
-	s = reSpaceRemoval.Replace(s)
 	m := rePlayers.FindStringSubmatch(s)
 	if m == nil {
 		return nil, fmt.Errorf("%w %q", ErrBadPlayers, truncate(raw, 64))

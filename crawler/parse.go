@@ -46,15 +46,7 @@ func parsePage(site *Site, pageURL *url.URL, body []byte) (page, error) {
 	f := site.Fields
 	doc.Find(site.Row).Each(func(_ int, row *goquery.Selection) {
 		var r rawRow
-		for _, c := range []struct {
-			name  string
-			field Field
-			dst   *string
-		}{
-			{"course", f.Course, &r.Course}, {"course_part", f.CoursePart, &r.CoursePart},
-			{"round_date", f.RoundDate, &r.RoundDate}, {"tee_time", f.TeeTime, &r.TeeTime},
-			{"price", f.Price, &r.Price}, {"players", f.Players, &r.Players},
-		} {
+		for _, c := range f.cells(&r) {
 			if !c.field.configured() {
 				continue
 			}
@@ -108,14 +100,37 @@ func (f Field) read(row *goquery.Selection) (string, bool) {
 		}
 		v = a
 	}
-	if f.re != nil {
-		m := f.re.FindStringSubmatch(v)
-		if m == nil {
-			return "", false
-		}
-		v = m[1]
+	return f.narrow(v)
+}
+
+// narrow is v narrowed by the field's Regex (its one capture group); false when it does not match.
+func (f Field) narrow(v string) (string, bool) {
+	if f.re == nil {
+		return v, true
 	}
-	return v, true
+	m := f.re.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// cell is one cell of a raw row: its name (as Missing reports it), the Field that reads it, where
+// the row keeps it, and whether a listing needs it.
+type cell struct {
+	name     string
+	field    Field
+	dst      *string
+	required bool
+}
+
+// cells lists r's cells as f declares them, in report order.
+func (f Fields) cells(r *rawRow) []cell {
+	return []cell{
+		{"course", f.Course, &r.Course, true}, {"course_part", f.CoursePart, &r.CoursePart, false},
+		{"round_date", f.RoundDate, &r.RoundDate, true}, {"tee_time", f.TeeTime, &r.TeeTime, true},
+		{"price", f.Price, &r.Price, false}, {"players", f.Players, &r.Players, false},
+	}
 }
 
 // listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On

@@ -207,48 +207,39 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // compileJSON replaces every string of a JSON body by its template.
 func compileJSON(path string, v any) (any, error) {
-	switch v := v.(type) {
-	case string:
-		t, err := parseTemplate(path, v)
-		if err != nil {
-			return nil, fmt.Errorf("%s does not parse: %w", path, err)
-		}
-		return t, nil
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			c, err := compileJSON(path+"."+k, e)
+	return mapJSON(path, v, func(path string, leaf any) (any, error) {
+		switch leaf := leaf.(type) {
+		case string:
+			t, err := parseTemplate(path, leaf)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s does not parse: %w", path, err)
 			}
-			out[k] = c
+			return t, nil
+		case nil, bool, int, int64, uint64, float64:
+			return leaf, nil
+		default:
+			return nil, fmt.Errorf("%s has a value of type %T, which JSON cannot carry", path, leaf)
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			c, err := compileJSON(fmt.Sprintf("%s[%d]", path, i), e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case nil, bool, int, int64, uint64, float64:
-		return v, nil
-	default:
-		return nil, fmt.Errorf("%s has a value of type %T, which JSON cannot carry", path, v)
-	}
+	})
 }
 
 func expandJSON(v any, vars RequestVars) (any, error) {
+	return mapJSON("json", v, func(_ string, leaf any) (any, error) {
+		if t, ok := leaf.(*template.Template); ok {
+			return execTemplate(t, vars)
+		}
+		return leaf, nil
+	})
+}
+
+// mapJSON copies the JSON tree v (maps and slices), replacing every other value by what leaf
+// returns for it; path names the value as "json.a[0].b".
+func mapJSON(path string, v any, leaf func(path string, v any) (any, error)) (any, error) {
 	switch v := v.(type) {
-	case *template.Template:
-		return execTemplate(v, vars)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			x, err := expandJSON(e, vars)
+			x, err := mapJSON(path+"."+k, e, leaf)
 			if err != nil {
 				return nil, err
 			}
@@ -258,7 +249,7 @@ func expandJSON(v any, vars RequestVars) (any, error) {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			x, err := expandJSON(e, vars)
+			x, err := mapJSON(fmt.Sprintf("%s[%d]", path, i), e, leaf)
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +257,7 @@ func expandJSON(v any, vars RequestVars) (any, error) {
 		}
 		return out, nil
 	default:
-		return v, nil
+		return leaf(path, v)
 	}
 }
 
@@ -432,15 +423,7 @@ func (s *Site) validateField(name string, f *Field) error {
 // inference) and round_date the rendered text.
 func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l listingOrReject) {
 	f := s.Fields
-	for _, c := range []struct {
-		name  string
-		field Field
-		dst   *string
-	}{
-		{"course", f.Course, &r.Course}, {"course_part", f.CoursePart, &r.CoursePart},
-		{"round_date", f.RoundDate, &r.RoundDate}, {"tee_time", f.TeeTime, &r.TeeTime},
-		{"price", f.Price, &r.Price}, {"players", f.Players, &r.Players},
-	} {
+	for _, c := range f.cells(&r) {
 		if c.field.value == nil {
 			continue
 		}
@@ -453,13 +436,10 @@ func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledA
 			r.Missing = append(r.Missing, c.name)
 			continue
 		}
-		if c.field.re != nil {
-			m := c.field.re.FindStringSubmatch(v)
-			if m == nil {
-				r.Missing = append(r.Missing, c.name)
-				continue
-			}
-			v = m[1]
+		v, ok := c.field.narrow(v)
+		if !ok {
+			r.Missing = append(r.Missing, c.name)
+			continue
 		}
 		*c.dst = v
 	}

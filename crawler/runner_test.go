@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // runClock is the simulated time shared by the sim and the runner in the runner tests.
@@ -119,39 +118,6 @@ func metricSum(t testing.TB, m *CrawlerMetrics, name string, want map[string]str
 		}
 	}
 	return sum
-}
-
-// blackHole is a TCP listener that accepts connections and never answers; it returns its address.
-func blackHole(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
 }
 
 // TestRunnerNoBroker: KAFKA_BOOTSTRAP empty gives the no-op publisher; the events still go to the
@@ -275,7 +241,7 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 13, 1)
 	m := NewCrawlerMetrics(clock.Now)
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{blackHole(t)}, Topic: "booking-events",
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
 		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/andybalholm/cascadia"
+	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"gopkg.in/yaml.v3"
 )
 
@@ -294,37 +295,19 @@ func (s *Site) hosts() []string {
 
 func (p *Politeness) validate(fail func(string, ...any) error) error {
 	if !p.NoDelay {
-		if p.Delay == 0 {
-			p.Delay = Duration(DefaultDelay)
-		}
-		if p.RandomDelay == 0 {
-			p.RandomDelay = Duration(DefaultRandomDelay)
-		}
+		defaults.Zero(&p.Delay, Duration(DefaultDelay))
+		defaults.Zero(&p.RandomDelay, Duration(DefaultRandomDelay))
 	}
-	if p.Parallelism == 0 {
-		p.Parallelism = DefaultParallelism
+	defaults.Zero(&p.Parallelism, DefaultParallelism)
+	defaults.Zero(&p.RequestTimeout, Duration(DefaultRequestTimeout))
+	if !p.NoRetry {
+		defaults.Zero(&p.Retries, DefaultRetries)
 	}
-	if p.RequestTimeout == 0 {
-		p.RequestTimeout = Duration(DefaultRequestTimeout)
-	}
-	if p.Retries == 0 && !p.NoRetry {
-		p.Retries = DefaultRetries
-	}
-	if p.BackoffBase == 0 {
-		p.BackoffBase = Duration(DefaultBackoffBase)
-	}
-	if p.BackoffCap == 0 {
-		p.BackoffCap = Duration(DefaultBackoffCap)
-	}
-	if p.MaxBodyBytes == 0 {
-		p.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if p.MaxPages == 0 {
-		p.MaxPages = DefaultMaxPages
-	}
-	if p.UserAgent == "" {
-		p.UserAgent = DefaultUserAgent
-	}
+	defaults.Zero(&p.BackoffBase, Duration(DefaultBackoffBase))
+	defaults.Zero(&p.BackoffCap, Duration(DefaultBackoffCap))
+	defaults.Zero(&p.MaxBodyBytes, DefaultMaxBodyBytes)
+	defaults.Zero(&p.MaxPages, DefaultMaxPages)
+	defaults.Zero(&p.UserAgent, DefaultUserAgent)
 	switch {
 	case p.Delay < 0 || p.RandomDelay < 0 || p.Delay.D() > time.Minute || p.RandomDelay.D() > time.Minute:
 		return fail("politeness delay and random_delay must be between 0 and 1m")

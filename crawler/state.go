@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 )
 
 // ErrCorruptState is the meaning of a Load error caused by the file's content (not by I/O): the
@@ -130,41 +132,6 @@ func (s StateDir) save(snap Snapshot, write func(*os.File, []byte) error) (err e
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return err
 	}
-	path := s.Path(snap.Source)
-	tmp, err := os.CreateTemp(s.Dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp, append(b, '\n')); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(s.Dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	data := append(b, '\n')
+	return atomicfile.Write(s.Path(snap.Source), 0o644, func(f *os.File) error { return write(f, data) })
 }

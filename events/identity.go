@@ -54,25 +54,11 @@ type Seq struct {
 // with four ids, and a reopened listing's events (next lifetime) never reuse the last lifetime's.
 // The close of a lifetime has one id whatever its reason: a lifetime closes once.
 func TransitionID(listingKey string, t Type, s Seq, price *int64, players *int) uuid.UUID {
-	var b strings.Builder
-	b.WriteString("transition/v2")
-	for _, part := range []string{listingKey, s.Epoch, strconv.Itoa(s.Lifetime), string(t)} {
-		b.WriteByte(0)
-		b.WriteString(part)
-	}
+	parts := []string{"transition/v2", listingKey, s.Epoch, strconv.Itoa(s.Lifetime), string(t)}
 	if t == ListingChanged {
-		b.WriteByte(0)
-		b.WriteString(strconv.Itoa(s.Change))
-		b.WriteByte(0)
-		b.WriteString(optInt(price))
-		b.WriteByte(0)
-		if players != nil {
-			b.WriteString(strconv.Itoa(*players))
-		} else {
-			b.WriteString("null")
-		}
+		parts = append(parts, strconv.Itoa(s.Change), optInt(price), optPlayers(players))
 	}
-	return uuid.NewSHA1(namespace, []byte(b.String()))
+	return nameID(parts)
 }
 
 // NewID is the id scheme of Opened, Changed and Closed: the listing, the event type, the crawl that
@@ -81,23 +67,16 @@ func TransitionID(listingKey string, t Type, s Seq, price *int64, players *int) 
 // TransitionID (through OpenedSeq, ChangedSeq and ClosedSeq); this remains for tests and tools
 // that build single events without a crawler state.
 func NewID(listingKey string, t Type, crawlID string, price *int64, players *int) uuid.UUID {
-	var b strings.Builder
-	b.WriteString(listingKey)
-	b.WriteByte(0)
-	b.WriteString(string(t))
-	b.WriteByte(0)
-	b.WriteString(crawlID)
+	parts := []string{listingKey, string(t), crawlID}
 	if t == ListingChanged {
-		b.WriteByte(0)
-		b.WriteString(optInt(price))
-		b.WriteByte(0)
-		if players != nil {
-			b.WriteString(strconv.Itoa(*players))
-		} else {
-			b.WriteString("null")
-		}
+		parts = append(parts, optInt(price), optPlayers(players))
 	}
-	return uuid.NewSHA1(namespace, []byte(b.String()))
+	return nameID(parts)
+}
+
+// nameID is the name-based (SHA-1) UUID of parts joined by NUL bytes.
+func nameID(parts []string) uuid.UUID {
+	return uuid.NewSHA1(namespace, []byte(strings.Join(parts, "\x00")))
 }
 
 func optInt(p *int64) string {
@@ -105,6 +84,13 @@ func optInt(p *int64) string {
 		return "null"
 	}
 	return strconv.FormatInt(*p, 10)
+}
+
+func optPlayers(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Itoa(*p)
 }
 
 // OpenedSeq builds the listing_opened event of lifetime s.Lifetime of l, observed by crawl crawlID

@@ -265,13 +265,5 @@ func (r *Reader) DeadCount(ctx context.Context) (int64, error) {
 
 // NewestDeadLetters returns the limit newest dead letters (the `dead list` query).
 func (r *Reader) NewestDeadLetters(ctx context.Context, limit int) ([]DeadLetter, error) {
-	rows, err := r.tx.Query(ctx, deadListSQL, append(DeadFilter{}.args(), limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", interpret(err))
-	}
-	out, err := pgx.CollectRows(rows, scanDeadLetter)
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", interpret(err))
-	}
-	return out, nil
+	return listDeadLetters(ctx, r.tx, DeadFilter{}, &limit)
 }

@@ -66,7 +66,13 @@ func (s *Store) DeadLetters(ctx context.Context, f DeadFilter) ([]DeadLetter, er
 	if f.Limit > 0 {
 		limit = &f.Limit
 	}
-	rows, err := s.pool.Query(ctx, deadListSQL, append(f.args(), limit)...)
+	return listDeadLetters(ctx, s.pool, f, limit)
+}
+
+// listDeadLetters runs the dead list query (dead_list.sql) on q: f's filters, at most *limit rows
+// (nil: all).
+func listDeadLetters(ctx context.Context, q querier, f DeadFilter, limit *int) ([]DeadLetter, error) {
+	rows, err := q.Query(ctx, deadListSQL, append(f.args(), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list dead letters: %w", interpret(err))
 	}

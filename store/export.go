@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 )
 
 //go:embed queries/export.sql
@@ -64,49 +65,16 @@ func (s *Store) ExportFile(ctx context.Context, path string, f ExportFilter) (in
 }
 
 // writeFileAtomic writes path through write as described on ExportFile. The file is created 0644.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	err := atomicfile.Write(path, 0o644, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 256<<10)
+		if err := write(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-			err = fmt.Errorf("export to %s: %w", path, err)
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	if err := write(w); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// The rename is durable once the directory is.
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil // the file is complete and in place; only its durability across a crash is unsure
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory: %w", err)
 	}
 	return nil
 }

@@ -88,9 +88,8 @@ func timed(b *testing.B, load func(*pgxpool.Pool)) time.Duration {
 	start := time.Now()
 	load(pool)
 	d := time.Since(start)
-	var n int
-	if err := pool.QueryRow(b.Context(), "select count(*) from booking_events").Scan(&n); err != nil || n != benchEvents {
-		b.Fatalf("loaded %d events (%v), want %d", n, err, benchEvents)
+	if n := storetest.CountEvents(b, pool); n != benchEvents {
+		b.Fatalf("loaded %d events, want %d", n, benchEvents)
 	}
 	return d
 }

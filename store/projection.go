@@ -47,8 +47,6 @@ import (
 )
 
 var (
-	//go:embed queries/projection_view.sql
-	projectionViewSQL string
 	//go:embed queries/projection_build.sql
 	projectionBuildSQL string
 	//go:embed queries/projection_swap.sql
@@ -70,6 +68,11 @@ var (
 	//go:embed queries/projection_verify.sql
 	projectionVerifySQL string
 )
+
+// projectionViewSQL creates booking_lifetimes_fast: booking_lifetimes answered from the
+// listing_lifetimes projection, with the view's own final layer (views.ClockLayer). Every
+// projection (re)build creates it, which swaps the table underneath.
+var projectionViewSQL = views.ClockLayer("booking_lifetimes_fast", "listing_lifetimes")
 
 // ProjectionSources are the SQL files that define the projection besides the views: with
 // views.Sources, what ProjectionHash covers (storetest names its template databases after them).

@@ -156,9 +156,8 @@ func BenchmarkIngestProjection(b *testing.B) {
 
 // checkLoaded fails unless n events are stored and, with the projection, it equals the view.
 func checkLoaded(b *testing.B, pool *pgxpool.Pool, n int, projection bool) {
-	var got int
-	if err := pool.QueryRow(b.Context(), "select count(*) from booking_events").Scan(&got); err != nil || got != n {
-		b.Fatalf("loaded %d events (%v), want %d", got, err, n)
+	if got := storetest.CountEvents(b, pool); got != int64(n) {
+		b.Fatalf("loaded %d events, want %d", got, n)
 	}
 	if !projection {
 		return

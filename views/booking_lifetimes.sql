@@ -18,8 +18,8 @@
 -- Two layers (issue 13): booking_lifetimes_stored holds every column that depends on the events
 -- alone (what the listing_lifetimes projection stores, see store/projection.go); booking_lifetimes
 -- is it plus the parts that depend on the clock (the expiry above, lifetime), computed at query
--- time. booking_lifetimes_fast (store/queries/projection_view.sql) is the same final layer over
--- the projection table; booking-consumer lifetimes --verify checks the two agree row for row.
+-- time (views/lifetimes_clock.sql). booking_lifetimes_fast (store/projection.go) is the same
+-- final layer over the projection table; booking-consumer lifetimes --verify checks the two agree row for row.
 --
 -- How: one sort, two window passes with running frames, then the last row of each listing:
 --   ordered   lag/lead mark starts and the last row; running count of changes
@@ -79,27 +79,6 @@ from (
 ) running
 where is_last;
 
--- The clock-dependent layer. The tee time as an instant is computed for the last rows only.
-create view booking_lifetimes as
-select
-    listing_key,
-    source,
-    course_name,
-    course_part,
-    play_date,
-    tee_time,
-    case when status = 'open' and tee_at <= now() then 'expired' else status end as status,
-    opened_at,
-    case when status = 'open' and tee_at <= now() then tee_at else closed_at end as closed_at,
-    last_event_type,
-    last_event_at,
-    coalesce(case when status = 'open' and tee_at <= now() then tee_at else closed_at end, now())
-        - opened_at                                                               as lifetime,
-    open_price_krw,
-    last_price_krw,
-    change_count,
-    reopen_count
-from (
-    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at
-    from booking_lifetimes_stored s
-) s;
+-- The clock-dependent layer, booking_lifetimes over booking_lifetimes_stored, is
+-- views/lifetimes_clock.sql (shared with the projection's booking_lifetimes_fast); Sources
+-- installs it right after this file.

@@ -74,7 +74,7 @@ func extraBatch(b *testing.B, k int) []store.Message {
 func BenchmarkLifetimesProjection(b *testing.B) {
 	pool := storetest.NewDB(b)
 	ctx := b.Context()
-	load(b, pool)
+	storetest.LoadBenchEvents(b, pool)
 	s := store.New(pool)
 
 	// Ingest beside the rebuild, one batch at a time, until the rebuild is done.

@@ -8,6 +8,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,9 +20,23 @@ import (
 //go:embed booking_lifetimes.sql
 var BookingLifetimesSQL string
 
-// Sources lists every view file in install order, for Install and for hashing (storetest names
-// its template database after their contents).
-var Sources = []string{BookingLifetimesSQL}
+// lifetimesClockSQL is the clock-dependent final layer of booking_lifetimes, a template (see
+// ClockLayer).
+//
+//go:embed lifetimes_clock.sql
+var lifetimesClockSQL string
+
+// ClockLayer is the CREATE VIEW of view: the clock-dependent final layer of booking_lifetimes
+// (expiry and lifetime, computed at query time) over stored, a relation with the columns of
+// booking_lifetimes_stored. The view and the projection's booking_lifetimes_fast are both made
+// by it, so the two cannot drift apart.
+func ClockLayer(view, stored string) string {
+	return strings.NewReplacer(":view", view, ":stored", stored).Replace(lifetimesClockSQL)
+}
+
+// Sources lists every view statement in install order, for Install and for hashing (storetest
+// names its template database after their contents).
+var Sources = []string{BookingLifetimesSQL, ClockLayer("booking_lifetimes", "booking_lifetimes_stored")}
 
 // Install re-creates every view in one transaction, serialised by an advisory lock taken inside
 // it, so concurrent starts of the consumer neither fail nor expose a missing view.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,13 +14,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/metricsserver"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -333,13 +332,7 @@ func closeReader(logger *slog.Logger, r *kafka.Reader) {
 // health reports no problem (a batch or the offset commit stuck); otherwise 503 with the reason.
 func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *prometheus.Registry,
 	db *atomic.Pointer[pgxpool.Pool], alive *atomic.Bool, health *consumer.Health) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	h := metricsserver.Handler(reg, func(w http.ResponseWriter, r *http.Request) {
 		pctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if !alive.Load() {
@@ -359,17 +352,15 @@ func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *pr
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// It serves through the consumer's drain after SIGTERM, until stop.
+	stopServer, err := metricsserver.Start(context.WithoutCancel(ctx), addr, h, logger)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if err := stopServer(); err != nil {
 			logger.Error("metrics server", "err", err)
 		}
-	}()
-	logger.InfoContext(ctx, "serving /metrics and /healthz", "addr", ln.Addr().String())
-	return func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
 	}, nil
 }
 
@@ -398,12 +389,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err := migrations.ApplyPool(ctx, pool); err != nil {
 		return err
 	}
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("acquire connection for views: %w", err)
-	}
-	defer c.Release()
-	if err := views.Install(ctx, c.Conn()); err != nil {
+	if err := views.InstallPool(ctx, pool); err != nil {
 		return err
 	}
 	return ensureProjection(ctx, pool)

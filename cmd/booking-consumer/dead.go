@@ -4,10 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -97,50 +96,58 @@ func deadListCmd(ctx context.Context, env environment, args []string) error {
 	if limit < 0 || width < 0 {
 		return fmt.Errorf("%w: dead list: --limit and --width must not be negative", cli.ErrUsage)
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := cli.Location(tz)
 	if err != nil {
-		return fmt.Errorf("%w: --tz %q: %v", cli.ErrUsage, tz, err)
+		return err
 	}
 	f := store.DeadFilter{Reason: *reason, Limit: limit}
 	if f.Since, err = parseSince(*since); err != nil {
 		return err
 	}
+	list := func(s *store.Store) ([]store.DeadLetter, error) { return s.DeadLetters(ctx, f) }
+	return printFromStore(ctx, env, dbURL, list, func(w io.Writer, ds []store.DeadLetter) error {
+		if asJSON {
+			out := make([]deadJSON, len(ds))
+			for i, d := range ds {
+				out[i] = toDeadJSON(d, loc, width, false)
+			}
+			return cli.WriteJSON(w, out)
+		}
+		var t cli.Table
+		t.Add("id", "last_failed_at", "first_failed_at", "attempts", "topic/partition/offset", "reason", "value")
+		for _, d := range ds {
+			t.Add(strconv.FormatInt(d.ID, 10), d.LastFailedAt.In(loc).Format(time.RFC3339), d.FirstFailedAt.In(loc).Format(time.RFC3339),
+				strconv.Itoa(d.Attempts), position(d), cli.Escape([]byte(d.Error), width), cli.Escape(d.Value, width))
+		}
+		if err := t.Write(w); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%d dead letters", len(ds))
+		if limit > 0 && len(ds) == limit {
+			fmt.Fprintf(w, " (--limit %d reached; there may be more)", limit)
+		}
+		fmt.Fprintln(w)
+		return nil
+	})
+}
+
+// printFromStore opens the database at dbURL (default $DATABASE_URL), reads v with read and
+// prints it with print on a buffered stdout: the shape of the read-only dead subcommands.
+func printFromStore[T any](ctx context.Context, env environment, dbURL string,
+	read func(*store.Store) (T, error), print func(io.Writer, T) error) error {
 	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	ds, err := store.New(pool).DeadLetters(ctx, f)
+	v, err := read(store.New(pool))
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(env.stdout)
-	if asJSON {
-		out := make([]deadJSON, len(ds))
-		for i, d := range ds {
-			out[i] = toDeadJSON(d, loc, width, false)
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return err
-		}
-		return w.Flush()
-	}
-	var t cli.Table
-	t.Add("id", "last_failed_at", "first_failed_at", "attempts", "topic/partition/offset", "reason", "value")
-	for _, d := range ds {
-		t.Add(strconv.FormatInt(d.ID, 10), d.LastFailedAt.In(loc).Format(time.RFC3339), d.FirstFailedAt.In(loc).Format(time.RFC3339),
-			strconv.Itoa(d.Attempts), position(d), cli.Escape([]byte(d.Error), width), cli.Escape(d.Value, width))
-	}
-	if err := t.Write(w); err != nil {
+	if err := print(w, v); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d dead letters", len(ds))
-	if limit > 0 && len(ds) == limit {
-		fmt.Fprintf(w, " (--limit %d reached; there may be more)", limit)
-	}
-	fmt.Fprintln(w)
 	return w.Flush()
 }
 
@@ -187,63 +194,36 @@ func deadShowCmd(ctx context.Context, env environment, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print a JSON object, with the exact key and value in base64 as well")
 	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps")
 	// The ID may come before or after the flags.
-	var idArg string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return fmt.Errorf("%w: dead show: %v", cli.ErrUsage, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if idArg != "" {
-			return fmt.Errorf("%w: dead show: one ID only, got %q and %q", cli.ErrUsage, idArg, fs.Arg(0))
-		}
-		idArg, rest = fs.Arg(0), fs.Args()[1:]
+	idArg, err := cli.ParseOne(fs, args, "ID")
+	if err != nil {
+		return err
 	}
 	id, err := strconv.ParseInt(idArg, 10, 64)
 	if err != nil || id <= 0 {
 		return fmt.Errorf("%w: dead show: want the dead letter's id (a positive number, see dead list), got %q", cli.ErrUsage, idArg)
 	}
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		return fmt.Errorf("%w: --tz %q: %v", cli.ErrUsage, tz, err)
-	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	loc, err := cli.Location(tz)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	d, err := store.New(pool).DeadLetterByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(env.stdout)
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(toDeadJSON(d, loc, 0, true)); err != nil {
-			return err
+	show := func(s *store.Store) (store.DeadLetter, error) { return s.DeadLetterByID(ctx, id) }
+	return printFromStore(ctx, env, dbURL, show, func(w io.Writer, d store.DeadLetter) error {
+		if asJSON {
+			return cli.WriteJSON(w, toDeadJSON(d, loc, 0, true))
 		}
-		return w.Flush()
-	}
-	var t cli.Table
-	t.Add("id:", strconv.FormatInt(d.ID, 10))
-	t.Add("topic:", d.Topic)
-	t.Add("partition:", strconv.Itoa(d.Partition))
-	t.Add("offset:", strconv.FormatInt(d.Offset, 10))
-	t.Add("first_failed_at:", d.FirstFailedAt.In(loc).Format(time.RFC3339Nano))
-	t.Add("last_failed_at:", d.LastFailedAt.In(loc).Format(time.RFC3339Nano))
-	t.Add("attempts:", strconv.Itoa(d.Attempts))
-	t.Add("reason:", cli.Escape([]byte(d.Error), 0))
-	t.Add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))
-	t.Add("value:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Value, 0), len(d.Value)))
-	if err := t.Write(w); err != nil {
-		return err
-	}
-	return w.Flush()
+		var t cli.Table
+		t.Add("id:", strconv.FormatInt(d.ID, 10))
+		t.Add("topic:", d.Topic)
+		t.Add("partition:", strconv.Itoa(d.Partition))
+		t.Add("offset:", strconv.FormatInt(d.Offset, 10))
+		t.Add("first_failed_at:", d.FirstFailedAt.In(loc).Format(time.RFC3339Nano))
+		t.Add("last_failed_at:", d.LastFailedAt.In(loc).Format(time.RFC3339Nano))
+		t.Add("attempts:", strconv.Itoa(d.Attempts))
+		t.Add("reason:", cli.Escape([]byte(d.Error), 0))
+		t.Add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))
+		t.Add("value:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Value, 0), len(d.Value)))
+		return t.Write(w)
+	})
 }
 
 func deadRetryCmd(ctx context.Context, env environment, args []string) error {

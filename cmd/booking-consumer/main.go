@@ -18,9 +18,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
@@ -86,48 +84,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	sub, args, help := cli.Subcommand(args, "run")
-	if help {
-		fmt.Fprint(stderr, rootHelp+envHelp)
-		return nil
+	cmds := map[string]func(context.Context, environment, []string) error{
+		"run":           consumeCmd,
+		"migrate":       migrateCmd,
+		"lifetimes":     lifetimesCmd,
+		"export":        exportCmd,
+		"dead":          deadCmd,
+		"healthcheck":   healthcheckCmd,
+		"serve":         serveCmd,
+		"notify":        notifyCmd,
+		"notifications": notificationsCmd,
 	}
-	logger, err := cli.NewLogger(getenv, stderr)
-	if err != nil {
-		return err
+	env := func(logger *slog.Logger) environment {
+		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
 	}
-	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
-	var cmd func(context.Context, environment, []string) error
-	switch sub {
-	case "run":
-		cmd = consumeCmd
-	case "migrate":
-		cmd = migrateCmd
-	case "lifetimes":
-		cmd = lifetimesCmd
-	case "export":
-		cmd = exportCmd
-	case "dead":
-		cmd = deadCmd
-	case "healthcheck":
-		cmd = healthcheckCmd
-	case "notify":
-		cmd = notifyCmd
-	case "notifications":
-		cmd = notificationsCmd
-	case "serve":
-		cmd = serveCmd
-	case "help":
-		fmt.Fprint(stderr, rootHelp+envHelp)
-		return nil
-	default:
-		fmt.Fprint(stderr, rootHelp)
-		return fmt.Errorf("%w: unknown subcommand %q", cli.ErrUsage, sub)
-	}
-	err = cmd(ctx, env, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	return err
+	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, rootHelp+envHelp, cli.Lookup(cmds, env))
 }
 
 // environment is what every subcommand gets from run.

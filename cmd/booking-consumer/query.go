@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,9 +40,9 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := cli.Location(tz)
 	if err != nil {
-		return fmt.Errorf("%w: --tz %q: %v", cli.ErrUsage, tz, err)
+		return err
 	}
 	f := store.LifetimeFilter{Source: source, Course: course}
 	if f.From, err = parseDate("--from", from); err != nil {
@@ -187,9 +186,7 @@ func writeLifetimesJSON(w io.Writer, rows []store.Lifetime, loc *time.Location) 
 			l.OpenedAt.In(loc), closed, l.LastEventType, l.LastEventAt.In(loc), l.Lifetime.Seconds(), l.OpenPriceKRW,
 			l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return cli.WriteJSON(w, out)
 }
 
 func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
@@ -213,9 +210,7 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 		for _, b := range sum.TimeToBook {
 			out.TimeToBook = append(out.TimeToBook, ttb{b.Course, b.Weekday.String(), b.Booked, b.Median.Seconds()})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return cli.WriteJSON(w, out)
 	case asCSV:
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"kind", "key", "weekday", "count", "median_seconds"})

@@ -53,9 +53,9 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := cli.Location(tz)
 	if err != nil {
-		return fmt.Errorf("%w: --tz %q: %v", cli.ErrUsage, tz, err)
+		return err
 	}
 	anchor, err := parseAsOf(asOf, loc)
 	if err != nil {

@@ -83,11 +83,7 @@ func (p *proc) wait(t *testing.T, timeout time.Duration) error {
 
 func rows(t *testing.T, db *pgxpool.Pool) int64 {
 	t.Helper()
-	var n int64
-	if err := db.QueryRow(t.Context(), "select count(*) from booking_events").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return storetest.CountEvents(t, db)
 }
 
 func waitRows(t *testing.T, db *pgxpool.Pool, timeout time.Duration, cond func(int64) bool, what string, p *proc) {

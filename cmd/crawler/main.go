@@ -17,9 +17,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -55,47 +53,32 @@ Run "crawler <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	sub, args, help := cli.Subcommand(args, "run")
-	if help {
-		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
-		return nil
+	cmds := map[string]func(context.Context, environment, []string) error{
+		"run":         scheduleCmd,
+		"once":        onceCmd,
+		"sim":         simCmd,
+		"healthcheck": healthcheckCmd,
+		"try":         tryCmd,
+		"check":       checkCmd,
 	}
-	logger, err := cli.NewLogger(getenv, stderr)
-	if err != nil {
-		return err
+	env := func(logger *slog.Logger) environment {
+		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
 	}
-	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
-	var cmd func(context.Context, environment, []string) error
-	switch sub {
-	case "run":
-		cmd = scheduleCmd
-	case "once":
-		cmd = onceCmd
-	case "replay":
-		return runReplay(ctx, args, getenv, stdout, stderr)
-	case "sim":
-		if wantsGenerate(args) {
-			return runGenerate(ctx, args, getenv, stdout, stderr)
+	lookup := cli.Lookup(cmds, env)
+	help := rootHelp + crawlEnvHelp + logEnvHelp
+	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, help, func(sub string, args []string) cli.Command {
+		switch {
+		case sub == "replay":
+			return func(ctx context.Context, _ *slog.Logger, args []string) error {
+				return runReplay(ctx, args, getenv, stdout, stderr)
+			}
+		case sub == "sim" && wantsGenerate(args):
+			return func(ctx context.Context, _ *slog.Logger, args []string) error {
+				return runGenerate(ctx, args, getenv, stdout, stderr)
+			}
 		}
-		cmd = simCmd
-	case "healthcheck":
-		cmd = healthcheckCmd
-	case "try":
-		cmd = tryCmd
-	case "check":
-		cmd = checkCmd
-	case "help":
-		fmt.Fprint(stderr, rootHelp+crawlEnvHelp+logEnvHelp)
-		return nil
-	default:
-		fmt.Fprint(stderr, rootHelp)
-		return fmt.Errorf("%w: unknown subcommand %q", cli.ErrUsage, sub)
-	}
-	err = cmd(ctx, env, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	return err
+		return lookup(sub, args)
+	})
 }
 
 // wantsGenerate reports whether `crawler sim` was asked for the practice set, not to serve.

@@ -3,49 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
-
-// blackHole is a TCP listener that accepts connections and never answers; it returns its address.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
 
 // TestOnceExitStatusIgnoresKafka is item 10 of issue 10: `crawler once` whose crawl was complete
 // exits 0 whatever Kafka did. It exited 1 ("drain cut short") with a black-holed or refusing
@@ -56,7 +22,7 @@ func TestOnceExitStatusIgnoresKafka(t *testing.T) {
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	sites := sitesFile(t, srv.URL)
-	for name, broker := range map[string]string{"refused": "127.0.0.1:1", "blackholed": blackHole(t)} {
+	for name, broker := range map[string]string{"refused": "127.0.0.1:1", "blackholed": testkit.BlackHole(t)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()

@@ -63,22 +63,12 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 	batch := fs.Int("batch-size", replay.DefaultBatchSize, "events per acknowledged write")
 	topicWait := fs.Duration("topic-wait", 30*time.Second, "how long to wait for the topic to exist before giving up")
 	// Flags may follow the file name: crawler replay FILE --dry-run.
-	var file string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if file != "" {
-			return fmt.Errorf("%w: replay: one FILE only, got %q and %q", cli.ErrUsage, file, fs.Arg(0))
-		}
-		file, rest = fs.Arg(0), fs.Args()[1:]
+	file, err := cli.ParseOne(fs, args, "FILE")
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	if file == "" {
 		fs.Usage()

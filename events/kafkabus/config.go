@@ -3,6 +3,7 @@ package kafkabus
 import (
 	"errors"
 	"fmt"
+	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -117,21 +118,11 @@ func PublisherConfigFromEnv(getenv func(string) string) (PublisherConfig, error)
 
 func (c PublisherConfig) withDefaults() PublisherConfig {
 	c.Brokers = ParseBrokers(strings.Join(c.Brokers, ","))
-	if c.Topic == "" {
-		c.Topic = DefaultTopic
-	}
-	if c.QueueSize <= 0 {
-		c.QueueSize = DefaultQueueSize
-	}
-	if c.RetryWindow <= 0 {
-		c.RetryWindow = DefaultRetryWindow
-	}
-	if c.BatchSize <= 0 {
-		c.BatchSize = DefaultBatchSize
-	}
-	if c.ClientID == "" {
-		c.ClientID = DefaultClientID
-	}
+	defaults.Zero(&c.Topic, DefaultTopic)
+	defaults.Positive(&c.QueueSize, DefaultQueueSize)
+	defaults.Positive(&c.RetryWindow, DefaultRetryWindow)
+	defaults.Positive(&c.BatchSize, DefaultBatchSize)
+	defaults.Zero(&c.ClientID, DefaultClientID)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -60,6 +60,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	retrying "github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/store"
 )
@@ -130,36 +131,18 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.BatchSize <= 0 {
-		c.BatchSize = DefaultBatchSize
-	}
-	if c.BatchWait <= 0 {
-		c.BatchWait = DefaultBatchWait
-	}
-	if c.MaxBatchBytes <= 0 {
-		c.MaxBatchBytes = DefaultMaxBatchBytes
-	}
-	if c.Inflight <= 0 {
-		c.Inflight = DefaultInflight
-	}
-	if c.Backoff.Base <= 0 {
-		c.Backoff.Base = DefaultBackoffBase
-	}
-	if c.Backoff.Max <= 0 {
-		c.Backoff.Max = DefaultBackoffMax
-	}
+	defaults.Positive(&c.BatchSize, DefaultBatchSize)
+	defaults.Positive(&c.BatchWait, DefaultBatchWait)
+	defaults.Positive(&c.MaxBatchBytes, DefaultMaxBatchBytes)
+	defaults.Positive(&c.Inflight, DefaultInflight)
+	defaults.Positive(&c.Backoff.Base, DefaultBackoffBase)
+	defaults.Positive(&c.Backoff.Max, DefaultBackoffMax)
 	if c.Backoff.Max < c.Backoff.Base {
 		c.Backoff.Max = c.Backoff.Base
 	}
-	if c.ShutdownTimeout <= 0 {
-		c.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if c.CommitTimeout <= 0 {
-		c.CommitTimeout = DefaultCommitTimeout
-	}
-	if c.AlarmAfter <= 0 {
-		c.AlarmAfter = DefaultAlarmAfter
-	}
+	defaults.Positive(&c.ShutdownTimeout, DefaultShutdownTimeout)
+	defaults.Positive(&c.CommitTimeout, DefaultCommitTimeout)
+	defaults.Positive(&c.AlarmAfter, DefaultAlarmAfter)
 	if c.Health == nil {
 		c.Health = &Health{}
 	}

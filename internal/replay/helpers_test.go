@@ -23,6 +23,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // The practice set is generated once per test binary (5-15 s) and shared read-only.
@@ -164,11 +165,7 @@ func (c *runningConsumer) stop(tb testing.TB) {
 
 func countRows(tb testing.TB, db *pgxpool.Pool) int64 {
 	tb.Helper()
-	var n int64
-	if err := db.QueryRow(context.Background(), "select count(*) from booking_events").Scan(&n); err != nil {
-		tb.Fatalf("count booking_events: %v", err)
-	}
-	return n
+	return storetest.CountEvents(tb, db)
 }
 
 // lifetimes renders booking_lifetimes with a fixed column list, leaving out lifetime (now() for

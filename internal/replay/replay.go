@@ -26,6 +26,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -171,15 +172,9 @@ func Run(ctx context.Context, in io.Reader, opts Options, deps Deps) (Report, er
 }
 
 func (o Options) withDefaults() Options {
-	if o.BatchSize <= 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = DefaultProgressEvery
-	}
-	if o.AckTimeout <= 0 {
-		o.AckTimeout = DefaultAckTimeout
-	}
+	defaults.Positive(&o.BatchSize, DefaultBatchSize)
+	defaults.Positive(&o.ProgressEvery, DefaultProgressEvery)
+	defaults.Positive(&o.AckTimeout, DefaultAckTimeout)
 	return o
 }
 

@@ -1,0 +1,29 @@
+-- The clock-dependent final layer of booking_lifetimes, written once: the expiry (an open listing
+-- whose tee time has passed is 'expired', closed at its tee time) and the lifetime, computed at
+-- query time from the stored columns. views.ClockLayer fills in the view's name (:view) and the
+-- relation it reads (:stored): booking_lifetimes over booking_lifetimes_stored (the view), and
+-- booking_lifetimes_fast over listing_lifetimes (the projection, store/projection.go). The tee time
+-- as an instant is computed for the last rows only.
+create view :view as
+select
+    listing_key,
+    source,
+    course_name,
+    course_part,
+    play_date,
+    tee_time,
+    case when status = 'open' and tee_at <= now() then 'expired' else status end as status,
+    opened_at,
+    case when status = 'open' and tee_at <= now() then tee_at else closed_at end as closed_at,
+    last_event_type,
+    last_event_at,
+    coalesce(case when status = 'open' and tee_at <= now() then tee_at else closed_at end, now())
+        - opened_at                                                               as lifetime,
+    open_price_krw,
+    last_price_krw,
+    change_count,
+    reopen_count
+from (
+    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at
+    from :stored s
+) s;
