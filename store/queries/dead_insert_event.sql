@@ -2,8 +2,8 @@
 -- dead-lettered from. Idempotent like the consumer's insert: a known event_id is skipped, so
 -- RowsAffected says whether it was new.
 --
--- {{columns}} and {{values}} (named parameters, @event_id::uuid, ..., @play_date::date, ...) are
--- filled from store/eventrow.go's eventColumns, the same definition insert_events.sql uses.
+-- The column list and the values (named parameters, one per column, with their casts) are filled
+-- from store/eventrow.go's eventColumns, the same definition insert_events.sql uses.
 insert into booking_events ({{columns}})
 values ({{values}})
 on conflict (event_id) do nothing

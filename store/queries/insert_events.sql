@@ -3,9 +3,10 @@
 -- the listing key of every new event comes back (their count is the number of new events, and
 -- their listings are what the listing_lifetimes projection refreshes).
 --
--- The {{...}} placeholders are filled from store/eventrow.go's eventColumns, the one definition of
--- the row: {{columns}} the column list, {{arrays}} the named array parameters (@event_id::uuid[],
--- ...), {{selects}} the unnested row with its casts (u.play_date::date, ...).
+-- The placeholders in double braces below are filled from store/eventrow.go's eventColumns, the one
+-- definition of the row: the column list, the named array parameters (one per column) and the
+-- unnested row with its casts. (Comments name no placeholder: the expansion would fill it too, and
+-- a long comment pushes the statement past pg_stat_activity's 1 KB of query text.)
 insert into booking_events ({{columns}})
 select {{selects}}
 from unnest({{arrays}}) as u({{columns}})

@@ -1,0 +1,29 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+// The expanded inserts stay recognisable where operators (and the chaos suite) look for them:
+// pg_stat_activity keeps only the first 1 KB of a statement's text. The expansion once filled the
+// placeholder names quoted in the files' comments too, pushing "insert into booking_events" past
+// that 1 KB, and the chaos suite's lock-wait probe never saw a waiting insert.
+func TestExpandedInsertsFitPgStatActivity(t *testing.T) {
+	t.Parallel()
+	for name, q := range map[string]string{"insert_events.sql": insertEventsSQL, "dead_insert_event.sql": deadInsertEventSQL} {
+		const trackActivityQuerySize = 1024 // PostgreSQL's default track_activity_query_size
+		i := strings.Index(q, "insert into booking_events (")
+		if i < 0 || i > trackActivityQuerySize-64 {
+			t.Errorf("%s: \"insert into booking_events (\" at byte %d of the expanded statement, want within the first %d", name, i, trackActivityQuerySize-64)
+		}
+		if strings.Contains(q, "{{") {
+			t.Errorf("%s: a placeholder is left unexpanded:\n%s", name, q)
+		}
+		for _, line := range strings.Split(q, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "--") && strings.Contains(line, "event_id, event_type") {
+				t.Errorf("%s: the expansion filled a comment: %s", name, line)
+			}
+		}
+	}
+}
