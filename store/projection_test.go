@@ -24,26 +24,7 @@ func randomHistory(rng *rand.Rand, i int) []events.Event {
 	if i%2 == 1 {
 		l.RoundDate, l.PlayDate = "2099-05-10", "2099-05-10"
 	}
-	var out []events.Event
-	at := t0
-	for j := range 1 + rng.IntN(8) {
-		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
-		crawl := fmt.Sprintf("crawl-%d", j)
-		next := l
-		next.PriceKRW = ptr(int64(90000 + rng.IntN(5)*10000))
-		switch k := rng.IntN(10); {
-		case j == 0 || k < 3:
-			out = append(out, events.Opened(next, crawl, at))
-		case k < 6:
-			out = append(out, events.Changed(l, next, crawl, at))
-		case k < 8:
-			out = append(out, events.Closed(next, crawl, at, events.Booked))
-		default:
-			out = append(out, events.Closed(next, crawl, at, events.Expired))
-		}
-		l = next
-	}
-	return out
+	return storetest.RandomHistory(rng, l, t0)
 }
 
 // ingestConcurrently stores evs through Ingest in batches of 1-size events, workers batches at
