@@ -232,10 +232,7 @@ func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site
 func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []srcCrawl, players bool) {
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
-	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rule := newE2ECloseRule(t, tr)
 	show := func(price *int64, pl any) string {
 		if !players {
 			pl = nil
@@ -247,10 +244,7 @@ func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.E
 		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
 		price        *int64
 		pl           *int
-		next, misses int
-		wantClose    time.Time
-		firstMiss    time.Time
-		wantReason   events.CloseReason
+		next         int
 	)
 	for _, c := range crawls {
 		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
@@ -279,30 +273,9 @@ func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.E
 			}
 			continue
 		}
-		if !opened || !wantClose.IsZero() {
-			continue
-		}
-		// The close is stamped at the first miss, and a tee time gone before it started was booked.
-		misses++
-		if firstMiss.IsZero() {
-			firstMiss = c.At
-		}
-		switch {
-		case !tee.After(firstMiss):
-			wantClose, wantReason = firstMiss, events.Expired
-		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = firstMiss, events.Booked
+		if opened {
+			rule.miss(c.At)
 		}
 	}
-	var gotClose time.Time
-	var gotReason events.CloseReason
-	for _, e := range evs {
-		if e.EventType == events.ListingClosed {
-			gotClose, gotReason = e.OccurredAt, e.CloseReason
-		}
-	}
-	if !gotClose.Equal(wantClose) || gotReason != wantReason {
-		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
-			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
-	}
+	rule.check(t, key, tr, evs)
 }

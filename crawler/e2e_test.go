@@ -165,19 +165,13 @@ func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.E
 func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []e2eCrawl) {
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
-	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rule := newE2ECloseRule(t, tr)
 	var (
 		open, closed bool
 		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
 		price        *int64
 		players      *int
-		next, misses int
-		wantClose    time.Time
-		firstMiss    time.Time
-		wantReason   events.CloseReason
+		next         int
 	)
 	for _, c := range crawls {
 		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
@@ -212,30 +206,9 @@ func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Ev
 			continue
 		}
 		// Not on the site at a complete crawl: a miss for a listing the crawler had opened.
-		if !opened || !wantClose.IsZero() {
-			continue
-		}
-		// The close is stamped at the first miss, and a tee time gone before it started was booked.
-		misses++
-		if firstMiss.IsZero() {
-			firstMiss = c.At
-		}
-		switch {
-		case !tee.After(firstMiss):
-			wantClose, wantReason = firstMiss, events.Expired
-		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = firstMiss, events.Booked
+		if opened {
+			rule.miss(c.At)
 		}
 	}
-	var gotClose time.Time
-	var gotReason events.CloseReason
-	for _, e := range evs {
-		if e.EventType == events.ListingClosed {
-			gotClose, gotReason = e.OccurredAt, e.CloseReason
-		}
-	}
-	if !gotClose.Equal(wantClose) || gotReason != wantReason {
-		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
-			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
-	}
+	rule.check(t, key, tr, evs)
 }

@@ -1,0 +1,65 @@
+package crawler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// e2eCloseRule works out, crawl by crawl, the close Diff's rules name for one listing of the
+// end-to-end tests: stamped at the first miss, expired when the tee time was gone by then,
+// booked after DefaultMissesToClose misses.
+type e2eCloseRule struct {
+	tee        time.Time
+	misses     int
+	firstMiss  time.Time
+	wantClose  time.Time
+	wantReason events.CloseReason
+}
+
+// newE2ECloseRule parses the listing's tee time.
+func newE2ECloseRule(t *testing.T, tr sitesim.Truth) *e2eCloseRule {
+	t.Helper()
+	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &e2eCloseRule{tee: tee}
+}
+
+// miss records a crawl at which a listing the crawler had opened was not on the site; once the
+// close is decided, further misses change nothing.
+func (r *e2eCloseRule) miss(at time.Time) {
+	if !r.wantClose.IsZero() {
+		return
+	}
+	// The close is stamped at the first miss, and a tee time gone before it started was booked.
+	r.misses++
+	if r.firstMiss.IsZero() {
+		r.firstMiss = at
+	}
+	switch {
+	case !r.tee.After(r.firstMiss):
+		r.wantClose, r.wantReason = r.firstMiss, events.Expired
+	case r.misses >= DefaultMissesToClose:
+		r.wantClose, r.wantReason = r.firstMiss, events.Booked
+	}
+}
+
+// check compares the listing's close event (the last one) with the close the rules name.
+func (r *e2eCloseRule) check(t *testing.T, key string, tr sitesim.Truth, evs []events.Event) {
+	t.Helper()
+	var gotClose time.Time
+	var gotReason events.CloseReason
+	for _, e := range evs {
+		if e.EventType == events.ListingClosed {
+			gotClose, gotReason = e.OccurredAt, e.CloseReason
+		}
+	}
+	if !gotClose.Equal(r.wantClose) || gotReason != r.wantReason {
+		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
+			key, tr.ClosedAt(), r.tee, gotClose, gotReason, r.wantClose, r.wantReason)
+	}
+}
