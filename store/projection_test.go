@@ -133,10 +133,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
-	var batch []store.Message
-	for i := range 20 {
-		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
-	}
+	batch := openedBatch(t, 20, "c1")
 	if _, err := s.Ingest(t.Context(), batch); err != nil {
 		t.Fatal(err)
 	}
@@ -223,10 +220,7 @@ func TestVerifyProjectionFindsDifferences(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
-	var batch []store.Message
-	for i := range 5 {
-		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
-	}
+	batch := openedBatch(t, 5, "c1")
 	if _, err := s.Ingest(t.Context(), batch); err != nil {
 		t.Fatal(err)
 	}
