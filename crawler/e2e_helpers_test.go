@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -61,5 +62,45 @@ func (r *e2eCloseRule) check(t *testing.T, key string, tr sitesim.Truth, evs []e
 	if !gotClose.Equal(r.wantClose) || gotReason != r.wantReason {
 		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
 			key, tr.ClosedAt(), r.tee, gotClose, gotReason, r.wantClose, r.wantReason)
+	}
+}
+
+// e2eReplay replays one listing's events (sorted by time) in crawl order: opened, changed and
+// closed must come in that order, and no event but a close may be stamped while the listing
+// was off the site.
+type e2eReplay struct {
+	key          string
+	tr           sitesim.Truth
+	evs          []events.Event
+	next         int
+	open, closed bool
+	opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
+	price        *int64
+	players      *int
+	// checkPrevious: a changed event's previous price and players must be the last ones seen.
+	checkPrevious bool
+}
+
+// until applies the events stamped at or before at.
+func (r *e2eReplay) until(t *testing.T, at time.Time) {
+	t.Helper()
+	for ; r.next < len(r.evs) && !r.evs[r.next].OccurredAt.After(at); r.next++ {
+		e := r.evs[r.next]
+		switch {
+		case e.EventType == events.ListingOpened && !r.open && !r.closed:
+			r.open, r.opened = true, true
+		case e.EventType == events.ListingChanged && r.open:
+			if r.checkPrevious && (e.Previous == nil || fmt.Sprint(deref(e.Previous.PriceKRW), deref(e.Previous.Players)) != fmt.Sprint(deref(r.price), deref(r.players))) {
+				t.Errorf("%s: changed at %s with previous %+v, last seen %v %v", r.key, e.OccurredAt, e.Previous, deref(r.price), deref(r.players))
+			}
+		case e.EventType == events.ListingClosed && r.open:
+			r.open, r.closed = false, true
+		default:
+			t.Errorf("%s: %s at %s out of order (open %v, closed %v)", r.key, e.EventType, e.OccurredAt, r.open, r.closed)
+		}
+		r.price, r.players = e.PriceKRW, e.Players
+		if e.EventType != events.ListingClosed && !r.tr.VisibleAt(e.OccurredAt) {
+			t.Errorf("%s: %s at %s while not on the site", r.key, e.EventType, e.OccurredAt)
+		}
 	}
 }

@@ -239,41 +239,20 @@ func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.E
 		}
 		return fmt.Sprint(deref(price), pl)
 	}
-	var (
-		open, closed bool
-		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
-		price        *int64
-		pl           *int
-		next         int
-	)
+	r := &e2eReplay{key: key, tr: tr, evs: evs}
 	for _, c := range crawls {
-		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
-			e := evs[next]
-			switch {
-			case e.EventType == events.ListingOpened && !open && !closed:
-				open, opened = true, true
-			case e.EventType == events.ListingChanged && open:
-			case e.EventType == events.ListingClosed && open:
-				open, closed = false, true
-			default:
-				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
-			}
-			price, pl = e.PriceKRW, e.Players
-			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
-				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
-			}
-		}
+		r.until(t, c.At)
 		if !c.counts(tr.Course, tr.PlayDate) {
 			continue
 		}
 		if tr.VisibleAt(c.At) {
 			wp, wpl := tr.StateAt(c.At)
-			if c.Complete && (!open || show(price, deref(pl)) != show(wp, wpl)) {
-				t.Errorf("%s at complete crawl %s: events say open=%v %s; site shows %s", key, c.At, open, show(price, deref(pl)), show(wp, wpl))
+			if c.Complete && (!r.open || show(r.price, deref(r.players)) != show(wp, wpl)) {
+				t.Errorf("%s at complete crawl %s: events say open=%v %s; site shows %s", key, c.At, r.open, show(r.price, deref(r.players)), show(wp, wpl))
 			}
 			continue
 		}
-		if opened {
+		if r.opened {
 			rule.miss(c.At)
 		}
 	}

@@ -166,47 +166,23 @@ func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Ev
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
 	rule := newE2ECloseRule(t, tr)
-	var (
-		open, closed bool
-		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
-		price        *int64
-		players      *int
-		next         int
-	)
+	r := &e2eReplay{key: key, tr: tr, evs: evs, checkPrevious: true}
 	for _, c := range crawls {
-		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
-			e := evs[next]
-			switch {
-			case e.EventType == events.ListingOpened && !open && !closed:
-				open, opened = true, true
-			case e.EventType == events.ListingChanged && open:
-				if e.Previous == nil || fmt.Sprint(deref(e.Previous.PriceKRW), deref(e.Previous.Players)) != fmt.Sprint(deref(price), deref(players)) {
-					t.Errorf("%s: changed at %s with previous %+v, last seen %v %v", key, e.OccurredAt, e.Previous, deref(price), deref(players))
-				}
-			case e.EventType == events.ListingClosed && open:
-				open, closed = false, true
-			default:
-				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
-			}
-			price, players = e.PriceKRW, e.Players
-			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
-				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
-			}
-		}
+		r.until(t, c.At)
 		visible := tr.VisibleAt(c.At)
 		if !c.Complete {
 			continue
 		}
 		if visible {
 			wp, wpl := tr.StateAt(c.At)
-			if !open || fmt.Sprint(deref(price), deref(players)) != fmt.Sprint(deref(wp), wpl) {
+			if !r.open || fmt.Sprint(deref(r.price), deref(r.players)) != fmt.Sprint(deref(wp), wpl) {
 				t.Errorf("%s at complete crawl %s: events say open=%v price %v players %v; site shows price %v players %d",
-					key, c.At, open, deref(price), deref(players), deref(wp), wpl)
+					key, c.At, r.open, deref(r.price), deref(r.players), deref(wp), wpl)
 			}
 			continue
 		}
 		// Not on the site at a complete crawl: a miss for a listing the crawler had opened.
-		if opened {
+		if r.opened {
 			rule.miss(c.At)
 		}
 	}
