@@ -219,17 +219,12 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 // caughtUp reports whether group has committed offsets up to the end of every partition.
 func caughtUp(t *testing.T, addr, group, topic string, partitions int) bool {
 	t.Helper()
-	parts := make([]int, partitions)
-	for i := range parts {
-		parts[i] = i
-	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
-	res, err := c.OffsetFetch(t.Context(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	offsets, err := kafkatest.CommittedOffsets(t.Context(), addr, group, topic, partitions)
 	if err != nil {
 		return false
 	}
 	var committed int64
-	for _, p := range res.Topics[topic] {
+	for _, p := range offsets {
 		committed += max(0, p.CommittedOffset)
 	}
 	end, err := kafkatest.EndOffsets(t.Context(), addr, topic)
