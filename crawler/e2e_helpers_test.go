@@ -104,3 +104,39 @@ func (r *e2eReplay) until(t *testing.T, at time.Time) {
 		}
 	}
 }
+
+// e2eTruth is the sim's ground truth over [start, end) by listing key under source, without the
+// malformed rows (the crawler skips them).
+func e2eTruth(sim *sitesim.Site, source string, start, end time.Time) map[string]sitesim.Truth {
+	truth := map[string]sitesim.Truth{}
+	for _, tr := range sim.GroundTruth(start, end) {
+		if !tr.Malformed {
+			truth[events.ListingKey(source, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
+		}
+	}
+	return truth
+}
+
+// e2eRun runs one crawl of the week at at: its one site must not error, and Run's error must
+// say exactly whether the crawl was incomplete.
+func e2eRun(t *testing.T, r *Runner, at time.Time) SiteSummary {
+	t.Helper()
+	sum, err := r.Run(t.Context())
+	s := sum.Sites[0]
+	if s.Err != nil {
+		t.Fatalf("crawl at %s: %v", at, s.Err)
+	}
+	if (err == nil) != s.Complete {
+		t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
+	}
+	return s
+}
+
+// e2eFalseClose counts and reports a close stamped while the listing was still on the site.
+func e2eFalseClose(t *testing.T, e events.Event, tr sitesim.Truth, counts map[string]int) {
+	t.Helper()
+	if e.OccurredAt.Before(tr.ClosedAt()) {
+		counts["false_close"]++
+		t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
+	}
+}

@@ -150,14 +150,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 		} else {
 			broken.Store("")
 		}
-		sum, err := r.Run(t.Context())
-		s := sum.Sites[0]
-		if s.Err != nil {
-			t.Fatalf("crawl at %s: %v", at, s.Err)
-		}
-		if (err == nil) != s.Complete {
-			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
-		}
+		s := e2eRun(t, r, at)
 		crawls = append(crawls, srcCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
 	}
 	if name == "sim-club-login" {
@@ -173,12 +166,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 // e2eSourceCheck is e2eCheck for a site whose round_date is the requested date and which may not
 // show players.
 func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site, crawls []srcCrawl, evs []events.Event, start, end time.Time) {
-	truth := map[string]sitesim.Truth{}
-	for _, tr := range sim.GroundTruth(start, end) {
-		if !tr.Malformed {
-			truth[events.ListingKey(source, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
-		}
-	}
+	truth := e2eTruth(sim, source, start, end)
 	at := map[int64]srcCrawl{}
 	incomplete := 0
 	for _, c := range crawls {
@@ -208,10 +196,7 @@ func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site
 			if !c.counts(tr.Course, tr.PlayDate) {
 				t.Errorf("%s closed in the crawl at %s, which could not see it", e.ListingKey, e.OccurredAt)
 			}
-			if e.OccurredAt.Before(tr.ClosedAt()) {
-				counts["false_close"]++
-				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
-			}
+			e2eFalseClose(t, e, tr, counts)
 		}
 		counts[key]++
 		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)

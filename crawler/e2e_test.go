@@ -84,14 +84,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 		} else {
 			missing.Store("")
 		}
-		sum, err := r.Run(t.Context())
-		s := sum.Sites[0]
-		if s.Err != nil {
-			t.Fatalf("crawl at %s: %v", at, s.Err)
-		}
-		if (err == nil) != s.Complete {
-			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
-		}
+		s := e2eRun(t, r, at)
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete})
 	}
 	evs := readEventLog(t, out.Path())
@@ -100,12 +93,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 
 // e2eCheck compares the events with the sim's ground truth (see TestEndToEndSimulatedWeek).
 func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.Event, start, end time.Time) {
-	truth := map[string]sitesim.Truth{}
-	for _, tr := range sim.GroundTruth(start, end) {
-		if !tr.Malformed {
-			truth[events.ListingKey("sim-golf", tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
-		}
-	}
+	truth := e2eTruth(sim, "sim-golf", start, end)
 	complete := map[int64]bool{} // by UnixNano: a time.Time key would compare locations too
 	incomplete := 0
 	for _, c := range crawls {
@@ -138,10 +126,7 @@ func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.E
 			if !complete[e.OccurredAt.UnixNano()] {
 				t.Errorf("%s closed in the incomplete crawl at %s", e.ListingKey, e.OccurredAt)
 			}
-			if e.OccurredAt.Before(tr.ClosedAt()) {
-				counts["false_close"]++
-				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
-			}
+			e2eFalseClose(t, e, tr, counts)
 		}
 		counts[key]++
 		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
