@@ -67,7 +67,7 @@ func fast(s Site) Site {
 
 // simSite is the site of compose/dev/sites.yaml pointed at base instead of the default address,
 // so the tests exercise the shipped selectors.
-func simSite(t *testing.T, base string, daysAhead int) Site {
+func simSite(t testing.TB, base string, daysAhead int) Site {
 	t.Helper()
 	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {

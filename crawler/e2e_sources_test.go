@@ -150,14 +150,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 		} else {
 			broken.Store("")
 		}
-		sum, err := r.Run(t.Context())
-		s := sum.Sites[0]
-		if s.Err != nil {
-			t.Fatalf("crawl at %s: %v", at, s.Err)
-		}
-		if (err == nil) != s.Complete {
-			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
-		}
+		s := e2eRun(t, r, at)
 		crawls = append(crawls, srcCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
 	}
 	if name == "sim-club-login" {
@@ -173,12 +166,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 // e2eSourceCheck is e2eCheck for a site whose round_date is the requested date and which may not
 // show players.
 func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site, crawls []srcCrawl, evs []events.Event, start, end time.Time) {
-	truth := map[string]sitesim.Truth{}
-	for _, tr := range sim.GroundTruth(start, end) {
-		if !tr.Malformed {
-			truth[events.ListingKey(source, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
-		}
-	}
+	truth := e2eTruth(sim, source, start, end)
 	at := map[int64]srcCrawl{}
 	incomplete := 0
 	for _, c := range crawls {
@@ -208,10 +196,7 @@ func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site
 			if !c.counts(tr.Course, tr.PlayDate) {
 				t.Errorf("%s closed in the crawl at %s, which could not see it", e.ListingKey, e.OccurredAt)
 			}
-			if e.OccurredAt.Before(tr.ClosedAt()) {
-				counts["false_close"]++
-				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
-			}
+			e2eFalseClose(t, e, tr, counts)
 		}
 		counts[key]++
 		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
@@ -232,77 +217,29 @@ func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site
 func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []srcCrawl, players bool) {
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
-	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rule := newE2ECloseRule(t, tr)
 	show := func(price *int64, pl any) string {
 		if !players {
 			pl = nil
 		}
 		return fmt.Sprint(deref(price), pl)
 	}
-	var (
-		open, closed bool
-		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
-		price        *int64
-		pl           *int
-		next, misses int
-		wantClose    time.Time
-		firstMiss    time.Time
-		wantReason   events.CloseReason
-	)
+	r := &e2eReplay{key: key, tr: tr, evs: evs}
 	for _, c := range crawls {
-		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
-			e := evs[next]
-			switch {
-			case e.EventType == events.ListingOpened && !open && !closed:
-				open, opened = true, true
-			case e.EventType == events.ListingChanged && open:
-			case e.EventType == events.ListingClosed && open:
-				open, closed = false, true
-			default:
-				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
-			}
-			price, pl = e.PriceKRW, e.Players
-			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
-				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
-			}
-		}
+		r.until(t, c.At)
 		if !c.counts(tr.Course, tr.PlayDate) {
 			continue
 		}
 		if tr.VisibleAt(c.At) {
 			wp, wpl := tr.StateAt(c.At)
-			if c.Complete && (!open || show(price, deref(pl)) != show(wp, wpl)) {
-				t.Errorf("%s at complete crawl %s: events say open=%v %s; site shows %s", key, c.At, open, show(price, deref(pl)), show(wp, wpl))
+			if c.Complete && (!r.open || show(r.price, deref(r.players)) != show(wp, wpl)) {
+				t.Errorf("%s at complete crawl %s: events say open=%v %s; site shows %s", key, c.At, r.open, show(r.price, deref(r.players)), show(wp, wpl))
 			}
 			continue
 		}
-		if !opened || !wantClose.IsZero() {
-			continue
-		}
-		// The close is stamped at the first miss, and a tee time gone before it started was booked.
-		misses++
-		if firstMiss.IsZero() {
-			firstMiss = c.At
-		}
-		switch {
-		case !tee.After(firstMiss):
-			wantClose, wantReason = firstMiss, events.Expired
-		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = firstMiss, events.Booked
+		if r.opened {
+			rule.miss(c.At)
 		}
 	}
-	var gotClose time.Time
-	var gotReason events.CloseReason
-	for _, e := range evs {
-		if e.EventType == events.ListingClosed {
-			gotClose, gotReason = e.OccurredAt, e.CloseReason
-		}
-	}
-	if !gotClose.Equal(wantClose) || gotReason != wantReason {
-		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
-			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
-	}
+	rule.check(t, key, tr, evs)
 }

@@ -84,14 +84,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 		} else {
 			missing.Store("")
 		}
-		sum, err := r.Run(t.Context())
-		s := sum.Sites[0]
-		if s.Err != nil {
-			t.Fatalf("crawl at %s: %v", at, s.Err)
-		}
-		if (err == nil) != s.Complete {
-			t.Fatalf("crawl at %s: complete %v but Run's error is %v", at, s.Complete, err)
-		}
+		s := e2eRun(t, r, at)
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete})
 	}
 	evs := readEventLog(t, out.Path())
@@ -100,12 +93,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 
 // e2eCheck compares the events with the sim's ground truth (see TestEndToEndSimulatedWeek).
 func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.Event, start, end time.Time) {
-	truth := map[string]sitesim.Truth{}
-	for _, tr := range sim.GroundTruth(start, end) {
-		if !tr.Malformed {
-			truth[events.ListingKey("sim-golf", tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
-		}
-	}
+	truth := e2eTruth(sim, "sim-golf", start, end)
 	complete := map[int64]bool{} // by UnixNano: a time.Time key would compare locations too
 	incomplete := 0
 	for _, c := range crawls {
@@ -138,10 +126,7 @@ func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.E
 			if !complete[e.OccurredAt.UnixNano()] {
 				t.Errorf("%s closed in the incomplete crawl at %s", e.ListingKey, e.OccurredAt)
 			}
-			if e.OccurredAt.Before(tr.ClosedAt()) {
-				counts["false_close"]++
-				t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
-			}
+			e2eFalseClose(t, e, tr, counts)
 		}
 		counts[key]++
 		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
@@ -165,77 +150,26 @@ func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.E
 func e2eCheckListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []e2eCrawl) {
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
-	tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		open, closed bool
-		opened       bool // an opened event was seen (a close is stamped at the first miss, before it is emitted)
-		price        *int64
-		players      *int
-		next, misses int
-		wantClose    time.Time
-		firstMiss    time.Time
-		wantReason   events.CloseReason
-	)
+	rule := newE2ECloseRule(t, tr)
+	r := &e2eReplay{key: key, tr: tr, evs: evs, checkPrevious: true}
 	for _, c := range crawls {
-		for ; next < len(evs) && !evs[next].OccurredAt.After(c.At); next++ {
-			e := evs[next]
-			switch {
-			case e.EventType == events.ListingOpened && !open && !closed:
-				open, opened = true, true
-			case e.EventType == events.ListingChanged && open:
-				if e.Previous == nil || fmt.Sprint(deref(e.Previous.PriceKRW), deref(e.Previous.Players)) != fmt.Sprint(deref(price), deref(players)) {
-					t.Errorf("%s: changed at %s with previous %+v, last seen %v %v", key, e.OccurredAt, e.Previous, deref(price), deref(players))
-				}
-			case e.EventType == events.ListingClosed && open:
-				open, closed = false, true
-			default:
-				t.Errorf("%s: %s at %s out of order (open %v, closed %v)", key, e.EventType, e.OccurredAt, open, closed)
-			}
-			price, players = e.PriceKRW, e.Players
-			if e.EventType != events.ListingClosed && !tr.VisibleAt(e.OccurredAt) {
-				t.Errorf("%s: %s at %s while not on the site", key, e.EventType, e.OccurredAt)
-			}
-		}
+		r.until(t, c.At)
 		visible := tr.VisibleAt(c.At)
 		if !c.Complete {
 			continue
 		}
 		if visible {
 			wp, wpl := tr.StateAt(c.At)
-			if !open || fmt.Sprint(deref(price), deref(players)) != fmt.Sprint(deref(wp), wpl) {
+			if !r.open || fmt.Sprint(deref(r.price), deref(r.players)) != fmt.Sprint(deref(wp), wpl) {
 				t.Errorf("%s at complete crawl %s: events say open=%v price %v players %v; site shows price %v players %d",
-					key, c.At, open, deref(price), deref(players), deref(wp), wpl)
+					key, c.At, r.open, deref(r.price), deref(r.players), deref(wp), wpl)
 			}
 			continue
 		}
 		// Not on the site at a complete crawl: a miss for a listing the crawler had opened.
-		if !opened || !wantClose.IsZero() {
-			continue
-		}
-		// The close is stamped at the first miss, and a tee time gone before it started was booked.
-		misses++
-		if firstMiss.IsZero() {
-			firstMiss = c.At
-		}
-		switch {
-		case !tee.After(firstMiss):
-			wantClose, wantReason = firstMiss, events.Expired
-		case misses >= DefaultMissesToClose:
-			wantClose, wantReason = firstMiss, events.Booked
+		if r.opened {
+			rule.miss(c.At)
 		}
 	}
-	var gotClose time.Time
-	var gotReason events.CloseReason
-	for _, e := range evs {
-		if e.EventType == events.ListingClosed {
-			gotClose, gotReason = e.OccurredAt, e.CloseReason
-		}
-	}
-	if !gotClose.Equal(wantClose) || gotReason != wantReason {
-		t.Errorf("%s (left the site %s, tee %s): closed at %v (%s); Diff's rules say %v (%s)",
-			key, tr.ClosedAt(), tee, gotClose, gotReason, wantClose, wantReason)
-	}
+	rule.check(t, key, tr, evs)
 }

@@ -101,16 +101,22 @@ func envOf(user, password string) func(string) string {
 	}
 }
 
-func TestLoginFormPostFixture(t *testing.T) {
-	t.Parallel()
-	ls := newLoginServer(t, "s3cret-pw", 0)
-	site := sourceSite(t, ls.URL, loginSite)
-	deps := newRecorder().deps(t)
-	deps.Getenv = envOf("golfer", "s3cret-pw")
+// collectAs runs Collect on site with CLUB_USER and CLUB_PASSWORD set to user and password.
+func collectAs(t *testing.T, site Site, deps CollectDeps, user, password string) Result {
+	t.Helper()
+	deps.Getenv = envOf(user, password)
 	res, err := Collect(t.Context(), site, sourcesAt, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func TestLoginFormPostFixture(t *testing.T) {
+	t.Parallel()
+	ls := newLoginServer(t, "s3cret-pw", 0)
+	site := sourceSite(t, ls.URL, loginSite)
+	res := collectAs(t, site, newRecorder().deps(t), "golfer", "s3cret-pw")
 	if !res.Complete || res.Pages != 6 || len(res.Listings) != 18 || ls.logins != 1 || res.Relogins != 0 {
 		t.Fatalf("complete %v pages %d listings %d logins %d relogins %d failed %v", res.Complete, res.Pages, len(res.Listings), ls.logins, res.Relogins, res.FailedPages)
 	}
@@ -144,12 +150,7 @@ func TestLoginExpiresMidCrawl(t *testing.T) {
 			ls.expired401 = with401
 			site := sourceSite(t, ls.URL, loginSite)
 			site.Politeness.Parallelism = 1
-			deps := newRecorder().deps(t)
-			deps.Getenv = envOf("golfer", "pw")
-			res, err := Collect(t.Context(), site, sourcesAt, deps)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := collectAs(t, site, newRecorder().deps(t), "golfer", "pw")
 			if !res.Complete || res.Pages != 6 || ls.logins != 2 || res.Relogins != 1 {
 				t.Fatalf("complete %v pages %d logins %d relogins %d failed %v", res.Complete, res.Pages, ls.logins, res.Relogins, res.FailedPages)
 			}
@@ -164,11 +165,7 @@ func TestLoginWrongPassword(t *testing.T) {
 	ls := newLoginServer(t, "right-pw", 0)
 	site := sourceSite(t, ls.URL, loginSite)
 	deps := newRecorder().deps(t)
-	deps.Getenv = envOf("golfer", "wrong-pw")
-	res, err := Collect(t.Context(), site, sourcesAt, deps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := collectAs(t, site, deps, "golfer", "wrong-pw")
 	if res.Complete || len(res.FailedPages) != 6 || res.Pages != 0 || len(ls.requests()) != 1 {
 		t.Fatalf("complete %v failed %d pages %d requests %d", res.Complete, len(res.FailedPages), res.Pages, len(ls.requests()))
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,18 +36,7 @@ func runLogger(t testing.TB) *slog.Logger {
 // with no politeness delay and millisecond backoffs.
 func runnerSite(t testing.TB, base string, days int) Site {
 	t.Helper()
-	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sites[0]
-	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
-	s.DaysAhead = days
-	s.Politeness.NoDelay = true
-	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
-	s.Politeness.BackoffBase, s.Politeness.BackoffCap = Duration(time.Millisecond), Duration(4*time.Millisecond)
-	s.Politeness.RequestTimeout = Duration(5 * time.Second)
-	return s
+	return simSite(t, base, days)
 }
 
 // runnerSim serves a sim over clock with seed and days of listings ahead.

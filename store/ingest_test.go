@@ -37,6 +37,17 @@ func message(t testing.TB, e events.Event, i int) store.Message {
 	return store.Message{Topic: "t", Partition: i % 3, Offset: int64(i), Key: []byte(e.ListingKey), Value: b, Event: &e}
 }
 
+// openedBatch is n messages, listing_opened for listings 0..n-1 at t0 in crawl, message i at
+// offset i.
+func openedBatch(t testing.TB, n int, crawl string) []store.Message {
+	t.Helper()
+	var batch []store.Message
+	for i := range n {
+		batch = append(batch, message(t, events.Opened(listing(i), crawl, t0), i))
+	}
+	return batch
+}
+
 func TestIngest(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
@@ -104,10 +115,7 @@ func TestIngestPoisonRowIsDeadLetteredAlone(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 
-	var batch []store.Message
-	for i := range 5 {
-		batch = append(batch, message(t, events.Opened(listing(i), "crawl-1", t0), i))
-	}
+	batch := openedBatch(t, 5, "crawl-1")
 	// A NUL passes events.Validate but PostgreSQL text and jsonb reject it (22021 / 22P05).
 	bad := listing(99)
 	bad.CourseName = "Bad\x00Course"

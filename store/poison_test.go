@@ -76,10 +76,7 @@ func TestIngestUnattributableErrorIsAlarmedNotDeadLettered(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 	ctx := t.Context()
-	var batch []store.Message
-	for i := range 5 {
-		batch = append(batch, message(t, events.Opened(listing(i), "crawl-1", t0), i))
-	}
+	batch := openedBatch(t, 5, "crawl-1")
 	batch = append(batch, store.Message{Topic: "t", Partition: 0, Offset: 99, Value: []byte("{"),
 		Err: fmt.Errorf("decode: %w", events.ErrNotJSON)})
 

@@ -24,26 +24,7 @@ func randomHistory(rng *rand.Rand, i int) []events.Event {
 	if i%2 == 1 {
 		l.RoundDate, l.PlayDate = "2099-05-10", "2099-05-10"
 	}
-	var out []events.Event
-	at := t0
-	for j := range 1 + rng.IntN(8) {
-		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
-		crawl := fmt.Sprintf("crawl-%d", j)
-		next := l
-		next.PriceKRW = ptr(int64(90000 + rng.IntN(5)*10000))
-		switch k := rng.IntN(10); {
-		case j == 0 || k < 3:
-			out = append(out, events.Opened(next, crawl, at))
-		case k < 6:
-			out = append(out, events.Changed(l, next, crawl, at))
-		case k < 8:
-			out = append(out, events.Closed(next, crawl, at, events.Booked))
-		default:
-			out = append(out, events.Closed(next, crawl, at, events.Expired))
-		}
-		l = next
-	}
-	return out
+	return storetest.RandomHistory(rng, l, t0)
 }
 
 // ingestConcurrently stores evs through Ingest in batches of 1-size events, workers batches at
@@ -152,10 +133,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
-	var batch []store.Message
-	for i := range 20 {
-		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
-	}
+	batch := openedBatch(t, 20, "c1")
 	if _, err := s.Ingest(t.Context(), batch); err != nil {
 		t.Fatal(err)
 	}
@@ -242,10 +220,7 @@ func TestVerifyProjectionFindsDifferences(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
-	var batch []store.Message
-	for i := range 5 {
-		batch = append(batch, message(t, events.Opened(listing(i), "c1", t0), i))
-	}
+	batch := openedBatch(t, 5, "c1")
 	if _, err := s.Ingest(t.Context(), batch); err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 				if i%2 == 1 { // half the tee times are ahead: without a close they stay open
 					l.PlayDate, l.RoundDate = future, future
 				}
-				evs := history(rng, l)
+				evs := storetest.RandomHistory(rng, l, t0)
 				byKey[evs[0].ListingKey] = evs
 				all = append(all, evs...)
 			}
@@ -166,31 +166,6 @@ func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 			}
 		})
 	}
-}
-
-// history makes 1-8 events of one listing with random types and times (minute granularity, so
-// ties happen), each from its own crawl so that ids differ.
-func history(rng *rand.Rand, l events.Listing) []events.Event {
-	var out []events.Event
-	at := t0
-	for i := range 1 + rng.IntN(8) {
-		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
-		crawl := fmt.Sprintf("crawl-%d", i)
-		next := l
-		next.PriceKRW = ptr(int64(90000 + rng.IntN(5)*10000))
-		switch k := rng.IntN(10); {
-		case i == 0 || k < 3:
-			out = append(out, events.Opened(next, crawl, at))
-		case k < 6:
-			out = append(out, events.Changed(l, next, crawl, at))
-		case k < 8:
-			out = append(out, events.Closed(next, crawl, at, events.Booked))
-		default:
-			out = append(out, events.Closed(next, crawl, at, events.Expired))
-		}
-		l = next
-	}
-	return out
 }
 
 // recompute is the reference: sort by (occurred_at, type, event_id), split into lifetimes at every

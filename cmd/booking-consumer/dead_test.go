@@ -166,14 +166,7 @@ func TestDeadRetryWhileTheConsumerStoresTheSameEvents(t *testing.T) {
 	evs := deadEvents(600, "both")
 	deadLetterThrough(t, db, 0, evs, []byte("{still bad"))
 
-	msgs := make([]kafka.Message, len(evs))
-	for i, e := range evs {
-		b, err := events.Encode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs[i] = kafka.Message{Key: []byte(e.ListingKey), Value: b}
-	}
+	msgs := kafkatest.Encode(t, evs)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond, BatchSize: 100}
 	// A broker under load may not know the new topic yet: retry that (a message written twice is

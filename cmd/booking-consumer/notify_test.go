@@ -122,16 +122,18 @@ func opening(course, crawl string, at time.Time) events.Event {
 	return events.Opened(l, crawl, at)
 }
 
+// openings is n listings opened now, course c of them in crawl "<prefix>-crawl-<c>".
+func openings(n int, prefix string) []events.Event {
+	var evs []events.Event
+	for c := range n {
+		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("%s-crawl-%d", prefix, c), time.Now()))
+	}
+	return evs
+}
+
 func publish(t *testing.T, addr, topic string, evs []events.Event) {
 	t.Helper()
-	msgs := make([]kafka.Message, len(evs))
-	for i, e := range evs {
-		b, err := events.Encode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs[i] = kafka.Message{Key: []byte(e.ListingKey), Value: b}
-	}
+	msgs := kafkatest.Encode(t, evs)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	defer w.Close()
@@ -219,17 +221,12 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 // caughtUp reports whether group has committed offsets up to the end of every partition.
 func caughtUp(t *testing.T, addr, group, topic string, partitions int) bool {
 	t.Helper()
-	parts := make([]int, partitions)
-	for i := range parts {
-		parts[i] = i
-	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
-	res, err := c.OffsetFetch(t.Context(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	offsets, err := kafkatest.CommittedOffsets(t.Context(), addr, group, topic, partitions)
 	if err != nil {
 		return false
 	}
 	var committed int64
-	for _, p := range res.Topics[topic] {
+	for _, p := range offsets {
 		committed += max(0, p.CommittedOffset)
 	}
 	end, err := kafkatest.EndOffsets(t.Context(), addr, topic)
@@ -417,10 +414,7 @@ func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T)
 		w.WriteHeader(http.StatusOK)
 	}
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: any\n    channels: [hook]\n", h.srv.URL))
-	var evs []events.Event
-	for c := range 5 {
-		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("kill-crawl-%d", c), time.Now()))
-	}
+	evs := openings(5, "kill")
 	publish(t, s.addr, s.topic, evs)
 	group := kafkatest.Name(t, "g")
 	p1 := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
@@ -501,10 +495,7 @@ func TestNotifyTransientAndPermanentFailures(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook, timeout: 1s}\nwatches:\n  - name: any\n    channels: [hook]\n", h.srv.URL))
-	var evs []events.Event
-	for c := range 6 {
-		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("fail-crawl-%d", c), time.Now()))
-	}
+	evs := openings(6, "fail")
 	publish(t, s.addr, s.topic, evs)
 	n := startNotifier(t, s.bin, s.env, s.args(kafkatest.Name(t, "g"), watches)...)
 	waitUntil(t, 90*time.Second, "5 sent and 1 failed", func() bool {

@@ -101,16 +101,11 @@ func waitRows(t *testing.T, db *pgxpool.Pool, timeout time.Duration, cond func(i
 // offset is stored: with each event published once, rows at offsets < committed == committed.
 func checkOffsetsBehindRows(t *testing.T, addr, group, topic string, partitions int, db *pgxpool.Pool) (committed int64) {
 	t.Helper()
-	parts := make([]int, partitions)
-	for i := range parts {
-		parts[i] = i
-	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
-	res, err := c.OffsetFetch(t.Context(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	offsets, err := kafkatest.CommittedOffsets(t.Context(), addr, group, topic, partitions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range res.Topics[topic] {
+	for _, p := range offsets {
 		if p.CommittedOffset < 0 {
 			continue
 		}

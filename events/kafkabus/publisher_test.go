@@ -1,7 +1,6 @@
 package kafkabus_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,24 +38,13 @@ func testEvents(n, listings int) []events.Event {
 }
 
 // logBuffer collects JSON log lines from concurrent goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ testkit.SyncBuffer }
 
 // records returns the log records that carry an event_id, keyed by it.
 func (b *logBuffer) records(t *testing.T) map[string][]map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	out := map[string][]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if line == "" {
 			continue
 		}
@@ -251,8 +239,8 @@ func TestNopPublisher(t *testing.T) {
 		if s := statsOf(t, p); s != (kafkabus.PublisherStats{}) {
 			t.Fatalf("no-op stats %+v", s)
 		}
-		if n := strings.Count(logs.buf.String(), "\n"); n != 1 {
-			t.Fatalf("no-op publisher logged %d lines, want 1: %s", n, logs.buf.String())
+		if n := strings.Count(logs.String(), "\n"); n != 1 {
+			t.Fatalf("no-op publisher logged %d lines, want 1: %s", n, logs.String())
 		}
 	}
 	time.Sleep(100 * time.Millisecond)

@@ -124,6 +124,18 @@ type runningConsumer struct {
 	r      *kafka.Reader
 }
 
+// replayPipeline is the stack a replay test writes into: a fresh 3-partition topic, a fresh
+// database, a consumer draining the one into the other in its own group, and a writer to the topic.
+func replayPipeline(tb testing.TB) (addr, topic string, db *pgxpool.Pool, c *runningConsumer, w *kafkabus.SyncWriter) {
+	tb.Helper()
+	addr = kafkatest.Bootstrap(tb)
+	topic = kafkatest.Topic(tb, addr, 3)
+	db = storetest.NewDB(tb)
+	c = startConsumer(tb, addr, topic, kafkatest.Name(tb, "g"), db)
+	w = newWriter(tb, addr, topic)
+	return addr, topic, db, c, w
+}
+
 func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
 	tb.Helper()
 	logger := testkit.Logger(tb, slog.LevelWarn)

@@ -26,11 +26,7 @@ func TestPracticeReplay(t *testing.T) {
 	set := practiceBytes(t)
 	evs := decodeAll(t, set)
 	distinct := distinctIDs(evs)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	c := startConsumer(t, addr, topic, kafkatest.Name(t, "g"), db)
-	w := newWriter(t, addr, topic)
+	addr, topic, db, c, w := replayPipeline(t)
 
 	replayAll := func(round int) {
 		rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{}, replay.Deps{Writer: w, Logger: testkit.Logger(t, slog.LevelWarn)})
@@ -196,11 +192,7 @@ func TestReplayInterruptedThenAgain(t *testing.T) {
 	set := firstLines(practiceBytes(t), 3000)
 	evs := decodeAll(t, set)
 	distinct := distinctIDs(evs)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	c := startConsumer(t, addr, topic, kafkatest.Name(t, "g"), db)
-	w := newWriter(t, addr, topic)
+	_, _, db, c, w := replayPipeline(t)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -1,14 +1,10 @@
 package consumerbench_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
@@ -91,19 +87,9 @@ func produceLarge(b testing.TB, addr, topic string, n, size int) {
 func drainTopic(b testing.TB, bin, addr, topic, table string, want int, args ...string) (hwmMB float64, took time.Duration) {
 	b.Helper()
 	pool, dbURL := storetest.NewDBURL(b)
-	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr,
-		"--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate")
-	cmd.Args = append(cmd.Args, args...)
-	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	p := startConsumerBin(b, ctx, bin, dbURL, addr, topic, args...)
 	var first time.Time
 	for {
 		c := count(b, pool, table)
@@ -114,28 +100,19 @@ func drainTopic(b testing.TB, bin, addr, topic, table string, want int, args ...
 			break
 		}
 		select {
-		case err := <-exited:
-			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(stderr.String()))
+		case err := <-p.exited:
+			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(p.stderr.String()))
 		case <-ctx.Done():
-			b.Fatalf("topic %s not drained in time\n%s", topic, tail(stderr.String()))
+			b.Fatalf("topic %s not drained in time\n%s", topic, tail(p.stderr.String()))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 	took = time.Since(first)
-	hwm, ok := procStatusKB(cmd.Process.Pid, "VmHWM")
+	hwm, ok := procStatusKB(p.cmd.Process.Pid, "VmHWM")
 	if !ok {
-		b.Fatalf("no VmHWM for pid %d", cmd.Process.Pid)
+		b.Fatalf("no VmHWM for pid %d", p.cmd.Process.Pid)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			b.Fatalf("booking-consumer after SIGTERM: %v\n%s", err, tail(stderr.String()))
-		}
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		b.Fatal("booking-consumer did not exit within 30s of SIGTERM")
-	}
+	p.stop(b)
 	return hwm / 1024, took
 }
 

@@ -2,7 +2,6 @@ package consumerbench_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -74,30 +72,21 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 	}
 	pool, dbURL := storetest.NewDBURL(b)
 
-	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr,
-		"--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate")
-	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
-	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	pid := cmd.Process.Pid
+	p := startConsumerBin(b, ctx, bin, dbURL, addr, topic)
+	pid := p.cmd.Process.Pid
 
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	lastCount := time.Now()
 	for done := false; !done; {
 		select {
-		case err := <-exited:
-			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(stderr.String()))
+		case err := <-p.exited:
+			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(p.stderr.String()))
 		case <-ctx.Done():
-			b.Fatalf("backlog of %d not drained in time\n%s", n, tail(stderr.String()))
+			b.Fatalf("backlog of %d not drained in time\n%s", n, tail(p.stderr.String()))
 		case <-tick.C:
 		}
 		if v, ok := procStatusKB(pid, "VmRSS"); ok {
@@ -113,16 +102,7 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 	if !ok {
 		b.Fatalf("no VmHWM in /proc/%d/status", pid)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			b.Fatalf("booking-consumer after SIGTERM: %v\n%s", err, tail(stderr.String()))
-		}
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		b.Fatal("booking-consumer did not exit within 30s of SIGTERM")
-	}
+	p.stop(b)
 	return hwm / 1024, rssMB, took
 }
 

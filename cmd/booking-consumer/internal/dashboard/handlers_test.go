@@ -70,22 +70,15 @@ func TestPagesRenderThePracticeSet(t *testing.T) {
 }
 
 func TestEmptyDatabaseSaysWhatToDo(t *testing.T) {
-	h := newTestHandler(t, storetest.NewDB(t), nil)
-	for target, want := range map[string]string{
+	getContains(t, newTestHandler(t, storetest.NewDB(t), nil), http.StatusOK, map[string]string{
 		"/":         "No events yet: run the crawler",
 		"/listings": "No listings yet: run the crawler",
 		"/pipeline": "No events yet: run the crawler",
-	} {
-		w := get(t, h, target)
-		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), want) {
-			t.Errorf("GET %s on an empty database: %d, want %q in\n%s", target, w.Code, want, w.Body.String())
-		}
-	}
+	})
 }
 
 func TestBadFiltersAre400WithTheReason(t *testing.T) {
-	h := newTestHandler(t, storetest.NewDB(t), nil)
-	for target, want := range map[string]string{
+	getContains(t, newTestHandler(t, storetest.NewDB(t), nil), http.StatusBadRequest, map[string]string{
 		"/listings?status=sold":                        `status &#34;sold&#34;: want open, booked or expired`,
 		"/listings?from=2026-13-01":                    "is not a date: want YYYY-MM-DD",
 		"/listings?from=2026-04-10&to=2026-04-01":      "the play-date range is empty",
@@ -100,10 +93,16 @@ func TestBadFiltersAre400WithTheReason(t *testing.T) {
 		"/listings.csv?sort=lifetime":                  "does not apply",
 		"/listing":                                     "give exactly one listing key",
 		"/?x=1":                                        "takes no parameters",
-	} {
+	})
+}
+
+// getContains GETs each target and wants status with the text in the body.
+func getContains(t *testing.T, h http.Handler, status int, wants map[string]string) {
+	t.Helper()
+	for target, want := range wants {
 		w := get(t, h, target)
-		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), want) {
-			t.Errorf("GET %s: %d, want 400 with %q; body:\n%s", target, w.Code, want, w.Body.String())
+		if w.Code != status || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("GET %s: %d, want %d with %q; body:\n%s", target, w.Code, status, want, w.Body.String())
 		}
 	}
 }

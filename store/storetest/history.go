@@ -1,0 +1,36 @@
+package storetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// RandomHistory makes 1-8 events of listing l from at on, with random types and times (minute
+// granularity, so ties happen), each from its own crawl so that ids differ: reopens, double
+// closes, changes after a close, prices 90,000-130,000 KRW. The projection tests of store and
+// views check the view against a reference over such histories.
+func RandomHistory(rng *rand.Rand, l events.Listing, at time.Time) []events.Event {
+	var out []events.Event
+	for i := range 1 + rng.IntN(8) {
+		at = at.Add(time.Duration(rng.IntN(3)) * time.Minute)
+		crawl := fmt.Sprintf("crawl-%d", i)
+		next := l
+		price := int64(90000 + rng.IntN(5)*10000)
+		next.PriceKRW = &price
+		switch k := rng.IntN(10); {
+		case i == 0 || k < 3:
+			out = append(out, events.Opened(next, crawl, at))
+		case k < 6:
+			out = append(out, events.Changed(l, next, crawl, at))
+		case k < 8:
+			out = append(out, events.Closed(next, crawl, at, events.Booked))
+		default:
+			out = append(out, events.Closed(next, crawl, at, events.Expired))
+		}
+		l = next
+	}
+	return out
+}
