@@ -208,34 +208,14 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		conns += 2 // the dashboard's pages
 	}
 	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
-	var pool *pgxpool.Pool
-	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
-		var err error
-		pool, err = openDB(ctx, cfg.databaseURL, conns)
-		return err
+	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
+		databaseURL: cfg.databaseURL, conns: conns, noMigrate: cfg.noMigrate, brokers: cfg.brokers,
+		topic: cfg.topic, partitions: cfg.partitions, group: cfg.group, from: cfg.from, forceReset: cfg.forceReset,
 	})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	db.Store(pool)
-	if !cfg.noMigrate {
-		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
-			return migrate(ctx, pool)
-		}); err != nil {
-			return err
-		}
-	}
-	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
-		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
-	}); err != nil {
-		return err
-	}
-	if cfg.from != "" {
-		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
-			return err
-		}
-	}
 	health.Clear(startingKey)
 	if cfg.httpAddr != "" {
 		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
@@ -269,6 +249,57 @@ const (
 	startBackoffBase = 500 * time.Millisecond
 	startBackoffMax  = 10 * time.Second
 )
+
+// startUpConfig is what startUp needs of a consuming subcommand's configuration.
+type startUpConfig struct {
+	databaseURL        string
+	conns              int32
+	noMigrate          bool
+	brokers            []string
+	topic, group, from string
+	partitions         int
+	forceReset         bool
+}
+
+// startUp is what `run` and `notify` do before consuming: open the pool (published in db for
+// /healthz), migrate unless told not to, reach Kafka (creating the topic when missing) and reset the
+// group's offsets for --from. PostgreSQL or Kafka down waits and retries (logged, /healthz 503 via
+// health) instead of exiting. The caller closes the pool.
+func startUp(ctx context.Context, logger *slog.Logger, health *consumer.Health, db *atomic.Pointer[pgxpool.Pool],
+	cfg startUpConfig) (*pgxpool.Pool, error) {
+	var pool *pgxpool.Pool
+	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
+		var err error
+		pool, err = openDB(ctx, cfg.databaseURL, cfg.conns)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.Store(pool)
+	fail := func(err error) (*pgxpool.Pool, error) {
+		pool.Close()
+		return nil, err
+	}
+	if !cfg.noMigrate {
+		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
+			return migrate(ctx, pool)
+		}); err != nil {
+			return fail(err)
+		}
+	}
+	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
+	}); err != nil {
+		return fail(err)
+	}
+	if cfg.from != "" {
+		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, cfg.group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
+			return fail(err)
+		}
+	}
+	return pool, nil
+}
 
 // waitFor calls try until it succeeds, fails with an error retriable rejects (a configuration
 // problem: wrong password, unknown database, a topic the cluster refuses), or ctx ends (then it

@@ -23,7 +23,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
-	"github.com/golfcrawler/golf-crawler/store"
 )
 
 // Defaults of the notify subcommand.
@@ -163,34 +162,15 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 		}
 		defer stopHTTP()
 	}
-	var pool *pgxpool.Pool
-	err := waitFor(ctx, logger, health, "PostgreSQL", store.IsTransient, func(ctx context.Context) error {
-		var err error
-		pool, err = openDB(ctx, cfg.databaseURL, int32(consumer.DefaultInflight+len(channels)+2))
-		return err
+	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
+		databaseURL: cfg.databaseURL, conns: int32(consumer.DefaultInflight + len(channels) + 2),
+		noMigrate: cfg.noMigrate, brokers: cfg.brokers, topic: cfg.topic, partitions: cfg.partitions,
+		group: group, from: cfg.from, forceReset: cfg.forceReset,
 	})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	db.Store(pool)
-	if !cfg.noMigrate {
-		if err := waitFor(ctx, logger, health, "PostgreSQL (migrations)", store.IsTransient, func(ctx context.Context) error {
-			return migrate(ctx, pool)
-		}); err != nil {
-			return err
-		}
-	}
-	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
-		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
-	}); err != nil {
-		return err
-	}
-	if cfg.from != "" {
-		if err := kafkabus.ResetOffsets(ctx, logger, cfg.brokers, group, cfg.topic, cfg.from, cfg.forceReset); err != nil {
-			return err
-		}
-	}
 	health.Clear(startingKey)
 
 	host, _ := os.Hostname()
