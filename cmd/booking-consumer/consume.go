@@ -109,13 +109,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if cfg.databaseURL == "" {
-		cfg.databaseURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
-	}
-	if bootstrap == "" {
-		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
-	}
-	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
+	cfg.brokers = connectionFromEnv(env.getenv, &cfg.databaseURL, bootstrap)
 	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
@@ -249,6 +243,18 @@ const (
 	startBackoffBase = 500 * time.Millisecond
 	startBackoffMax  = 10 * time.Second
 )
+
+// connectionFromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
+// overrides its variable) and returns the brokers, parsed.
+func connectionFromEnv(getenv func(string) string, databaseURL *string, bootstrap string) []string {
+	if *databaseURL == "" {
+		*databaseURL = strings.TrimSpace(getenv("DATABASE_URL"))
+	}
+	if bootstrap == "" {
+		bootstrap = getenv("KAFKA_BOOTSTRAP")
+	}
+	return kafkabus.ParseBrokers(bootstrap)
+}
 
 // startUpConfig is what startUp needs of a consuming subcommand's configuration.
 type startUpConfig struct {

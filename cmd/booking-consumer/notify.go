@@ -85,13 +85,7 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if cfg.databaseURL == "" {
-		cfg.databaseURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
-	}
-	if bootstrap == "" {
-		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
-	}
-	cfg.brokers = kafkabus.ParseBrokers(bootstrap)
+	cfg.brokers = connectionFromEnv(env.getenv, &cfg.databaseURL, bootstrap)
 	var errs []error
 	if cfg.databaseURL == "" {
 		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))

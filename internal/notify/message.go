@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
 
 var (
@@ -51,9 +52,9 @@ func line(lang string, e *events.Event, now time.Time) string {
 	if lang == "en" {
 		price := "price n/a"
 		if e.PriceKRW != nil {
-			price = "₩" + thousands(*e.PriceKRW)
+			price = "₩" + textfmt.Thousands(*e.PriceKRW)
 			if e.Previous != nil && e.Previous.PriceKRW != nil && *e.Previous.PriceKRW != *e.PriceKRW {
-				price += " (was ₩" + thousands(*e.Previous.PriceKRW) + ")"
+				price += " (was ₩" + textfmt.Thousands(*e.Previous.PriceKRW) + ")"
 			}
 		}
 		players := "players n/a"
@@ -68,9 +69,9 @@ func line(lang string, e *events.Event, now time.Time) string {
 	}
 	price := "가격 미정"
 	if e.PriceKRW != nil {
-		price = thousands(*e.PriceKRW) + "원"
+		price = textfmt.Thousands(*e.PriceKRW) + "원"
 		if e.Previous != nil && e.Previous.PriceKRW != nil && *e.Previous.PriceKRW != *e.PriceKRW {
-			price += " (기존 " + thousands(*e.Previous.PriceKRW) + "원)"
+			price += " (기존 " + textfmt.Thousands(*e.Previous.PriceKRW) + "원)"
 		}
 	}
 	players := "인원 미정"
@@ -104,22 +105,4 @@ func agoKO(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d시간 %d분", int(d.Hours()), int(d.Minutes())%60)
 	}
-}
-
-// thousands formats n with comma separators: 150000 -> 150,000.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -32,10 +33,10 @@ func parsePages() (pages, error) {
 			if p == nil {
 				return "-"
 			}
-			return groupDigits(*p) + "원"
+			return textfmt.Thousands(*p) + "원"
 		},
-		"int":  func(v int64) string { return groupDigits(v) },
-		"lag":  func(v int64) string { return groupDigits(v) },
+		"int":  func(v int64) string { return textfmt.Thousands(v) },
+		"lag":  func(v int64) string { return textfmt.Thousands(v) },
 		"pct":  func(a, b int) string { return strconv.FormatFloat(100*float64(a)/float64(max(b, 1)), 'f', 1, 64) + "%" },
 		"sort": sortLink,
 	}
@@ -51,23 +52,6 @@ func parsePages() (pages, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func groupDigits(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // page is what every template gets.
@@ -580,7 +564,7 @@ func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
 		er := eventRow{ListingEvent: e, At: e.OccurredAt.In(loc).Format("2006-01-02 15:04:05"),
 			Ingested: e.IngestedAt.In(loc).Format("2006-01-02 15:04:05"), Price: "-", Players: "-", Position: "-"}
 		if e.PriceKRW != nil {
-			er.Price = groupDigits(*e.PriceKRW) + "원"
+			er.Price = textfmt.Thousands(*e.PriceKRW) + "원"
 		}
 		if e.Players != nil {
 			er.Players = strconv.Itoa(int(*e.Players))
