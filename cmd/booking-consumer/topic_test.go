@@ -8,8 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/segmentio/kafka-go"
-
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
@@ -24,12 +23,9 @@ func TestEnsureTopicCreatesOnceAndKeepsExisting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	conn, err := kafka.DialContext(t.Context(), "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	parts, err := conn.ReadPartitions(topic)
+	// The broker answers CreateTopics before its metadata has the topic: wait for it, as the
+	// consumer's start-up does (read at once, a cold broker said Unknown Topic Or Partition).
+	parts, err := kafkabus.WaitForTopic(t.Context(), []string{addr}, topic, nil)
 	if err != nil || len(parts) != 3 {
 		t.Fatalf("topic %s: %d partitions, err %v; want 3", topic, len(parts), err)
 	}
