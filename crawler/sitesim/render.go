@@ -76,18 +76,14 @@ func (s *Site) serveTee(w http.ResponseWriter, r *http.Request, now time.Time) {
 	s.writeTabs(&b, now, date)
 	b.WriteString("<table class=\"tee-list\">\n<thead><tr><th>골프장</th><th>코스</th><th>날짜</th><th>시간</th><th>그린피</th><th>인원</th></tr></thead>\n<tbody>\n")
 	if len(rows) == 0 {
-		b.WriteString("<tr class=\"empty\"><td colspan=\"6\">예약 가능한 시간이 없습니다.</td></tr>\n")
+		b.WriteString(noTeeTimesRow("empty", 6))
 	}
 	for _, l := range rows {
 		price, players := l.StateAt(now)
-		priceText := "전화문의"
-		if price != nil {
-			priceText = won(*price)
-		}
 		fmt.Fprintf(&b, "<tr class=\"tee-row\" data-id=\"%s\"><td class=\"course\">%s</td><td class=\"part\">%s</td>"+
 			"<td class=\"date\">%s</td><td class=\"time\">&nbsp;%s</td><td class=\"price\">%s</td><td class=\"players\">%d명</td></tr>\n",
 			l.ID, html.EscapeString(l.Course), html.EscapeString(l.Part), html.EscapeString(l.RoundDate),
-			html.EscapeString(l.ShownTeeTime), priceText, players)
+			html.EscapeString(l.ShownTeeTime), shownPrice(price), players)
 	}
 	b.WriteString("</tbody>\n</table>\n<div class=\"paging\">")
 	if page > 1 {
@@ -99,6 +95,21 @@ func (s *Site) serveTee(w http.ResponseWriter, r *http.Request, now time.Time) {
 	}
 	b.WriteString("</div>\n</body>\n</html>\n")
 	writeHTML(w, b.Bytes())
+}
+
+// shownPrice is a price as the HTML pages show it: won's format, or 전화문의 (call us) when the
+// listing has none.
+func shownPrice(price *int64) string {
+	if price == nil {
+		return "전화문의"
+	}
+	return won(*price)
+}
+
+// noTeeTimesRow is the table row an HTML page shows when no tee time is left: a cell of cols
+// columns in a row of the page's class.
+func noTeeTimesRow(class string, cols int) string {
+	return fmt.Sprintf("<tr class=\"%s\"><td colspan=\"%d\">예약 가능한 시간이 없습니다.</td></tr>\n", class, cols)
 }
 
 // won formats a price the way Korean sites do: 150000 → "150,000원".

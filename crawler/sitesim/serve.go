@@ -2,12 +2,13 @@ package sitesim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/metricsserver"
 )
 
 // DefaultAddr is where `crawler sim` listens by default and where compose/dev/sites.yaml points.
@@ -40,37 +41,18 @@ func DemoConfig(seed int64) Config {
 	}
 }
 
-// ListenAndServe serves a Site over cfg on addr until ctx is cancelled, then shuts down within 5 s.
-// It returns nil after a clean shutdown.
+// ListenAndServe serves a Site over cfg on addr until ctx is cancelled, then shuts down within 5 s
+// (metricsserver.Run, the serve loop of the metrics server too). It returns nil after a clean
+// shutdown.
 func ListenAndServe(ctx context.Context, addr string, cfg Config, logger *slog.Logger) error {
 	site := New(cfg)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{
-		Handler:           logRequests(site, logger),
-		ReadHeaderTimeout: 5 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
 	logger.InfoContext(ctx, "simulated booking site listening", "addr", ln.Addr().String(),
 		"seed", site.cfg.Seed, "sim_now", site.cfg.Now().Format(time.RFC3339))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve %s: %w", addr, err)
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("shut down %s: %w", addr, err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve %s: %w", addr, err)
-	}
-	return nil
+	return metricsserver.Run(ctx, ln, logRequests(site, logger), "simulated site")
 }
 
 type statusWriter struct {

@@ -310,16 +310,12 @@ func (s *Site) serveClubAJAX(w http.ResponseWriter, r *http.Request, now time.Ti
 	var b bytes.Buffer
 	rows := s.clubRows(ci, date, now)
 	if len(rows) == 0 {
-		b.WriteString("<tr class=\"none\"><td colspan=\"4\">예약 가능한 시간이 없습니다.</td></tr>\n")
+		b.WriteString(noTeeTimesRow("none", 4))
 	}
 	for _, l := range rows {
 		price, players := l.StateAt(now)
-		fee := "전화문의"
-		if price != nil {
-			fee = won(*price)
-		}
 		fmt.Fprintf(&b, "<tr class=\"slot\"><td class=\"part\">%s</td><td class=\"time\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
-			html.EscapeString(l.Part), s.shownTime(l, true), fee, players)
+			html.EscapeString(l.Part), s.shownTime(l, true), shownPrice(price), players)
 	}
 	writeHTML(w, b.Bytes())
 }
@@ -337,16 +333,12 @@ func (s *Site) serveClubPage(w http.ResponseWriter, r *http.Request, now time.Ti
 	b.WriteString("<table id=\"resList\">\n<tr><th>코스</th><th>시간</th><th>그린피</th></tr>\n")
 	rows := s.clubRows(ci, date, now)
 	if len(rows) == 0 {
-		b.WriteString("<tr class=\"none\"><td colspan=\"3\">예약 가능한 시간이 없습니다.</td></tr>\n")
+		b.WriteString(noTeeTimesRow("none", 3))
 	}
 	for _, l := range rows {
 		price, _ := l.StateAt(now)
-		fee := "전화문의"
-		if price != nil {
-			fee = won(*price)
-		}
 		fmt.Fprintf(&b, "<tr class=\"res\"><td class=\"cos\">%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(l.Part), s.shownTime(l, false), fee)
+			html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price))
 	}
 	b.WriteString("</table>\n</body>\n</html>\n")
 	writeHTML(w, b.Bytes())

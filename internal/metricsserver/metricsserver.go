@@ -1,6 +1,7 @@
 // Package metricsserver is the one metrics and health server of both commands: GET /metrics (a
 // Prometheus registry) and GET /healthz (the command's own check) on one listener, with header
-// timeouts, shut down when its context ends.
+// timeouts, shut down when its context ends. Its serve loop, Run, serves the simulated booking
+// site (crawler/sitesim) too.
 package metricsserver
 
 import (
@@ -31,10 +32,14 @@ func Handler(reg *prometheus.Registry, healthz http.HandlerFunc) http.Handler {
 // after a clean shutdown. Requests run under ctx, so its end ends them too.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
 	logger.InfoContext(ctx, "serving /metrics and /healthz", "addr", ln.Addr().String())
-	return serve(ctx, ln, h)
+	return Run(ctx, ln, h, "metrics")
 }
 
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+// Run is the serve loop under Serve, for any handler (the simulated booking site's too): it
+// serves h on ln with a header timeout until ctx is done, then shuts down within
+// ShutdownTimeout, and returns nil after a clean shutdown. Requests run under ctx, so its end
+// ends them too. what names the server in its errors.
+func Run(ctx context.Context, ln net.Listener, h http.Handler, what string) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -44,16 +49,16 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
+		return fmt.Errorf("serve %s on %s: %w", what, ln.Addr(), err)
 	case <-ctx.Done():
 	}
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("shut down metrics server: %w", err)
+		return fmt.Errorf("shut down %s server: %w", what, err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve metrics on %s: %w", ln.Addr(), err)
+		return fmt.Errorf("serve %s on %s: %w", what, ln.Addr(), err)
 	}
 	return nil
 }
@@ -68,7 +73,7 @@ func Start(ctx context.Context, addr string, h http.Handler, logger *slog.Logger
 	logger.InfoContext(ctx, "serving /metrics and /healthz", "addr", ln.Addr().String())
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- serve(sctx, ln, h) }()
+	go func() { done <- Run(sctx, ln, h, "metrics") }()
 	return func() error {
 		cancel()
 		return <-done
