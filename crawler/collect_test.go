@@ -87,6 +87,33 @@ func startSim(t *testing.T, seed int64) (*sitesim.Site, *httptest.Server) {
 	return sim, srv
 }
 
+// faultRun is one crawl of a seed-1 sim under injected faults (collectUnderFaults).
+type faultRun struct {
+	sim  *sitesim.Site
+	srv  *httptest.Server
+	site Site
+	res  Result
+	rec  *recorder
+}
+
+// collectUnderFaults crawls daysAhead days of a seed-1 sim serving faults with simSite, first
+// changed by edit when edit is not nil.
+func collectUnderFaults(t *testing.T, faults sitesim.Faults, daysAhead int, edit func(*Site)) faultRun {
+	t.Helper()
+	sim, srv := startSim(t, 1)
+	sim.InjectFaults(faults)
+	run := faultRun{sim: sim, srv: srv, site: simSite(t, srv.URL, daysAhead), rec: newRecorder()}
+	if edit != nil {
+		edit(&run.site)
+	}
+	res, err := Collect(t.Context(), run.site, t0, run.rec.deps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.res = res
+	return run
+}
+
 // expectedPages is the number of pages the sim shows for dates t0..t0+days.
 func expectedPages(sim *sitesim.Site, days int) int {
 	perDate := map[string]int{}
@@ -166,15 +193,9 @@ func deref[T any](p *T) any {
 
 func TestCollectRetriesThenSucceeds(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, 1)
-	sim.InjectFaults(sitesim.Faults{FailFirst: 2})
-	rec := newRecorder()
-	site := simSite(t, srv.URL, 2)
-	res, err := Collect(t.Context(), site, t0, rec.deps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages := expectedPages(sim, 2)
+	run := collectUnderFaults(t, sitesim.Faults{FailFirst: 2}, 2, nil)
+	res, rec, site := run.res, run.rec, run.site
+	pages := expectedPages(run.sim, 2)
 	if !res.Complete || res.Pages != pages || res.Retries != 2*pages || rec.retries != 2*pages {
 		t.Errorf("complete %v pages %d retries %d (metric %d); want complete, %d pages, %d retries",
 			res.Complete, res.Pages, res.Retries, rec.retries, pages, 2*pages)
@@ -191,19 +212,13 @@ func TestCollectRetriesThenSucceeds(t *testing.T) {
 
 func TestCollectPageAlwaysFails(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, 1)
 	bad := "/tee?date=20251202&page=1"
-	sim.InjectFaults(sitesim.Faults{FailPages: []string{bad}})
-	rec := newRecorder()
-	site := simSite(t, srv.URL, 2)
-	res, err := Collect(t.Context(), site, t0, rec.deps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Complete || len(res.FailedPages) != 1 || res.FailedPages[0] != srv.URL+bad {
+	run := collectUnderFaults(t, sitesim.Faults{FailPages: []string{bad}}, 2, nil)
+	res, site := run.res, run.site
+	if res.Complete || len(res.FailedPages) != 1 || res.FailedPages[0] != run.srv.URL+bad {
 		t.Errorf("complete %v failed %v; want incomplete with only %s failed", res.Complete, res.FailedPages, bad)
 	}
-	if got := sim.Requests()[bad]; got != 1+site.Politeness.Retries {
+	if got := run.sim.Requests()[bad]; got != 1+site.Politeness.Retries {
 		t.Errorf("%s requested %d times, want 1 + %d retries", bad, got, site.Politeness.Retries)
 	}
 	dates := map[string]bool{}
@@ -217,14 +232,9 @@ func TestCollectPageAlwaysFails(t *testing.T) {
 
 func TestCollectHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, 1)
-	sim.InjectFaults(sitesim.Faults{ThrottleFirst: 1, RetryAfter: 3 * time.Second})
-	rec := newRecorder()
-	res, err := Collect(t.Context(), simSite(t, srv.URL, 1), t0, rec.deps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages := expectedPages(sim, 1)
+	run := collectUnderFaults(t, sitesim.Faults{ThrottleFirst: 1, RetryAfter: 3 * time.Second}, 1, nil)
+	res, rec := run.res, run.rec
+	pages := expectedPages(run.sim, 1)
 	if !res.Complete || rec.statuses[429] != pages || len(rec.sleeps) != pages {
 		t.Errorf("complete %v statuses %v sleeps %v; want complete with %d 429s each waited out", res.Complete,
 			rec.statuses, rec.sleeps, pages)
@@ -238,16 +248,11 @@ func TestCollectHonoursRetryAfter(t *testing.T) {
 
 func TestCollectTimeoutRetried(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, 1)
-	sim.InjectFaults(sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second})
-	rec := newRecorder()
-	site := simSite(t, srv.URL, 0)
-	site.Politeness.RequestTimeout = Duration(150 * time.Millisecond)
-	res, err := Collect(t.Context(), site, t0, rec.deps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pages := expectedPages(sim, 0); !res.Complete || res.Retries != pages || rec.statuses[0] != pages {
+	run := collectUnderFaults(t, sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second}, 0, func(site *Site) {
+		site.Politeness.RequestTimeout = Duration(150 * time.Millisecond)
+	})
+	res, rec := run.res, run.rec
+	if pages := expectedPages(run.sim, 0); !res.Complete || res.Retries != pages || rec.statuses[0] != pages {
 		t.Errorf("complete %v retries %d statuses %v; want complete after %d timeouts", res.Complete, res.Retries,
 			rec.statuses, pages)
 	}

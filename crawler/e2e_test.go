@@ -14,6 +14,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // e2eCrawl is one crawl of the end-to-end test: when, and whether the runner found it complete.
@@ -87,7 +88,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 		s := e2eRun(t, r, at)
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete})
 	}
-	evs := readEventLog(t, out.Path())
+	evs := testkit.ReadEvents(t, out.Path())
 	e2eCheck(t, sim, crawls, evs, start, end)
 }
 

@@ -3,12 +3,13 @@ package crawler
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestMetricsServe serves /metrics and /healthz on a real listener: the metric names the issue
@@ -40,17 +41,11 @@ func TestMetricsServe(t *testing.T) {
 
 	get := func(path string) string {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		code, body := testkit.Get(t, base+path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, code, http.StatusText(code))
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %s", path, resp.Status)
-		}
-		return string(b)
+		return body
 	}
 	body := get("/metrics")
 	for _, want := range []string{
@@ -90,12 +85,5 @@ func TestMetricsServe(t *testing.T) {
 		t.Errorf("/healthz = %+v", h)
 	}
 	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Errorf("Serve after cancel: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return after its context was cancelled")
-	}
+	testkit.NoErr(t, errc, 10*time.Second, "Serve after its context was cancelled")
 }

@@ -64,7 +64,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		t.Fatalf("crawls with club 138 down: %+v / %+v", s1, s2)
 	}
 	closed := map[string]bool{}
-	for _, e := range readEventLog(t, out.Path()) {
+	for _, e := range testkit.ReadEvents(t, out.Path()) {
 		if e.EventType == events.ListingClosed {
 			closed[e.CourseName+" "+e.PlayDate+" "+e.TeeTime] = true
 		}

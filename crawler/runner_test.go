@@ -1,12 +1,10 @@
 package crawler
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -46,30 +44,6 @@ func runnerSim(t testing.TB, clock *runClock, seed int64, days int) (*sitesim.Si
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	return sim, srv
-}
-
-// readEventLog decodes every line of an events file.
-func readEventLog(t testing.TB, path string) []events.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []events.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		e, err := events.Decode(sc.Bytes())
-		if err != nil {
-			t.Fatalf("events file line %d: %v", len(out)+1, err)
-		}
-		out = append(out, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // metricSum sums the samples of metric name whose labels include want.
@@ -160,7 +134,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	if sum3.Sites[0].Closed == 0 {
 		t.Errorf("no listing closed over 6 h of bookings: %+v then %+v", sum2.Sites[0], sum3.Sites[0])
 	}
-	evs := readEventLog(t, out.Path())
+	evs := testkit.ReadEvents(t, out.Path())
 	if len(evs) != sum1.Events()+sum2.Events()+sum3.Events() {
 		t.Fatalf("events file has %d events, summaries say %d + %d + %d", len(evs), sum1.Events(), sum2.Events(), sum3.Events())
 	}

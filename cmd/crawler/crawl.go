@@ -142,9 +142,10 @@ type crawlDeps struct {
 	out     *crawler.EventLog
 }
 
-// prepare is what once and run share: their flags (schedule ones too when scheduled), parsed and
-// validated, then setup.
-func prepare(env environment, fs *flag.FlagSet, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+// prepare is what once and run share: their flag set (name, usage and the crawl environment
+// help), their flags (schedule ones too when scheduled), parsed and validated, then setup.
+func prepare(env environment, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+	fs := env.newFlagSet(name, usage, crawlEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, nil, err
@@ -249,11 +250,10 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 
 // onceCmd is `crawler once`.
 func onceCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
+	_, d, err := prepare(env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
 		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).",
-		crawlEnvHelp+logEnvHelp)
-	_, d, err := prepare(env, fs, args, false)
+		args, false)
 	if err != nil {
 		return err
 	}
@@ -263,12 +263,11 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 
 // scheduleCmd is `crawler run`.
 func scheduleCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
+	cfg, d, err := prepare(env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
-		crawlEnvHelp+logEnvHelp)
-	cfg, d, err := prepare(env, fs, args, true)
+		args, true)
 	if err != nil {
 		return err
 	}

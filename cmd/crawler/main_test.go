@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -17,33 +16,46 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // env returns a getenv over m.
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-// sitesFile writes a sites file: the first (HTML) site of compose/dev/sites.yaml pointed at base, looking
-// one day ahead, without politeness delay or retries.
-func sitesFile(t *testing.T, base string) string {
+// devSites is compose/dev/sites.yaml with every site pointed at base and without politeness
+// delays.
+func devSites(t *testing.T, base string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := strings.Cut(string(b), "\n\n  - name: sim-api-get") // the HTML site only
-	s = strings.Replace(s, "http://"+sitesim.DefaultAddr, base, 1)
-	s = strings.Replace(s, "days_ahead: 14", "days_ahead: 1", 1)
-	s = strings.Replace(s, `allowed_domains: ["127.0.0.1"]`, "", 1)
-	s = strings.Replace(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n", 1)
-	s = strings.Replace(s, "      retries: 3\n", "      no_retry: true\n", 1)
-	if !strings.Contains(s, base) || !strings.Contains(s, "no_delay: true") || !strings.Contains(s, "no_retry: true") {
-		t.Fatalf("compose/dev/sites.yaml changed shape; update the test's rewrite:\n%s", s)
-	}
+	s := strings.ReplaceAll(string(b), "http://"+sitesim.DefaultAddr, base)
+	s = strings.ReplaceAll(s, `allowed_domains: ["127.0.0.1"]`, "")
+	return strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
+}
+
+// writeSites writes the sites file s into the test's temporary directory and returns its path.
+func writeSites(t *testing.T, s string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "sites.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// sitesFile writes a sites file: the first (HTML) site of devSites, looking one day ahead,
+// without retries.
+func sitesFile(t *testing.T, base string) string {
+	t.Helper()
+	s, _, _ := strings.Cut(devSites(t, base), "\n\n  - name: sim-api-get") // the HTML site only
+	s = strings.Replace(s, "days_ahead: 14", "days_ahead: 1", 1)
+	s = strings.Replace(s, "      retries: 3\n", "      no_retry: true\n", 1)
+	if !strings.Contains(s, base) || !strings.Contains(s, "no_delay: true") || !strings.Contains(s, "no_retry: true") {
+		t.Fatalf("compose/dev/sites.yaml changed shape; update the test's rewrite:\n%s", s)
+	}
+	return writeSites(t, s)
 }
 
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
@@ -105,7 +117,7 @@ func TestOnceWritesEvents(t *testing.T) {
 	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
 		t.Fatalf("once: %v\n%s", err, stderr.String())
 	}
-	evs := readEvents(t, out)
+	evs := testkit.ReadEvents(t, out)
 	if len(evs) == 0 {
 		t.Fatal("no events written")
 	}
@@ -119,7 +131,7 @@ func TestOnceWritesEvents(t *testing.T) {
 	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
 		t.Fatalf("second once: %v\n%s", err, stderr.String())
 	}
-	for _, e := range readEvents(t, out)[len(evs):] {
+	for _, e := range testkit.ReadEvents(t, out)[len(evs):] {
 		if e.EventType == events.ListingOpened {
 			t.Errorf("second crawl opened %s again: the snapshot was not used", e.ListingKey)
 		}
@@ -161,7 +173,7 @@ func TestRunServesHealthzAndStops(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
 	t.Cleanup(srv.Close)
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	errc := make(chan error, 1)
@@ -182,39 +194,5 @@ func TestRunServesHealthzAndStops(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	cancel()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("run after cancel: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not return 20 s after cancel")
-	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.NotFoundHandler())
-	addr := srv.Listener.Addr().String()
-	srv.Close()
-	return addr
-}
-
-func readEvents(t *testing.T, path string) []events.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []events.Event
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		e, err := events.Decode(sc.Bytes())
-		if err != nil {
-			t.Fatalf("line %d: %v", len(out)+1, err)
-		}
-		out = append(out, e)
-	}
-	return out
+	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
 }

@@ -61,7 +61,7 @@ func TestSecondCrawlerOnOneStateDirExits(t *testing.T) {
 	if !errors.Is(err, crawler.ErrStateLocked) || !strings.Contains(err.Error(), dir+" is in use by another crawler") {
 		t.Fatalf("second crawler: %v, want ErrStateLocked naming %s", err, dir)
 	}
-	if evs := readEvents(t, out); len(evs) != 0 {
+	if evs := testkit.ReadEvents(t, out); len(evs) != 0 {
 		t.Errorf("the refused crawler wrote %d events", len(evs))
 	}
 }

@@ -12,30 +12,13 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
-// allSitesFile writes the whole shipped sites file pointed at base, without politeness delays.
-func allSitesFile(t *testing.T, base string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.ReplaceAll(string(b), "http://"+sitesim.DefaultAddr, base)
-	s = strings.ReplaceAll(s, `allowed_domains: ["127.0.0.1"]`, "")
-	s = strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
-	path := filepath.Join(t.TempDir(), "sites.yaml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestTryPrintsListingsAndRejectedRows(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, BadRowRate: 0.5})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	sites := allSitesFile(t, srv.URL)
+	sites := writeSites(t, devSites(t, srv.URL))
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-api-post", "--date", "2025-12-03", "--target", "레이크&힐스 CC", "--dump"},
 		env(nil), &stdout, &stderr)
@@ -80,7 +63,7 @@ func TestTryNeverPrintsCredentials(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, LoginPassword: right})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	sites := allSitesFile(t, srv.URL)
+	sites := writeSites(t, devSites(t, srv.URL))
 	for _, pw := range []string{wrong, right} {
 		var stdout, stderr bytes.Buffer
 		e := env(map[string]string{"SIM_CLUB_USER": "golfer", "SIM_CLUB_PASSWORD": pw, "LOG_LEVEL": "debug"})

@@ -4,20 +4,16 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 func TestListenAndServe(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testkit.FreeAddr(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -44,12 +40,5 @@ func TestListenAndServe(t *testing.T) {
 		t.Error("empty page")
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("ListenAndServe after cancel: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ListenAndServe did not return within 10 s of cancel")
-	}
+	testkit.NoErr(t, done, 10*time.Second, "ListenAndServe after cancel")
 }

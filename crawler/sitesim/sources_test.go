@@ -2,7 +2,6 @@ package sitesim
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // Every shape shows exactly the tee times of /tee for a club and date, and the club routes are
@@ -28,16 +29,8 @@ func TestSourcesShapes(t *testing.T) {
 		if ctype != "" {
 			req.Header.Set("Content-Type", ctype)
 		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		_, page := testkit.Do(t, c, req)
+		return page
 	}
 	want := 0
 	for _, tr := range site.Visible(at) {

@@ -16,20 +16,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-func get(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
-}
-
 // TestServeMetricsAndHealthz: one listener answers /metrics from the registry and /healthz from
 // the command's check, says so in the log, and its end leaves the port closed.
 func TestServeMetricsAndHealthz(t *testing.T) {
@@ -61,17 +47,17 @@ func TestServeMetricsAndHealthz(t *testing.T) {
 	if !strings.Contains(logs.String(), "serving /metrics and /healthz") || addr == "" {
 		t.Fatalf("no serving log line with the address: %q", logs.String())
 	}
-	if code, body := get(t, "http://"+addr+"/metrics"); code != http.StatusOK || !strings.Contains(body, "golf_test_total 3") {
+	if code, body := testkit.Get(t, "http://"+addr+"/metrics"); code != http.StatusOK || !strings.Contains(body, "golf_test_total 3") {
 		t.Errorf("/metrics = %d %q; want 200 with golf_test_total 3", code, body)
 	}
-	if code, body := get(t, "http://"+addr+"/healthz"); code != http.StatusOK || body != "ok\n" {
+	if code, body := testkit.Get(t, "http://"+addr+"/healthz"); code != http.StatusOK || body != "ok\n" {
 		t.Errorf("/healthz = %d %q; want 200 ok", code, body)
 	}
 	sick.Store(true)
-	if code, body := get(t, "http://"+addr+"/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "sick") {
+	if code, body := testkit.Get(t, "http://"+addr+"/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "sick") {
 		t.Errorf("/healthz when unhealthy = %d %q; want 503 sick", code, body)
 	}
-	if code, _ := get(t, "http://"+addr+"/other"); code != http.StatusNotFound {
+	if code, _ := testkit.Get(t, "http://"+addr+"/other"); code != http.StatusNotFound {
 		t.Errorf("/other = %d; want 404", code)
 	}
 	if err := stop(); err != nil {
