@@ -10,11 +10,52 @@ import (
 
 func pointerTo[T any](v T) *T { return &v }
 
-var priceCases = []struct {
+// numberCase is a case of a parser of an optional number: want nil with ok means none shown.
+type numberCase[N int | int64] struct {
 	raw  string
-	want *int64 // nil with ok means unknown
+	want *N
 	ok   bool
-}{
+}
+
+// checkNumberParser runs parse, named name, over cases: a case not ok wants an error that is bad.
+func checkNumberParser[N int | int64](t *testing.T, name string, parse func(string) (*N, error), bad error, cases []numberCase[N]) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := parse(c.raw)
+		switch {
+		case !c.ok:
+			if err == nil || !errors.Is(err, bad) {
+				t.Errorf("%s(%q) = %v, %v; want an error wrapping %q", name, c.raw, showPtr(got), err, bad)
+			}
+		case err != nil:
+			t.Errorf("%s(%q): %v", name, c.raw, err)
+		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
+			t.Errorf("%s(%q) = %v, want %v", name, c.raw, showPtr(got), showPtr(c.want))
+		}
+	}
+}
+
+// fuzzNumberParser fuzzes parse, named name, from the raw texts of cases: an error is bad and
+// comes with no number, a number lies in lo..hi.
+func fuzzNumberParser[N int | int64](f *testing.F, name string, parse func(string) (*N, error), bad error, cases []numberCase[N], lo, hi N) {
+	for _, c := range cases {
+		f.Add(c.raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, err := parse(raw)
+		if err != nil {
+			if !errors.Is(err, bad) || got != nil {
+				t.Fatalf("%s(%q) = %v, %v", name, raw, showPtr(got), err)
+			}
+			return
+		}
+		if got != nil && (*got < lo || *got > hi) {
+			t.Fatalf("%s(%q) = %d, outside %d..%d", name, raw, *got, lo, hi)
+		}
+	})
+}
+
+var priceCases = []numberCase[int64]{ // want nil with ok: unknown
 	{"150,000원", pointerTo[int64](150000), true},
 	{"150000", pointerTo[int64](150000), true},
 	{"₩150,000", pointerTo[int64](150000), true},
@@ -59,26 +100,10 @@ var priceCases = []struct {
 
 func TestParsePrice(t *testing.T) {
 	t.Parallel()
-	for _, c := range priceCases {
-		got, err := ParsePrice(c.raw)
-		switch {
-		case !c.ok:
-			if err == nil || !errors.Is(err, ErrBadPrice) {
-				t.Errorf("ParsePrice(%q) = %v, %v; want an ErrBadPrice", c.raw, showPtr(got), err)
-			}
-		case err != nil:
-			t.Errorf("ParsePrice(%q): %v", c.raw, err)
-		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
-			t.Errorf("ParsePrice(%q) = %v, want %v", c.raw, showPtr(got), showPtr(c.want))
-		}
-	}
+	checkNumberParser(t, "ParsePrice", ParsePrice, ErrBadPrice, priceCases)
 }
 
-var playersCases = []struct {
-	raw  string
-	want *int
-	ok   bool
-}{
+var playersCases = []numberCase[int]{
 	{"4명", pointerTo(4), true},
 	{"4인", pointerTo(4), true},
 	{"4", pointerTo(4), true},
@@ -103,19 +128,7 @@ var playersCases = []struct {
 
 func TestParsePlayers(t *testing.T) {
 	t.Parallel()
-	for _, c := range playersCases {
-		got, err := ParsePlayers(c.raw)
-		switch {
-		case !c.ok:
-			if err == nil || !errors.Is(err, ErrBadPlayers) {
-				t.Errorf("ParsePlayers(%q) = %v, %v; want an ErrBadPlayers", c.raw, showPtr(got), err)
-			}
-		case err != nil:
-			t.Errorf("ParsePlayers(%q): %v", c.raw, err)
-		case (got == nil) != (c.want == nil) || (got != nil && *got != *c.want):
-			t.Errorf("ParsePlayers(%q) = %v, want %v", c.raw, showPtr(got), showPtr(c.want))
-		}
-	}
+	checkNumberParser(t, "ParsePlayers", ParsePlayers, ErrBadPlayers, playersCases)
 }
 
 var teeTimeCases = []struct{ raw, want string }{ // want "" means an error
@@ -205,39 +218,11 @@ func showPtr[T any](p *T) any {
 }
 
 func FuzzParsePrice(f *testing.F) {
-	for _, c := range priceCases {
-		f.Add(c.raw)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		got, err := ParsePrice(raw)
-		if err != nil {
-			if !errors.Is(err, ErrBadPrice) || got != nil {
-				t.Fatalf("ParsePrice(%q) = %v, %v", raw, showPtr(got), err)
-			}
-			return
-		}
-		if got != nil && (*got < 0 || *got > MaxPriceKRW) {
-			t.Fatalf("ParsePrice(%q) = %d, outside 0..%d", raw, *got, int64(MaxPriceKRW))
-		}
-	})
+	fuzzNumberParser(f, "ParsePrice", ParsePrice, ErrBadPrice, priceCases, 0, MaxPriceKRW)
 }
 
 func FuzzParsePlayers(f *testing.F) {
-	for _, c := range playersCases {
-		f.Add(c.raw)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		got, err := ParsePlayers(raw)
-		if err != nil {
-			if !errors.Is(err, ErrBadPlayers) || got != nil {
-				t.Fatalf("ParsePlayers(%q) = %v, %v", raw, showPtr(got), err)
-			}
-			return
-		}
-		if got != nil && (*got < 1 || *got > MaxPlayers) {
-			t.Fatalf("ParsePlayers(%q) = %d, outside 1..%d", raw, *got, MaxPlayers)
-		}
-	})
+	fuzzNumberParser(f, "ParsePlayers", ParsePlayers, ErrBadPlayers, playersCases, 1, MaxPlayers)
 }
 
 func FuzzParseTeeTime(f *testing.F) {

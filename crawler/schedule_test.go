@@ -20,13 +20,7 @@ func runSchedule(t *testing.T, s Schedule) (stop func() error) {
 	go func() { errc <- s.Run(ctx) }()
 	return func() error {
 		cancel()
-		select {
-		case err := <-errc:
-			return err
-		case <-time.After(15 * time.Second):
-			t.Fatal("Schedule.Run did not return 15 s after its context was cancelled")
-			return nil
-		}
+		return testkit.Recv(t, errc, 15*time.Second, "Schedule.Run after its context was cancelled")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -301,45 +302,55 @@ func (s *Site) serveClubAJAX(w http.ResponseWriter, r *http.Request, now time.Ti
 		http.Error(w, "bad form", http.StatusBadRequest)
 		return
 	}
-	ci, ok := s.club(r.PostForm.Get("courseId"))
-	date, okDate := s.parseDay(r.PostForm.Get("golfResDate"), "20060102")
-	if !ok || !okDate {
-		http.Error(w, "courseId and golfResDate (YYYYMMDD) are required", http.StatusBadRequest)
+	ci, date, ok := s.clubDay(w, r.PostForm, "courseId", "golfResDate")
+	if !ok {
 		return
 	}
 	var b bytes.Buffer
-	rows := s.clubRows(ci, date, now)
-	if len(rows) == 0 {
-		b.WriteString(noTeeTimesRow("none", 4))
-	}
-	for _, l := range rows {
-		price, players := l.StateAt(now)
-		fmt.Fprintf(&b, "<tr class=\"slot\"><td class=\"part\">%s</td><td class=\"time\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
-			html.EscapeString(l.Part), s.shownTime(l, true), shownPrice(price), players)
-	}
+	s.writeClubRows(&b, ci, date, now, 4, func(l *listing, price string, players int) string {
+		return fmt.Sprintf("<tr class=\"slot\"><td class=\"part\">%s</td><td class=\"time\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
+			html.EscapeString(l.Part), s.shownTime(l, true), price, players)
+	})
 	writeHTML(w, b.Bytes())
 }
 
+// writeClubRows writes the club's tee times on date, one table row each by row (given the price
+// as shown and the players at now), or the "none" row of cols columns when none is left.
+func (s *Site) writeClubRows(b *bytes.Buffer, ci int, date, now time.Time, cols int, row func(l *listing, price string, players int) string) {
+	rows := s.clubRows(ci, date, now)
+	if len(rows) == 0 {
+		b.WriteString(noTeeTimesRow("none", cols))
+	}
+	for _, l := range rows {
+		price, players := l.StateAt(now)
+		b.WriteString(row(l, shownPrice(price), players))
+	}
+}
+
+// clubDay reads the club and the YYYYMMDD day of an HTML route from the values clubKey and
+// dayKey of v; when either is missing or bad it answers 400 naming both and returns ok false.
+func (s *Site) clubDay(w http.ResponseWriter, v url.Values, clubKey, dayKey string) (ci int, date time.Time, ok bool) {
+	ci, okClub := s.club(v.Get(clubKey))
+	date, okDate := s.parseDay(v.Get(dayKey), "20060102")
+	if !okClub || !okDate {
+		http.Error(w, clubKey+" and "+dayKey+" (YYYYMMDD) are required", http.StatusBadRequest)
+		return 0, time.Time{}, false
+	}
+	return ci, date, true
+}
+
 func (s *Site) serveClubPage(w http.ResponseWriter, r *http.Request, now time.Time) {
-	q := r.URL.Query()
-	ci, ok := s.club(q.Get("club_code"))
-	date, okDate := s.parseDay(q.Get("book_date"), "20060102")
-	if !ok || !okDate {
-		http.Error(w, "club_code and book_date (YYYYMMDD) are required", http.StatusBadRequest)
+	ci, date, ok := s.clubDay(w, r.URL.Query(), "club_code", "book_date")
+	if !ok {
 		return
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, pageHead, html.EscapeString(s.cfg.Courses[ci].Name)+" 예약", now.In(s.cfg.Location).Format("2006-01-02 15:04"))
 	b.WriteString("<table id=\"resList\">\n<tr><th>코스</th><th>시간</th><th>그린피</th></tr>\n")
-	rows := s.clubRows(ci, date, now)
-	if len(rows) == 0 {
-		b.WriteString(noTeeTimesRow("none", 3))
-	}
-	for _, l := range rows {
-		price, _ := l.StateAt(now)
-		fmt.Fprintf(&b, "<tr class=\"res\"><td class=\"cos\">%s</td><td>%s</td><td>%s</td></tr>\n",
-			html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price))
-	}
+	s.writeClubRows(&b, ci, date, now, 3, func(l *listing, price string, _ int) string {
+		return fmt.Sprintf("<tr class=\"res\"><td class=\"cos\">%s</td><td>%s</td><td>%s</td></tr>\n",
+			html.EscapeString(l.Part), s.shownTime(l, false), price)
+	})
 	b.WriteString("</table>\n</body>\n</html>\n")
 	writeHTML(w, b.Bytes())
 }
