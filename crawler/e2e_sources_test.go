@@ -131,11 +131,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	}))
 	t.Cleanup(srv.Close)
 	site := shippedSite(t, name, srv.URL, days)
-	out, err := OpenEventLog(filepath.Join(t.TempDir(), "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	out := openEventLog(t, t.TempDir())
 	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	getenv := func(k string) string {
 		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -67,11 +66,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 	if err := site.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	out, err := OpenEventLog(filepath.Join(t.TempDir(), "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	out := openEventLog(t, t.TempDir())
 	// Warnings (skipped rows, failed pages, incomplete crawls) are the point of the test: log errors only.
 	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,

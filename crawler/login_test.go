@@ -191,11 +191,7 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
-	out, err := OpenEventLog(filepath.Join(dir, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	out := openEventLog(t, dir)
 	metrics := NewCrawlerMetrics(clock.Now)
 	var errs []string
 	for i, pw := range []string{wrong, right} {

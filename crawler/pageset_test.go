@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,11 +41,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		"      - {code: 137, name: 레이크 CC}\n      - {code: 138, name: 힐스 CC}\n", 1))
 	site.Politeness.NoRetry, site.Politeness.Retries = true, 0
 	clock := newRunClock(sourcesAt)
-	out, err := OpenEventLog(filepath.Join(t.TempDir(), "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	out := openEventLog(t, t.TempDir())
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
 	run := func() SiteSummary {
 		t.Helper()

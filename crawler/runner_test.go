@@ -46,6 +46,17 @@ func runnerSim(t testing.TB, clock *runClock, seed int64, days int) (*sitesim.Si
 	return sim, srv
 }
 
+// openEventLog opens dir/events.jsonl, closed when the test ends.
+func openEventLog(t testing.TB, dir string) *EventLog {
+	t.Helper()
+	out, err := OpenEventLog(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	return out
+}
+
 // metricSum sums the samples of metric name whose labels include want.
 func metricSum(t testing.TB, m *CrawlerMetrics, name string, want map[string]string) float64 {
 	t.Helper()
@@ -90,11 +101,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	sim, srv := runnerSim(t, clock, 7, 2)
 	dir := t.TempDir()
-	out, err := OpenEventLog(filepath.Join(dir, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	out := openEventLog(t, dir)
 	m := NewCrawlerMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
 	if _, ok := pub.(kafkabus.NopPublisher); !ok {

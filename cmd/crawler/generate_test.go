@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
 func TestRunGenerate(t *testing.T) {
@@ -37,24 +34,5 @@ func TestRunGenerate(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(m) > 0 {
 		t.Errorf("temporary files left behind: %v", m)
-	}
-}
-
-func TestRunGenerateUsage(t *testing.T) {
-	t.Parallel()
-	env := func(string) string { return "" }
-	var help bytes.Buffer
-	if err := runGenerate(t.Context(), []string{"--help"}, env, &bytes.Buffer{}, &help); err != nil {
-		t.Errorf("--help: %v", err)
-	}
-	for _, f := range []string{"-generate", "-days", "-seed", "-interval", "-start"} {
-		if !strings.Contains(help.String(), f) {
-			t.Errorf("--help does not explain %s", f)
-		}
-	}
-	for _, args := range [][]string{{}, {"--generate", "x", "--days", "0"}, {"--generate", "x", "--start", "yesterday"}, {"--generate", "x", "extra"}} {
-		if err := runGenerate(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, cli.ErrUsage) {
-			t.Errorf("%q: %v, want cli.ErrUsage", args, err)
-		}
 	}
 }

@@ -73,6 +73,9 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
+		{[]string{"sim", "--help", "--generate"}, []string{"-generate", "-days", "-seed", "-interval", "-start"}},
+		{[]string{"replay", "--help"}, []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "-topic-wait",
+			"KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -90,7 +93,13 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"}} {
+	for _, args := range [][]string{
+		{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"},
+		{"sim", "--generate", ""}, {"sim", "--generate", "x", "--days", "0"}, {"sim", "--generate", "x", "--start", "yesterday"},
+		{"sim", "--generate", "x", "extra"},
+		{"replay"}, {"replay", "a", "b"}, {"replay", "--since", "monday", "f"}, {"replay", "--batch-size", "0", "f"},
+		{"replay", "--topic-wait", "0s", "f"}, {"replay", "f"},
+	} {
 		err := run(t.Context(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: err %v, want a usage error", args, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
@@ -92,24 +90,5 @@ func TestRunReplayWaitsForTheTopic(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("a report was printed although nothing was read:\n%s", stdout.String())
-	}
-}
-
-func TestRunReplayUsage(t *testing.T) {
-	t.Parallel()
-	env := func(string) string { return "" }
-	var help bytes.Buffer
-	if err := runReplay(t.Context(), []string{"--help"}, env, &bytes.Buffer{}, &help); err != nil {
-		t.Errorf("--help: %v", err)
-	}
-	for _, w := range []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "-topic-wait", "KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"} {
-		if !strings.Contains(help.String(), w) {
-			t.Errorf("--help does not explain %s", w)
-		}
-	}
-	for _, args := range [][]string{{}, {"a", "b"}, {"--since", "monday", "f"}, {"--batch-size", "0", "f"}, {"--topic-wait", "0s", "f"}, {"f"}} {
-		if err := runReplay(t.Context(), args, env, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, cli.ErrUsage) {
-			t.Errorf("%q: %v, want cli.ErrUsage", args, err)
-		}
 	}
 }
