@@ -132,6 +132,41 @@ func e2eRun(t *testing.T, r *Runner, at time.Time) SiteSummary {
 	return s
 }
 
+// e2eEvents checks what every event of the end-to-end tests must be: about a listing of the site
+// (truth), stamped at a crawl (at), a close only from a crawl that could count the miss
+// (e2eCrawl.counts) and not a false close; check adds the test's own checks of an event about a
+// listing of the site. It returns the events by listing and how many there are of each type
+// (closes by reason: "listing_closed/booked").
+func e2eEvents(t *testing.T, truth map[string]sitesim.Truth, at map[int64]e2eCrawl, evs []events.Event,
+	check func(e events.Event, tr sitesim.Truth)) (byKey map[string][]events.Event, counts map[string]int) {
+	t.Helper()
+	byKey, counts = map[string][]events.Event{}, map[string]int{}
+	for _, e := range evs {
+		tr, ok := truth[e.ListingKey]
+		if !ok {
+			t.Errorf("event %s %s: no such listing on the site", e.EventType, e.ListingKey)
+			continue
+		}
+		check(e, tr)
+		c, ok := at[e.OccurredAt.UnixNano()]
+		if !ok {
+			t.Fatalf("event %s at %s: no crawl then", e.EventID, e.OccurredAt)
+		}
+		key := string(e.EventType)
+		if e.EventType == events.ListingClosed {
+			key += "/" + string(e.CloseReason)
+			if !c.counts(tr.Course, tr.PlayDate) {
+				t.Errorf("%s closed in the crawl at %s, which could not see it (incomplete: complete %v, failed page sets %v)",
+					e.ListingKey, e.OccurredAt, c.Complete, c.Failed)
+			}
+			e2eFalseClose(t, e, tr, counts)
+		}
+		counts[key]++
+		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
+	}
+	return byKey, counts
+}
+
 // e2eFalseClose counts and reports a close stamped while the listing was still on the site.
 func e2eFalseClose(t *testing.T, e events.Event, tr sitesim.Truth, counts map[string]int) {
 	t.Helper()

@@ -54,18 +54,10 @@ func shippedSite(t testing.TB, name, base string, days int) Site {
 	return Site{}
 }
 
-// srcCrawl is one crawl of the sources' end-to-end test and which listings it could count a
-// miss for.
-type srcCrawl struct {
-	At       time.Time
-	Complete bool
-	Failed   []PageSet // the page sets of its failed pages
-}
-
 // counts reports whether the crawl counted a miss for (could close) a listing of this play date
 // and course: a complete crawl did, and so does, since completeness is judged per page set, a
 // crawl whose failed pages all have a page set and none covers the listing.
-func (c srcCrawl) counts(course, playDate string) bool {
+func (c e2eCrawl) counts(course, playDate string) bool {
 	if c.Complete {
 		return true
 	}
@@ -139,7 +131,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
 		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
 
-	var crawls []srcCrawl
+	var crawls []e2eCrawl
 	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {
 		clock.Set(at)
 		if i%9 == 4 { // club 138's day after tomorrow is broken
@@ -148,7 +140,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 			broken.Store("")
 		}
 		s := e2eRun(t, r, at)
-		crawls = append(crawls, srcCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
+		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
 	}
 	if name == "sim-club-login" {
 		t.Logf("%d logins", sim.Logins())
@@ -162,42 +154,14 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 
 // e2eSourceCheck is e2eCheck for a site whose round_date is the requested date and which may not
 // show players.
-func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site, crawls []srcCrawl, evs []events.Event, start, end time.Time) {
+func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site, crawls []e2eCrawl, evs []events.Event, start, end time.Time) {
 	truth := e2eTruth(sim, source, start, end)
-	at := map[int64]srcCrawl{}
-	incomplete := 0
-	for _, c := range crawls {
-		at[c.At.UnixNano()] = c
-		if !c.Complete {
-			incomplete++
-		}
-	}
-	byKey := map[string][]events.Event{}
-	counts := map[string]int{}
-	for _, e := range evs {
-		tr, ok := truth[e.ListingKey]
-		if !ok {
-			t.Errorf("event %s %s: no such listing on the site", e.EventType, e.ListingKey)
-			continue
-		}
+	at, incomplete := e2eCrawlsAt(crawls)
+	byKey, counts := e2eEvents(t, truth, at, evs, func(e events.Event, tr sitesim.Truth) {
 		if e.PlayDate != tr.PlayDate || e.RoundDate != tr.PlayDate {
 			t.Errorf("%s: play_date %s round_date %q; site: %s", e.ListingKey, e.PlayDate, e.RoundDate, tr.PlayDate)
 		}
-		c, ok := at[e.OccurredAt.UnixNano()]
-		if !ok {
-			t.Fatalf("event %s at %s: no crawl then", e.EventID, e.OccurredAt)
-		}
-		key := string(e.EventType)
-		if e.EventType == events.ListingClosed {
-			key += "/" + string(e.CloseReason)
-			if !c.counts(tr.Course, tr.PlayDate) {
-				t.Errorf("%s closed in the crawl at %s, which could not see it", e.ListingKey, e.OccurredAt)
-			}
-			e2eFalseClose(t, e, tr, counts)
-		}
-		counts[key]++
-		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
-	}
+	})
 	for key, tr := range truth {
 		e2eSourceListing(t, key, tr, byKey[key], crawls, players)
 	}
@@ -211,7 +175,7 @@ func e2eSourceCheck(t *testing.T, source string, players bool, sim *sitesim.Site
 }
 
 // e2eSourceListing replays one listing's events over the crawls and compares with the truth.
-func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []srcCrawl, players bool) {
+func e2eSourceListing(t *testing.T, key string, tr sitesim.Truth, evs []events.Event, crawls []e2eCrawl, players bool) {
 	t.Helper()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].OccurredAt.Before(evs[j].OccurredAt) })
 	rule := newE2ECloseRule(t, tr)

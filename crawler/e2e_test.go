@@ -16,10 +16,26 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// e2eCrawl is one crawl of the end-to-end test: when, and whether the runner found it complete.
+// e2eCrawl is one crawl of the end-to-end tests: when, whether the runner found it complete, and
+// the page sets of its failed pages (which listings it could count a miss for: counts).
 type e2eCrawl struct {
 	At       time.Time
 	Complete bool
+	Failed   []PageSet
+}
+
+// e2eCrawlsAt indexes crawls by instant (by UnixNano: a time.Time key would compare locations
+// too) and counts the incomplete ones.
+func e2eCrawlsAt(crawls []e2eCrawl) (map[int64]e2eCrawl, int) {
+	at := map[int64]e2eCrawl{}
+	incomplete := 0
+	for _, c := range crawls {
+		at[c.At.UnixNano()] = c
+		if !c.Complete {
+			incomplete++
+		}
+	}
+	return at, incomplete
 }
 
 // TestEndToEndSimulatedWeek crawls the simulated site every 20 simulated minutes for a week that
@@ -90,43 +106,16 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 // e2eCheck compares the events with the sim's ground truth (see TestEndToEndSimulatedWeek).
 func e2eCheck(t *testing.T, sim *sitesim.Site, crawls []e2eCrawl, evs []events.Event, start, end time.Time) {
 	truth := e2eTruth(sim, "sim-golf", start, end)
-	complete := map[int64]bool{} // by UnixNano: a time.Time key would compare locations too
-	incomplete := 0
-	for _, c := range crawls {
-		complete[c.At.UnixNano()] = c.Complete
-		if !c.Complete {
-			incomplete++
-		}
-	}
-	byKey := map[string][]events.Event{}
-	counts := map[string]int{}
+	at, incomplete := e2eCrawlsAt(crawls)
 	january := 0
-	for _, e := range evs {
-		tr, ok := truth[e.ListingKey]
-		if !ok {
-			t.Errorf("event %s %s: no such listing on the site", e.EventType, e.ListingKey)
-			continue
-		}
+	byKey, counts := e2eEvents(t, truth, at, evs, func(e events.Event, tr sitesim.Truth) {
 		if e.PlayDate != tr.PlayDate || e.RoundDate != tr.RoundDate {
 			t.Errorf("%s: play_date %s round_date %q; site: %s %q", e.ListingKey, e.PlayDate, e.RoundDate, tr.PlayDate, tr.RoundDate)
 		}
 		if e.OccurredAt.Year() == 2025 && strings.HasPrefix(e.PlayDate, "2026-01-") {
 			january++
 		}
-		if _, ok := complete[e.OccurredAt.UnixNano()]; !ok {
-			t.Fatalf("event %s at %s: no crawl then", e.EventID, e.OccurredAt)
-		}
-		key := string(e.EventType)
-		if e.EventType == events.ListingClosed {
-			key += "/" + string(e.CloseReason)
-			if !complete[e.OccurredAt.UnixNano()] {
-				t.Errorf("%s closed in the incomplete crawl at %s", e.ListingKey, e.OccurredAt)
-			}
-			e2eFalseClose(t, e, tr, counts)
-		}
-		counts[key]++
-		byKey[e.ListingKey] = append(byKey[e.ListingKey], e)
-	}
+	})
 
 	for key, tr := range truth {
 		e2eCheckListing(t, key, tr, byKey[key], crawls)
