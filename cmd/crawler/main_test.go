@@ -35,16 +35,6 @@ func devSites(t *testing.T, base string) string {
 	return strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
 }
 
-// writeSites writes the sites file s into the test's temporary directory and returns its path.
-func writeSites(t *testing.T, s string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "sites.yaml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // sitesFile writes a sites file: the first (HTML) site of devSites, looking one day ahead,
 // without retries.
 func sitesFile(t *testing.T, base string) string {
@@ -55,7 +45,7 @@ func sitesFile(t *testing.T, base string) string {
 	if !strings.Contains(s, base) || !strings.Contains(s, "no_delay: true") || !strings.Contains(s, "no_retry: true") {
 		t.Fatalf("compose/dev/sites.yaml changed shape; update the test's rewrite:\n%s", s)
 	}
-	return writeSites(t, s)
+	return testkit.WriteTemp(t, "sites.yaml", s)
 }
 
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // replayFile writes a short practice set with a corrupt line 3 and returns its path and the
@@ -25,11 +24,7 @@ func replayFile(t *testing.T) (string, int) {
 	lines := strings.SplitAfter(buf.String(), "\n")
 	lines = lines[:len(lines)-1] // the empty string after the last "\n"
 	file := strings.Join(lines[:2], "") + "{not json\n" + strings.Join(lines[2:], "")
-	p := filepath.Join(t.TempDir(), "events.jsonl")
-	if err := os.WriteFile(p, []byte(file), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p, len(lines)
+	return testkit.WriteTemp(t, "events.jsonl", file), len(lines)
 }
 
 func TestRunReplayDryRun(t *testing.T) {

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 func TestTryPrintsListingsAndRejectedRows(t *testing.T) {
@@ -18,7 +18,7 @@ func TestTryPrintsListingsAndRejectedRows(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, BadRowRate: 0.5})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	sites := writeSites(t, devSites(t, srv.URL))
+	sites := testkit.WriteTemp(t, "sites.yaml", devSites(t, srv.URL))
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"try", "--sites", sites, "--site", "sim-api-post", "--date", "2025-12-03", "--target", "레이크&힐스 CC", "--dump"},
 		env(nil), &stdout, &stderr)
@@ -63,7 +63,7 @@ func TestTryNeverPrintsCredentials(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }, LoginPassword: right})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	sites := writeSites(t, devSites(t, srv.URL))
+	sites := testkit.WriteTemp(t, "sites.yaml", devSites(t, srv.URL))
 	for _, pw := range []string{wrong, right} {
 		var stdout, stderr bytes.Buffer
 		e := env(map[string]string{"SIM_CLUB_USER": "golfer", "SIM_CLUB_PASSWORD": pw, "LOG_LEVEL": "debug"})
@@ -103,8 +103,7 @@ func TestCheckSites(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	_ = os.WriteFile(bad, []byte(`
+	bad := testkit.WriteTemp(t, "bad.yaml", `
 sites:
   - name: a
     requests: [{url: "http://x.kr/{{.Target.nope}}"}]
@@ -124,7 +123,7 @@ sites:
     requests: [{url: "http://x.kr/"}]
     row: tr
     fields: {course: {selector: td}, round_date: {selector: td}}
-`), 0o644)
+`)
 	stdout.Reset()
 	err := run(t.Context(), []string{"check", "--sites", bad}, env(nil), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "4 of 4 site(s)") {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -64,4 +65,15 @@ func Do(t testing.TB, c *http.Client, req *http.Request) (int, string) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b)
+}
+
+// WriteTemp writes content to a file called name in a new temporary directory of t (removed when
+// the test ends) and returns its path.
+func WriteTemp(t testing.TB, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
