@@ -15,9 +15,9 @@ func TestRunGenerate(t *testing.T) {
 		t.Helper()
 		p := filepath.Join(dir, name)
 		var stderr bytes.Buffer
-		err := runGenerate(t.Context(), []string{"--generate", p, "--days", "1", "--seed", "3"}, func(string) string { return "" }, &bytes.Buffer{}, &stderr)
+		err := run(t.Context(), []string{"sim", "--generate", p, "--days", "1", "--seed", "3"}, env(nil), &bytes.Buffer{}, &stderr)
 		if err != nil {
-			t.Fatalf("runGenerate: %v (%s)", err, stderr.String())
+			t.Fatalf("sim --generate: %v (%s)", err, stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "wrote ") {
 			t.Errorf("no summary on stderr: %q", stderr.String())

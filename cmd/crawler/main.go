@@ -73,8 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				return runReplay(ctx, args, getenv, stdout, stderr)
 			}
 		case sub == "sim" && wantsGenerate(args):
-			return func(ctx context.Context, _ *slog.Logger, args []string) error {
-				return runGenerate(ctx, args, getenv, stdout, stderr)
+			return func(ctx context.Context, logger *slog.Logger, args []string) error {
+				return generateCmd(ctx, env(logger), args)
 			}
 		}
 		return lookup(sub, args)
