@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -52,17 +51,7 @@ func practiceBytes(tb testing.TB) []byte {
 // decodeAll decodes every line of b (all must be valid).
 func decodeAll(tb testing.TB, b []byte) []events.Event {
 	tb.Helper()
-	var out []events.Event
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		e, err := events.Decode(sc.Bytes())
-		if err != nil {
-			tb.Fatalf("line %d: %v", len(out)+1, err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return testkit.DecodeEvents(tb, bytes.NewReader(b))
 }
 
 func distinctIDs(evs []events.Event) int {
