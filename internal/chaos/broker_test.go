@@ -122,7 +122,7 @@ func newPipeline(t *testing.T, addr, topic string, db *pgxpool.Pool) *pipeline {
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	p := &pipeline{site: simSite(t, srv.URL, 3), clock: clock, state: crawler.StateDir{Dir: t.TempDir()}}
-	p.consumer = startConsumer(t, addr, topic, kafkatest.Name(t, "broker"), db, slog.New(slog.DiscardHandler), nil)
+	p.consumer = startConsumer(t, addr, topic, kafkatest.Name(t, "broker"), db, slog.New(slog.DiscardHandler))
 	return p
 }
 

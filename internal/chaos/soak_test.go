@@ -58,7 +58,7 @@ func TestSoak(t *testing.T) {
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
 		RetryWindow: 10 * time.Minute, Logger: logger}).(*kafkabus.KafkaPublisher)
 
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger, nil)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
 	type crawlRun struct {
 		at, end  time.Time // the crawl's start (its events' occurred_at) and end, on the simulated clock
