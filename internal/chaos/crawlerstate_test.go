@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
@@ -129,19 +130,12 @@ func TestReadOnlyStateDir(t *testing.T) {
 	time.Sleep(2 * time.Second) // anything extra would arrive with them
 	cons.stop(t)
 	byType := map[string]int{}
-	dbRows, err := db.Query(t.Context(), "select event_type, count(*) from booking_events group by event_type")
-	if err != nil {
+	var typ string
+	var n int
+	dbRows, _ := db.Query(t.Context(), "select event_type, count(*) from booking_events group by event_type") // an error is in dbRows
+	if _, err := pgx.ForEachRow(dbRows, []any{&typ, &n}, func() error { byType[typ] = n; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	for dbRows.Next() {
-		var typ string
-		var n int
-		if err := dbRows.Scan(&typ, &n); err != nil {
-			t.Fatal(err)
-		}
-		byType[typ] = n
-	}
-	dbRows.Close()
 	failedSaves := len(logs.Lines("site crawl failed"))
 	t.Logf("3 crawls with a read-only state dir (%d failed saves logged), then 3 good ones: %d event ids handed to Kafka, stored by type %v",
 		failedSaves, rec.count(), byType)
