@@ -190,14 +190,7 @@ func (s *scheduled) maxDuration() time.Duration {
 
 func (s *scheduled) stop(t *testing.T) {
 	s.cancel()
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("schedule: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("schedule did not stop within a minute")
-	}
+	testkit.NoErr(t, s.done, time.Minute, "schedule")
 }
 
 // recorder remembers the ids of the events handed to the publisher.

@@ -104,9 +104,7 @@ func TestSoak(t *testing.T) {
 		time.Sleep(5 * time.Second)
 	}
 	scancel()
-	if err := <-sdone; err != nil {
-		t.Errorf("schedule: %v", err)
-	}
+	testkit.NoErr(t, sdone, time.Minute, "schedule")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	_ = pub.Close(ctx)
 	cancel()
