@@ -5,7 +5,6 @@ package chaos_test
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"sync"
@@ -44,13 +43,8 @@ func TestSoak(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
 
-	realStart := time.Now()
-	clock := sitesim.SpeedClock(time.Now, realStart, time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
-	sim := sitesim.New(sitesim.Config{Seed: 11, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
-	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.05, SlowRate: 0.02, SlowDelay: 500 * time.Millisecond})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	site := simSite(t, srv.URL, 3)
+	sim, site, clock := fastSim(t, 11)
+	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.05, SlowRate: 0.02, SlowDelay: 500 * time.Millisecond}) // before the first crawl
 	simStart := clock()
 
 	logs := &testkit.SyncBuffer{}
