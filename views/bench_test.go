@@ -1,7 +1,6 @@
 package views_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,13 +10,19 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// The measured queries: an aggregate over a 7-day play-date window (about 7,800 listings), one
-// listing, and an aggregate over the whole view.
+// The measured queries, over rel: the view booking_lifetimes, or the projection's
+// booking_lifetimes_fast (projection_bench_test.go). windowAggSQL is an aggregate over a play-date
+// window (7 days: about 7,800 listings), oneListingSQL one listing.
+func windowAggSQL(rel string) string {
+	return `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
+		from ` + rel + ` where play_date between $1 and $2 group by status`
+}
+
+func oneListingSQL(rel string) string { return `select * from ` + rel + ` where listing_key = $1` }
+
+// wholeViewSQL aggregates the whole view.
 const (
-	windowAggSQL = `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
-		from booking_lifetimes where play_date between $1 and $2 group by status`
-	oneListingSQL = `select * from booking_lifetimes where listing_key = $1`
-	wholeViewSQL  = `select status, count(*), avg(extract(epoch from lifetime)) from booking_lifetimes group by status`
+	wholeViewSQL = `select status, count(*), avg(extract(epoch from lifetime)) from booking_lifetimes group by status`
 
 	// naiveWindowAggSQL is the first formulation anyone writes: DISTINCT ON for the latest event
 	// and correlated subqueries for the rest, filtered after the fact. Same answer for listings
@@ -46,6 +51,7 @@ const (
 //
 //	go test ./views/ -run '^$' -bench BookingLifetimes -benchtime 10x -v
 func BenchmarkBookingLifetimes(b *testing.B) {
+	windowAggSQL, oneListingSQL := windowAggSQL("booking_lifetimes"), oneListingSQL("booking_lifetimes")
 	pool := storetest.NewDB(b)
 	ctx := b.Context()
 	storetest.LoadBenchEvents(b, pool) // 1M events / 100k listings, as the dashboard benchmarks
@@ -127,8 +133,7 @@ func timeQuery(b *testing.B, pool *pgxpool.Pool, n int, sql string, args ...any)
 		}
 		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	return median(ds)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

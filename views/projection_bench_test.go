@@ -13,14 +13,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// The projection's queries: the window aggregate of BenchmarkBookingLifetimes over 14 days, from
-// the projection (booking_lifetimes_fast) and from the view, and one listing from the projection.
-const (
-	fastWindowAggSQL = `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
-		from booking_lifetimes_fast where play_date between $1 and $2 group by status`
-	fastOneListingSQL = `select * from booking_lifetimes_fast where listing_key = $1`
-)
-
 // extraBatch is batch k of the events ingested beside the rebuild: 100 new listings ("Extra"
 // courses, so never one of load's), 10 events each, back to back.
 func extraBatch(b *testing.B, k int) []store.Message {
@@ -120,6 +112,9 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 		b.Fatalf("verify after the rebuild: %v, %d differences: %v", err, len(diffs), diffs[:min(3, len(diffs))])
 	}
 
+	// The window aggregate of BenchmarkBookingLifetimes over 14 days, from the projection and from
+	// the view, and one listing from the projection.
+	fastWindowAggSQL, fastOneListingSQL := windowAggSQL("booking_lifetimes_fast"), oneListingSQL("booking_lifetimes_fast")
 	from, to := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 14, 0, 0, 0, 0, time.UTC)
 	key := "teeup|Course 7||2026-06-10|06:10"
 	plan := explain(b, pool, fastWindowAggSQL, from, to)
@@ -133,7 +128,7 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 		timeQuery(b, pool, 1, fastWindowAggSQL, from, to)
 	}
 	fast := timeQuery(b, pool, 5, fastWindowAggSQL, from, to)
-	view := timeQuery(b, pool, 3, windowAggSQL, from, to)
+	view := timeQuery(b, pool, 3, windowAggSQL("booking_lifetimes"), from, to)
 	var sums []time.Duration
 	for range 3 {
 		start := time.Now()
