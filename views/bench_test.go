@@ -57,14 +57,7 @@ func BenchmarkBookingLifetimes(b *testing.B) {
 	storetest.LoadBenchEvents(b, pool) // 1M events / 100k listings, as the dashboard benchmarks
 
 	from, to := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 7, 0, 0, 0, 0, time.UTC)
-	key := "teeup|Course 7||2026-06-10|06:10"
-
-	plan := explain(b, pool, windowAggSQL, from, to)
-	b.Logf("EXPLAIN window aggregate:\n%s", plan)
-	if strings.Contains(plan, "Seq Scan on booking_events") {
-		b.Fatal("the play_date filter is not pushed down to the index")
-	}
-	b.Logf("EXPLAIN one listing:\n%s", explain(b, pool, oneListingSQL, key))
+	explainPlans(b, pool, "booking_lifetimes", "booking_events", from, to)
 
 	var n int
 	for b.Loop() {
@@ -86,7 +79,7 @@ func BenchmarkBookingLifetimes(b *testing.B) {
 	window := timeQuery(b, pool, 5, windowAggSQL, from, to)
 	naive := timeQuery(b, pool, 1, naiveWindowAggSQL, from, to)
 	b.ReportMetric(ms(window), "window_ms")
-	b.ReportMetric(ms(timeQuery(b, pool, 20, oneListingSQL, key)), "listing_ms")
+	b.ReportMetric(ms(timeQuery(b, pool, 20, oneListingSQL, benchListingKey)), "listing_ms")
 	b.ReportMetric(ms(timeQuery(b, pool, 3, wholeViewSQL)), "whole_view_ms")
 	b.ReportMetric(ms(naive), "naive_window_ms")
 	b.ReportMetric(float64(naive)/float64(window), "naive/view")
@@ -97,6 +90,22 @@ func mustExec(b *testing.B, pool *pgxpool.Pool, sql string, args ...any) {
 	if _, err := pool.Exec(b.Context(), sql, args...); err != nil {
 		b.Fatalf("%.60s...: %v", sql, err)
 	}
+}
+
+// benchListingKey is a listing of storetest.LoadBenchEvents, the one the one-listing queries read.
+const benchListingKey = "teeup|Course 7||2026-06-10|06:10"
+
+// explainPlans logs the plans of rel's window aggregate (over from..to) and one-listing queries,
+// and fails b when the window aggregate reads table, the relation under rel, by a sequential
+// scan: the play_date filter must reach table's index.
+func explainPlans(b *testing.B, pool *pgxpool.Pool, rel, table string, from, to time.Time) {
+	b.Helper()
+	plan := explain(b, pool, windowAggSQL(rel), from, to)
+	b.Logf("EXPLAIN %s window aggregate:\n%s", rel, plan)
+	if strings.Contains(plan, "Seq Scan on "+table) {
+		b.Fatalf("the play_date filter does not reach the index of %s", table)
+	}
+	b.Logf("EXPLAIN %s one listing:\n%s", rel, explain(b, pool, oneListingSQL(rel), benchListingKey))
 }
 
 func explain(b *testing.B, pool *pgxpool.Pool, sql string, args ...any) string {
