@@ -92,39 +92,32 @@ func assertProjectionEqualsView(t *testing.T, s *store.Store, pool *pgxpool.Pool
 // exactly what the view says for every listing (expired-by-clock and open lifetimes included).
 func TestProjectionEqualsViewOverRandomHistories(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(4) {
-		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
-			t.Parallel()
-			rng := rand.New(rand.NewPCG(seed, 13))
-			pool := storetest.NewDB(t)
-			s := store.New(pool)
-			var all []events.Event
-			const listings = 150
-			for i := range listings {
-				all = append(all, randomHistory(rng, i)...)
-			}
-			for range len(all) / 4 {
-				all = append(all, all[rng.IntN(len(all))])
-			}
-			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-			ingestConcurrently(t, s, rng, all, 40, 3)
-			assertProjectionEqualsView(t, s, pool, listings)
+	storetest.Seeds(t, 4, 13, func(t *testing.T, rng *rand.Rand) {
+		pool := storetest.NewDB(t)
+		s := store.New(pool)
+		var all []events.Event
+		const listings = 150
+		for i := range listings {
+			all = append(all, randomHistory(rng, i)...)
+		}
+		all = storetest.Redelivered(rng, all, len(all)/4)
+		ingestConcurrently(t, s, rng, all, 40, 3)
+		assertProjectionEqualsView(t, s, pool, listings)
 
-			// And the rows the lifetimes command reads are the view's.
-			got, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var statuses []string
-			for _, l := range got {
-				statuses = append(statuses, l.Status)
-			}
-			slices.Sort(statuses)
-			if len(got) != listings || !slices.Contains(statuses, "expired") || !slices.Contains(statuses, "open") {
-				t.Errorf("Lifetimes: %d rows, statuses %v", len(got), slices.Compact(statuses))
-			}
-		})
-	}
+		// And the rows the lifetimes command reads are the view's.
+		got, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var statuses []string
+		for _, l := range got {
+			statuses = append(statuses, l.Status)
+		}
+		slices.Sort(statuses)
+		if len(got) != listings || !slices.Contains(statuses, "expired") || !slices.Contains(statuses, "open") {
+			t.Errorf("Lifetimes: %d rows, statuses %v", len(got), slices.Compact(statuses))
+		}
+	})
 }
 
 // TestProjectionDuplicatesTouchNothing: a redelivered batch changes no projection row; new events
@@ -267,7 +260,7 @@ func TestRebuildWhileIngesting(t *testing.T) {
 	for i := range listings {
 		all = append(all, randomHistory(rng, i)...)
 	}
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	all = storetest.Redelivered(rng, all, 0)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
