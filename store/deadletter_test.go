@@ -26,20 +26,8 @@ func TestConcurrentDeadLettersInOppositeOrdersDoNotDeadlock(t *testing.T) {
 			a[i] = m
 			b[n-1-i] = m
 		}
-		start := make(chan struct{})
-		errs := make(chan error, 2)
-		for _, batch := range [][]store.Message{a, b} {
-			go func() {
-				<-start
-				_, err := s.Ingest(t.Context(), batch)
-				errs <- err
-			}()
-		}
-		close(start)
-		for range 2 {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: concurrent Ingest of the same dead letters: %v", round, err)
-			}
+		if _, err := ingestAtOnce(t, s, a, b); err != nil {
+			t.Fatalf("round %d: concurrent Ingest of the same dead letters: %v", round, err)
 		}
 	}
 	var rows, attempts int

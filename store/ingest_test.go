@@ -48,6 +48,37 @@ func openedBatch(t testing.TB, n int, crawl string) []store.Message {
 	return batch
 }
 
+// ingestAtOnce runs one Ingest per batch, in concurrent transactions released at the same moment
+// (the consumer runs up to consumer.Config.Inflight batches at once), and returns the sum of their
+// results and their errors joined.
+func ingestAtOnce(t testing.TB, s *store.Store, batches ...[]store.Message) (store.Result, error) {
+	t.Helper()
+	start := make(chan struct{})
+	type answer struct {
+		res store.Result
+		err error
+	}
+	answers := make(chan answer, len(batches))
+	for _, batch := range batches {
+		go func() {
+			<-start
+			res, err := s.Ingest(t.Context(), batch)
+			answers <- answer{res, err}
+		}()
+	}
+	close(start)
+	var sum store.Result
+	var errs []error
+	for range batches {
+		ans := <-answers
+		errs = append(errs, ans.err)
+		sum.Inserted += ans.res.Inserted
+		sum.Duplicates += ans.res.Duplicates
+		sum.DeadLettered += ans.res.DeadLettered
+	}
+	return sum, errors.Join(errs...)
+}
+
 func TestIngest(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
@@ -216,29 +247,9 @@ func TestConcurrentIngestOfOverlappingBatches(t *testing.T) {
 			a[i] = message(t, e, i)
 			b[n-1-i] = message(t, e, n+i)
 		}
-		start := make(chan struct{})
-		type answer struct {
-			res store.Result
-			err error
-		}
-		answers := make(chan answer, 2)
-		for _, batch := range [][]store.Message{a, b} {
-			go func() {
-				<-start
-				res, err := s.Ingest(t.Context(), batch)
-				answers <- answer{res, err}
-			}()
-		}
-		close(start)
-		var sum store.Result
-		for range 2 {
-			ans := <-answers
-			if ans.err != nil {
-				t.Fatalf("round %d: concurrent Ingest: %v", round, ans.err)
-			}
-			sum.Inserted += ans.res.Inserted
-			sum.Duplicates += ans.res.Duplicates
-			sum.DeadLettered += ans.res.DeadLettered
+		sum, err := ingestAtOnce(t, s, a, b)
+		if err != nil {
+			t.Fatalf("round %d: concurrent Ingest: %v", round, err)
 		}
 		if sum != (store.Result{Inserted: n, Duplicates: n}) {
 			t.Fatalf("round %d: together %+v, want %d inserted and %d duplicates", round, sum, n, n)

@@ -181,20 +181,8 @@ func TestProjectionConcurrentComplementaryBatches(t *testing.T) {
 			opens = append(opens, message(t, events.Opened(l, "c1", t0), i))
 			closes = append(closes, message(t, events.Closed(l, "c2", t0.Add(time.Hour), events.Booked), n+i))
 		}
-		start := make(chan struct{})
-		errs := make(chan error, 2)
-		for _, b := range [][]store.Message{opens, closes} {
-			go func() {
-				<-start
-				_, err := s.Ingest(t.Context(), b)
-				errs <- err
-			}()
-		}
-		close(start)
-		for range 2 {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: Ingest: %v", round, err)
-			}
+		if _, err := ingestAtOnce(t, s, opens, closes); err != nil {
+			t.Fatalf("round %d: Ingest: %v", round, err)
 		}
 	}
 	assertProjectionEqualsView(t, s, pool, n*rounds)
