@@ -48,6 +48,14 @@ func openedBatch(t testing.TB, n int, crawl string) []store.Message {
 	return batch
 }
 
+// mustIngest stores batch through s.Ingest, failing t on an error.
+func mustIngest(t testing.TB, s *store.Store, batch []store.Message) {
+	t.Helper()
+	if _, err := s.Ingest(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ingestAtOnce runs one Ingest per batch, in concurrent transactions released at the same moment
 // (the consumer runs up to consumer.Config.Inflight batches at once), and returns the sum of their
 // results and their errors joined.
@@ -202,9 +210,7 @@ func TestExistingIDsAndExport(t *testing.T) {
 		}
 		batch = append(batch, message(t, events.Opened(l, "crawl-1", t0.Add(time.Duration(10-i)*time.Minute)), i))
 	}
-	if _, err := s.Ingest(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	ids := []uuid.UUID{batch[0].Event.EventID, batch[1].Event.EventID, uuid.New()}
 	if n, err := s.ExistingIDs(ctx, ids); err != nil || n != 2 {
 		t.Fatalf("ExistingIDs = %d, %v; want 2", n, err)

@@ -127,9 +127,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 	batch := openedBatch(t, 20, "c1")
-	if _, err := s.Ingest(t.Context(), batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	versions := func() map[string]string {
 		rows, err := pool.Query(t.Context(), "select listing_key, xmin::text || '/' || ctid::text from listing_lifetimes")
 		if err != nil {
@@ -153,9 +151,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 		t.Fatalf("a batch of duplicates rewrote projection rows:\nbefore %v\nafter  %v", before, after)
 	}
 	closed := events.Closed(listing(3), "c2", t0.Add(time.Hour), events.Booked)
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, closed, 100), batch[5]}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, closed, 100), batch[5]})
 	after := versions()
 	for k, v := range after {
 		if changed := v != before[k]; changed != (k == listing(3).Key()) {
@@ -202,9 +198,7 @@ func TestVerifyProjectionFindsDifferences(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 	batch := openedBatch(t, 5, "c1")
-	if _, err := s.Ingest(t.Context(), batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	assertProjectionEqualsView(t, s, pool, 5)
 	for _, sql := range []string{
 		"update listing_lifetimes set change_count = 99 where listing_key = '" + listing(1).Key() + "'",
@@ -328,9 +322,7 @@ func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
 	if _, err := pool.Exec(t.Context(), "update listing_lifetimes_state set rebuilding = true"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)})
 	pending := func() (n int) {
 		if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes_pending").Scan(&n); err != nil {
 			t.Fatal(err)
@@ -343,9 +335,7 @@ func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
 	if st, err := s.EnsureProjection(t.Context()); err != nil || !st.UpToDate {
 		t.Fatalf("EnsureProjection: %+v, %v", st, err)
 	}
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)})
 	if n := pending(); n != 0 {
 		t.Fatalf("%d pending keys after EnsureProjection, want 0", n)
 	}
