@@ -11,9 +11,10 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // Values over the 64 KiB event limit are never held or stored whole: each
@@ -21,9 +22,7 @@ import (
 // SHA-256 of the whole value; the valid events around them are stored.
 func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 1)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 1)
 
 	r := rand.New(rand.NewPCG(3, 4))
 	valid := kafkatest.Encode(t, testEvents(6, "oversize"))
@@ -42,41 +41,29 @@ func TestOversizeValuesAreDeadLetteredAsABoundedPrefix(t *testing.T) {
 		kafkatest.Produce(t, addr, topic, []kafka.Message{m})
 	}
 
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	cr := &checkedReader{t: t, r: kr, db: db}
-	m := &counters{}
-	c := startConsumer(t, cr, store.New(db), m, 100)
+	cr := newChecked(t, addr, topic, kafkatest.Name(t, "g"), db)
+	c := consumertest.Start(t, t.Context(), cr, store.New(db), consumer.Config{BatchSize: 100})
 	testkit.WaitFor(t, 60*time.Second, "every offset committed", func() bool { _, n := cr.stats(); return n == len(msgs) })
-	c.stop(t)
+	c.Stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 6 {
 		t.Errorf("booking_events = %d, want the 6 valid events", n)
 	}
-	rows, err := db.Query(t.Context(), `select kafka_offset, error, length(raw_value), raw_value from booking_events_dead order by kafka_offset`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	i := 0
-	for rows.Next() {
-		var off int64
-		var msg string
-		var size int
-		var raw []byte
-		if err := rows.Scan(&off, &msg, &size, &raw); err != nil {
-			t.Fatal(err)
+	dead := deadLetters(t, db)
+	for i, d := range dead {
+		if i >= len(junk) {
+			t.Errorf("unexpected dead letter at offset %d: %s", d.offset, d.err)
+			continue
 		}
 		want := junk[i]
 		sum := fmt.Sprintf("%x", sha256.Sum256(want))
-		if off != int64(2*i+1) || size != 4096 || string(raw) != string(want[:4096]) ||
-			!strings.Contains(msg, fmt.Sprint(len(want), " bytes")) || !strings.Contains(msg, sum) {
+		if d.offset != int64(2*i+1) || len(d.raw) != 4096 || string(d.raw) != string(want[:4096]) ||
+			!strings.Contains(d.err, fmt.Sprint(len(want), " bytes")) || !strings.Contains(d.err, sum) {
 			t.Errorf("dead letter at offset %d: %d bytes kept, error %q; want offset %d, the first 4096 bytes, "+
-				"the length %d and sha256 %s", off, size, msg, 2*i+1, len(want), sum)
+				"the length %d and sha256 %s", d.offset, len(d.raw), d.err, 2*i+1, len(want), sum)
 		}
-		i++
 	}
-	if i != len(junk) {
-		t.Errorf("%d dead letters, want %d", i, len(junk))
+	if len(dead) != len(junk) {
+		t.Errorf("%d dead letters, want %d", len(dead), len(junk))
 	}
 }

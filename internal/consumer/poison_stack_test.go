@@ -15,9 +15,9 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // oversizeKeyEvent returns a valid-looking event whose listing_key is over 4,000 bytes of
@@ -39,36 +39,25 @@ func oversizeKeyEvent(t *testing.T, prefix string) kafka.Message {
 // reach the end of the partition. Before the fix the batch was retried forever.
 func TestOversizeListingKeyIsDeadLetteredAndTheStreamGoesOn(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 1)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 1)
 
 	valid := kafkatest.Encode(t, testEvents(40, "longkey"))
 	msgs := append(append(append([]kafka.Message{}, valid[:20]...), oversizeKeyEvent(t, "longkey-poison")), valid[20:]...)
 	kafkatest.Produce(t, addr, topic, msgs)
 
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	r := &checkedReader{t: t, r: kr, db: db}
-	m := &counters{}
-	c := startConsumer(t, r, store.New(db), m, 8) // batches mixing valid events and the poison
+	r := newChecked(t, addr, topic, kafkatest.Name(t, "g"), db)
+	c := consumertest.Start(t, t.Context(), r, store.New(db), consumer.Config{BatchSize: 8}) // batches mixing valid events and the poison
 	testkit.WaitFor(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
-	c.stop(t)
+	c.Stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 40 {
 		t.Errorf("booking_events = %d rows, want the 40 valid events", n)
 	}
-	var offset int64
-	var errText string
-	var dead int
-	if err := db.QueryRow(t.Context(), `select count(*) over (), kafka_offset, error from booking_events_dead`).
-		Scan(&dead, &offset, &errText); err != nil {
-		t.Fatalf("dead letters: %v", err)
+	dead := deadLetters(t, db)
+	if len(dead) != 1 || dead[0].offset != 20 {
+		t.Fatalf("dead letters %+v; want exactly one, at offset 20", dead)
 	}
-	if dead != 1 || offset != 20 {
-		t.Errorf("%d dead letters, at offset %d (%s); want exactly one, at offset 20", dead, offset, errText)
-	}
-	t.Logf("dead letter: %s", errText)
+	t.Logf("dead letter: %s", dead[0].err)
 }
 
 // levelCounter is a slog.Handler that counts records by level and forwards them.
@@ -92,9 +81,9 @@ func (h levelCounter) WithGroup(n string) slog.Handler {
 	return levelCounter{h.Handler.WithGroup(n), h.errors}
 }
 
-// stuckCounters is counters plus the stuck gauge.
+// stuckCounters is consumertest.Counters plus the stuck gauge.
 type stuckCounters struct {
-	counters
+	consumertest.Counters
 	mu    sync.Mutex
 	stuck map[string]int
 }
@@ -122,32 +111,24 @@ func (c *stuckCounters) get(reason string) int {
 // everything is stored and the alarm clears.
 func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 2)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 2)
 	if _, err := db.Exec(t.Context(), "alter table booking_events rename column crawl_id to crawl_id_gone"); err != nil {
 		t.Fatal(err)
 	}
 	msgs := kafkatest.Encode(t, testEvents(100, "stuck"))
 	kafkatest.Produce(t, addr, topic, msgs)
 
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	r := &checkedReader{t: t, r: kr, db: db}
+	r := newChecked(t, addr, topic, kafkatest.Name(t, "g"), db)
 	m := &stuckCounters{}
 	health := &consumer.Health{}
 	var errorLogs atomic.Int64
 	logger := slog.New(levelCounter{slog.NewTextHandler(t.Output(), nil), &errorLogs})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- consumer.Run(ctx, r, store.New(db), consumer.Config{BatchSize: 50, BatchWait: 50 * time.Millisecond,
-			Backoff:    consumer.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond},
-			AlarmAfter: 4, Health: health, Logger: logger, Metrics: m})
-	}()
+	c := consumertest.Start(t, t.Context(), r, store.New(db), consumer.Config{BatchSize: 50,
+		Backoff:    consumer.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond},
+		AlarmAfter: 4, Health: health, Logger: logger, Metrics: m})
 
 	testkit.WaitFor(t, 30*time.Second, "the consumer to report itself stuck", func() bool { return health.String() != "" })
-	testkit.WaitFor(t, 30*time.Second, "8 retries", func() bool { return m.retries.Load() >= 8 })
+	testkit.WaitFor(t, 30*time.Second, "8 retries", func() bool { return m.Retries.Load() >= 8 })
 	if got := health.String(); !strings.Contains(got, "stuck") || !strings.Contains(got, "sqlstate 42703") {
 		t.Errorf("health = %q, want a stuck report naming sqlstate 42703", got)
 	}
@@ -155,7 +136,7 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 		t.Errorf("stuck gauge for sqlstate 42703 = %d, want >= 1", m.get("sqlstate 42703"))
 	}
 	if n := errorLogs.Load(); n < 8 {
-		t.Errorf("%d ERROR log lines after %d retries; want one per attempt", n, m.retries.Load())
+		t.Errorf("%d ERROR log lines after %d retries; want one per attempt", n, m.Retries.Load())
 	}
 	if commits, _ := r.stats(); commits != 0 || countRows(t, db, "booking_events_dead") != 0 {
 		t.Errorf("%d commits, %d dead letters while the schema was broken; want none", commits,
@@ -166,15 +147,7 @@ func TestUnattributableErrorRetriesLoudlyUntilFixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 30*time.Second, "every offset committed", func() bool { _, n := r.stats(); return n == len(msgs) })
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("consumer.Run: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("consumer.Run did not return")
-	}
+	c.Stop(t)
 	if n := countRows(t, db, "booking_events"); n != 100 {
 		t.Errorf("booking_events = %d, want 100", n)
 	}

@@ -10,9 +10,10 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestWalkingSkeleton is the thinnest slice through the real parts: events go through the
@@ -21,9 +22,7 @@ import (
 // PostgreSQL, and they are read back: every event once, byte for byte as published.
 func TestWalkingSkeleton(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 3)
 
 	evs := testEvents(300, "skeleton")
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{
@@ -42,12 +41,9 @@ func TestWalkingSkeleton(t *testing.T) {
 		t.Fatalf("publisher stats %+v, want all %d published", st, len(evs))
 	}
 
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	m := &counters{}
-	c := startConsumer(t, &checkedReader{t: t, r: kr, db: db}, store.New(db), m, 100)
-	testkit.WaitFor(t, 30*time.Second, "every event stored", func() bool { return m.inserted.Load() >= int64(len(evs)) })
-	c.stop(t)
+	c := consumertest.Start(t, t.Context(), newChecked(t, addr, topic, kafkatest.Name(t, "g"), db), store.New(db), consumer.Config{BatchSize: 100})
+	testkit.WaitFor(t, 30*time.Second, "every event stored", func() bool { return c.Metrics.Inserted.Load() >= int64(len(evs)) })
+	c.Stop(t)
 
 	var buf bytes.Buffer
 	n, err := store.New(db).Export(t.Context(), &buf, store.ExportFilter{})

@@ -33,8 +33,8 @@ func NewReader(tb testing.TB, addr, topic, group string) *kafka.Reader {
 // Close closes r, failing the test if that takes more than 10 s (a leave-group that hangs). A
 // close error is not what the tests check. Closing twice is harmless.
 func Close(tb testing.TB, r *kafka.Reader) {
-	done := make(chan error, 1)
-	go func() { done <- r.Close() }()
+	done := make(chan struct{})
+	go func() { _ = r.Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -116,6 +116,18 @@ func (c *Running) Wait(tb testing.TB, timeout time.Duration) error {
 		c.returned = true
 	}
 	return c.err
+}
+
+// Ended reports, without waiting, whether consumer.Run has returned, and what it returned.
+func (c *Running) Ended() (bool, error) {
+	if !c.returned {
+		select {
+		case c.err = <-c.done:
+			c.returned = true
+		default:
+		}
+	}
+	return c.returned, c.err
 }
 
 // Stop cancels the run and wants consumer.Run to return nil within 15 s.
