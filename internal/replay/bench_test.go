@@ -39,7 +39,7 @@ func BenchmarkReplay(b *testing.B) {
 	for range b.N { // not b.Loop: the timer is stopped for each run's setup
 		batched += endToEnd(b, addr, set, want, func(topic string, db *pgxpool.Pool) func() int64 {
 			c := startConsumer(b, addr, topic, kafkatest.Name(b, "g"), db)
-			return func() int64 { return c.m.inserted.Load() + c.m.duplicates.Load() }
+			return func() int64 { return c.Metrics.Inserted.Load() + c.Metrics.Duplicates.Load() }
 		})
 		naive += endToEnd(b, addr, set, want, func(topic string, db *pgxpool.Pool) func() int64 {
 			return startNaive(b, addr, topic, kafkatest.Name(b, "naive"), db)

@@ -39,8 +39,8 @@ func TestPracticeReplay(t *testing.T) {
 		}
 		want := int64(round * len(evs))
 		testkit.WaitForf(t, 60*time.Second, func() string {
-			return fmt.Sprintf("consumer at %d of %d messages after replay %d", c.m.consumed.Load(), want, round)
-		}, func() bool { return c.m.consumed.Load() >= want })
+			return fmt.Sprintf("consumer at %d of %d messages after replay %d", c.Metrics.Consumed.Load(), want, round)
+		}, func() bool { return c.Metrics.Consumed.Load() >= want })
 	}
 
 	replayAll(1)
@@ -68,7 +68,7 @@ func TestPracticeReplay(t *testing.T) {
 	if got := countRows(t, db); got != int64(distinct) {
 		t.Errorf("after three replays: %d rows, want %d", got, distinct)
 	}
-	if got := c.m.inserted.Load(); got != int64(distinct) {
+	if got := c.Metrics.Inserted.Load(); got != int64(distinct) {
 		t.Errorf("consumer inserted %d, want %d", got, distinct)
 	}
 	if again := lifetimes(t, db); again != view {
@@ -215,8 +215,8 @@ func TestReplayInterruptedThenAgain(t *testing.T) {
 	}
 	want := int64(rep.Published + rep2.Published)
 	testkit.WaitForf(t, 60*time.Second, func() string {
-		return fmt.Sprintf("consumer at %d of %d messages", c.m.consumed.Load(), want)
-	}, func() bool { return c.m.consumed.Load() >= want })
+		return fmt.Sprintf("consumer at %d of %d messages", c.Metrics.Consumed.Load(), want)
+	}, func() bool { return c.Metrics.Consumed.Load() >= want })
 	if got := countRows(t, db); got != int64(distinct) {
 		t.Errorf("%d rows, want %d (distinct ids)", got, distinct)
 	}
