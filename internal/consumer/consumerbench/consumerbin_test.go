@@ -1,53 +1,67 @@
 package consumerbench_test
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// consumerBin is a booking-consumer binary run by a benchmark: its process, its exit and its
-// standard error.
-type consumerBin struct {
-	cmd    *exec.Cmd
-	exited chan error
-	stderr bytes.Buffer
-}
-
 // startConsumerBin starts bin run on topic into the database at dbURL, in its own group, with
-// LOG_LEVEL=warn, no metrics server, no migrations and the extra args.
-func startConsumerBin(b testing.TB, ctx context.Context, bin, dbURL, addr, topic string, args ...string) *consumerBin {
+// LOG_LEVEL=warn, no metrics server, no migrations and the extra args; it is killed when the
+// benchmark ends if it still runs.
+func startConsumerBin(b testing.TB, bin, dbURL, addr, topic string, args ...string) *testkit.Proc {
 	b.Helper()
-	p := &consumerBin{exited: make(chan error, 1)}
-	p.cmd = exec.CommandContext(ctx, bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr,
-		"--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate")
-	p.cmd.Args = append(p.cmd.Args, args...)
-	p.cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
-	p.cmd.Stderr = &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	return p
+	return testkit.Start(b, bin, []string{"LOG_LEVEL=warn"}, append([]string{"run", "--database-url", dbURL,
+		"--kafka-bootstrap", addr, "--topic", topic, "--group", kafkatest.Name(b, "rss"), "--metrics-addr", "", "--no-migrate"},
+		args...)...)
 }
 
-// stop sends SIGTERM and fails b unless the binary exits cleanly within 30 s.
-func (p *consumerBin) stop(b testing.TB) {
+// drained is what drain saw of one run of the binary: when it started, when table first held a
+// row and when it held them all, its VmHWM and the largest VmRSS sampled, in MB.
+type drained struct {
+	start, firstRow, lastRow time.Time
+	hwmMB, maxRSSMB          float64
+}
+
+// drain runs bin on topic into a fresh database until table holds want rows, within timeout. Every
+// 200 ms it samples the binary's VmRSS, and every countEvery-th time it counts the rows (a count
+// of a large table is not free). Once all rows are in, it reads VmHWM and stops the binary, which
+// must exit cleanly within 30 s of SIGTERM.
+func drain(b testing.TB, bin, addr, topic, table string, want, countEvery int, timeout time.Duration, args ...string) drained {
 	b.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.exited:
-		if err != nil {
-			b.Fatalf("booking-consumer after SIGTERM: %v\n%s", err, tail(p.stderr.String()))
+	pool, dbURL := storetest.NewDBURL(b)
+	deadline := time.Now().Add(timeout)
+	d := drained{start: time.Now()}
+	p := startConsumerBin(b, bin, dbURL, addr, topic, args...)
+	pid := p.Cmd.Process.Pid
+	for tick := 0; ; tick++ {
+		if v, ok := procStatusKB(pid, "VmRSS"); ok {
+			d.maxRSSMB = max(d.maxRSSMB, v/1024)
 		}
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		b.Fatal("booking-consumer did not exit within 30s of SIGTERM")
+		if tick%countEvery == 0 {
+			c := count(b, pool, table)
+			if c > 0 && d.firstRow.IsZero() {
+				d.firstRow = time.Now()
+			}
+			if c >= want {
+				d.lastRow = time.Now()
+				break
+			}
+		}
+		p.Alive(b, "before "+topic+" was drained")
+		if time.Now().After(deadline) {
+			b.Fatalf("topic %s not drained in time\n%s", topic, testkit.Tail(p.Logs.String(), 4000))
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
+	hwm, ok := procStatusKB(pid, "VmHWM")
+	if !ok {
+		b.Fatalf("no VmHWM in /proc/%d/status", pid)
+	}
+	d.hwmMB = hwm / 1024
+	p.Stop(b, 30*time.Second)
+	return d
 }

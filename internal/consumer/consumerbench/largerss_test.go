@@ -13,7 +13,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // BenchmarkLargeMessageRSS measures the booking-consumer binary's peak RSS (VmHWM) draining
@@ -86,34 +85,8 @@ func produceLarge(b testing.TB, addr, topic string, n, size int) {
 // (start-up and the group join left out).
 func drainTopic(b testing.TB, bin, addr, topic, table string, want int, args ...string) (hwmMB float64, took time.Duration) {
 	b.Helper()
-	pool, dbURL := storetest.NewDBURL(b)
-	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
-	defer cancel()
-	p := startConsumerBin(b, ctx, bin, dbURL, addr, topic, args...)
-	var first time.Time
-	for {
-		c := count(b, pool, table)
-		if c > 0 && first.IsZero() {
-			first = time.Now()
-		}
-		if c >= want {
-			break
-		}
-		select {
-		case err := <-p.exited:
-			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(p.stderr.String()))
-		case <-ctx.Done():
-			b.Fatalf("topic %s not drained in time\n%s", topic, tail(p.stderr.String()))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	took = time.Since(first)
-	hwm, ok := procStatusKB(p.cmd.Process.Pid, "VmHWM")
-	if !ok {
-		b.Fatalf("no VmHWM for pid %d", p.cmd.Process.Pid)
-	}
-	p.stop(b)
-	return hwm / 1024, took
+	d := drain(b, bin, addr, topic, table, want, 1, 20*time.Minute, args...)
+	return d.hwmMB, d.lastRow.Sub(d.firstRow)
 }
 
 // BenchmarkQueueCapacity drains BENCH_QUEUE_EVENTS (100,000) normal events with the binary at

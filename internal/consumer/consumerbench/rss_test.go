@@ -2,7 +2,6 @@ package consumerbench_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // BenchmarkBacklogRSS measures the booking-consumer binary (go build ./cmd/booking-consumer, run
@@ -70,40 +68,8 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 		evs := testkit.CrawlEvents(start, min(start+chunk, n), fmt.Sprint("backlog", n))
 		kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, evs))
 	}
-	pool, dbURL := storetest.NewDBURL(b)
-
-	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
-	defer cancel()
-	start := time.Now()
-	p := startConsumerBin(b, ctx, bin, dbURL, addr, topic)
-	pid := p.cmd.Process.Pid
-
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	lastCount := time.Now()
-	for done := false; !done; {
-		select {
-		case err := <-p.exited:
-			b.Fatalf("booking-consumer exited early: %v\n%s", err, tail(p.stderr.String()))
-		case <-ctx.Done():
-			b.Fatalf("backlog of %d not drained in time\n%s", n, tail(p.stderr.String()))
-		case <-tick.C:
-		}
-		if v, ok := procStatusKB(pid, "VmRSS"); ok {
-			rssMB = max(rssMB, v/1024)
-		}
-		if time.Since(lastCount) >= time.Second {
-			lastCount = time.Now()
-			done = count(b, pool, "booking_events") == n
-		}
-	}
-	took = time.Since(start)
-	hwm, ok := procStatusKB(pid, "VmHWM")
-	if !ok {
-		b.Fatalf("no VmHWM in /proc/%d/status", pid)
-	}
-	p.stop(b)
-	return hwm / 1024, rssMB, took
+	d := drain(b, bin, addr, topic, "booking_events", n, 5, 30*time.Minute) // a count a second
+	return d.hwmMB, d.maxRSSMB, d.lastRow.Sub(d.start)
 }
 
 // procStatusKB reads a "Key:   123 kB" line of /proc/pid/status.
@@ -127,11 +93,4 @@ func procStatusKB(pid int, key string) (float64, bool) {
 		return n, err == nil
 	}
 	return 0, false
-}
-
-func tail(s string) string {
-	if len(s) > 4000 {
-		return "..." + s[len(s)-4000:]
-	}
-	return s
 }

@@ -107,6 +107,22 @@ func Start(tb testing.TB, ctx context.Context, r Reader, s Sink, cfg consumer.Co
 	return c
 }
 
+// Production is cfg with consumer.Run's own defaults in the fields Start would give test values
+// (BatchWait, Backoff) and a logger that discards, unless cfg sets them: for a benchmark that
+// measures the loop as production runs it.
+func Production(cfg consumer.Config) consumer.Config {
+	if cfg.BatchWait == 0 {
+		cfg.BatchWait = consumer.DefaultBatchWait
+	}
+	if cfg.Backoff == (consumer.Backoff{}) {
+		cfg.Backoff = consumer.Backoff{Base: consumer.DefaultBackoffBase, Max: consumer.DefaultBackoffMax}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
 // Wait returns what consumer.Run returned, failing the test if it has not returned within
 // timeout. Later calls return the same result at once.
 func (c *Running) Wait(tb testing.TB, timeout time.Duration) error {
