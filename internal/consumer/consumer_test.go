@@ -344,12 +344,7 @@ func TestRunShutdownCommitsNothingPastAnUnstoredBatch(t *testing.T) {
 	}}
 	stop := runAsync(t, t.Context(), r, s, cfg)
 	testkit.WaitFor(t, 10*time.Second, "the second batch stored", func() bool { mu.Lock(); defer mu.Unlock(); return secondStored })
-	if err := stop(); err != nil {
-		t.Fatalf("Run = %v, want nil", err)
-	}
-	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches past a batch that was never stored", len(commits))
-	}
+	stopCommitsNothing(t, stop, r, "past a batch that was never stored")
 }
 
 func TestRunShutdownLetsInFlightInsertFinishAndCommits(t *testing.T) {
@@ -400,12 +395,7 @@ func TestRunShutdownDuringRetryCommitsNothing(t *testing.T) {
 	for range 3 {
 		testkit.Recv(t, failing, 10*time.Second, "an insert attempt")
 	}
-	if err := stop(); err != nil {
-		t.Fatalf("Run = %v, want nil", err)
-	}
-	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches while the database failed", len(commits))
-	}
+	stopCommitsNothing(t, stop, r, "while the database failed")
 }
 
 func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
@@ -421,11 +411,18 @@ func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
 	cfg.ShutdownTimeout = 50 * time.Millisecond
 	stop := runAsync(t, t.Context(), r, s, cfg)
 	<-inFlight
+	stopCommitsNothing(t, stop, r, "of an insert that never finished")
+}
+
+// stopCommitsNothing stops a run (runAsync's stop), which must return nil, and wants r to have
+// accepted no commit; why says which batches would have been wrongly committed.
+func stopCommitsNothing(t *testing.T, stop func() error, r *fakeReader, why string) {
+	t.Helper()
 	if err := stop(); err != nil {
 		t.Fatalf("Run = %v, want nil", err)
 	}
 	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches of an insert that never finished", len(commits))
+		t.Errorf("committed %d batches %s", len(commits), why)
 	}
 }
 

@@ -2,20 +2,16 @@ package consumer_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
@@ -51,73 +47,6 @@ func TestRepublishedEventsAreStoredOnce(t *testing.T) {
 		t.Errorf("committed %d messages, want 3000", committed)
 	}
 	t.Logf("3000 messages in %d batches", m.Batches.Load())
-}
-
-func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
-	t.Parallel()
-	addr, topic, db := onStack(t, 1) // one partition: poison sits between valid messages
-
-	valid := kafkatest.Encode(t, testEvents(8, "poison"))
-	mutate := func(f func(map[string]any)) []byte {
-		var m map[string]any
-		if err := json.Unmarshal(valid[0].Value, &m); err != nil {
-			t.Fatal(err)
-		}
-		f(m)
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	poison := []struct {
-		name, wantErr string
-		value         []byte
-	}{
-		{"InvalidJSON", "not a JSON event", []byte(`{"event_id": "x",`)},
-		{"MissingField", "missing field", mutate(func(m map[string]any) { delete(m, "crawl_id") })},
-		{"WrongType", "not a JSON event", mutate(func(m map[string]any) { m["players"] = "four" })},
-		{"UnknownEventType", "unknown event_type", mutate(func(m map[string]any) { m["event_type"] = "listing_exploded" })},
-		{"OneMegabyte", "too large", []byte(`{"course_name":"` + strings.Repeat("a", 1_000_000) + `"}`)},
-		{"InvalidUTF8", "invalid UTF-8", []byte(strings.Replace(string(valid[0].Value), "poison", "pois\xffon", 1))},
-		{"February30", "bad play_date", mutate(func(m map[string]any) { m["play_date"] = "2026-02-30" })},
-		{"Empty", "not a JSON event", []byte{}},
-	}
-	var msgs []kafka.Message
-	for i, p := range poison {
-		msgs = append(msgs, valid[i], kafka.Message{Key: []byte(p.name), Value: p.value})
-	}
-	for _, m := range msgs { // one by one: the 1 MB value must not share a produce batch
-		kafkatest.Produce(t, addr, topic, []kafka.Message{m})
-	}
-
-	r := newChecked(t, addr, topic, kafkatest.Name(t, "g"), db)
-	c := consumertest.Start(t, t.Context(), r, store.New(db), consumer.Config{BatchSize: 5}) // several batches, each mixing valid and poison
-	testkit.WaitFor(t, 30*time.Second, "all messages consumed", func() bool { return c.Metrics.Consumed.Load() >= int64(len(msgs)) })
-	c.Stop(t)
-
-	if n := countRows(t, db, "booking_events"); n != 8 {
-		t.Errorf("booking_events = %d rows, want the 8 valid events", n)
-	}
-	dead := deadLetters(t, db)
-	for i, d := range dead {
-		if i >= len(poison) {
-			t.Errorf("unexpected dead letter at offset %d: %s", d.offset, d.err)
-			continue
-		}
-		p := poison[i]
-		wantSize := len(p.value)
-		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound
-			wantSize = consumer.DeadValuePrefix
-		}
-		if d.offset != int64(2*i+1) || !strings.Contains(d.err, p.wantErr) || len(d.raw) != wantSize {
-			t.Errorf("%s: dead letter at offset %d (%d bytes): %q; want offset %d, %d bytes, error containing %q",
-				p.name, d.offset, len(d.raw), d.err, 2*i+1, wantSize, p.wantErr)
-		}
-	}
-	if len(dead) != len(poison) {
-		t.Errorf("%d dead letters, want %d", len(dead), len(poison))
-	}
 }
 
 func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
