@@ -269,20 +269,10 @@ func startNaive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsu
 	go func() {
 		for {
 			m, err := l.c.FetchMessage(ctx)
+			if err == nil {
+				err = consumertest.NaiveStore(ctx, l.c, pool, m)
+			}
 			if err != nil {
-				errc <- nilIfDone(ctx, err)
-				return
-			}
-			e, err := events.Decode(m.Value)
-			if err != nil {
-				errc <- err
-				return
-			}
-			if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
-				errc <- nilIfDone(ctx, err)
-				return
-			}
-			if err := l.c.CommitMessages(ctx, m); err != nil {
 				errc <- nilIfDone(ctx, err)
 				return
 			}

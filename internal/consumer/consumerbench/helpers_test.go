@@ -103,15 +103,8 @@ func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, w
 		if i == 0 {
 			start = time.Now()
 		}
-		e, err := events.Decode(m.Value)
-		if err != nil {
-			b.Fatalf("naive decode %d: %v", i, err)
-		}
-		if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
-			b.Fatalf("naive insert %d: %v", i, err)
-		}
-		if err := r.CommitMessages(ctx, m); err != nil {
-			b.Fatalf("naive commit %d: %v", i, err)
+		if err := consumertest.NaiveStore(ctx, r, pool, m); err != nil {
+			b.Fatalf("naive message %d: %v", i, err)
 		}
 	}
 	return time.Since(start)
