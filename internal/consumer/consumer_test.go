@@ -119,6 +119,16 @@ func (r *fakeReader) state() (next, fetches int, commits [][]kafka.Message) {
 	return r.next, r.fetches, append([][]kafka.Message(nil), r.commits...)
 }
 
+// committed is how many messages were committed, in all commits.
+func (r *fakeReader) committed() int {
+	_, _, commits := r.state()
+	n := 0
+	for _, c := range commits {
+		n += len(c)
+	}
+	return n
+}
+
 // fakeSink calls fn for each Ingest.
 type fakeSink struct {
 	fn func(ctx context.Context, call int, batch []store.Message) (store.Result, error)
@@ -158,13 +168,7 @@ func runAsync(t *testing.T, ctx context.Context, r reader, s sink, cfg Config) (
 	go func() { errc <- Run(ctx, r, s, cfg) }()
 	return func() error {
 		cancel()
-		select {
-		case err := <-errc:
-			return err
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not return within 10s of cancellation")
-			return nil
-		}
+		return testkit.Recv(t, errc, 10*time.Second, "Run, after the cancellation,")
 	}
 }
 
@@ -221,11 +225,7 @@ func TestRunRetriesSameBatchWithoutCommittingOrFetching(t *testing.T) {
 				t.Errorf("the first batch was tried as %v; want the same batch 5 times", firstBatch)
 			}
 			_, _, commits := r.state()
-			total := 0
-			for _, c := range commits {
-				total += len(c)
-			}
-			if total != 25 || len(commits[0]) != 10 || len(commits[2]) != 5 {
+			if total := r.committed(); total != 25 || len(commits[0]) != 10 || len(commits[2]) != 5 {
 				t.Errorf("committed %d messages in batches of %d/%d/%d; want 25 in 10/10/5", total, len(commits[0]), len(commits[1]), len(commits[2]))
 			}
 			for i, c := range commits {
@@ -344,12 +344,7 @@ func TestRunShutdownCommitsNothingPastAnUnstoredBatch(t *testing.T) {
 	}}
 	stop := runAsync(t, t.Context(), r, s, cfg)
 	testkit.WaitFor(t, 10*time.Second, "the second batch stored", func() bool { mu.Lock(); defer mu.Unlock(); return secondStored })
-	if err := stop(); err != nil {
-		t.Fatalf("Run = %v, want nil", err)
-	}
-	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches past a batch that was never stored", len(commits))
-	}
+	stopCommitsNothing(t, stop, r, "past a batch that was never stored")
 }
 
 func TestRunShutdownLetsInFlightInsertFinishAndCommits(t *testing.T) {
@@ -373,13 +368,8 @@ func TestRunShutdownLetsInFlightInsertFinishAndCommits(t *testing.T) {
 	cancel()
 	time.Sleep(20 * time.Millisecond) // give a wrong implementation the chance to abandon the insert
 	close(release)
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run = %v, want nil on shutdown", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return")
+	if err := testkit.Recv(t, errc, 10*time.Second, "Run"); err != nil {
+		t.Fatalf("Run = %v, want nil on shutdown", err)
 	}
 	if insertErr != nil {
 		t.Errorf("insert ctx was cancelled (%v) before the shutdown timeout", insertErr)
@@ -403,18 +393,9 @@ func TestRunShutdownDuringRetryCommitsNothing(t *testing.T) {
 	}}
 	stop := runAsync(t, t.Context(), r, s, testConfig(t))
 	for range 3 {
-		select {
-		case <-failing:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no insert attempt within 10s")
-		}
+		testkit.Recv(t, failing, 10*time.Second, "an insert attempt")
 	}
-	if err := stop(); err != nil {
-		t.Fatalf("Run = %v, want nil", err)
-	}
-	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches while the database failed", len(commits))
-	}
+	stopCommitsNothing(t, stop, r, "while the database failed")
 }
 
 func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
@@ -430,11 +411,18 @@ func TestRunShutdownTimeoutCutsAHungInsert(t *testing.T) {
 	cfg.ShutdownTimeout = 50 * time.Millisecond
 	stop := runAsync(t, t.Context(), r, s, cfg)
 	<-inFlight
+	stopCommitsNothing(t, stop, r, "of an insert that never finished")
+}
+
+// stopCommitsNothing stops a run (runAsync's stop), which must return nil, and wants r to have
+// accepted no commit; why says which batches would have been wrongly committed.
+func stopCommitsNothing(t *testing.T, stop func() error, r *fakeReader, why string) {
+	t.Helper()
 	if err := stop(); err != nil {
 		t.Fatalf("Run = %v, want nil", err)
 	}
 	if _, _, commits := r.state(); len(commits) != 0 {
-		t.Errorf("committed %d batches of an insert that never finished", len(commits))
+		t.Errorf("committed %d batches %s", len(commits), why)
 	}
 }
 
@@ -477,14 +465,7 @@ func TestRunRetriesCommitsWhileTheyFail(t *testing.T) {
 				}
 			}}
 			stop := runAsync(t, t.Context(), r, s, cfg)
-			testkit.WaitFor(t, 10*time.Second, "all 100 messages committed", func() bool {
-				_, _, commits := r.state()
-				n := 0
-				for _, c := range commits {
-					n += len(c)
-				}
-				return n == 100
-			})
+			testkit.WaitFor(t, 10*time.Second, "all 100 messages committed", func() bool { return r.committed() == 100 })
 			if next, _, _ := r.state(); next > 100 {
 				t.Fatalf("fetched %d", next)
 			}
@@ -638,14 +619,7 @@ func TestRunBoundsBatchesInBytes(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.BatchSize, cfg.MaxBatchBytes = 1000, 64<<10
 	stop := runAsync(t, t.Context(), r, s, cfg)
-	testkit.WaitFor(t, 10*time.Second, "every message committed", func() bool {
-		_, _, commits := r.state()
-		n := 0
-		for _, c := range commits {
-			n += len(c)
-		}
-		return n == 40
-	})
+	testkit.WaitFor(t, 10*time.Second, "every message committed", func() bool { return r.committed() == 40 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}

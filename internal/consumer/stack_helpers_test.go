@@ -2,9 +2,7 @@ package consumer_test
 
 import (
 	"context"
-	"log/slog"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,10 +11,10 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // testEvents returns n distinct valid events; prefix keeps sets from different calls apart.
@@ -24,50 +22,20 @@ func testEvents(n int, prefix string) []events.Event {
 	return testkit.Events(n, prefix, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 }
 
-// newReader is the consumer's Reader config, with a shorter session for tests.
-func newReader(t *testing.T, addr, topic, group string) *kafka.Reader {
+// onStack is what a stack test starts from: the stack's broker, a topic of its own with the
+// given number of partitions, and a database of its own.
+func onStack(t *testing.T, partitions int) (addr, topic string, db *pgxpool.Pool) {
 	t.Helper()
-	logger := testkit.Logger(t, slog.LevelInfo)
-	return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
-	}))
+	addr = kafkatest.Bootstrap(t)
+	return addr, kafkatest.Topic(t, addr, partitions), storetest.NewDB(t)
 }
-
-func closeReader(t *testing.T, r *kafka.Reader) {
-	done := make(chan error, 1)
-	go func() { done <- r.Close() }()
-	select {
-	case err := <-done:
-		_ = err // a close error after the test is not what it checks
-	case <-time.After(10 * time.Second):
-		t.Error("reader.Close took more than 10s")
-	}
-}
-
-// counters is an consumer.Metrics that the test reads.
-type counters struct {
-	consumed, inserted, duplicates, dead, retries, batches atomic.Int64
-}
-
-func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
-	c.consumed.Add(int64(size))
-	c.inserted.Add(int64(r.Inserted))
-	c.duplicates.Add(int64(r.Duplicates))
-	c.dead.Add(int64(r.DeadLettered))
-	c.batches.Add(1)
-}
-func (c *counters) Retry()                 { c.retries.Add(1) }
-func (c *counters) Lag(string, int, int64) {}
 
 // checkedReader forwards to a Reader but first verifies, against the database, that every
 // message it is asked to commit is stored (as an event or a dead letter): offsets never ahead of
 // rows. It records the commits.
 type checkedReader struct {
-	t *testing.T
-	r interface {
-		FetchMessage(context.Context) (kafka.Message, error)
-		CommitMessages(context.Context, ...kafka.Message) error
-	}
+	t  *testing.T
+	r  *kafka.Reader
 	db *pgxpool.Pool // a direct pool, not the one under test
 
 	mu        sync.Mutex
@@ -75,6 +43,13 @@ type checkedReader struct {
 	committed int
 	// beforeCommit, if set, runs first; a non-nil error is returned instead of committing.
 	beforeCommit func(n int) error
+}
+
+// newChecked is a checkedReader over db around the production group reader of topic in group
+// (consumertest.NewReader, closed when the test ends).
+func newChecked(t *testing.T, addr, topic, group string, db *pgxpool.Pool) *checkedReader {
+	t.Helper()
+	return &checkedReader{t: t, r: consumertest.NewReader(t, addr, topic, group), db: db}
 }
 
 func (c *checkedReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
@@ -143,39 +118,31 @@ func countRows(t *testing.T, db *pgxpool.Pool, table string) int64 {
 	return n
 }
 
-// runningConsumer runs consumer.Run in the background.
-type runningConsumer struct {
-	cancel context.CancelFunc
-	done   chan error
+// deadLetter is a row of booking_events_dead: where its message was, the error, the value kept.
+type deadLetter struct {
+	offset int64
+	err    string
+	raw    []byte
 }
 
-type ingester interface {
-	Ingest(context.Context, []store.Message) (store.Result, error)
-}
-
-func startConsumer(t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *runningConsumer {
-	return startConsumerCtx(t.Context(), t, r, s, m, batchSize)
-}
-
-func startConsumerCtx(ctx context.Context, t *testing.T, r *checkedReader, s ingester, m *counters, batchSize int) *runningConsumer {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &runningConsumer{cancel: cancel, done: make(chan error, 1)}
-	cfg := consumer.Config{BatchSize: batchSize, BatchWait: 50 * time.Millisecond,
-		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
-		Logger:  testkit.Logger(t, slog.LevelInfo), Metrics: m}
-	go func() { c.done <- consumer.Run(ctx, r, s, cfg) }()
-	return c
-}
-
-func (c *runningConsumer) stop(t *testing.T) {
+// deadLetters reads every dead letter, in offset order.
+func deadLetters(t *testing.T, db *pgxpool.Pool) []deadLetter {
 	t.Helper()
-	c.cancel()
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Errorf("consumer.Run: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("consumer.Run did not return within 15s of cancellation")
+	rows, err := db.Query(t.Context(), `select kafka_offset, error, coalesce(raw_value, '') from booking_events_dead order by kafka_offset`)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer rows.Close()
+	var out []deadLetter
+	for rows.Next() {
+		var d deadLetter
+		if err := rows.Scan(&d.offset, &d.err, &d.raw); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

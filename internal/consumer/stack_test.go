@@ -1,23 +1,25 @@
 package consumer_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -27,120 +29,93 @@ import (
 // consumer group. Every commit the loop makes is checked against the database first
 // (checkedReader): offsets are never ahead of rows.
 
+// TestWalkingSkeleton is the thinnest slice through the real parts: events go through the
+// crawler's production publisher (kafkabus.NewPublisher: bounded queue, background writer, acks
+// from all replicas) to the stack's Kafka broker, a consumer group (consumer.Run) stores them in
+// PostgreSQL, and they are read back: every event once, byte for byte as published.
+func TestWalkingSkeleton(t *testing.T) {
+	t.Parallel()
+	addr, topic, db := onStack(t, 3)
+
+	evs := testEvents(300, "skeleton")
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{
+		Brokers: []string{addr}, Topic: topic, RetryWindow: 30 * time.Second, Logger: testkit.Logger(t, slog.LevelInfo),
+	})
+	for _, e := range evs {
+		pub.Publish(e)
+	}
+	if err := pub.Close(t.Context()); err != nil {
+		t.Fatalf("publisher close: %v", err)
+	}
+	st := pub.(interface {
+		Stats() kafkabus.PublisherStats
+	}).Stats()
+	if st.Published != int64(len(evs)) || st.Failed != 0 || st.Dropped != 0 {
+		t.Fatalf("publisher stats %+v, want all %d published", st, len(evs))
+	}
+
+	c := consumertest.Start(t, t.Context(), newChecked(t, addr, topic, kafkatest.Name(t, "g"), db), store.New(db), consumer.Config{BatchSize: 100})
+	testkit.WaitFor(t, 30*time.Second, "every event stored", func() bool { return c.Metrics.Inserted.Load() >= int64(len(evs)) })
+	c.Stop(t)
+
+	var buf bytes.Buffer
+	n, err := store.New(db).Export(t.Context(), &buf, store.ExportFilter{})
+	if err != nil || n != len(evs) {
+		t.Fatalf("export: %d events, err %v; want %d", n, err, len(evs))
+	}
+	want := map[string]events.Event{}
+	for _, e := range evs {
+		want[e.EventID.String()] = e
+	}
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		got, err := events.Decode(raw)
+		if err != nil {
+			t.Fatalf("stored payload does not decode: %v", err)
+		}
+		w, ok := want[got.EventID.String()]
+		if !ok {
+			t.Fatalf("stored an event that was never published: %s", got.EventID)
+		}
+		delete(want, got.EventID.String())
+		wb, _ := events.Encode(w)
+		gb, _ := events.Encode(got)
+		if !bytes.Equal(wb, gb) {
+			t.Errorf("event %s changed on the way:\npublished %s\nstored    %s", got.EventID, wb, gb)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("%d published events were not stored", len(want))
+	}
+}
+
 func TestRepublishedEventsAreStoredOnce(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 3)
 	msgs := kafkatest.Encode(t, testEvents(1000, "rep"))
 	for range 3 {
 		kafkatest.Produce(t, addr, topic, msgs)
 	}
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	r := &checkedReader{t: t, r: kr, db: db}
-	m := &counters{}
-	c := startConsumer(t, r, store.New(db), m, 1000)
-	testkit.WaitFor(t, 30*time.Second, "3000 messages consumed", func() bool { return m.consumed.Load() >= 3000 })
-	c.stop(t)
+	r := newChecked(t, addr, topic, kafkatest.Name(t, "g"), db)
+	c := consumertest.Start(t, t.Context(), r, store.New(db), consumer.Config{BatchSize: 1000})
+	m := c.Metrics
+	testkit.WaitFor(t, 30*time.Second, "3000 messages consumed", func() bool { return m.Consumed.Load() >= 3000 })
+	c.Stop(t)
 
 	if n := countRows(t, db, "booking_events"); n != 1000 {
 		t.Errorf("booking_events = %d rows, want 1000", n)
 	}
-	if ins, dup := m.inserted.Load(), m.duplicates.Load(); ins != 1000 || dup != 2000 {
+	if ins, dup := m.Inserted.Load(), m.Duplicates.Load(); ins != 1000 || dup != 2000 {
 		t.Errorf("inserted %d, duplicates %d; want 1000 and 2000", ins, dup)
 	}
 	if _, committed := r.stats(); committed != 3000 {
 		t.Errorf("committed %d messages, want 3000", committed)
 	}
-	t.Logf("3000 messages in %d batches", m.batches.Load())
-}
-
-func TestPoisonMessagesAreDeadLetteredAndTheStreamGoesOn(t *testing.T) {
-	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 1) // one partition: poison sits between valid messages
-	db := storetest.NewDB(t)
-
-	valid := kafkatest.Encode(t, testEvents(8, "poison"))
-	mutate := func(f func(map[string]any)) []byte {
-		var m map[string]any
-		if err := json.Unmarshal(valid[0].Value, &m); err != nil {
-			t.Fatal(err)
-		}
-		f(m)
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	poison := []struct {
-		name, wantErr string
-		value         []byte
-	}{
-		{"InvalidJSON", "not a JSON event", []byte(`{"event_id": "x",`)},
-		{"MissingField", "missing field", mutate(func(m map[string]any) { delete(m, "crawl_id") })},
-		{"WrongType", "not a JSON event", mutate(func(m map[string]any) { m["players"] = "four" })},
-		{"UnknownEventType", "unknown event_type", mutate(func(m map[string]any) { m["event_type"] = "listing_exploded" })},
-		{"OneMegabyte", "too large", []byte(`{"course_name":"` + strings.Repeat("a", 1_000_000) + `"}`)},
-		{"InvalidUTF8", "invalid UTF-8", []byte(strings.Replace(string(valid[0].Value), "poison", "pois\xffon", 1))},
-		{"February30", "bad play_date", mutate(func(m map[string]any) { m["play_date"] = "2026-02-30" })},
-		{"Empty", "not a JSON event", []byte{}},
-	}
-	var msgs []kafka.Message
-	for i, p := range poison {
-		msgs = append(msgs, valid[i], kafka.Message{Key: []byte(p.name), Value: p.value})
-	}
-	for _, m := range msgs { // one by one: the 1 MB value must not share a produce batch
-		kafkatest.Produce(t, addr, topic, []kafka.Message{m})
-	}
-
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	r := &checkedReader{t: t, r: kr, db: db}
-	m := &counters{}
-	c := startConsumer(t, r, store.New(db), m, 5) // several batches, each mixing valid and poison
-	testkit.WaitFor(t, 30*time.Second, "all messages consumed", func() bool { return m.consumed.Load() >= int64(len(msgs)) })
-	c.stop(t)
-
-	if n := countRows(t, db, "booking_events"); n != 8 {
-		t.Errorf("booking_events = %d rows, want the 8 valid events", n)
-	}
-	rows, err := db.Query(t.Context(), `select kafka_offset, error, coalesce(length(raw_value), 0) from booking_events_dead order by kafka_offset`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	i := 0
-	for rows.Next() {
-		var off int64
-		var msg string
-		var size int
-		if err := rows.Scan(&off, &msg, &size); err != nil {
-			t.Fatal(err)
-		}
-		if i >= len(poison) {
-			t.Errorf("unexpected dead letter at offset %d: %s", off, msg)
-			continue
-		}
-		p := poison[i]
-		wantSize := len(p.value)
-		if wantSize > events.MaxEventBytes { // kept as a prefix since the memory bound
-			wantSize = consumer.DeadValuePrefix
-		}
-		if off != int64(2*i+1) || !strings.Contains(msg, p.wantErr) || size != wantSize {
-			t.Errorf("%s: dead letter at offset %d (%d bytes): %q; want offset %d, %d bytes, error containing %q",
-				p.name, off, size, msg, 2*i+1, wantSize, p.wantErr)
-		}
-		i++
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if i != len(poison) {
-		t.Errorf("%d dead letters, want %d", i, len(poison))
-	}
+	t.Logf("3000 messages in %d batches", m.Batches.Load())
 }
 
 func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
@@ -158,19 +133,17 @@ func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
 
 	first, second := kafkatest.Encode(t, testEvents(500, "before")), kafkatest.Encode(t, testEvents(500, "during"))
 	kafkatest.Produce(t, addr, topic, first)
-	kr := newReader(t, addr, topic, kafkatest.Name(t, "g"))
-	defer closeReader(t, kr)
-	r := &checkedReader{t: t, r: kr, db: direct}
-	m := &counters{}
-	c := startConsumer(t, r, store.New(pool), m, 100)
+	r := newChecked(t, addr, topic, kafkatest.Name(t, "g"), direct)
+	c := consumertest.Start(t, t.Context(), r, store.New(pool), consumer.Config{BatchSize: 100})
+	m := c.Metrics
 	testkit.WaitFor(t, 30*time.Second, "the first 500 rows", func() bool { return countRows(t, direct, "booking_events") == 500 })
 
 	px.cut() // every connection through the proxy dies; new ones are refused
 	kafkatest.Produce(t, addr, topic, second)
 	// Once the first retry happened the loop is stuck on the failed batch: from then on, no commit.
-	testkit.WaitFor(t, 30*time.Second, "the first retry", func() bool { return m.retries.Load() >= 1 })
+	testkit.WaitFor(t, 30*time.Second, "the first retry", func() bool { return m.Retries.Load() >= 1 })
 	commitsBefore, _ := r.stats()
-	testkit.WaitFor(t, 30*time.Second, "5 retries", func() bool { return m.retries.Load() >= 5 })
+	testkit.WaitFor(t, 30*time.Second, "5 retries", func() bool { return m.Retries.Load() >= 5 })
 	if n := countRows(t, direct, "booking_events"); n != 500 {
 		t.Errorf("rows grew to %d while the database was unreachable", n)
 	}
@@ -180,74 +153,60 @@ func TestDatabaseOutageRetriesWithoutCommittingAndLosesNothing(t *testing.T) {
 	px.restore()
 	testkit.WaitFor(t, 30*time.Second, "all 1000 rows", func() bool { return countRows(t, direct, "booking_events") == 1000 })
 	testkit.WaitFor(t, 10*time.Second, "1000 messages committed", func() bool { _, n := r.stats(); return n == 1000 })
-	c.stop(t)
-	t.Logf("retries during the outage: %d", m.retries.Load())
+	c.Stop(t)
+	t.Logf("retries during the outage: %d", m.Retries.Load())
 }
 
 func TestRebalanceMidStreamLosesNothing(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 4)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 4)
 	group := kafkatest.Name(t, "g")
 	const total = 3000
 	evs := kafkatest.Encode(t, testEvents(total, "rebal"))
 	kafkatest.Produce(t, addr, topic, evs[:total/2])
 
 	s := slowStore{store.New(db), 30 * time.Millisecond} // keep A busy long enough for B to join mid-stream
-	krA := newReader(t, addr, topic, group)
-	defer closeReader(t, krA)
-	rA, mA := &checkedReader{t: t, r: krA, db: db}, &counters{}
-	cA := startConsumer(t, rA, s, mA, 50)
+	cA := consumertest.Start(t, t.Context(), newChecked(t, addr, topic, group, db), s, consumer.Config{BatchSize: 50})
 	testkit.WaitFor(t, 30*time.Second, "A to store 300 rows", func() bool { return countRows(t, db, "booking_events") >= 300 })
 
-	krB := newReader(t, addr, topic, group)
-	defer closeReader(t, krB)
-	rB, mB := &checkedReader{t: t, r: krB, db: db}, &counters{}
-	cB := startConsumer(t, rB, s, mB, 50)
+	cB := consumertest.Start(t, t.Context(), newChecked(t, addr, topic, group, db), s, consumer.Config{BatchSize: 50})
 	kafkatest.Produce(t, addr, topic, evs[total/2:])
 	testkit.WaitFor(t, 40*time.Second, "all rows", func() bool { return countRows(t, db, "booking_events") == total })
-	cA.stop(t)
-	cB.stop(t)
+	cA.Stop(t)
+	cB.Stop(t)
+	mA, mB := cA.Metrics, cB.Metrics
 
 	if n := countRows(t, db, "booking_events"); n != total {
 		t.Errorf("booking_events = %d, want %d", n, total)
 	}
-	if mB.consumed.Load() == 0 {
+	if mB.Consumed.Load() == 0 {
 		t.Error("B consumed nothing: no rebalance happened")
 	}
 	t.Logf("A consumed %d (inserted %d), B consumed %d (inserted %d); redelivered duplicates %d",
-		mA.consumed.Load(), mA.inserted.Load(), mB.consumed.Load(), mB.inserted.Load(),
-		mA.duplicates.Load()+mB.duplicates.Load())
+		mA.Consumed.Load(), mA.Inserted.Load(), mB.Consumed.Load(), mB.Inserted.Load(),
+		mA.Duplicates.Load()+mB.Duplicates.Load())
 }
 
 func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T) {
 	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 1)
-	db := storetest.NewDB(t)
+	addr, topic, db := onStack(t, 1)
 	group := kafkatest.Name(t, "g")
 	kafkatest.Produce(t, addr, topic, kafkatest.Encode(t, testEvents(500, "crash")))
 
 	// First life: the third batch is stored, then the process "dies" before its offset commit.
-	kr1 := newReader(t, addr, topic, group)
 	ctx, crash := context.WithCancel(t.Context())
-	r1 := &checkedReader{t: t, r: kr1, db: db, beforeCommit: func(n int) error {
+	r1 := newChecked(t, addr, topic, group, db)
+	r1.beforeCommit = func(n int) error {
 		if n >= 3 { // dead: no commit gets out any more
 			crash()
 			return errors.New("killed")
 		}
 		return nil
-	}}
-	m1 := &counters{}
-	c1 := startConsumerCtx(ctx, t, r1, store.New(db), m1, 100)
-	select {
-	case <-ctx.Done():
-	case <-time.After(30 * time.Second):
-		t.Fatal("never reached the third commit")
 	}
-	c1.stop(t)
-	closeReader(t, kr1)
+	c1 := consumertest.Start(t, ctx, r1, store.New(db), consumer.Config{BatchSize: 100})
+	testkit.Recv(t, ctx.Done(), 30*time.Second, "the third commit")
+	c1.Stop(t)
+	consumertest.Close(t, r1.r)
 	// With DefaultInflight 2, batches four and five may be in the database while batch three's
 	// offsets are being committed; on the way down they may be stored too, never committed.
 	stored := countRows(t, db, "booking_events")
@@ -256,16 +215,14 @@ func TestCrashBetweenDatabaseCommitAndOffsetCommitReplaysHarmlessly(t *testing.T
 	}
 
 	// Second life: the same group resumes at offset 200 and replays batch three.
-	kr2 := newReader(t, addr, topic, group)
-	defer closeReader(t, kr2)
-	r2, m2 := &checkedReader{t: t, r: kr2, db: db}, &counters{}
-	c2 := startConsumer(t, r2, store.New(db), m2, 100)
-	testkit.WaitFor(t, 30*time.Second, "the rest consumed", func() bool { return m2.consumed.Load() >= 300 })
-	c2.stop(t)
+	c2 := consumertest.Start(t, t.Context(), newChecked(t, addr, topic, group, db), store.New(db), consumer.Config{BatchSize: 100})
+	m2 := c2.Metrics
+	testkit.WaitFor(t, 30*time.Second, "the rest consumed", func() bool { return m2.Consumed.Load() >= 300 })
+	c2.Stop(t)
 	if n := countRows(t, db, "booking_events"); n != 500 {
 		t.Errorf("booking_events = %d, want 500", n)
 	}
-	if c, d := m2.consumed.Load(), m2.duplicates.Load(); c != 300 || d != int64(stored-200) {
+	if c, d := m2.Consumed.Load(), m2.Duplicates.Load(); c != 300 || d != int64(stored-200) {
 		t.Errorf("second life consumed %d with %d duplicates; want 300 and %d (the batches stored but not committed)", c, d, stored-200)
 	}
 }

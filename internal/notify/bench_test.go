@@ -17,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -100,11 +101,8 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	sender := &notify.Sender{Pool: pool, Channel: cfg.Channels["hook"], Owner: "bench", Wake: wake, Logger: logger}
 	var wg sync.WaitGroup
 	wg.Go(func() { sender.Run(ctx) })
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, GroupID: kafkatest.Name(b, "g"), Topic: topic,
-		StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 4 << 20, MaxWait: 100 * time.Millisecond, QueueCapacity: 8})
-	wg.Go(func() {
-		_ = consumer.Run(ctx, r, claimer, consumer.Config{BatchWait: notify.DefaultBatchWait, Logger: logger})
-	})
+	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "g"))
+	run := consumertest.Start(b, ctx, r, claimer, consumertest.Production(consumer.Config{BatchWait: notify.DefaultBatchWait, Logger: logger}))
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond}
 	defer w.Close()
@@ -151,8 +149,9 @@ func BenchmarkNotifyLatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	run.Stop(b)
 	cancel()
-	_ = r.Close()
+	consumertest.Close(b, r)
 	wg.Wait()
 	slices.Sort(lat)
 	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }

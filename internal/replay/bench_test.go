@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -39,7 +38,7 @@ func BenchmarkReplay(b *testing.B) {
 	for range b.N { // not b.Loop: the timer is stopped for each run's setup
 		batched += endToEnd(b, addr, set, want, func(topic string, db *pgxpool.Pool) func() int64 {
 			c := startConsumer(b, addr, topic, kafkatest.Name(b, "g"), db)
-			return func() int64 { return c.m.inserted.Load() + c.m.duplicates.Load() }
+			return func() int64 { return c.Metrics.Inserted.Load() + c.Metrics.Duplicates.Load() }
 		})
 		naive += endToEnd(b, addr, set, want, func(topic string, db *pgxpool.Pool) func() int64 {
 			return startNaive(b, addr, topic, kafkatest.Name(b, "naive"), db)
@@ -100,9 +99,7 @@ func evs1(b *testing.B) []events.Event {
 // startNaive runs the naive consumer in the background and returns how many messages it has
 // handled (inserted or duplicate) and committed.
 func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func() int64 {
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: []string{addr}, Group: group, Topic: topic,
-	}))
+	r := consumertest.NewReader(b, addr, topic, group)
 	ctx, cancel := context.WithCancel(context.Background())
 	var handled atomicInt
 	stopped := make(chan struct{})
@@ -113,18 +110,10 @@ func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func(
 			if err != nil {
 				return
 			}
-			e, err := events.Decode(m.Value)
-			if err != nil {
-				b.Errorf("naive consumer: offset %d: %v", m.Offset, err)
-				return
-			}
-			if _, err := db.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
+			if err := consumertest.NaiveStore(ctx, r, db, m); err != nil {
 				if ctx.Err() == nil {
-					b.Errorf("naive consumer: insert %s: %v", e.EventID, err)
+					b.Errorf("naive consumer: %v", err)
 				}
-				return
-			}
-			if err := r.CommitMessages(ctx, m); err != nil {
 				return
 			}
 			handled.add(1)
@@ -133,7 +122,7 @@ func startNaive(b *testing.B, addr, topic, group string, db *pgxpool.Pool) func(
 	b.Cleanup(func() {
 		cancel()
 		<-stopped
-		_ = r.Close()
+		consumertest.Close(b, r)
 	})
 	return handled.load
 }

@@ -13,13 +13,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -93,29 +93,9 @@ func endOffsets(tb testing.TB, addr, topic string) int64 {
 	return n
 }
 
-// counters is the consumer's consumer.Metrics, read by the tests.
-type counters struct{ consumed, inserted, duplicates, dead atomic.Int64 }
-
-func (c *counters) Batch(size int, r store.Result, _ time.Duration) {
-	c.consumed.Add(int64(size))
-	c.inserted.Add(int64(r.Inserted))
-	c.duplicates.Add(int64(r.Duplicates))
-	c.dead.Add(int64(r.DeadLettered))
-}
-func (c *counters) Retry()                 {}
-func (c *counters) Lag(string, int, int64) {}
-
-// consumer is the real booking-consumer loop (consumer.Run over a kafka-go group Reader) into db.
-type runningConsumer struct {
-	m      *counters
-	cancel context.CancelFunc
-	done   chan error
-	r      *kafka.Reader
-}
-
 // replayPipeline is the stack a replay test writes into: a fresh 3-partition topic, a fresh
 // database, a consumer draining the one into the other in its own group, and a writer to the topic.
-func replayPipeline(tb testing.TB) (addr, topic string, db *pgxpool.Pool, c *runningConsumer, w *kafkabus.SyncWriter) {
+func replayPipeline(tb testing.TB) (addr, topic string, db *pgxpool.Pool, c *consumertest.Running, w *kafkabus.SyncWriter) {
 	tb.Helper()
 	addr = kafkatest.Bootstrap(tb)
 	topic = kafkatest.Topic(tb, addr, 3)
@@ -125,43 +105,13 @@ func replayPipeline(tb testing.TB) (addr, topic string, db *pgxpool.Pool, c *run
 	return addr, topic, db, c, w
 }
 
-func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *runningConsumer {
+// startConsumer is the real booking-consumer loop (consumer.Run over the production group
+// Reader) from topic into db, in group, until the test ends; its Metrics count what it stored.
+func startConsumer(tb testing.TB, addr, topic, group string, db *pgxpool.Pool) *consumertest.Running {
 	tb.Helper()
-	logger := testkit.Logger(tb, slog.LevelWarn)
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000, Logger: logger,
-	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	c := &runningConsumer{m: &counters{}, cancel: cancel, done: make(chan error, 1), r: r}
-	cfg := consumer.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond,
-		Backoff: consumer.Backoff{Base: 20 * time.Millisecond, Max: 200 * time.Millisecond},
-		Logger:  logger, Metrics: c.m}
-	go func() { c.done <- consumer.Run(ctx, r, store.New(db), cfg) }()
-	tb.Cleanup(func() { c.stop(tb) })
-	return c
-}
-
-func (c *runningConsumer) stop(tb testing.TB) {
-	if c.cancel == nil {
-		return
-	}
-	c.cancel()
-	c.cancel = nil
-	select {
-	case err := <-c.done:
-		if err != nil {
-			tb.Errorf("consumer.Run: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		tb.Error("consumer.Run did not return within 15s of cancellation")
-	}
-	done := make(chan struct{})
-	go func() { _ = c.r.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		tb.Error("reader.Close took more than 10s")
-	}
+	r := consumertest.NewReader(tb, addr, topic, group)
+	return consumertest.Start(tb, context.Background(), r, store.New(db),
+		consumer.Config{BatchSize: 1000, BatchWait: 20 * time.Millisecond})
 }
 
 func countRows(tb testing.TB, db *pgxpool.Pool) int64 {

@@ -39,8 +39,8 @@ func TestPracticeReplay(t *testing.T) {
 		}
 		want := int64(round * len(evs))
 		testkit.WaitForf(t, 60*time.Second, func() string {
-			return fmt.Sprintf("consumer at %d of %d messages after replay %d", c.m.consumed.Load(), want, round)
-		}, func() bool { return c.m.consumed.Load() >= want })
+			return fmt.Sprintf("consumer at %d of %d messages after replay %d", c.Metrics.Consumed.Load(), want, round)
+		}, func() bool { return c.Metrics.Consumed.Load() >= want })
 	}
 
 	replayAll(1)
@@ -68,7 +68,7 @@ func TestPracticeReplay(t *testing.T) {
 	if got := countRows(t, db); got != int64(distinct) {
 		t.Errorf("after three replays: %d rows, want %d", got, distinct)
 	}
-	if got := c.m.inserted.Load(); got != int64(distinct) {
+	if got := c.Metrics.Inserted.Load(); got != int64(distinct) {
 		t.Errorf("consumer inserted %d, want %d", got, distinct)
 	}
 	if again := lifetimes(t, db); again != view {
@@ -110,36 +110,33 @@ func TestReplayWindowAndMax(t *testing.T) {
 		t.Fatalf("bad window: %d of %d events", want, len(evs))
 	}
 
-	t.Run("Window", func(t *testing.T) {
-		t.Parallel()
-		topic := kafkatest.Topic(t, addr, 3)
-		rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{Since: since, Until: until},
-			replay.Deps{Writer: newWriter(t, addr, topic)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Published != want || rep.Skipped != len(evs)-want {
-			t.Errorf("published %d skipped %d, want %d and %d", rep.Published, rep.Skipped, want, len(evs)-want)
-		}
-		if got := endOffsets(t, addr, topic); got != int64(want) {
-			t.Errorf("topic holds %d messages, want %d", got, want)
-		}
-	})
-	t.Run("Max", func(t *testing.T) {
-		t.Parallel()
-		topic := kafkatest.Topic(t, addr, 3)
-		rep, err := replay.Run(t.Context(), bytes.NewReader(set), replay.Options{Since: since, Max: 321, BatchSize: 100},
-			replay.Deps{Writer: newWriter(t, addr, topic)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Published != 321 || rep.Selected != 321 {
-			t.Errorf("published %d selected %d, want 321", rep.Published, rep.Selected)
-		}
-		if got := endOffsets(t, addr, topic); got != 321 {
-			t.Errorf("topic holds %d messages, want 321", got)
-		}
-	})
+	for _, tc := range []struct {
+		name      string
+		opts      replay.Options
+		published int // and the messages on the topic
+		// other is a second count of the report and what it should be.
+		other func(replay.Report) (what string, got, want int)
+	}{
+		{"Window", replay.Options{Since: since, Until: until}, want,
+			func(rep replay.Report) (string, int, int) { return "skipped", rep.Skipped, len(evs) - want }},
+		{"Max", replay.Options{Since: since, Max: 321, BatchSize: 100}, 321,
+			func(rep replay.Report) (string, int, int) { return "selected", rep.Selected, 321 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			topic := kafkatest.Topic(t, addr, 3)
+			rep, err := replay.Run(t.Context(), bytes.NewReader(set), tc.opts, replay.Deps{Writer: newWriter(t, addr, topic)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if what, got, wantOther := tc.other(rep); rep.Published != tc.published || got != wantOther {
+				t.Errorf("published %d %s %d, want %d and %d", rep.Published, what, got, tc.published, wantOther)
+			}
+			if got := endOffsets(t, addr, topic); got != int64(tc.published) {
+				t.Errorf("topic holds %d messages, want %d", got, tc.published)
+			}
+		})
+	}
 }
 
 // TestReplayRate: at Rate N, M events take at least (M - burst)/N seconds (burst = N/10). Only the
@@ -215,8 +212,8 @@ func TestReplayInterruptedThenAgain(t *testing.T) {
 	}
 	want := int64(rep.Published + rep2.Published)
 	testkit.WaitForf(t, 60*time.Second, func() string {
-		return fmt.Sprintf("consumer at %d of %d messages", c.m.consumed.Load(), want)
-	}, func() bool { return c.m.consumed.Load() >= want })
+		return fmt.Sprintf("consumer at %d of %d messages", c.Metrics.Consumed.Load(), want)
+	}, func() bool { return c.Metrics.Consumed.Load() >= want })
 	if got := countRows(t, db); got != int64(distinct) {
 		t.Errorf("%d rows, want %d (distinct ids)", got, distinct)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -240,47 +240,40 @@ func (c *counted) waitFor(b testing.TB, n int, timeout time.Duration) {
 type liveConsumer struct {
 	addr, topic string
 	c           *counted
-	cancel      context.CancelFunc
-	errc        chan error
+	stop        func(b testing.TB) // stops the loop and closes its reader
 }
 
 // startLive starts consumer.Run on topic into pool and waits until it consumed a warm-up event.
 func startLive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsumer {
-	r := newReader(addr, topic, kafkatest.Name(b, "live"))
-	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r), errc: make(chan error, 1)}
-	ctx, cancel := context.WithCancel(b.Context())
-	l.cancel = func() { cancel(); closeReader(r) }
-	go func() {
-		l.errc <- consumer.Run(ctx, l.c, store.New(pool), consumer.Config{Logger: slog.New(slog.DiscardHandler)})
-	}()
+	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "live"))
+	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r)}
+	run := consumertest.Start(b, b.Context(), l.c, store.New(pool), consumertest.Production(consumer.Config{}))
+	l.stop = func(b testing.TB) { run.Stop(b); consumertest.Close(b, r) }
 	l.warmup(b)
 	return l
 }
 
 // startNaive starts the naive per-message loop on topic into pool and waits for its warm-up.
 func startNaive(b testing.TB, addr, topic string, pool *pgxpool.Pool) *liveConsumer {
-	r := newReader(addr, topic, kafkatest.Name(b, "naive"))
-	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r), errc: make(chan error, 1)}
+	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "naive"))
+	l := &liveConsumer{addr: addr, topic: topic, c: newCounted(r)}
 	ctx, cancel := context.WithCancel(b.Context())
-	l.cancel = func() { cancel(); closeReader(r) }
+	errc := make(chan error, 1)
+	l.stop = func(b testing.TB) {
+		cancel()
+		consumertest.Close(b, r)
+		if err := testkit.Recv(b, errc, 30*time.Second, "the naive consumer"); err != nil {
+			b.Fatalf("consumer: %v", err)
+		}
+	}
 	go func() {
 		for {
 			m, err := l.c.FetchMessage(ctx)
+			if err == nil {
+				err = consumertest.NaiveStore(ctx, l.c, pool, m)
+			}
 			if err != nil {
-				l.errc <- nilIfDone(ctx, err)
-				return
-			}
-			e, err := events.Decode(m.Value)
-			if err != nil {
-				l.errc <- err
-				return
-			}
-			if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
-				l.errc <- nilIfDone(ctx, err)
-				return
-			}
-			if err := l.c.CommitMessages(ctx, m); err != nil {
-				l.errc <- nilIfDone(ctx, err)
+				errc <- nilIfDone(ctx, err)
 				return
 			}
 		}
@@ -308,18 +301,6 @@ func (l *liveConsumer) publishAndWait(b testing.TB, evs []events.Event) time.Dur
 	writeSync(b, l.addr, l.topic, evs)
 	l.c.waitFor(b, want, 5*time.Minute)
 	return time.Since(start)
-}
-
-func (l *liveConsumer) stop(b testing.TB) {
-	l.cancel()
-	select {
-	case err := <-l.errc:
-		if err != nil {
-			b.Fatalf("consumer: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		b.Fatal("consumer did not stop within 30s")
-	}
 }
 
 // naiveEndToEnd publishes set to topic with the naive consumer running and returns the time until

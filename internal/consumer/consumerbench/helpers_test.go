@@ -2,7 +2,6 @@ package consumerbench_test
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,27 +12,11 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
-
-// newReader is the booking-consumer's Reader configuration (cmd/booking-consumer).
-func newReader(addr, topic, group string) *kafka.Reader {
-	return kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000,
-	}))
-}
-
-func closeReader(r *kafka.Reader) {
-	done := make(chan struct{})
-	go func() { _ = r.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-	}
-}
 
 // drainClock wraps a Reader and records when the first message was fetched and when the
 // committed count reached want: the drain time excludes the group join, for every contender alike.
@@ -94,21 +77,12 @@ func (d *drainClock) wait(b testing.TB, timeout time.Duration) time.Duration {
 // batch size) into pool under a new group, and returns the drain time.
 func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want, inflight int) time.Duration {
 	b.Helper()
-	r := newReader(addr, topic, group)
-	defer closeReader(r)
+	r := consumertest.NewReader(b, addr, topic, group)
 	clock := newDrainClock(r, want)
-	ctx, cancel := context.WithCancel(b.Context())
-	errc := make(chan error, 1)
-	go func() {
-		errc <- consumer.Run(ctx, clock, store.New(pool), consumer.Config{
-			Inflight: inflight, Logger: slog.New(slog.DiscardHandler),
-		})
-	}()
+	run := consumertest.Start(b, b.Context(), clock, store.New(pool), consumertest.Production(consumer.Config{Inflight: inflight}))
 	d := clock.wait(b, 10*time.Minute)
-	cancel()
-	if err := <-errc; err != nil {
-		b.Fatalf("consumer.Run: %v", err)
-	}
+	run.Stop(b)
+	consumertest.Close(b, r)
 	return d
 }
 
@@ -116,8 +90,8 @@ func consumeWithIngest(b testing.TB, addr, topic, group string, pool *pgxpool.Po
 // CommitMessages of that message. It returns the drain time.
 func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, want int) time.Duration {
 	b.Helper()
-	r := newReader(addr, topic, group)
-	defer closeReader(r)
+	r := consumertest.NewReader(b, addr, topic, group)
+	defer consumertest.Close(b, r)
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)
 	defer cancel()
 	var start time.Time
@@ -129,15 +103,8 @@ func consumeNaive(b testing.TB, addr, topic, group string, pool *pgxpool.Pool, w
 		if i == 0 {
 			start = time.Now()
 		}
-		e, err := events.Decode(m.Value)
-		if err != nil {
-			b.Fatalf("naive decode %d: %v", i, err)
-		}
-		if _, err := pool.Exec(ctx, storetest.NaiveInsertSQL, storetest.Row(e, m.Topic, m.Partition, m.Offset, m.Value)...); err != nil {
-			b.Fatalf("naive insert %d: %v", i, err)
-		}
-		if err := r.CommitMessages(ctx, m); err != nil {
-			b.Fatalf("naive commit %d: %v", i, err)
+		if err := consumertest.NaiveStore(ctx, r, pool, m); err != nil {
+			b.Fatalf("naive message %d: %v", i, err)
 		}
 	}
 	return time.Since(start)

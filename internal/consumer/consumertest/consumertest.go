@@ -33,8 +33,8 @@ func NewReader(tb testing.TB, addr, topic, group string) *kafka.Reader {
 // Close closes r, failing the test if that takes more than 10 s (a leave-group that hangs). A
 // close error is not what the tests check. Closing twice is harmless.
 func Close(tb testing.TB, r *kafka.Reader) {
-	done := make(chan error, 1)
-	go func() { done <- r.Close() }()
+	done := make(chan struct{})
+	go func() { _ = r.Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -107,6 +107,22 @@ func Start(tb testing.TB, ctx context.Context, r Reader, s Sink, cfg consumer.Co
 	return c
 }
 
+// Production is cfg with consumer.Run's own defaults in the fields Start would give test values
+// (BatchWait, Backoff) and a logger that discards, unless cfg sets them: for a benchmark that
+// measures the loop as production runs it.
+func Production(cfg consumer.Config) consumer.Config {
+	if cfg.BatchWait == 0 {
+		cfg.BatchWait = consumer.DefaultBatchWait
+	}
+	if cfg.Backoff == (consumer.Backoff{}) {
+		cfg.Backoff = consumer.Backoff{Base: consumer.DefaultBackoffBase, Max: consumer.DefaultBackoffMax}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
 // Wait returns what consumer.Run returned, failing the test if it has not returned within
 // timeout. Later calls return the same result at once.
 func (c *Running) Wait(tb testing.TB, timeout time.Duration) error {
@@ -116,6 +132,18 @@ func (c *Running) Wait(tb testing.TB, timeout time.Duration) error {
 		c.returned = true
 	}
 	return c.err
+}
+
+// Ended reports, without waiting, whether consumer.Run has returned, and what it returned.
+func (c *Running) Ended() (bool, error) {
+	if !c.returned {
+		select {
+		case c.err = <-c.done:
+			c.returned = true
+		default:
+		}
+	}
+	return c.returned, c.err
 }
 
 // Stop cancels the run and wants consumer.Run to return nil within 15 s.
