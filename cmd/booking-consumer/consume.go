@@ -177,62 +177,102 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
 		"max_batch_bytes", cfg.batchBytes, "queue_capacity", cfg.queue,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
-	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
-		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err) // a typo: no use waiting
-	}
-
-	// /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var alive atomic.Bool
-	alive.Store(true)
-	var db atomic.Pointer[pgxpool.Pool]
-	health := &consumer.Health{}
-	health.Set(startingKey, "starting: connecting to PostgreSQL")
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
-
 	conns := int32(cfg.inflight) + 2 // + migrations and /healthz
 	if cfg.httpAddr != "" {
 		conns += 2 // the dashboard's pages
 	}
-	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
-	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
+	p := newConsumerProcess(logger)
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, startUpConfig{
 		databaseURL: cfg.databaseURL, conns: conns, noMigrate: cfg.noMigrate, brokers: cfg.brokers,
 		topic: cfg.topic, partitions: cfg.partitions, group: cfg.group, from: cfg.from, forceReset: cfg.forceReset,
 	})
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	health.Clear(startingKey)
+	defer stop()
 	if cfg.httpAddr != "" {
-		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
+		stop, err := startDashboard(ctx, logger, cfg, pool, p.reg)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue, Logger: logger,
-	}))
-	err = consumer.Run(ctx, r, store.New(pool), consumer.Config{
+	err = p.consume(ctx, kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue,
+	}, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
-		ShutdownTimeout: cfg.shutdown,
-		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
-	})
-	alive.Store(false)
-	closeReader(logger, r)
+		ShutdownTimeout: cfg.shutdown, AlarmAfter: cfg.alarmAfter,
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", cfg.topic, err)
 	}
 	return nil
+}
+
+// consumerProcess is the frame of a consuming subcommand (`run`, `notify`): its Prometheus
+// registry (with the Go and process collectors), /metrics and /healthz, the start-up and the
+// consume loop. /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
+type consumerProcess struct {
+	logger *slog.Logger
+	reg    *prometheus.Registry
+	health *consumer.Health
+	alive  atomic.Bool                  // the consume loop runs (or has yet to start)
+	db     atomic.Pointer[pgxpool.Pool] // for /healthz, once open
+}
+
+func newConsumerProcess(logger *slog.Logger) *consumerProcess {
+	p := &consumerProcess{logger: logger, reg: prometheus.NewRegistry(), health: &consumer.Health{}}
+	p.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p.alive.Store(true)
+	p.health.Set(startingKey, "starting: connecting to PostgreSQL")
+	return p
+}
+
+// start checks the database URL (a typo: no use waiting), serves /metrics and /healthz on
+// metricsAddr ("" = off), then runs startUp: PostgreSQL or Kafka down at start-up waits and
+// retries (logged, /healthz 503) instead of exiting. stop closes the pool, then the server.
+func (p *consumerProcess) start(ctx context.Context, metricsAddr string, cfg startUpConfig) (pool *pgxpool.Pool, stop func(), err error) {
+	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
+		return nil, nil, fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err)
+	}
+	stopHTTP := func() {}
+	if metricsAddr != "" {
+		if stopHTTP, err = serveMetrics(ctx, p.logger, metricsAddr, p.reg, &p.db, &p.alive, p.health); err != nil {
+			return nil, nil, err
+		}
+	}
+	if pool, err = startUp(ctx, p.logger, p.health, &p.db, cfg); err != nil {
+		stopHTTP()
+		return nil, nil, err
+	}
+	p.health.Clear(startingKey)
+	return pool, func() {
+		pool.Close()
+		stopHTTP()
+	}, nil
+}
+
+// ingester is what the consume loop writes batches to (*store.Store, *notify.Claimer).
+type ingester interface {
+	Ingest(ctx context.Context, batch []store.Message) (store.Result, error)
+}
+
+// consume runs consumer.Run, with the process's health, logger and metrics, over a reader with
+// the production group reader config of opts, into s, until ctx ends. Then /healthz turns 503,
+// stopped runs (when not nil) and the reader is closed.
+func (p *consumerProcess) consume(ctx context.Context, opts kafkabus.GroupReaderOptions, s ingester,
+	cfg consumer.Config, stopped func()) error {
+	opts.Logger = p.logger
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(opts))
+	cfg.Health, cfg.Logger, cfg.Metrics = p.health, p.logger, consumer.NewPrometheus(p.reg)
+	err := consumer.Run(ctx, r, s, cfg)
+	p.alive.Store(false)
+	if stopped != nil {
+		stopped()
+	}
+	closeReader(p.logger, r)
+	return err
 }
 
 // startingKey names the start-up problem in consumer.Health.

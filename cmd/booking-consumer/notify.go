@@ -11,13 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -138,25 +132,9 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 	logger.InfoContext(ctx, "booking-notifier starting", "database_url", redact(cfg.databaseURL), "brokers", cfg.brokers,
 		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
 		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
-	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
-		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err)
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := notify.NewMetrics(reg)
-	var alive atomic.Bool
-	alive.Store(true)
-	var db atomic.Pointer[pgxpool.Pool]
-	health := &consumer.Health{}
-	health.Set(startingKey, "starting: connecting to PostgreSQL")
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
-	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
+	p := newConsumerProcess(logger)
+	metrics := notify.NewMetrics(p.reg)
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, startUpConfig{
 		databaseURL: cfg.databaseURL, conns: int32(consumer.DefaultInflight + len(channels) + 2),
 		noMigrate: cfg.noMigrate, brokers: cfg.brokers, topic: cfg.topic, partitions: cfg.partitions,
 		group: group, from: cfg.from, forceReset: cfg.forceReset,
@@ -164,8 +142,7 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	health.Clear(startingKey)
+	defer stop()
 
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
@@ -197,17 +174,12 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 			senders.Go(func() { s.Run(sctx) })
 		}
 	}
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: cfg.brokers, Topic: cfg.topic, Group: group, Logger: logger,
-	}))
-	err = consumer.Run(ctx, r, claimer, consumer.Config{
-		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown,
-		Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
-	})
-	alive.Store(false)
-	stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
-	senders.Wait()
-	closeReader(logger, r)
+	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
+		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
+		func() {
+			stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
+			senders.Wait()
+		})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
 	}
