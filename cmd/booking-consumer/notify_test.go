@@ -27,7 +27,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // The notifier (booking-consumer notify) as a process against the real stack, with local
@@ -53,6 +52,24 @@ type hook struct {
 	mu      sync.Mutex
 	reqs    []hookReq
 	respond func(r hookReq, seen int, w http.ResponseWriter, req *http.Request)
+}
+
+// webhookBody is what the tests read of a generic webhook's JSON body.
+type webhookBody struct {
+	Watch   string `json:"watch"`
+	Matches []struct {
+		CourseName string `json:"course_name"`
+	} `json:"matches"`
+}
+
+// webhook decodes the body of a request to the generic webhook.
+func (r hookReq) webhook(t *testing.T) webhookBody {
+	t.Helper()
+	var b webhookBody
+	if err := json.Unmarshal(r.Body, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func newHook(t *testing.T) *hook {
@@ -153,34 +170,23 @@ func writeWatches(t *testing.T, yaml string) string {
 	return p
 }
 
-// notifier is a running booking-consumer notify with its stdout and stderr.
+// notifier is a running booking-consumer notify with its stdout (its stderr is in Logs).
 type notifier struct {
-	*proc
+	*testkit.Proc
 	stdout *testkit.SyncBuffer
 }
 
 func startNotifier(t *testing.T, bin string, env []string, args ...string) *notifier {
 	t.Helper()
-	n := &notifier{proc: &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}, stdout: &testkit.SyncBuffer{}}
-	n.cmd.Env = append(os.Environ(), env...)
-	n.cmd.Stderr = n.logs
-	n.cmd.Stdout = n.stdout
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { n.done <- n.cmd.Wait() }()
-	t.Cleanup(func() { _ = n.cmd.Process.Kill() })
-	return n
+	cmd := exec.Command(bin, args...)
+	stdout := &testkit.SyncBuffer{}
+	cmd.Stdout = stdout
+	return &notifier{Proc: testkit.StartCmd(t, cmd, env), stdout: stdout}
 }
 
 func (n *notifier) stop(t *testing.T) {
 	t.Helper()
-	if err := n.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := n.wait(t, 30*time.Second); err != nil {
-		t.Fatalf("after SIGTERM: %v; logs:\n%s", err, n.logs.String())
-	}
+	n.Stop(t, 30*time.Second)
 }
 
 func statusCounts(t *testing.T, db *pgxpool.Pool) map[string]int {
@@ -202,20 +208,16 @@ func statusCounts(t *testing.T, db *pgxpool.Pool) map[string]int {
 	return m
 }
 
-// waitFor polls cond until it holds, failing after timeout with the processes' logs.
+// waitUntil polls cond until it holds, failing after timeout with the processes' logs.
 func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool, ps ...*notifier) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			var logs strings.Builder
-			for _, p := range ps {
-				logs.WriteString(p.logs.String())
-			}
-			t.Fatalf("timed out after %v waiting for %s; logs:\n%s", timeout, what, logs.String())
+	testkit.WaitForf(t, timeout, func() string {
+		var logs strings.Builder
+		for _, p := range ps {
+			logs.WriteString(p.Logs.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return what + "; logs:\n" + logs.String()
+	}, cond)
 }
 
 // caughtUp reports whether group has committed offsets up to the end of every partition.
@@ -233,23 +235,9 @@ func caughtUp(t *testing.T, addr, group, topic string, partitions int) bool {
 	return err == nil && committed == end
 }
 
-type stack struct {
-	bin, addr, topic string
-	db               *pgxpool.Pool
-	env              []string
-}
-
-func newStack(t *testing.T) *stack {
-	t.Helper()
-	bin := buildBinary(t)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db, dbURL := storetest.NewDBURL(t)
-	return &stack{bin: bin, addr: addr, topic: topic, db: db,
-		env: []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text", "TG_TOKEN=" + tgToken,
-			"SLACK_URL=https://hooks.slack.com/services/T0/B0/" + slackSecret,
-			"DISCORD_URL=https://discord.com/api/webhooks/42/" + discordSec}}
-}
+// secretEnv is the notifier's environment with the channels' secrets.
+var secretEnv = []string{"TG_TOKEN=" + tgToken, "SLACK_URL=https://hooks.slack.com/services/T0/B0/" + slackSecret,
+	"DISCORD_URL=https://discord.com/api/webhooks/42/" + discordSec}
 
 func (s *stack) args(group, watches string, extra ...string) []string {
 	return append([]string{"notify", "--topic", s.topic, "--group", group, "--watches", watches, "--metrics-addr", "",
@@ -267,7 +255,7 @@ func checkNoSecrets(t *testing.T, where, out string) {
 
 func TestNotifyOncePerMatchOnEveryChannelDespiteTriplicates(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf(`
 channels:
@@ -292,7 +280,7 @@ watches:
 	publish(t, s.addr, s.topic, all)
 
 	group := kafkatest.Name(t, "g")
-	metricsAddr := freeAddr(t)
+	metricsAddr := testkit.FreeAddr(t)
 	args := s.args(group, watches)
 	args = append(args, "--metrics-addr", metricsAddr) // the last one wins
 	n := startNotifier(t, s.bin, s.env, args...)
@@ -325,15 +313,7 @@ watches:
 	for _, r := range h.all() {
 		switch r.Path {
 		case "/hook":
-			var b struct {
-				Watch   string `json:"watch"`
-				Matches []struct {
-					CourseName string `json:"course_name"`
-				} `json:"matches"`
-			}
-			if err := json.Unmarshal(r.Body, &b); err != nil {
-				t.Fatal(err)
-			}
+			b := r.webhook(t)
 			for _, m := range b.Matches {
 				seen["hook|"+b.Watch+"|"+m.CourseName]++
 			}
@@ -381,7 +361,7 @@ watches:
 	if lines := strings.Count(stdout, "\n"); lines != 15 {
 		t.Errorf("notifications --status sent --watch cheap: %d lines, want 15", lines)
 	}
-	checkNoSecrets(t, "the notifier's stderr", n.logs.String())
+	checkNoSecrets(t, "the notifier's stderr", n.Logs.String())
 	checkNoSecrets(t, "the notifier's stdout", n.stdout.String())
 	checkNoSecrets(t, "the notifications listing", stdout+stderr)
 }
@@ -397,7 +377,7 @@ func envValue(env []string, key string) string {
 
 func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	killed := make(chan struct{})
 	blocked := make(chan string, 1)
@@ -422,12 +402,12 @@ func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T)
 	select {
 	case key = <-blocked:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("no request reached the receiver; logs:\n%s", p1.logs.String())
+		t.Fatalf("no request reached the receiver; logs:\n%s", p1.Logs.String())
 	}
-	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p1.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = p1.wait(t, 10*time.Second)
+	_ = p1.Wait(t, 10*time.Second)
 	close(killed)
 	if c := statusCounts(t, s.db); c["sent"] == 5 {
 		t.Fatalf("all sent before the kill: %v", c)
@@ -465,7 +445,7 @@ func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T)
 
 func TestNotifyTransientAndPermanentFailures(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	// Event i's behaviour is chosen by its course name.
 	behaviour := map[string]string{courseName(0, 0): "timeout", courseName(1, 0): "5xx", courseName(2, 0): "4xx",
@@ -543,7 +523,7 @@ func TestNotifyTransientAndPermanentFailures(t *testing.T) {
 
 func TestNotifyReplaysSendNothingStaleOrAlreadySent(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 
@@ -598,7 +578,7 @@ func TestNotifyReplaysSendNothingStaleOrAlreadySent(t *testing.T) {
 
 func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 	now := time.Now()
@@ -620,7 +600,7 @@ func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
 
 func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 	group := kafkatest.Name(t, "g")
@@ -635,15 +615,7 @@ func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 	p2.stop(t)
 	seen := map[string]int{}
 	for _, r := range h.all() {
-		var b struct {
-			Matches []struct {
-				CourseName string `json:"course_name"`
-			} `json:"matches"`
-		}
-		if err := json.Unmarshal(r.Body, &b); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range b.Matches {
+		for _, m := range r.webhook(t).Matches {
 			seen[m.CourseName]++
 		}
 	}
@@ -662,7 +634,7 @@ func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 
 func TestNotifyDryRunPrintsAndWritesNothing(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  tg: {type: telegram, token_env: TG_TOKEN, chat_id: '1', base_url: %s}\nwatches:\n  - name: everything\n    channels: [tg]\n", h.srv.URL))
 	publish(t, s.addr, s.topic, freshEvents(1, 3, "dry", time.Now()))
@@ -679,5 +651,5 @@ func TestNotifyDryRunPrintsAndWritesNothing(t *testing.T) {
 		t.Errorf("dry run wrote %v and sent %d", c, len(h.all()))
 	}
 	checkNoSecrets(t, "dry run stdout", out)
-	checkNoSecrets(t, "dry run stderr", n.logs.String())
+	checkNoSecrets(t, "dry run stderr", n.Logs.String())
 }
