@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -41,24 +42,16 @@ const (
 )
 
 type consumeConfig struct {
-	databaseURL string
-	brokers     []string
-	topic       string
-	group       string
-	noMigrate   bool
-	batchSize   int
-	batchBytes  int
-	queue       int
-	batchWait   time.Duration
-	inflight    int
-	from        string
-	forceReset  bool
-	metricsAddr string
-	httpAddr    string // the dashboard inside run (serve.go); "" = off
-	shutdown    time.Duration
-	partitions  int
-	alarmAfter  int
-	dashAuth    dashboard.Auth
+	consumingFlags
+	batchSize  int
+	batchBytes int
+	queue      int
+	batchWait  time.Duration
+	inflight   int
+	httpAddr   string // the dashboard inside run (serve.go); "" = off
+	shutdown   time.Duration
+	alarmAfter int
+	dashAuth   dashboard.Auth
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -67,12 +60,11 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"redeliveries are harmless (ON CONFLICT (event_id) DO NOTHING). Poison messages go to\n"+
 		"booking_events_dead. Exit status 0 after a clean stop.")
 	var cfg consumeConfig
-	var bootstrap string
-	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
-	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
-	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
+	cfg.define(fs, env.getenv, consumingDefaults{groupEnv: "KAFKA_GROUP", group: defaultGroup,
+		metricsEnv: "METRICS_ADDR", metricsAddr: defaultMetricsAddr,
+		fromHelp: "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n" +
+			"each partition, or its first message at or after the time; refused if the group has\n" +
+			"committed offsets (unless --force-reset) or active members"})
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
 	batchBytes := consumer.DefaultMaxBatchBytes
 	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
@@ -91,17 +83,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.DurationVar(&cfg.batchWait, "batch-wait", consumer.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.IntVar(&cfg.inflight, "inflight", consumer.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
-	fs.StringVar(&cfg.from, "from", "", "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n"+
-		"each partition, or its first message at or after the time; refused if the group has\n"+
-		"committed offsets (unless --force-reset) or active members")
-	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
-		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "", "also serve the read-only dashboard on this `address` (as `booking-consumer serve`, with the\n"+
 		"consumer's metrics on its pipeline page); off by default; not loopback: DASHBOARD_TOKEN or\n"+
 		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
-	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
-		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
 		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
 			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
@@ -109,7 +93,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	cfg.brokers = connectionFromEnv(env.getenv, &cfg.databaseURL, bootstrap)
+	cfg.fromEnv(env.getenv)
 	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
@@ -130,13 +114,7 @@ func stoppedBySignal(ctx context.Context, err error) bool {
 }
 
 func (c consumeConfig) validate() error {
-	var errs []error
-	if c.databaseURL == "" {
-		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
-	}
-	if len(c.brokers) == 0 {
-		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
-	}
+	errs := c.consumingFlags.validate()
 	if c.topic == "" || c.group == "" {
 		errs = append(errs, errors.New("the topic and the group must not be empty"))
 	}
@@ -157,9 +135,6 @@ func (c consumeConfig) validate() error {
 	}
 	if c.inflight < 1 || c.inflight > maxInflight {
 		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
-	}
-	if c.forceReset && c.from == "" {
-		errs = append(errs, errors.New("--force-reset needs --from"))
 	}
 	if _, err := kafkabus.ParseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
@@ -182,10 +157,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		conns += 2 // the dashboard's pages
 	}
 	p := newConsumerProcess(logger)
-	pool, stop, err := p.start(ctx, cfg.metricsAddr, startUpConfig{
-		databaseURL: cfg.databaseURL, conns: conns, noMigrate: cfg.noMigrate, brokers: cfg.brokers,
-		topic: cfg.topic, partitions: cfg.partitions, group: cfg.group, from: cfg.from, forceReset: cfg.forceReset,
-	})
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(cfg.group, conns))
 	if err != nil {
 		return err
 	}
@@ -284,16 +256,71 @@ const (
 	startBackoffMax  = 10 * time.Second
 )
 
-// connectionFromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
-// overrides its variable) and returns the brokers, parsed.
-func connectionFromEnv(getenv func(string) string, databaseURL *string, bootstrap string) []string {
-	if *databaseURL == "" {
-		*databaseURL = strings.TrimSpace(getenv("DATABASE_URL"))
+// consumingFlags are the flags of a consuming subcommand (`run`, `notify`): where to connect, what
+// to read, and what to do at start-up.
+type consumingFlags struct {
+	databaseURL  string
+	bootstrap    string // as given; brokers once parsed (fromEnv)
+	brokers      []string
+	topic, group string
+	noMigrate    bool
+	from         string
+	forceReset   bool
+	metricsAddr  string
+	partitions   int
+}
+
+// consumingDefaults is what differs between the subcommands' consumingFlags: the group's and the
+// metrics address's variables and defaults, and the help of --from.
+type consumingDefaults struct {
+	groupEnv, group, metricsEnv, metricsAddr, fromHelp string
+}
+
+func (c *consumingFlags) define(fs *flag.FlagSet, getenv func(string) string, d consumingDefaults) {
+	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	cli.BrokersVar(fs, &c.bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&c.topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&c.group, "group", cli.EnvOr(getenv, d.groupEnv, d.group), "Kafka consumer group ($"+d.groupEnv+")")
+	fs.BoolVar(&c.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
+	fs.StringVar(&c.from, "from", "", d.fromHelp)
+	fs.BoolVar(&c.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", cli.EnvOr(getenv, d.metricsEnv, d.metricsAddr),
+		"listen address for /metrics and /healthz ($"+d.metricsEnv+"); --metrics-addr= turns it off")
+	fs.IntVar(&c.partitions, "create-partitions", defaultPartitions,
+		"create the topic with this many partitions when it does not exist; 0: never create it")
+}
+
+// fromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
+// overrides its variable) and parses the brokers.
+func (c *consumingFlags) fromEnv(getenv func(string) string) {
+	if c.databaseURL == "" {
+		c.databaseURL = strings.TrimSpace(getenv("DATABASE_URL"))
 	}
-	if bootstrap == "" {
-		bootstrap = getenv("KAFKA_BOOTSTRAP")
+	if c.bootstrap == "" {
+		c.bootstrap = getenv("KAFKA_BOOTSTRAP")
 	}
-	return kafkabus.ParseBrokers(bootstrap)
+	c.brokers = kafkabus.ParseBrokers(c.bootstrap)
+}
+
+// validate returns what is wrong with the flags both subcommands check alike.
+func (c *consumingFlags) validate() []error {
+	var errs []error
+	if c.databaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
+	}
+	if len(c.brokers) == 0 {
+		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
+	}
+	if c.forceReset && c.from == "" {
+		errs = append(errs, errors.New("--force-reset needs --from"))
+	}
+	return errs
+}
+
+// startUpConfig is what startUp needs to read as group with a pool of conns connections.
+func (c *consumingFlags) startUpConfig(group string, conns int32) startUpConfig {
+	return startUpConfig{databaseURL: c.databaseURL, conns: conns, noMigrate: c.noMigrate, brokers: c.brokers,
+		topic: c.topic, group: group, from: c.from, partitions: c.partitions, forceReset: c.forceReset}
 }
 
 // startUpConfig is what startUp needs of a consuming subcommand's configuration.

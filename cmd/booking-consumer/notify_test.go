@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -150,15 +149,7 @@ func openings(n int, prefix string) []events.Event {
 
 func publish(t *testing.T, addr, topic string, evs []events.Event) {
 	t.Helper()
-	msgs := kafkatest.Encode(t, evs)
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatalf("publish: %v", err)
-	}
+	kafkatest.Produce(t, addr, topic, kafkatest.Encode(t, evs))
 }
 
 func writeWatches(t *testing.T, yaml string) string {
