@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
@@ -186,15 +187,11 @@ func statusCounts(t *testing.T, db *pgxpool.Pool) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	m := map[string]int{}
-	for rows.Next() {
-		var s string
-		var n int
-		if err := rows.Scan(&s, &n); err != nil {
-			t.Fatal(err)
-		}
-		m[s] = n
+	var status string
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&status, &n}, func() error { m[status] = n; return nil }); err != nil {
+		t.Fatal(err)
 	}
 	return m
 }
