@@ -41,6 +41,13 @@ const (
 	defaultQueueCapacity = kafkabus.DefaultQueueCapacity
 )
 
+// runDefaults are run's consumingFlags defaults.
+var runDefaults = consumingDefaults{groupEnv: "KAFKA_GROUP", group: defaultGroup,
+	metricsEnv: "METRICS_ADDR", metricsAddr: defaultMetricsAddr,
+	fromHelp: "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n" +
+		"each partition, or its first message at or after the time; refused if the group has\n" +
+		"committed offsets (unless --force-reset) or active members"}
+
 type consumeConfig struct {
 	consumingFlags
 	batchSize  int
@@ -60,11 +67,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"redeliveries are harmless (ON CONFLICT (event_id) DO NOTHING). Poison messages go to\n"+
 		"booking_events_dead. Exit status 0 after a clean stop.")
 	var cfg consumeConfig
-	cfg.define(fs, env.getenv, consumingDefaults{groupEnv: "KAFKA_GROUP", group: defaultGroup,
-		metricsEnv: "METRICS_ADDR", metricsAddr: defaultMetricsAddr,
-		fromHelp: "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n" +
-			"each partition, or its first message at or after the time; refused if the group has\n" +
-			"committed offsets (unless --force-reset) or active members"})
+	cfg.define(fs, env.getenv, runDefaults)
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
 	batchBytes := consumer.DefaultMaxBatchBytes
 	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {

@@ -25,6 +25,11 @@ const (
 	defaultNotifyMetricsAddr = "127.0.0.1:9466"
 )
 
+// notifyDefaults are notify's consumingFlags defaults.
+var notifyDefaults = consumingDefaults{groupEnv: "NOTIFY_GROUP", group: defaultNotifyGroup,
+	metricsEnv: "NOTIFY_METRICS_ADDR", metricsAddr: defaultNotifyMetricsAddr,
+	fromHelp: "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)"}
+
 type notifyConfig struct {
 	consumingFlags
 	watchesFile string
@@ -48,9 +53,7 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
 		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
 	var cfg notifyConfig
-	cfg.define(fs, env.getenv, consumingDefaults{groupEnv: "NOTIFY_GROUP", group: defaultNotifyGroup,
-		metricsEnv: "NOTIFY_METRICS_ADDR", metricsAddr: defaultNotifyMetricsAddr,
-		fromHelp: "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)"})
+	cfg.define(fs, env.getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
 	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
 	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
