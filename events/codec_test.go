@@ -38,21 +38,29 @@ func sampleEvents() []Event {
 	}
 }
 
+// roundTrip encodes e, decodes that, and fails t unless the decoded event encodes to the same
+// bytes; it returns the decoded event.
+func roundTrip(t *testing.T, e Event) Event {
+	t.Helper()
+	b, err := Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	b2, _ := Encode(got)
+	if string(b) != string(b2) {
+		t.Fatalf("Decode(Encode(e)) changed the event:\n%s\n%s", b, b2)
+	}
+	return got
+}
+
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, e := range sampleEvents() {
-		b, err := Encode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Decode(b)
-		if err != nil {
-			t.Fatalf("decode %s: %v", b, err)
-		}
-		b2, _ := Encode(got)
-		if string(b) != string(b2) {
-			t.Fatalf("round trip changed the event:\n%s\n%s", b, b2)
-		}
+		got := roundTrip(t, e)
 		if !got.OccurredAt.Equal(e.OccurredAt) {
 			t.Fatalf("occurred_at %v != %v", got.OccurredAt, e.OccurredAt)
 		}
@@ -218,18 +226,7 @@ func FuzzDecode(f *testing.F) {
 		if err := e.Validate(); err != nil {
 			t.Fatalf("decoded event fails validation: %v", err)
 		}
-		b, err := Encode(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := Decode(b)
-		if err != nil {
-			t.Fatalf("re-decode of %s: %v", b, err)
-		}
-		b2, _ := Encode(again)
-		if string(b) != string(b2) {
-			t.Fatalf("Decode(Encode(e)) != e:\n%s\n%s", b, b2)
-		}
+		roundTrip(t, e)
 	})
 }
 

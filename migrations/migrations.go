@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/tern/v2/migrate"
 )
 
@@ -37,14 +36,4 @@ func Apply(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
-}
-
-// ApplyPool is Apply on a connection acquired from pool for the duration.
-func ApplyPool(ctx context.Context, pool *pgxpool.Pool) error {
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("acquire connection for migrations: %w", err)
-	}
-	defer c.Release()
-	return Apply(ctx, c.Conn())
 }

@@ -20,10 +20,16 @@ import (
 )
 
 var (
+	//go:embed queries/dead_matching.sql
+	deadMatchingSQL string
 	//go:embed queries/dead_list.sql
-	deadListSQL string
+	deadListTemplate string
 	//go:embed queries/dead_select.sql
-	deadSelectSQL string
+	deadSelectTemplate string
+	// deadListSQL and deadSelectSQL are dead_list.sql and dead_select.sql with the one filter of
+	// a DeadFilter (dead_matching.sql) filled in.
+	deadListSQL   = withDeadMatching(deadListTemplate)
+	deadSelectSQL = withDeadMatching(deadSelectTemplate)
 	//go:embed queries/dead_insert_event.sql
 	deadInsertEventTemplate string
 	// deadInsertEventSQL is dead_insert_event.sql with its column placeholders filled (eventrow.go).
@@ -59,6 +65,12 @@ type DeadFilter struct {
 }
 
 func (f DeadFilter) args() []any { return []any{f.ID, f.Since, f.Reason} }
+
+// withDeadMatching fills the DeadFilter query (dead_matching.sql, parameters $1..$3 from
+// DeadFilter.args) into query at {{matching}}.
+func withDeadMatching(query string) string {
+	return strings.Replace(query, "{{matching}}", strings.TrimSpace(deadMatchingSQL), 1)
+}
 
 // DeadLetters returns the dead letters matching f, newest failure first.
 func (s *Store) DeadLetters(ctx context.Context, f DeadFilter) ([]DeadLetter, error) {

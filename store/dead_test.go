@@ -86,9 +86,7 @@ func TestRetryDeadRedrivesFixedAndKeepsBad(t *testing.T) {
 	ctx := t.Context()
 
 	already := events.Opened(listing(1), "crawl-1", t0)
-	if _, err := s.Ingest(ctx, []store.Message{message(t, already, 0)}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, already, 0)})
 	var fixed []events.Event
 	ids := map[string][]int64{}
 	for i := range 5 {

@@ -48,6 +48,45 @@ func openedBatch(t testing.TB, n int, crawl string) []store.Message {
 	return batch
 }
 
+// mustIngest stores batch through s.Ingest, failing t on an error.
+func mustIngest(t testing.TB, s *store.Store, batch []store.Message) {
+	t.Helper()
+	if _, err := s.Ingest(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ingestAtOnce runs one Ingest per batch, in concurrent transactions released at the same moment
+// (the consumer runs up to consumer.Config.Inflight batches at once), and returns the sum of their
+// results and their errors joined.
+func ingestAtOnce(t testing.TB, s *store.Store, batches ...[]store.Message) (store.Result, error) {
+	t.Helper()
+	start := make(chan struct{})
+	type answer struct {
+		res store.Result
+		err error
+	}
+	answers := make(chan answer, len(batches))
+	for _, batch := range batches {
+		go func() {
+			<-start
+			res, err := s.Ingest(t.Context(), batch)
+			answers <- answer{res, err}
+		}()
+	}
+	close(start)
+	var sum store.Result
+	var errs []error
+	for range batches {
+		ans := <-answers
+		errs = append(errs, ans.err)
+		sum.Inserted += ans.res.Inserted
+		sum.Duplicates += ans.res.Duplicates
+		sum.DeadLettered += ans.res.DeadLettered
+	}
+	return sum, errors.Join(errs...)
+}
+
 func TestIngest(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
@@ -171,9 +210,7 @@ func TestExistingIDsAndExport(t *testing.T) {
 		}
 		batch = append(batch, message(t, events.Opened(l, "crawl-1", t0.Add(time.Duration(10-i)*time.Minute)), i))
 	}
-	if _, err := s.Ingest(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	ids := []uuid.UUID{batch[0].Event.EventID, batch[1].Event.EventID, uuid.New()}
 	if n, err := s.ExistingIDs(ctx, ids); err != nil || n != 2 {
 		t.Fatalf("ExistingIDs = %d, %v; want 2", n, err)
@@ -216,29 +253,9 @@ func TestConcurrentIngestOfOverlappingBatches(t *testing.T) {
 			a[i] = message(t, e, i)
 			b[n-1-i] = message(t, e, n+i)
 		}
-		start := make(chan struct{})
-		type answer struct {
-			res store.Result
-			err error
-		}
-		answers := make(chan answer, 2)
-		for _, batch := range [][]store.Message{a, b} {
-			go func() {
-				<-start
-				res, err := s.Ingest(t.Context(), batch)
-				answers <- answer{res, err}
-			}()
-		}
-		close(start)
-		var sum store.Result
-		for range 2 {
-			ans := <-answers
-			if ans.err != nil {
-				t.Fatalf("round %d: concurrent Ingest: %v", round, ans.err)
-			}
-			sum.Inserted += ans.res.Inserted
-			sum.Duplicates += ans.res.Duplicates
-			sum.DeadLettered += ans.res.DeadLettered
+		sum, err := ingestAtOnce(t, s, a, b)
+		if err != nil {
+			t.Fatalf("round %d: concurrent Ingest: %v", round, err)
 		}
 		if sum != (store.Result{Inserted: n, Duplicates: n}) {
 			t.Fatalf("round %d: together %+v, want %d inserted and %d duplicates", round, sum, n, n)
@@ -246,5 +263,35 @@ func TestConcurrentIngestOfOverlappingBatches(t *testing.T) {
 	}
 	if got, err := s.CountEvents(t.Context()); err != nil || got != n*rounds {
 		t.Fatalf("CountEvents = %d, %v; want %d", got, err, n*rounds)
+	}
+}
+
+// Two batches holding the same poison positions in opposite orders (a redelivery after a
+// rebalance, with batches in flight on both members) upsert their dead letters in concurrent
+// transactions: they must wait for each other, never deadlock (40P01), and count every attempt.
+func TestConcurrentDeadLettersInOppositeOrdersDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	const n, rounds = 300, 8
+	for round := range rounds {
+		a := make([]store.Message, n)
+		b := make([]store.Message, n)
+		for i := range n {
+			m := store.Message{Topic: "t", Partition: i % 3, Offset: int64(round*n + i), Value: []byte("{"),
+				Err: fmt.Errorf("decode: %w", events.ErrNotJSON)}
+			a[i] = m
+			b[n-1-i] = m
+		}
+		if _, err := ingestAtOnce(t, s, a, b); err != nil {
+			t.Fatalf("round %d: concurrent Ingest of the same dead letters: %v", round, err)
+		}
+	}
+	var rows, attempts int
+	if err := pool.QueryRow(t.Context(), "select count(*), sum(attempts) from booking_events_dead").Scan(&rows, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if rows != n*rounds || attempts != 2*n*rounds {
+		t.Fatalf("%d dead letters with %d attempts; want %d with %d", rows, attempts, n*rounds, 2*n*rounds)
 	}
 }

@@ -92,39 +92,32 @@ func assertProjectionEqualsView(t *testing.T, s *store.Store, pool *pgxpool.Pool
 // exactly what the view says for every listing (expired-by-clock and open lifetimes included).
 func TestProjectionEqualsViewOverRandomHistories(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(4) {
-		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
-			t.Parallel()
-			rng := rand.New(rand.NewPCG(seed, 13))
-			pool := storetest.NewDB(t)
-			s := store.New(pool)
-			var all []events.Event
-			const listings = 150
-			for i := range listings {
-				all = append(all, randomHistory(rng, i)...)
-			}
-			for range len(all) / 4 {
-				all = append(all, all[rng.IntN(len(all))])
-			}
-			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-			ingestConcurrently(t, s, rng, all, 40, 3)
-			assertProjectionEqualsView(t, s, pool, listings)
+	storetest.Seeds(t, 4, 13, func(t *testing.T, rng *rand.Rand) {
+		pool := storetest.NewDB(t)
+		s := store.New(pool)
+		var all []events.Event
+		const listings = 150
+		for i := range listings {
+			all = append(all, randomHistory(rng, i)...)
+		}
+		all = storetest.Redelivered(rng, all, len(all)/4)
+		ingestConcurrently(t, s, rng, all, 40, 3)
+		assertProjectionEqualsView(t, s, pool, listings)
 
-			// And the rows the lifetimes command reads are the view's.
-			got, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var statuses []string
-			for _, l := range got {
-				statuses = append(statuses, l.Status)
-			}
-			slices.Sort(statuses)
-			if len(got) != listings || !slices.Contains(statuses, "expired") || !slices.Contains(statuses, "open") {
-				t.Errorf("Lifetimes: %d rows, statuses %v", len(got), slices.Compact(statuses))
-			}
-		})
-	}
+		// And the rows the lifetimes command reads are the view's.
+		got, err := s.Lifetimes(t.Context(), store.LifetimeFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var statuses []string
+		for _, l := range got {
+			statuses = append(statuses, l.Status)
+		}
+		slices.Sort(statuses)
+		if len(got) != listings || !slices.Contains(statuses, "expired") || !slices.Contains(statuses, "open") {
+			t.Errorf("Lifetimes: %d rows, statuses %v", len(got), slices.Compact(statuses))
+		}
+	})
 }
 
 // TestProjectionDuplicatesTouchNothing: a redelivered batch changes no projection row; new events
@@ -134,9 +127,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 	batch := openedBatch(t, 20, "c1")
-	if _, err := s.Ingest(t.Context(), batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	versions := func() map[string]string {
 		rows, err := pool.Query(t.Context(), "select listing_key, xmin::text || '/' || ctid::text from listing_lifetimes")
 		if err != nil {
@@ -160,9 +151,7 @@ func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 		t.Fatalf("a batch of duplicates rewrote projection rows:\nbefore %v\nafter  %v", before, after)
 	}
 	closed := events.Closed(listing(3), "c2", t0.Add(time.Hour), events.Booked)
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, closed, 100), batch[5]}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, closed, 100), batch[5]})
 	after := versions()
 	for k, v := range after {
 		if changed := v != before[k]; changed != (k == listing(3).Key()) {
@@ -188,20 +177,8 @@ func TestProjectionConcurrentComplementaryBatches(t *testing.T) {
 			opens = append(opens, message(t, events.Opened(l, "c1", t0), i))
 			closes = append(closes, message(t, events.Closed(l, "c2", t0.Add(time.Hour), events.Booked), n+i))
 		}
-		start := make(chan struct{})
-		errs := make(chan error, 2)
-		for _, b := range [][]store.Message{opens, closes} {
-			go func() {
-				<-start
-				_, err := s.Ingest(t.Context(), b)
-				errs <- err
-			}()
-		}
-		close(start)
-		for range 2 {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: Ingest: %v", round, err)
-			}
+		if _, err := ingestAtOnce(t, s, opens, closes); err != nil {
+			t.Fatalf("round %d: Ingest: %v", round, err)
 		}
 	}
 	assertProjectionEqualsView(t, s, pool, n*rounds)
@@ -221,9 +198,7 @@ func TestVerifyProjectionFindsDifferences(t *testing.T) {
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
 	batch := openedBatch(t, 5, "c1")
-	if _, err := s.Ingest(t.Context(), batch); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, batch)
 	assertProjectionEqualsView(t, s, pool, 5)
 	for _, sql := range []string{
 		"update listing_lifetimes set change_count = 99 where listing_key = '" + listing(1).Key() + "'",
@@ -267,7 +242,7 @@ func TestRebuildWhileIngesting(t *testing.T) {
 	for i := range listings {
 		all = append(all, randomHistory(rng, i)...)
 	}
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	all = storetest.Redelivered(rng, all, 0)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -347,9 +322,7 @@ func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
 	if _, err := pool.Exec(t.Context(), "update listing_lifetimes_state set rebuilding = true"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, events.Opened(listing(1), "c1", t0), 1)})
 	pending := func() (n int) {
 		if err := pool.QueryRow(t.Context(), "select count(*) from listing_lifetimes_pending").Scan(&n); err != nil {
 			t.Fatal(err)
@@ -362,9 +335,7 @@ func TestEnsureProjectionClearsAnAbandonedRebuild(t *testing.T) {
 	if st, err := s.EnsureProjection(t.Context()); err != nil || !st.UpToDate {
 		t.Fatalf("EnsureProjection: %+v, %v", st, err)
 	}
-	if _, err := s.Ingest(t.Context(), []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)}); err != nil {
-		t.Fatal(err)
-	}
+	mustIngest(t, s, []store.Message{message(t, events.Opened(listing(2), "c1", t0), 2)})
 	if n := pending(); n != 0 {
 		t.Fatalf("%d pending keys after EnsureProjection, want 0", n)
 	}

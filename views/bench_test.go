@@ -1,7 +1,6 @@
 package views_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,13 +10,19 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// The measured queries: an aggregate over a 7-day play-date window (about 7,800 listings), one
-// listing, and an aggregate over the whole view.
+// The measured queries, over rel: the view booking_lifetimes, or the projection's
+// booking_lifetimes_fast (projection_bench_test.go). windowAggSQL is an aggregate over a play-date
+// window (7 days: about 7,800 listings), oneListingSQL one listing.
+func windowAggSQL(rel string) string {
+	return `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
+		from ` + rel + ` where play_date between $1 and $2 group by status`
+}
+
+func oneListingSQL(rel string) string { return `select * from ` + rel + ` where listing_key = $1` }
+
+// wholeViewSQL aggregates the whole view.
 const (
-	windowAggSQL = `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
-		from booking_lifetimes where play_date between $1 and $2 group by status`
-	oneListingSQL = `select * from booking_lifetimes where listing_key = $1`
-	wholeViewSQL  = `select status, count(*), avg(extract(epoch from lifetime)) from booking_lifetimes group by status`
+	wholeViewSQL = `select status, count(*), avg(extract(epoch from lifetime)) from booking_lifetimes group by status`
 
 	// naiveWindowAggSQL is the first formulation anyone writes: DISTINCT ON for the latest event
 	// and correlated subqueries for the rest, filtered after the fact. Same answer for listings
@@ -46,19 +51,13 @@ const (
 //
 //	go test ./views/ -run '^$' -bench BookingLifetimes -benchtime 10x -v
 func BenchmarkBookingLifetimes(b *testing.B) {
+	windowAggSQL, oneListingSQL := windowAggSQL("booking_lifetimes"), oneListingSQL("booking_lifetimes")
 	pool := storetest.NewDB(b)
 	ctx := b.Context()
 	storetest.LoadBenchEvents(b, pool) // 1M events / 100k listings, as the dashboard benchmarks
 
 	from, to := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 7, 0, 0, 0, 0, time.UTC)
-	key := "teeup|Course 7||2026-06-10|06:10"
-
-	plan := explain(b, pool, windowAggSQL, from, to)
-	b.Logf("EXPLAIN window aggregate:\n%s", plan)
-	if strings.Contains(plan, "Seq Scan on booking_events") {
-		b.Fatal("the play_date filter is not pushed down to the index")
-	}
-	b.Logf("EXPLAIN one listing:\n%s", explain(b, pool, oneListingSQL, key))
+	explainPlans(b, pool, "booking_lifetimes", "booking_events", from, to)
 
 	var n int
 	for b.Loop() {
@@ -80,7 +79,7 @@ func BenchmarkBookingLifetimes(b *testing.B) {
 	window := timeQuery(b, pool, 5, windowAggSQL, from, to)
 	naive := timeQuery(b, pool, 1, naiveWindowAggSQL, from, to)
 	b.ReportMetric(ms(window), "window_ms")
-	b.ReportMetric(ms(timeQuery(b, pool, 20, oneListingSQL, key)), "listing_ms")
+	b.ReportMetric(ms(timeQuery(b, pool, 20, oneListingSQL, benchListingKey)), "listing_ms")
 	b.ReportMetric(ms(timeQuery(b, pool, 3, wholeViewSQL)), "whole_view_ms")
 	b.ReportMetric(ms(naive), "naive_window_ms")
 	b.ReportMetric(float64(naive)/float64(window), "naive/view")
@@ -91,6 +90,22 @@ func mustExec(b *testing.B, pool *pgxpool.Pool, sql string, args ...any) {
 	if _, err := pool.Exec(b.Context(), sql, args...); err != nil {
 		b.Fatalf("%.60s...: %v", sql, err)
 	}
+}
+
+// benchListingKey is a listing of storetest.LoadBenchEvents, the one the one-listing queries read.
+const benchListingKey = "teeup|Course 7||2026-06-10|06:10"
+
+// explainPlans logs the plans of rel's window aggregate (over from..to) and one-listing queries,
+// and fails b when the window aggregate reads table, the relation under rel, by a sequential
+// scan: the play_date filter must reach table's index.
+func explainPlans(b *testing.B, pool *pgxpool.Pool, rel, table string, from, to time.Time) {
+	b.Helper()
+	plan := explain(b, pool, windowAggSQL(rel), from, to)
+	b.Logf("EXPLAIN %s window aggregate:\n%s", rel, plan)
+	if strings.Contains(plan, "Seq Scan on "+table) {
+		b.Fatalf("the play_date filter does not reach the index of %s", table)
+	}
+	b.Logf("EXPLAIN %s one listing:\n%s", rel, explain(b, pool, oneListingSQL(rel), benchListingKey))
 }
 
 func explain(b *testing.B, pool *pgxpool.Pool, sql string, args ...any) string {
@@ -127,8 +142,7 @@ func timeQuery(b *testing.B, pool *pgxpool.Pool, n int, sql string, args ...any)
 		}
 		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	return median(ds)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -126,46 +126,39 @@ func TestBookingLifetimesScenarios(t *testing.T) {
 // exactly what a straightforward recomputation from the same events says.
 func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(3) {
-		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
-			t.Parallel()
-			rng := rand.New(rand.NewPCG(seed, 42))
-			s := store.New(storetest.NewDB(t))
-			byKey := map[string][]events.Event{}
-			var all []events.Event
-			for i := range 60 {
-				l := listing(fmt.Sprintf("Course %d", i%4), fmt.Sprintf("%02d:%02d", 6+i/6, i%6*10), 100000)
-				if i%2 == 1 { // half the tee times are ahead: without a close they stay open
-					l.PlayDate, l.RoundDate = future, future
-				}
-				evs := storetest.RandomHistory(rng, l, t0)
-				byKey[evs[0].ListingKey] = evs
-				all = append(all, evs...)
+	storetest.Seeds(t, 3, 42, func(t *testing.T, rng *rand.Rand) {
+		s := store.New(storetest.NewDB(t))
+		byKey := map[string][]events.Event{}
+		var all []events.Event
+		for i := range 60 {
+			l := listing(fmt.Sprintf("Course %d", i%4), fmt.Sprintf("%02d:%02d", 6+i/6, i%6*10), 100000)
+			if i%2 == 1 { // half the tee times are ahead: without a close they stay open
+				l.PlayDate, l.RoundDate = future, future
 			}
-			for range len(all) / 5 { // duplicates
-				all = append(all, all[rng.IntN(len(all))])
-			}
-			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-			ingest(t, s, all, 1+rng.IntN(40))
+			evs := storetest.RandomHistory(rng, l, t0)
+			byKey[evs[0].ListingKey] = evs
+			all = append(all, evs...)
+		}
+		all = storetest.Redelivered(rng, all, len(all)/5)
+		ingest(t, s, all, 1+rng.IntN(40))
 
-			got := lifetimes(t, s)
-			if len(got) != len(byKey) {
-				t.Fatalf("view has %d listings, want %d", len(got), len(byKey))
+		got := lifetimes(t, s)
+		if len(got) != len(byKey) {
+			t.Fatalf("view has %d listings, want %d", len(got), len(byKey))
+		}
+		now := time.Now()
+		for key, evs := range byKey {
+			want := recompute(evs, now)
+			g := got[key]
+			g.Lifetime = 0 // depends on now() while open; checked below for closed listings
+			if g.ClosedAt != nil && (got[key].Lifetime != g.ClosedAt.Sub(g.OpenedAt)) {
+				t.Errorf("%s: lifetime %v != closed-opened", key, got[key].Lifetime)
 			}
-			now := time.Now()
-			for key, evs := range byKey {
-				want := recompute(evs, now)
-				g := got[key]
-				g.Lifetime = 0 // depends on now() while open; checked below for closed listings
-				if g.ClosedAt != nil && (got[key].Lifetime != g.ClosedAt.Sub(g.OpenedAt)) {
-					t.Errorf("%s: lifetime %v != closed-opened", key, got[key].Lifetime)
-				}
-				if fmt.Sprint(norm(g)) != fmt.Sprint(norm(want)) {
-					t.Errorf("%s:\n view %+v\n want %+v", key, norm(g), norm(want))
-				}
+			if fmt.Sprint(norm(g)) != fmt.Sprint(norm(want)) {
+				t.Errorf("%s:\n view %+v\n want %+v", key, norm(g), norm(want))
 			}
-		})
-	}
+		}
+	})
 }
 
 // recompute is the reference: sort by (occurred_at, type, event_id), split into lifetimes at every

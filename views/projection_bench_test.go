@@ -3,7 +3,6 @@ package views_test
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,14 +10,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
-)
-
-// The projection's queries: the window aggregate of BenchmarkBookingLifetimes over 14 days, from
-// the projection (booking_lifetimes_fast) and from the view, and one listing from the projection.
-const (
-	fastWindowAggSQL = `select status, count(*), avg(extract(epoch from lifetime)), sum(change_count), sum(reopen_count)
-		from booking_lifetimes_fast where play_date between $1 and $2 group by status`
-	fastOneListingSQL = `select * from booking_lifetimes_fast where listing_key = $1`
 )
 
 // extraBatch is batch k of the events ingested beside the rebuild: 100 new listings ("Extra"
@@ -120,20 +111,17 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 		b.Fatalf("verify after the rebuild: %v, %d differences: %v", err, len(diffs), diffs[:min(3, len(diffs))])
 	}
 
+	// The window aggregate of BenchmarkBookingLifetimes over 14 days, from the projection and from
+	// the view, and one listing from the projection.
+	fastWindowAggSQL, fastOneListingSQL := windowAggSQL("booking_lifetimes_fast"), oneListingSQL("booking_lifetimes_fast")
 	from, to := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 14, 0, 0, 0, 0, time.UTC)
-	key := "teeup|Course 7||2026-06-10|06:10"
-	plan := explain(b, pool, fastWindowAggSQL, from, to)
-	b.Logf("EXPLAIN projection window aggregate:\n%s", plan)
-	if strings.Contains(plan, "Seq Scan on listing_lifetimes") {
-		b.Fatal("the play_date filter does not reach the projection's index")
-	}
-	b.Logf("EXPLAIN projection one listing:\n%s", explain(b, pool, fastOneListingSQL, key))
+	explainPlans(b, pool, "booking_lifetimes_fast", "listing_lifetimes", from, to)
 
 	for b.Loop() {
 		timeQuery(b, pool, 1, fastWindowAggSQL, from, to)
 	}
 	fast := timeQuery(b, pool, 5, fastWindowAggSQL, from, to)
-	view := timeQuery(b, pool, 3, windowAggSQL, from, to)
+	view := timeQuery(b, pool, 3, windowAggSQL("booking_lifetimes"), from, to)
 	var sums []time.Duration
 	for range 3 {
 		start := time.Now()
@@ -151,7 +139,7 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 	b.ReportMetric(ms(fast), "fast_window_ms")
 	b.ReportMetric(ms(view), "view_window_ms")
 	b.ReportMetric(float64(view)/float64(fast), "view/fast")
-	b.ReportMetric(ms(timeQuery(b, pool, 20, fastOneListingSQL, key)), "fast_listing_ms")
+	b.ReportMetric(ms(timeQuery(b, pool, 20, fastOneListingSQL, benchListingKey)), "fast_listing_ms")
 	b.ReportMetric(ms(median(sums)), "summary_ms")
 	b.ReportMetric(ms(verify), "verify_ms")
 }

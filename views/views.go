@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // BookingLifetimesSQL drops and re-creates the booking_lifetimes view (see the file's comments
@@ -49,14 +48,4 @@ func Install(ctx context.Context, conn *pgx.Conn) error {
 		}
 		return nil
 	})
-}
-
-// InstallPool is Install on a connection acquired from pool for the duration.
-func InstallPool(ctx context.Context, pool *pgxpool.Pool) error {
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("acquire connection for views: %w", err)
-	}
-	defer c.Release()
-	return Install(ctx, c.Conn())
 }

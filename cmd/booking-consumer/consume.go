@@ -493,10 +493,16 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 // migrate applies the migrations, then the views, on one connection, then builds the
 // listing_lifetimes projection if it is missing or was built from other view definitions.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	if err := migrations.ApplyPool(ctx, pool); err != nil {
-		return err
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection for migrations: %w", err)
 	}
-	if err := views.InstallPool(ctx, pool); err != nil {
+	err = migrations.Apply(ctx, c.Conn())
+	if err == nil {
+		err = views.Install(ctx, c.Conn())
+	}
+	c.Release()
+	if err != nil {
 		return err
 	}
 	return ensureProjection(ctx, pool)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 type stack struct {
@@ -23,14 +25,15 @@ type stack struct {
 	pg  int
 }
 
+// freePort is the port of a loopback address no one listens on right now.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	_, p, _ := net.SplitHostPort(testkit.FreeAddr(t))
+	port, err := strconv.Atoi(p) // an address that does not split fails here
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 func newStack(t *testing.T) *stack {

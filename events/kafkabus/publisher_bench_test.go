@@ -9,6 +9,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // BenchmarkPublish measures the latency of Publish, the call on the crawler's goroutine, with a
@@ -23,10 +24,10 @@ import (
 func BenchmarkPublish(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	topic := kafkatest.Topic(b, addr, 3)
-	bh := newBlackhole(b)
+	bh := testkit.BlackHole(b)
 	const queue = 1 << 15
 	healthy := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, QueueSize: queue})
-	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: queue})
+	holed := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}, QueueSize: queue})
 	b.Cleanup(func() {
 		for _, p := range []kafkabus.Publisher{healthy, holed} {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -47,6 +47,25 @@ func readIDs(t *testing.T, addr string) map[string]int {
 	return seen
 }
 
+// assertDelivered fails t unless every event of evs is stored in the cluster at addr (duplicates
+// allowed).
+func assertDelivered(t *testing.T, addr string, evs []events.Event) {
+	t.Helper()
+	seen := readIDs(t, addr)
+	for _, e := range evs {
+		if seen[e.EventID.String()] == 0 {
+			t.Fatalf("event %s missing", e.EventID)
+		}
+	}
+}
+
+// retryingPublisher is a publisher to the broker at addr that retries for 30 s, logging into a
+// buffer nobody reads.
+func retryingPublisher(addr string) kafkabus.Publisher {
+	log, _ := newLogger()
+	return kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+}
+
 func closeWithin(t *testing.T, p kafkabus.Publisher, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
@@ -65,8 +84,7 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	_, portS, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portS)
 
-	log, _ := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := retryingPublisher(addr)
 	evs := testEvents(500, 50)
 	publishAll(p, evs[:200])
 	testkit.WaitFor(t, 10*time.Second, "first 200 published", func() bool { return statsOf(t, p).Published == 200 })
@@ -88,12 +106,7 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	if s := statsOf(t, p); s.Failed != 0 || s.Dropped != 0 || s.Queued != 0 {
 		t.Fatalf("stats %+v", s)
 	}
-	seen := readIDs(t, addr)
-	for _, e := range evs[200:] {
-		if seen[e.EventID.String()] == 0 {
-			t.Fatalf("event %s published during the outage is missing", e.EventID)
-		}
-	}
+	assertDelivered(t, addr, evs[200:]) // the events published during the outage
 }
 
 // TestPublisherProduceOutage: every Produce request drops its connection for a while, then the
@@ -114,8 +127,7 @@ func TestPublisherProduceOutage(t *testing.T) {
 		return nil, nil, false
 	})
 	addr := c.ListenAddrs()[0]
-	log, _ := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := retryingPublisher(addr)
 	evs := testEvents(300, 30)
 	publishAll(p, evs)
 	testkit.WaitFor(t, 10*time.Second, "3 refused produce requests", func() bool { return refused.Load() >= 3 })
@@ -123,12 +135,7 @@ func TestPublisherProduceOutage(t *testing.T) {
 	testkit.WaitFor(t, 20*time.Second, "all 300 published", func() bool { return statsOf(t, p).Published == 300 })
 	closeWithin(t, p, 5*time.Second)
 	t.Logf("outage: %d produce requests dropped, stats %+v", refused.Load(), statsOf(t, p))
-	seen := readIDs(t, addr)
-	for _, e := range evs {
-		if seen[e.EventID.String()] == 0 {
-			t.Fatalf("event %s missing", e.EventID)
-		}
-	}
+	assertDelivered(t, addr, evs)
 }
 
 // TestPublisherNotLeader: NOT_LEADER_FOR_PARTITION answers are retried; nothing is lost.
@@ -138,8 +145,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	defer c.Close()
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotLeaderForPartition, Count: 4})
 	addr := c.ListenAddrs()[0]
-	log, _ := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	p := retryingPublisher(addr)
 	evs := testEvents(100, 20)
 	publishAll(p, evs)
 	testkit.WaitFor(t, 20*time.Second, "all 100 published", func() bool { return statsOf(t, p).Published == 100 })
@@ -150,12 +156,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Published: 100}) {
 		t.Fatalf("stats %+v", s)
 	}
-	seen := readIDs(t, addr)
-	for _, e := range evs {
-		if seen[e.EventID.String()] == 0 {
-			t.Fatalf("event %s missing", e.EventID)
-		}
-	}
+	assertDelivered(t, addr, evs)
 }
 
 // TestPublisherRejected: a permanent error fails the events at once instead of retrying them for

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,59 +112,6 @@ func checkLossLogged(t *testing.T, logs *logBuffer, evs []events.Event) map[stri
 	return reasons
 }
 
-// refusedAddr returns a loopback address nothing listens on.
-func refusedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
-// blackhole is a listener that accepts connections, reads and discards, and never answers.
-type blackhole struct {
-	ln      net.Listener
-	accepts atomic.Int64
-}
-
-func newBlackhole(t testing.TB) *blackhole {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bh := &blackhole{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			bh.accepts.Add(1)
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = c.Read(make([]byte, 64<<10)) }()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return bh
-}
-
-func (b *blackhole) addr() string { return b.ln.Addr().String() }
-
 func TestParseBrokers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -217,7 +162,7 @@ func TestPublisherConfigFromEnv(t *testing.T) {
 // the same listener named in KAFKA_BOOTSTRAP does get connections (the control case).
 func TestNopPublisher(t *testing.T) {
 	t.Parallel()
-	bh := newBlackhole(t)
+	bh, accepts := testkit.CountingBlackHole(t)
 	evs := testEvents(10, 5)
 	for _, bootstrap := range []string{"", " ", ",,", " , ,"} {
 		log, logs := newLogger()
@@ -244,13 +189,13 @@ func TestNopPublisher(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
-	if n := bh.accepts.Load(); n != 0 {
+	if n := accepts.Load(); n != 0 {
 		t.Fatalf("no-op publishers connected %d times", n)
 	}
 
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}})
 	publishAll(p, evs)
-	testkit.WaitFor(t, 5*time.Second, "a connection to the listener", func() bool { return bh.accepts.Load() > 0 })
+	testkit.WaitFor(t, 5*time.Second, "a connection to the listener", func() bool { return accepts.Load() > 0 })
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	_ = p.Close(ctx)
@@ -349,7 +294,7 @@ func readPartition(t *testing.T, addr, topic string, part int) []kafka.Message {
 func TestPublisherRefused(t *testing.T) {
 	t.Parallel()
 	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{refusedAddr(t)}, RetryWindow: 300 * time.Millisecond, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.FreeAddr(t)}, RetryWindow: 300 * time.Millisecond, Logger: log})
 	evs := testEvents(2000, 100)
 	start := time.Now()
 	maxLat := publishAll(p, evs)
@@ -378,9 +323,9 @@ func TestPublisherRefused(t *testing.T) {
 // once, Close returns by its deadline, every event is counted and logged as lost.
 func TestPublisherBlackholed(t *testing.T) {
 	t.Parallel()
-	bh := newBlackhole(t)
+	bh, accepts := testkit.CountingBlackHole(t)
 	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}, Logger: log})
 	evs := testEvents(2000, 100)
 	start := time.Now()
 	maxLat := publishAll(p, evs)
@@ -401,7 +346,7 @@ func TestPublisherBlackholed(t *testing.T) {
 		t.Fatal("Close(ctx with 1s deadline) still blocked after 10s")
 	}
 	s := statsOf(t, p)
-	t.Logf("black-holed: stats %+v, connections %d", s, bh.accepts.Load())
+	t.Logf("black-holed: stats %+v, connections %d", s, accepts.Load())
 	if s.Published != 0 || s.Queued != 0 || s.Failed+s.Dropped != 2000 {
 		t.Fatalf("stats %+v", s)
 	}
@@ -412,10 +357,10 @@ func TestPublisherBlackholed(t *testing.T) {
 // Publish, and each drop is logged.
 func TestPublisherQueueFull(t *testing.T) {
 	t.Parallel()
-	bh := newBlackhole(t)
+	bh := testkit.BlackHole(t)
 	log, logs := newLogger()
 	m := &countingMetrics{}
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh.addr()}, QueueSize: 10, Logger: log, Metrics: m})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}, QueueSize: 10, Logger: log, Metrics: m})
 	evs := testEvents(1000, 100)
 	maxLat := publishAll(p, evs)
 	s := statsOf(t, p)
@@ -447,7 +392,7 @@ func TestPublisherQueueFull(t *testing.T) {
 func TestPublishAfterClose(t *testing.T) {
 	t.Parallel()
 	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{refusedAddr(t)}, Logger: log})
+	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.FreeAddr(t)}, Logger: log})
 	if err := p.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -116,17 +116,23 @@ type pipeline struct {
 }
 
 func newPipeline(t *testing.T, addr, topic string, db *pgxpool.Pool) *pipeline {
-	realStart := time.Now()
-	clock := sitesim.SpeedClock(time.Now, realStart, time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
-	sim := sitesim.New(sitesim.Config{Seed: 7, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p := &pipeline{site: simSite(t, srv.URL, 3), clock: clock, state: crawler.StateDir{Dir: t.TempDir()}}
-	p.consumer = startConsumer(t, addr, topic, kafkatest.Name(t, "broker"), db, slog.New(slog.DiscardHandler), nil)
+	_, site, clock := fastSim(t, 7)
+	p := &pipeline{site: site, clock: clock, state: crawler.StateDir{Dir: t.TempDir()}}
+	p.consumer = startConsumer(t, addr, topic, kafkatest.Name(t, "broker"), db, slog.New(slog.DiscardHandler))
 	return p
 }
 
 func (p *pipeline) stop(t *testing.T) { p.consumer.stop(t) }
+
+// fastSim serves the simulated site (seed; 3 days ahead, 8 tee times a day) on a clock 600× real
+// time from 2026-04-01 08:58 KST: the site, simSite pointed at it, and the clock.
+func fastSim(t *testing.T, seed int64) (*sitesim.Site, crawler.Site, func() time.Time) {
+	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
+	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	return sim, simSite(t, srv.URL, 3), clock
+}
 
 // simSite is compose/dev/sites.yaml's simulated site pointed at base, without politeness delays.
 func simSite(t testing.TB, base string, days int) crawler.Site {
@@ -190,14 +196,7 @@ func (s *scheduled) maxDuration() time.Duration {
 
 func (s *scheduled) stop(t *testing.T) {
 	s.cancel()
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("schedule: %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("schedule did not stop within a minute")
-	}
+	testkit.NoErr(t, s.done, time.Minute, "schedule")
 }
 
 // recorder remembers the ids of the events handed to the publisher.

@@ -15,13 +15,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
@@ -42,7 +41,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "rostate"), db, slog.New(slog.DiscardHandler), nil)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "rostate"), db, slog.New(slog.DiscardHandler))
 
 	var price atomic.Int64
 	var rows atomic.Int64
@@ -131,19 +130,12 @@ func TestReadOnlyStateDir(t *testing.T) {
 	time.Sleep(2 * time.Second) // anything extra would arrive with them
 	cons.stop(t)
 	byType := map[string]int{}
-	dbRows, err := db.Query(t.Context(), "select event_type, count(*) from booking_events group by event_type")
-	if err != nil {
+	var typ string
+	var n int
+	dbRows, _ := db.Query(t.Context(), "select event_type, count(*) from booking_events group by event_type") // an error is in dbRows
+	if _, err := pgx.ForEachRow(dbRows, []any{&typ, &n}, func() error { byType[typ] = n; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	for dbRows.Next() {
-		var typ string
-		var n int
-		if err := dbRows.Scan(&typ, &n); err != nil {
-			t.Fatal(err)
-		}
-		byType[typ] = n
-	}
-	dbRows.Close()
 	failedSaves := len(logs.Lines("site crawl failed"))
 	t.Logf("3 crawls with a read-only state dir (%d failed saves logged), then 3 good ones: %d event ids handed to Kafka, stored by type %v",
 		failedSaves, rec.count(), byType)
@@ -155,21 +147,6 @@ func TestReadOnlyStateDir(t *testing.T) {
 	}
 }
 
-// buildCrawlerOnce builds cmd/crawler once per test binary.
-var buildCrawlerOnce = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "chaos-crawler-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "crawler")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/crawler")
-	cmd.Dir = os.Getenv("CHAOS_ROOT")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/crawler: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 // TestTwoCrawlersOneStateDir: the real crawler binary runs on a 1 s schedule; a second one
 // (`crawler once`, then `crawler run`) pointed at the same state dir exits at once with a clear
 // message naming the dir and the first one's pid, without crawling; after the first one stops, a
@@ -177,47 +154,27 @@ var buildCrawlerOnce = sync.OnceValues(func() (string, error) {
 // alternate.
 func TestTwoCrawlersOneStateDir(t *testing.T) {
 	st := stack(t)
-	bin, err := buildCrawlerOnce()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := builtBinary(t, "crawler")
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "twocrawlers"), db, slog.New(slog.DiscardHandler), nil)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "twocrawlers"), db, slog.New(slog.DiscardHandler))
 
 	sim := sitesim.New(sitesim.Config{Seed: 11, TeeTimesPerDay: 6, DaysAhead: 1})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	sites := twoCrawlersSitesFile(t, st.root, srv.URL)
 	stateDir := t.TempDir()
-	envv := append(os.Environ(), "CRAWLER_SITES="+sites, "CRAWLER_STATE_DIR="+stateDir, "KAFKA_BOOTSTRAP="+addr,
-		"KAFKA_TOPIC="+topic, "METRICS_ADDR=off", "LOG_FORMAT=text")
+	env := []string{"CRAWLER_SITES=" + sites, "CRAWLER_STATE_DIR=" + stateDir, "KAFKA_BOOTSTRAP=" + addr,
+		"KAFKA_TOPIC=" + topic, "METRICS_ADDR=off", "LOG_FORMAT=text"}
 
-	first := exec.Command(bin, "run", "--schedule", "@every 1s")
-	first.Env = envv
-	firstLog := &testkit.SyncBuffer{}
-	first.Stdout, first.Stderr = firstLog, firstLog
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	first := testkit.Start(t, bin, env, "run", "--schedule", "@every 1s")
+	firstLog := first.Logs
 	stopped := false
 	stopFirst := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = first.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- first.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("first crawler exited with %v\n%s", err, testkit.Tail(firstLog.String(), 3000))
-			}
-		case <-time.After(time.Minute):
-			_ = first.Process.Kill()
-			t.Error("first crawler did not stop within a minute of SIGTERM")
+		if !stopped {
+			stopped = true
+			first.Stop(t, time.Minute)
 		}
 	}
 	t.Cleanup(stopFirst)
@@ -226,10 +183,10 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 	for _, args := range [][]string{{"once"}, {"run", "--schedule", "@every 1s"}} {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		second := exec.CommandContext(ctx, bin, args...)
-		second.Env = envv
+		second.Env = append(os.Environ(), env...)
 		out, err := second.CombinedOutput()
 		cancel()
-		want := fmt.Sprintf("%s is in use by another crawler (pid %d)", stateDir, first.Process.Pid)
+		want := fmt.Sprintf("%s is in use by another crawler (pid %d)", stateDir, first.Cmd.Process.Pid)
 		t.Logf("second crawler `%s`: %v; %s", strings.Join(args, " "), err, lastLine(out))
 		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() == 0 || !bytes.Contains(out, []byte(want)) {
 			t.Errorf("second crawler `%s`: %v, want a non-zero exit saying %q:\n%s", strings.Join(args, " "), err, want, testkit.Tail(string(out), 2000))
@@ -242,7 +199,7 @@ func TestTwoCrawlersOneStateDir(t *testing.T) {
 	stopFirst()
 
 	third := exec.Command(bin, "once")
-	third.Env = envv
+	third.Env = append(os.Environ(), env...)
 	if out, err := third.CombinedOutput(); err != nil {
 		t.Errorf("crawler once after the first one stopped: %v\n%s", err, testkit.Tail(string(out), 2000))
 	}

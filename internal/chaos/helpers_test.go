@@ -24,8 +24,13 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // privateStack is the chaos suite's own PostgreSQL and Kafka (compose/dev/chaos starts them).
@@ -119,24 +124,30 @@ func (s privateStack) stopKafka(t testing.TB, sig syscall.Signal) {
 	_ = os.Remove(pidFile)
 }
 
-// buildConsumer builds cmd/booking-consumer once per test binary.
-var buildOnce = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "chaos-bin-")
+// builds builds each command the suite runs as a binary (cmd/NAME) once per test binary.
+var builds = map[string]func() (string, error){
+	"booking-consumer": sync.OnceValues(func() (string, error) { return build("booking-consumer") }),
+	"crawler":          sync.OnceValues(func() (string, error) { return build("crawler") }),
+}
+
+func build(name string) (string, error) {
+	dir, err := os.MkdirTemp("", "chaos-"+name+"-")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "booking-consumer")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/booking-consumer")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+name)
 	cmd.Dir = os.Getenv("CHAOS_ROOT")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/booking-consumer: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
 	}
 	return bin, nil
-})
+}
 
-func consumerBinary(t testing.TB) string {
+// builtBinary returns the path of cmd/NAME built (once) from the checkout under test.
+func builtBinary(t testing.TB, name string) string {
 	t.Helper()
-	bin, err := buildOnce()
+	bin, err := builds[name]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,31 +166,6 @@ func envDuration(t testing.TB, key string, def time.Duration) time.Duration {
 	return d
 }
 
-// chaosEvents returns n distinct valid events: listings of ten events each, keyed by listing.
-func chaosEvents(from, to int, prefix string) []events.Event {
-	t0 := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
-	out := make([]events.Event, 0, to-from)
-	for i := from; i < to; i++ {
-		li, j := i/10, i%10
-		price, players := int64(100000), 4
-		l := events.Listing{
-			Source: "chaos", CourseName: fmt.Sprintf("%s Course %d", prefix, li%50),
-			RoundDate: "05/01", PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, li/50%90).Format(events.DateLayout),
-			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/4500%60), PriceKRW: &price, Players: &players,
-		}
-		at := t0.Add(time.Duration(i) * time.Second)
-		if j == 0 {
-			out = append(out, events.Opened(l, fmt.Sprintf("crawl-%s-0", prefix), at))
-			continue
-		}
-		next := l
-		p := price + int64(j*1000)
-		next.PriceKRW = &p
-		out = append(out, events.Changed(l, next, fmt.Sprintf("crawl-%s-%d", prefix, j), at))
-	}
-	return out
-}
-
 // poison returns the i-th kind of undecodable message.
 func poison(i int) kafka.Message {
 	kinds := [][]byte{
@@ -190,14 +176,6 @@ func poison(i int) kafka.Message {
 		[]byte(`{"event_id":"` + uuid.NewString() + `","event_type":"listing_opened","schema_version":1,"play_date":"2026-02-30","tee_time":"07:00"}`),
 	}
 	return kafka.Message{Key: []byte(fmt.Sprint("poison-", i)), Value: kinds[i%len(kinds)]}
-}
-
-func encode(t testing.TB, e events.Event) kafka.Message {
-	v, err := events.Encode(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kafka.Message{Key: []byte(e.ListingKey), Value: v}
 }
 
 // position is a message's place in the topic and what it is.
@@ -275,6 +253,56 @@ func committedOffsets(t testing.TB, addr, group, topic string, partitions int) m
 	return out
 }
 
+// drain is where the scenarios that drain a topic into the database start: the private broker, a
+// topic of drainPartitions partitions, a consumer group, a database of its own, and the topic's
+// layout once produced.
+type drain struct {
+	addr, topic, group string
+	db                 *pgxpool.Pool
+	dbURL              string
+	layout             map[int][]position
+}
+
+const drainPartitions = 3
+
+func newDrain(t testing.TB, group string) *drain {
+	t.Helper()
+	d := &drain{addr: kafkatest.Bootstrap(t), group: kafkatest.Name(t, group)}
+	d.topic = kafkatest.Topic(t, d.addr, drainPartitions)
+	d.db, d.dbURL = storetest.NewDBURL(t)
+	return d
+}
+
+// produce writes msgs to the topic and records where each one landed (layout).
+func (d *drain) produce(t testing.TB, msgs []kafka.Message) {
+	t.Helper()
+	kafkatest.Produce(t, d.addr, d.topic, msgs)
+	d.layout = readTopic(t, d.addr, d.topic, drainPartitions)
+}
+
+// committed is the group's committed offset per partition.
+func (d *drain) committed(t testing.TB) map[int]int64 {
+	t.Helper()
+	return committedOffsets(t, d.addr, d.group, d.topic, drainPartitions)
+}
+
+// atEnd reports whether the group's committed offsets reached the end of every partition.
+func (d *drain) atEnd(t testing.TB) bool {
+	c := d.committed(t)
+	for p, ps := range d.layout {
+		if len(ps) > 0 && c[p] != ps[len(ps)-1].offset+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkCommitted is checkCommittedStored at the group's committed offsets now.
+func (d *drain) checkCommitted(t testing.TB) int {
+	t.Helper()
+	return checkCommittedStored(t, d.db, d.topic, d.layout, d.committed(t))
+}
+
 // checkCommittedStored verifies that every message below each committed offset is stored: a
 // valid event as a row, poison as a dead letter at its position, and that the listing_lifetimes
 // projection equals the view. It returns how many were checked.
@@ -345,9 +373,11 @@ func count(t testing.TB, db *pgxpool.Pool, table string) int {
 	return n
 }
 
-// consumer runs consumer.Run the way production runs the binary, under a restart policy (compose:
-// restart: unless-stopped): if Run returned an error, the reader would be closed and a new one
-// started after a second. Run retries fetch and insert failures itself, so any restart fails the test.
+// runningConsumer runs consumer.Run the way production runs the binary, with the production
+// reader (kafkabus.GroupReaderConfig, its default queue) and Config, under a restart policy
+// (compose: restart: unless-stopped): if Run returned an error, the reader would be closed and a
+// new one started after a second. Run retries fetch and insert failures itself, so any restart
+// fails the test (stop).
 type runningConsumer struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -355,41 +385,32 @@ type runningConsumer struct {
 	lastErr  atomic.Value
 }
 
-func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, logger *slog.Logger, m consumer.Metrics) *runningConsumer {
+func startConsumer(t testing.TB, addr, topic, group string, db *pgxpool.Pool, logger *slog.Logger) *runningConsumer {
 	ctx, cancel := context.WithCancel(t.Context())
 	c := &runningConsumer{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for ctx.Err() == nil {
 			r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Group: group, Topic: topic}))
-			err := consumer.Run(ctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m})
-			closed := make(chan struct{})
-			go func() { _ = r.Close(); close(closed) }()
-			select {
-			case <-closed:
-			case <-time.After(15 * time.Second):
-			}
+			err := consumer.Run(ctx, r, store.New(db), consumer.Config{Logger: logger})
+			consumertest.Close(t, r)
 			if err == nil {
 				return
 			}
 			c.restarts.Add(1)
 			c.lastErr.Store(err.Error())
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
+			_ = retry.Sleep(ctx, time.Second) // the loop ends with ctx
 		}
 	}()
+	// The loop ends before the test does, also when the test fails before stop.
+	t.Cleanup(func() { c.cancel(); testkit.Recv(t, c.done, time.Minute, "the consumer loop") })
 	return c
 }
 
 func (c *runningConsumer) stop(t testing.TB) {
+	t.Helper()
 	c.cancel()
-	select {
-	case <-c.done:
-	case <-time.After(time.Minute):
-		t.Error("consumer did not stop within a minute")
-	}
+	testkit.Recv(t, c.done, time.Minute, "the consumer loop")
 	// consumer.Run retries failed fetches itself: an outage must pause the loop, not end it.
 	if n := c.restarts.Load(); n > 0 {
 		t.Errorf("the consumer loop returned an error %d times (last: %v); it must outlive outages", n, c.lastErr.Load())

@@ -16,13 +16,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -105,13 +104,8 @@ func TestHostileSite(t *testing.T) {
 	runner := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Publisher: pub, Now: func() time.Time { return crawlAt }}
 
-	// Consumer.
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{Brokers: []string{addr}, Group: kafkatest.Name(t, "hostile"), Topic: topic}))
-	defer r.Close()
-	m := &counting{}
-	cctx, ccancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() { errc <- consumer.Run(cctx, r, store.New(db), consumer.Config{Logger: logger, Metrics: m}) }()
+	cons := consumertest.Start(t, t.Context(), consumertest.NewReader(t, addr, topic, kafkatest.Name(t, "hostile")),
+		store.New(db), consumer.Config{Logger: logger})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -136,11 +130,8 @@ func TestHostileSite(t *testing.T) {
 	if ps.Failed != 0 || ps.Dropped != 0 {
 		t.Errorf("publisher lost events: %+v", ps)
 	}
-	testkit.WaitFor(t, time.Minute, "every published event stored", func() bool { return m.committed.Load() >= ps.Published })
-	ccancel()
-	if err := <-errc; err != nil {
-		t.Errorf("consumer.Run: %v", err)
-	}
+	testkit.WaitFor(t, time.Minute, "every published event stored", func() bool { return cons.Metrics.Consumed.Load() >= ps.Published })
+	cons.Stop(t)
 
 	bySite := map[string]crawler.SiteSummary{}
 	for _, s := range sum.Sites {
@@ -238,10 +229,3 @@ func hostileSitesYAML(base string) string {
 	}
 	return b.String()
 }
-
-// counting is an consumer.Metrics that counts stored messages.
-type counting struct{ committed atomic.Int64 }
-
-func (c *counting) Batch(size int, _ store.Result, _ time.Duration) { c.committed.Add(int64(size)) }
-func (c *counting) Retry()                                          {}
-func (c *counting) Lag(string, int, int64)                          {}

@@ -12,12 +12,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestPostgresRestart stops the private PostgreSQL twice while consumer.Run (the consumer's loop,
@@ -29,36 +28,23 @@ import (
 func TestPostgresRestart(t *testing.T) {
 	st := stack(t)
 	n := testkit.EnvInt(t, "CHAOS_PG_EVENTS", 50_000)
-	addr := kafkatest.Bootstrap(t)
-	const partitions = 3
-	topic := kafkatest.Topic(t, addr, partitions)
-	db, dbURL := storetest.NewDBURL(t)
-	check, err := pgxpool.New(t.Context(), dbURL) // the checker's own pool
+	d := newDrain(t, "pg")
+	check, err := pgxpool.New(t.Context(), d.dbURL) // the checker's own pool
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer check.Close()
-	evs := chaosEvents(0, n, "pgrestart")
-	msgs := make([]kafka.Message, len(evs))
-	for i, e := range evs {
-		msgs[i] = encode(t, e)
-	}
-	kafkatest.Produce(t, addr, topic, msgs)
+	kafkatest.Produce(t, d.addr, d.topic, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "pgrestart")))
 
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: []string{addr}, Group: kafkatest.Name(t, "pg"), Topic: topic, QueueCapacity: 1000,
-	}))
+	r := consumertest.NewReader(t, d.addr, d.topic, d.group)
 	cr := &commitChecker{t: t, r: r, db: check}
 	logs := &testkit.SyncBuffer{}
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		errc <- consumer.Run(ctx, cr, store.New(db), consumer.Config{
-			BatchSize: 500, // smaller batches: more commits to check, more chances to be cut
-			Backoff:   consumer.Backoff{Base: 100 * time.Millisecond, Max: 2 * time.Second},
-			Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		})
-	}()
+	cons := consumertest.Start(t, t.Context(), cr, store.New(d.db), consumer.Config{
+		BatchSize: 500, // smaller batches: more commits to check, more chances to be cut
+		BatchWait: consumer.DefaultBatchWait,
+		Backoff:   consumer.Backoff{Base: 100 * time.Millisecond, Max: 2 * time.Second},
+		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
 
 	for i, mode := range []string{"fast", "immediate"} {
 		target := n * (i + 1) / 3
@@ -71,17 +57,8 @@ func TestPostgresRestart(t *testing.T) {
 		t.Logf("postgres started again; %d committed meanwhile (batches in flight at the cut)", cr.committed.Load()-atStop)
 	}
 	testkit.WaitFor(t, 5*time.Minute, "every message committed", func() bool { return cr.committed.Load() >= int64(n) })
-	cancel()
-	if err := <-errc; err != nil {
-		t.Fatalf("consumer.Run: %v", err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		t.Error("reader close took more than 15 s")
-	}
+	cons.Stop(t)
+	consumertest.Close(t, r)
 
 	rows := count(t, check, "booking_events")
 	var distinct int

@@ -9,10 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -34,59 +33,25 @@ import (
 // TestOversizeKeyPoison (finding 1), TestBrokerOutageWithInflight4 (finding 4) and
 // TestLargeMessagesMemoryBound (finding 7).
 
-// consumerProc is the booking-consumer binary running "run" with its logs and exit status.
+// consumerProc is the booking-consumer binary running "run" (its logs in Logs, LOG_LEVEL=info) and
+// the address of its /metrics and /healthz.
 type consumerProc struct {
-	cmd     *exec.Cmd
-	exited  chan error
-	logs    *testkit.SyncBuffer
+	*testkit.Proc
 	metrics string
 }
 
 func startBinary(t testing.TB, dbURL, addr, topic, group string, args ...string) *consumerProc {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics := ln.Addr().String()
-	ln.Close()
-	p := &consumerProc{exited: make(chan error, 1), logs: &testkit.SyncBuffer{}, metrics: metrics}
-	p.cmd = exec.Command(consumerBinary(t), append([]string{"run", "--database-url", dbURL, "--kafka-bootstrap", addr,
-		"--topic", topic, "--group", group, "--metrics-addr", metrics, "--no-migrate"}, args...)...)
-	p.cmd.Env = append(os.Environ(), "LOG_LEVEL=info")
-	p.cmd.Stderr = p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() { _ = p.cmd.Process.Kill() })
-	return p
+	metrics := testkit.FreeAddr(t)
+	return &consumerProc{metrics: metrics, Proc: testkit.Start(t, builtBinary(t, "booking-consumer"), []string{"LOG_LEVEL=info"},
+		append([]string{"run", "--database-url", dbURL, "--kafka-bootstrap", addr,
+			"--topic", topic, "--group", group, "--metrics-addr", metrics, "--no-migrate"}, args...)...)}
 }
 
-// alive fails the test if the process has exited.
-func (p *consumerProc) alive(t testing.TB, when string) {
+// start is startBinary on the drain's topic, group and database.
+func (d *drain) start(t testing.TB, args ...string) *consumerProc {
 	t.Helper()
-	select {
-	case err := <-p.exited:
-		p.exited <- err
-		t.Fatalf("the consumer exited %s: %v\n%s", when, err, testkit.Tail(p.logs.String(), 4000))
-	default:
-	}
-}
-
-// stop sends SIGTERM and wants exit status 0.
-func (p *consumerProc) stop(t testing.TB) {
-	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.exited:
-		if err != nil {
-			t.Errorf("consumer after SIGTERM: %v\n%s", err, testkit.Tail(p.logs.String(), 3000))
-		}
-	case <-time.After(45 * time.Second):
-		_ = p.cmd.Process.Kill()
-		t.Error("consumer did not exit within 45 s of SIGTERM")
-	}
+	return startBinary(t, d.dbURL, d.addr, d.topic, d.group, args...)
 }
 
 func (p *consumerProc) healthz() (int, string) {
@@ -102,7 +67,7 @@ func (p *consumerProc) healthz() (int, string) {
 
 func (p *consumerProc) peakRSSMB(t testing.TB) float64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,17 +82,6 @@ func (p *consumerProc) peakRSSMB(t testing.TB) float64 {
 	return 0
 }
 
-// atEnd reports whether the group's committed offsets reached the end of every partition.
-func atEnd(t testing.TB, addr, group, topic string, layout map[int][]position) bool {
-	c := committedOffsets(t, addr, group, topic, len(layout))
-	for p, ps := range layout {
-		if len(ps) > 0 && c[p] != ps[len(ps)-1].offset+1 {
-			return false
-		}
-	}
-	return true
-}
-
 // oversizeKeyPoison is a valid-looking listing_opened event whose course_name (and so listing_key)
 // is 4,000 bytes of incompressible text, built as JSON directly, as no crawler would: too large
 // for a btree index entry (SQLSTATE 54000), or rejected by a length bound in events.Validate.
@@ -138,7 +92,7 @@ func oversizeKeyPoison(t testing.TB) kafka.Message {
 	for i := range name {
 		name[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r.IntN(36)]
 	}
-	e := chaosEvents(0, 1, "poison-key")[0]
+	e := testkit.CrawlEvents(0, 1, "poison-key")[0]
 	l := events.Listing{Source: e.Source, CourseName: string(name), CoursePart: e.CoursePart, RoundDate: e.RoundDate,
 		PlayDate: e.PlayDate, TeeTime: e.TeeTime, PriceKRW: e.PriceKRW, Players: e.Players}
 	base, err := events.Encode(e)
@@ -164,51 +118,39 @@ func oversizeKeyPoison(t testing.TB) kafka.Message {
 func TestOversizeKeyPoison(t *testing.T) {
 	stack(t)
 	n := testkit.EnvInt(t, "CHAOS_POISON_EVENTS", 10_000)
-	addr := kafkatest.Bootstrap(t)
-	const partitions = 3
-	topic := kafkatest.Topic(t, addr, partitions)
-	group := kafkatest.Name(t, "poisonkey")
-	db, dbURL := storetest.NewDBURL(t)
+	d := newDrain(t, "poisonkey")
 
-	evs := chaosEvents(0, n, "poisonkey")
-	var msgs []kafka.Message
+	msgs := kafkatest.Encode(t, testkit.CrawlEvents(0, n, "poisonkey"))
 	poison := oversizeKeyPoison(t)
-	for i, e := range evs {
-		if i == n/2 {
-			msgs = append(msgs, poison)
-		}
-		msgs = append(msgs, encode(t, e))
-	}
-	kafkatest.Produce(t, addr, topic, msgs)
-	layout := readTopic(t, addr, topic, partitions)
+	d.produce(t, slices.Insert(msgs, n/2, poison))
 	// The poison may decode (it is valid-looking); it must be found as a dead letter at its position.
 	if pe, err := events.Decode(poison.Value); err == nil {
-		for part, ps := range layout {
+		for part, ps := range d.layout {
 			for i := range ps {
 				if ps[i].id == pe.EventID {
-					layout[part][i].id = uuid.Nil
+					d.layout[part][i].id = uuid.Nil
 				}
 			}
 		}
 	}
 
-	p := startBinary(t, dbURL, addr, topic, group)
+	p := d.start(t)
 	start := time.Now()
 	testkit.WaitFor(t, 3*time.Minute, "every message stored", func() bool {
-		p.alive(t, "while draining")
-		return count(t, db, "booking_events")+count(t, db, "booking_events_dead") >= n+1
+		p.Alive(t, "while draining")
+		return count(t, d.db, "booking_events")+count(t, d.db, "booking_events_dead") >= n+1
 	})
-	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool { return atEnd(t, addr, group, topic, layout) })
+	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool { return d.atEnd(t) })
 	took := time.Since(start)
 	code, body := p.healthz()
-	p.stop(t)
+	p.Stop(t, 45*time.Second)
 
-	rows, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
+	rows, dead := count(t, d.db, "booking_events"), count(t, d.db, "booking_events_dead")
 	var reason string
-	if err := db.QueryRow(t.Context(), "select error from booking_events_dead").Scan(&reason); err != nil {
+	if err := d.db.QueryRow(t.Context(), "select error from booking_events_dead").Scan(&reason); err != nil {
 		t.Fatal(err)
 	}
-	retries := len(p.logs.Lines("insert failed"))
+	retries := len(p.Logs.Lines("insert failed"))
 	t.Logf("%d valid events + 1 oversize-key poison: %d rows, %d dead letter (%.120s), drained in %v, %d insert retries, /healthz %d %q",
 		n, rows, dead, reason, took.Round(time.Millisecond), retries, code, body)
 	if rows != n || dead != 1 {
@@ -217,7 +159,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 	if retries != 0 || code != http.StatusOK {
 		t.Errorf("%d insert retries, /healthz %d: the poison stalled the stream", retries, code)
 	}
-	checkCommittedStored(t, db, topic, layout, committedOffsets(t, addr, group, topic, partitions))
+	d.checkCommitted(t)
 }
 
 // TestBrokerOutageWithInflight4 replays a broker outage with the binary at --inflight 4:
@@ -232,19 +174,10 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 	st := stack(t)
 	n := testkit.EnvInt(t, "CHAOS_OUTAGE_EVENTS", 14_000)
 	outage := envDuration(t, "CHAOS_OUTAGE", 60*time.Second)
-	addr := kafkatest.Bootstrap(t)
-	const partitions = 3
-	topic := kafkatest.Topic(t, addr, partitions)
-	group := kafkatest.Name(t, "outage")
-	db, dbURL := storetest.NewDBURL(t)
-	var msgs []kafka.Message
-	for _, e := range chaosEvents(0, n, "outage") {
-		msgs = append(msgs, encode(t, e))
-	}
-	kafkatest.Produce(t, addr, topic, msgs)
-	layout := readTopic(t, addr, topic, partitions)
+	d := newDrain(t, "outage")
+	d.produce(t, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "outage")))
 
-	lockConn, err := pgx.Connect(t.Context(), dbURL)
+	lockConn, err := pgx.Connect(t.Context(), d.dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +190,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := startBinary(t, dbURL, addr, topic, group, "--inflight", "4", "--alarm-after", "3")
+	p := d.start(t, "--inflight", "4", "--alarm-after", "3")
 	// /healthz, polled every second from here on: it must say 503 while commits fail.
 	var sawStuck atomic.Value
 	pollCtx, stopPolling := context.WithCancel(t.Context())
@@ -271,9 +204,9 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 		}
 	}()
 	testkit.WaitFor(t, time.Minute, "batches waiting on the lock", func() bool {
-		p.alive(t, "before the outage")
+		p.Alive(t, "before the outage")
 		var waiting int
-		_ = db.QueryRow(t.Context(), `select count(*) from pg_stat_activity
+		_ = d.db.QueryRow(t.Context(), `select count(*) from pg_stat_activity
 			where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into booking_events (%'`).Scan(&waiting)
 		return waiting >= 4
 	})
@@ -285,29 +218,29 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 		t.Fatal(err)
 	}
 	for time.Since(down) < outage {
-		p.alive(t, "during the broker outage")
+		p.Alive(t, "during the broker outage")
 		time.Sleep(time.Second)
 	}
-	storedDuringOutage := count(t, db, "booking_events")
+	storedDuringOutage := count(t, d.db, "booking_events")
 	st.up(t)
 	t.Logf("broker down %v; %d rows stored meanwhile; /healthz during the outage: %v",
 		time.Since(down).Round(time.Second), storedDuringOutage, sawStuck.Load())
 	testkit.WaitFor(t, 5*time.Minute, "every event stored", func() bool {
-		p.alive(t, "after the broker came back")
-		return count(t, db, "booking_events") >= n
+		p.Alive(t, "after the broker came back")
+		return count(t, d.db, "booking_events") >= n
 	})
 	testkit.WaitFor(t, 3*time.Minute, "offsets committed to the end", func() bool {
-		p.alive(t, "after the broker came back")
-		return atEnd(t, addr, group, topic, layout)
+		p.Alive(t, "after the broker came back")
+		return d.atEnd(t)
 	})
 	stopPolling()
 	code, _ := p.healthz()
-	commitFailures := len(p.logs.Lines("offset commit failed"))
-	for _, l := range append(p.logs.Lines("offset commit"), p.logs.Lines("stuck")...) {
+	commitFailures := len(p.Logs.Lines("offset commit failed"))
+	for _, l := range append(p.Logs.Lines("offset commit"), p.Logs.Lines("stuck")...) {
 		t.Logf("consumer: %.300s", l)
 	}
-	p.stop(t)
-	rows := count(t, db, "booking_events")
+	p.Stop(t, 45*time.Second)
+	rows := count(t, d.db, "booking_events")
 	t.Logf("after the outage: %d rows (want %d), %d offset commit failures retried, /healthz %d, no restart", rows, n, commitFailures, code)
 	if rows != n {
 		t.Errorf("rows = %d, want %d", rows, n)
@@ -319,7 +252,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 		t.Errorf("/healthz = %d after recovery (want 200); 503 naming the offset commit during the outage: %v (want it)",
 			code, sawStuck.Load())
 	}
-	checkCommittedStored(t, db, topic, layout, committedOffsets(t, addr, group, topic, partitions))
+	d.checkCommitted(t)
 }
 
 // TestLargeMessagesMemoryBound: CHAOS_LARGE (1,000) junk messages of 900 KB on a topic that allows
@@ -364,12 +297,12 @@ func TestLargeMessagesMemoryBound(t *testing.T) {
 	p := startBinary(t, dbURL, addr, topic, kafkatest.Name(t, "large"))
 	start := time.Now()
 	testkit.WaitFor(t, 10*time.Minute, "every message dead-lettered", func() bool {
-		p.alive(t, "while draining")
+		p.Alive(t, "while draining")
 		return count(t, db, "booking_events_dead") >= n
 	})
 	took := time.Since(start)
 	hwm := p.peakRSSMB(t)
-	p.stop(t)
+	p.Stop(t, 45*time.Second)
 	var maxRaw, withHash int
 	if err := db.QueryRow(t.Context(), `select max(length(raw_value)), count(*) filter (where error like '%sha256 %')
 		from booking_events_dead`).Scan(&maxRaw, &withHash); err != nil {

@@ -4,9 +4,8 @@ package chaos_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestSIGKILLConsumer kills the booking-consumer binary with SIGKILL at CHAOS_KILLS random moments
@@ -29,45 +27,28 @@ func TestSIGKILLConsumer(t *testing.T) {
 	n := testkit.EnvInt(t, "CHAOS_EVENTS", 100_000)
 	kills := testkit.EnvInt(t, "CHAOS_KILLS", 20)
 	jitter := envDuration(t, "CHAOS_KILL_JITTER", 300*time.Millisecond)
-	addr := kafkatest.Bootstrap(t)
-	const partitions = 3
-	topic := kafkatest.Topic(t, addr, partitions)
-	group := kafkatest.Name(t, "sigkill")
-	db, dbURL := storetest.NewDBURL(t)
-	bin := consumerBinary(t)
+	d := newDrain(t, "sigkill")
+	db := d.db
 
 	// n valid events, every 50th repeated later, every 100th message poison.
-	evs := chaosEvents(0, n, "sigkill")
+	evs := testkit.CrawlEvents(0, n, "sigkill")
+	enc := kafkatest.Encode(t, evs)
 	var msgs []kafka.Message
 	poisonCount, valid := 0, map[uuid.UUID]bool{}
 	for i, e := range evs {
-		msgs = append(msgs, encode(t, e))
+		msgs = append(msgs, enc[i])
 		valid[e.EventID] = true
 		if i%50 == 49 {
-			msgs = append(msgs, encode(t, evs[i/2]))
+			msgs = append(msgs, enc[i/2])
 		}
 		if i%100 == 99 {
 			msgs = append(msgs, poison(i))
 			poisonCount++
 		}
 	}
-	kafkatest.Produce(t, addr, topic, msgs)
-	layout := readTopic(t, addr, topic, partitions)
+	d.produce(t, msgs)
 	t.Logf("%d messages: %d distinct valid events, %d repeats, %d poison", len(msgs), len(valid), len(msgs)-len(valid)-poisonCount, poisonCount)
 
-	start := func() (*exec.Cmd, chan error, *testkit.SyncBuffer) {
-		logs := &testkit.SyncBuffer{}
-		cmd := exec.Command(bin, "run", "--database-url", dbURL, "--kafka-bootstrap", addr, "--topic", topic,
-			"--group", group, "--metrics-addr", "", "--no-migrate")
-		cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
-		cmd.Stderr = logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		return cmd, exited, logs
-	}
 	stored := func() int { return count(t, db, "booking_events") + count(t, db, "booking_events_dead") }
 	want := len(valid) + poisonCount
 
@@ -79,58 +60,33 @@ func TestSIGKILLConsumer(t *testing.T) {
 			break
 		}
 		killed = k
-		cmd, exited, logs := start()
-		progressed := false
-		deadline := time.Now().Add(2 * time.Minute)
-		for !progressed && time.Now().Before(deadline) {
-			select {
-			case err := <-exited:
-				t.Fatalf("consumer exited on its own before kill %d: %v\n%s", k, err, testkit.Tail(logs.String(), 3000))
-			case <-time.After(100 * time.Millisecond):
-			}
-			progressed = stored() > before
-		}
-		if !progressed {
-			_ = cmd.Process.Kill()
-			t.Fatalf("kill %d: no progress within 2 minutes\n%s", k, testkit.Tail(logs.String(), 3000))
-		}
+		p := d.start(t)
+		testkit.WaitForf(t, 2*time.Minute, func() string {
+			return fmt.Sprintf("progress before kill %d\n%s", k, testkit.Tail(p.Logs.String(), 3000))
+		}, func() bool {
+			p.Alive(t, fmt.Sprintf("on its own before kill %d", k))
+			return stored() > before
+		})
 		time.Sleep(rand.N(jitter))
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-exited //nolint:errcheck // killed: its exit error is expected
-		committed := committedOffsets(t, addr, group, topic, partitions)
-		checked := checkCommittedStored(t, db, topic, layout, committed)
+		_ = p.Wait(t, time.Minute) // killed: its exit error is expected
+		committed := d.committed(t)
+		checked := checkCommittedStored(t, db, d.topic, d.layout, committed)
 		t.Logf("kill %d: %d of %d stored, committed %v, %d committed messages checked against the database",
 			k, stored(), want, committed, checked)
 	}
 
-	cmd, exited, logs := start()
+	p := d.start(t)
 	started := time.Now()
 	testkit.WaitFor(t, 10*time.Minute, "every message stored", func() bool { return stored() >= want })
 	// Let the last commit land, then stop cleanly.
-	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool {
-		c := committedOffsets(t, addr, group, topic, partitions)
-		for p, ps := range layout {
-			if len(ps) > 0 && c[p] != ps[len(ps)-1].offset+1 {
-				return false
-			}
-		}
-		return true
-	})
+	testkit.WaitFor(t, time.Minute, "offsets committed to the end", func() bool { return d.atEnd(t) })
 	// SIGTERM during start-up (migrations, topic check) exits 1 with "operation was canceled":
 	// give the last consumer time to be up, so the clean stop is what is tested.
 	time.Sleep(time.Until(started.Add(5 * time.Second)))
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("consumer after SIGTERM: %v\n%s", err, testkit.Tail(logs.String(), 3000))
-		}
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Error("consumer did not exit within 30 s of SIGTERM")
-	}
+	p.Stop(t, 30*time.Second)
 
 	rows, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
 	var distinct int
@@ -144,5 +100,5 @@ func TestSIGKILLConsumer(t *testing.T) {
 	if dead != poisonCount {
 		t.Errorf("dead letters = %d, want %d poison messages", dead, poisonCount)
 	}
-	checkCommittedStored(t, db, topic, layout, committedOffsets(t, addr, group, topic, partitions))
+	d.checkCommitted(t)
 }

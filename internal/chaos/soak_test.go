@@ -5,7 +5,6 @@ package chaos_test
 import (
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"sync"
@@ -44,13 +43,8 @@ func TestSoak(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
 
-	realStart := time.Now()
-	clock := sitesim.SpeedClock(time.Now, realStart, time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
-	sim := sitesim.New(sitesim.Config{Seed: 11, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
-	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.05, SlowRate: 0.02, SlowDelay: 500 * time.Millisecond})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	site := simSite(t, srv.URL, 3)
+	sim, site, clock := fastSim(t, 11)
+	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.05, SlowRate: 0.02, SlowDelay: 500 * time.Millisecond}) // before the first crawl
 	simStart := clock()
 
 	logs := &testkit.SyncBuffer{}
@@ -58,7 +52,7 @@ func TestSoak(t *testing.T) {
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
 		RetryWindow: 10 * time.Minute, Logger: logger}).(*kafkabus.KafkaPublisher)
 
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger, nil)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
 	type crawlRun struct {
 		at, end  time.Time // the crawl's start (its events' occurred_at) and end, on the simulated clock
@@ -104,9 +98,7 @@ func TestSoak(t *testing.T) {
 		time.Sleep(5 * time.Second)
 	}
 	scancel()
-	if err := <-sdone; err != nil {
-		t.Errorf("schedule: %v", err)
-	}
+	testkit.NoErr(t, sdone, time.Minute, "schedule")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	_ = pub.Close(ctx)
 	cancel()

@@ -35,7 +35,9 @@ var (
 
 // Sender tuning defaults.
 const (
-	DefaultPoll       = time.Second
+	DefaultPoll = time.Second
+	// DefaultSettle is Sender.Settle's default: ample for the batches of one crawl's partitions.
+	DefaultSettle     = 500 * time.Millisecond
 	DefaultBatchLimit = 200
 	// MaxEventsPerMessage bounds one message (Telegram takes 4096 characters).
 	MaxEventsPerMessage = 20
@@ -56,11 +58,16 @@ type Sender struct {
 	BackoffBase time.Duration // first retry wait, doubling to BackoffMax (defaults 1s, 1m)
 	BackoffMax  time.Duration
 	Poll        time.Duration // how often to look for expired leases; DefaultPoll if zero
-	Client      *http.Client
-	Wake        chan struct{} // a receive means new claims; may be nil
-	Metrics     *Metrics
-	Logger      *slog.Logger
-	Secrets     []string // scrubbed from every error stored or logged
+	// Settle is how long the claims of one watch and crawl wait after the newest of them before
+	// they are leased, so that matches claimed in several consumer batches (one per partition) go
+	// out as one message; DefaultSettle if zero. A group still growing after 10 × Settle is leased
+	// anyway (its later claims go in a later message).
+	Settle  time.Duration
+	Client  *http.Client
+	Wake    chan struct{} // a receive means new claims; may be nil
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Secrets []string // scrubbed from every error stored or logged
 
 	last time.Time // the last send, for MinInterval
 }
@@ -81,6 +88,9 @@ func (s *Sender) defaults() {
 	if s.Poll <= 0 {
 		s.Poll = DefaultPoll
 	}
+	if s.Settle <= 0 {
+		s.Settle = DefaultSettle
+	}
 	if s.Client == nil {
 		s.Client = &http.Client{}
 	}
@@ -89,11 +99,14 @@ func (s *Sender) defaults() {
 	}
 }
 
-// Run delivers until ctx ends. Database errors are logged and retried at the next poll.
+// Run delivers until ctx ends. Database errors are logged and retried at the next poll. New claims
+// (a wake) are leased once they have settled: Settle after the last wake. Every poll also leases
+// what has settled meanwhile and what a dead sender's expired lease left.
 func (s *Sender) Run(ctx context.Context) {
 	s.defaults()
 	t := time.NewTicker(s.Poll)
 	defer t.Stop()
+	var settled <-chan time.Time // fires Settle after the last wake
 	for ctx.Err() == nil {
 		n, err := s.Once(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -102,10 +115,16 @@ func (s *Sender) Run(ctx context.Context) {
 		if n > 0 && err == nil {
 			continue // there may be more
 		}
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		case <-s.Wake:
+		for leaseNow := false; !leaseNow && ctx.Err() == nil; {
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+				leaseNow = true
+			case <-settled:
+				settled, leaseNow = nil, true
+			case <-s.Wake:
+				settled = time.After(s.Settle)
+			}
 		}
 	}
 }
@@ -140,7 +159,7 @@ func (s *Sender) lease(ctx context.Context) ([]*group, int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		groups, n = nil, 0
-		rows, err := tx.Query(ctx, leaseSQL, s.Channel.Name, s.Owner, DefaultBatchLimit)
+		rows, err := tx.Query(ctx, leaseSQL, s.Channel.Name, s.Owner, DefaultBatchLimit, s.Settle.Seconds())
 		if err != nil {
 			return err
 		}

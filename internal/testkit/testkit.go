@@ -137,6 +137,17 @@ func CrawlEvents(from, to int, prefix string) []events.Event {
 	return out
 }
 
+// EnvOr returns the value of the first of keys that is set and not empty, else def: how the
+// test helpers find the stack (TEST_DATABASE_URL, else DATABASE_URL, else the dev stack's).
+func EnvOr(def string, keys ...string) string {
+	for _, k := range keys {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return def
+}
+
 // EnvInt returns the positive integer in environment variable key (a benchmark's or the chaos
 // suite's size knob), or def when it is unset; anything else fails t.
 func EnvInt(t testing.TB, key string, def int) int {

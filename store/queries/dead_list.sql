@@ -1,11 +1,5 @@
--- DeadLetters: booking_events_dead rows matching the filters, newest failure first. A zero id, a
--- null time and an empty reason mean no filter; the reason matches case-insensitively anywhere in
--- the error text (strpos, so % and _ are plain characters); a null limit means all.
-select id, kafka_topic, kafka_partition, kafka_offset, raw_key, raw_value, error,
-       first_failed_at, last_failed_at, attempts
-from booking_events_dead
-where ($1::bigint = 0 or id = $1)
-  and ($2::timestamptz is null or last_failed_at >= $2)
-  and ($3::text = '' or strpos(lower(error), lower($3)) > 0)
+-- DeadLetters: booking_events_dead rows matching the filters (dead_matching.sql), newest failure
+-- first; a null limit means all.
+{{matching}}
 order by last_failed_at desc, id desc
 limit $4

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"math/rand/v2"
+	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -33,4 +34,27 @@ func RandomHistory(rng *rand.Rand, l events.Listing, at time.Time) []events.Even
 		l = next
 	}
 	return out
+}
+
+// Seeds runs f as one parallel subtest per seed 0..n-1 (named SeedN), each with its own
+// deterministic rng (PCG of the seed and stream): the property tests over random histories run
+// on several histories this way.
+func Seeds(t *testing.T, n, stream uint64, f func(t *testing.T, rng *rand.Rand)) {
+	t.Helper()
+	for seed := range n {
+		t.Run(fmt.Sprintf("Seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			f(t, rand.New(rand.NewPCG(seed, stream)))
+		})
+	}
+}
+
+// Redelivered is evs as a consumer may receive them: extra more copies of events picked at random
+// (duplicates), all in a random arrival order. It appends to and shuffles evs itself.
+func Redelivered(rng *rand.Rand, evs []events.Event, extra int) []events.Event {
+	for range extra {
+		evs = append(evs, evs[rng.IntN(len(evs))])
+	}
+	rng.Shuffle(len(evs), func(i, j int) { evs[i], evs[j] = evs[j], evs[i] })
+	return evs
 }

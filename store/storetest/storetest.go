@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/migrations"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/views"
@@ -38,13 +39,7 @@ const DefaultURL = "postgres://golf@127.0.0.1:55432/golf?sslmode=disable"
 // DefaultURL. It fails the test if PostgreSQL is unreachable: tests never skip.
 func URL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("TEST_DATABASE_URL")
-	if u == "" {
-		u = os.Getenv("DATABASE_URL")
-	}
-	if u == "" {
-		u = DefaultURL
-	}
+	u := testkit.EnvOr(DefaultURL, "TEST_DATABASE_URL", "DATABASE_URL")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, u)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // DefaultBootstrap is the dev stack's broker (compose/dev/stack env).
@@ -27,14 +28,7 @@ const DefaultBootstrap = "127.0.0.1:19092"
 // the dev stack's default. It fails the test when the broker does not answer an ApiVersions request.
 func Bootstrap(t testing.TB) string {
 	t.Helper()
-	addr := os.Getenv("TEST_KAFKA_BOOTSTRAP")
-	if addr == "" {
-		addr = os.Getenv("KAFKA_BOOTSTRAP")
-	}
-	if addr == "" {
-		addr = DefaultBootstrap
-	}
-	addr = strings.Split(addr, ",")[0]
+	addr := strings.Split(testkit.EnvOr(DefaultBootstrap, "TEST_KAFKA_BOOTSTRAP", "KAFKA_BOOTSTRAP"), ",")[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := WaitReady(ctx, addr); err != nil {

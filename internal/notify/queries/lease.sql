@@ -1,7 +1,14 @@
 -- A sender's next claims on its channel: its own, and any whose lease expired (the holder died).
+-- A fresh claim waits until its watch and crawl have had no new claim for $4 seconds (at most
+-- 10 × $4), so that the matches of one crawl, claimed in several consumer batches, are leased and
+-- sent together.
 select key, watch, crawl_id, event, send_key, attempts
-from notifications
+from notifications n
 where status = 'sending' and channel = $1 and (lease_owner = $2 or lease_until < now())
+  and (claimed_at <= now() - 10 * $4::float8 * interval '1 second'
+       or not exists (select 1 from notifications f
+                      where f.status = 'sending' and f.channel = n.channel and f.watch = n.watch
+                        and f.crawl_id = n.crawl_id and f.claimed_at > now() - $4::float8 * interval '1 second'))
 order by claimed_at, key
 limit $3
 for update skip locked
