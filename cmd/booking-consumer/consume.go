@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -40,25 +41,24 @@ const (
 	defaultQueueCapacity = kafkabus.DefaultQueueCapacity
 )
 
+// runDefaults are run's consumingFlags defaults.
+var runDefaults = consumingDefaults{groupEnv: "KAFKA_GROUP", group: defaultGroup,
+	metricsEnv: "METRICS_ADDR", metricsAddr: defaultMetricsAddr,
+	fromHelp: "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n" +
+		"each partition, or its first message at or after the time; refused if the group has\n" +
+		"committed offsets (unless --force-reset) or active members"}
+
 type consumeConfig struct {
-	databaseURL string
-	brokers     []string
-	topic       string
-	group       string
-	noMigrate   bool
-	batchSize   int
-	batchBytes  int
-	queue       int
-	batchWait   time.Duration
-	inflight    int
-	from        string
-	forceReset  bool
-	metricsAddr string
-	httpAddr    string // the dashboard inside run (serve.go); "" = off
-	shutdown    time.Duration
-	partitions  int
-	alarmAfter  int
-	dashAuth    dashboard.Auth
+	consumingFlags
+	batchSize  int
+	batchBytes int
+	queue      int
+	batchWait  time.Duration
+	inflight   int
+	httpAddr   string // the dashboard inside run (serve.go); "" = off
+	shutdown   time.Duration
+	alarmAfter int
+	dashAuth   dashboard.Auth
 }
 
 func consumeCmd(ctx context.Context, env environment, args []string) error {
@@ -67,12 +67,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 		"redeliveries are harmless (ON CONFLICT (event_id) DO NOTHING). Poison messages go to\n"+
 		"booking_events_dead. Exit status 0 after a clean stop.")
 	var cfg consumeConfig
-	var bootstrap string
-	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
-	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "Kafka consumer group ($KAFKA_GROUP)")
-	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
+	cfg.define(fs, env.getenv, runDefaults)
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
 	batchBytes := consumer.DefaultMaxBatchBytes
 	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
@@ -91,17 +86,9 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	fs.DurationVar(&cfg.batchWait, "batch-wait", consumer.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.IntVar(&cfg.inflight, "inflight", consumer.DefaultInflight, "batches in the database at once, each in its own transaction;\n"+
 		"offsets are still committed in order, each batch's after its rows")
-	fs.StringVar(&cfg.from, "from", "", "replay: before consuming, set the group's offsets to `earliest|RFC3339-time`: the start of\n"+
-		"each partition, or its first message at or after the time; refused if the group has\n"+
-		"committed offsets (unless --force-reset) or active members")
-	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "METRICS_ADDR", defaultMetricsAddr),
-		"listen address for /metrics and /healthz ($METRICS_ADDR); --metrics-addr= turns it off")
 	fs.StringVar(&cfg.httpAddr, "http-addr", "", "also serve the read-only dashboard on this `address` (as `booking-consumer serve`, with the\n"+
 		"consumer's metrics on its pipeline page); off by default; not loopback: DASHBOARD_TOKEN or\n"+
 		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
-	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions,
-		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
 		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
 			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
@@ -109,7 +96,7 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	cfg.brokers = connectionFromEnv(env.getenv, &cfg.databaseURL, bootstrap)
+	cfg.fromEnv(env.getenv)
 	cfg.dashAuth = dashboardAuth(env.getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
@@ -130,13 +117,7 @@ func stoppedBySignal(ctx context.Context, err error) bool {
 }
 
 func (c consumeConfig) validate() error {
-	var errs []error
-	if c.databaseURL == "" {
-		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
-	}
-	if len(c.brokers) == 0 {
-		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
-	}
+	errs := c.consumingFlags.validate()
 	if c.topic == "" || c.group == "" {
 		errs = append(errs, errors.New("the topic and the group must not be empty"))
 	}
@@ -158,9 +139,6 @@ func (c consumeConfig) validate() error {
 	if c.inflight < 1 || c.inflight > maxInflight {
 		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
 	}
-	if c.forceReset && c.from == "" {
-		errs = append(errs, errors.New("--force-reset needs --from"))
-	}
 	if _, err := kafkabus.ParseFrom(c.from); c.from != "" && err != nil {
 		errs = append(errs, err)
 	}
@@ -177,62 +155,99 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		"brokers", cfg.brokers, "topic", cfg.topic, "group", cfg.group, "batch_size", cfg.batchSize,
 		"max_batch_bytes", cfg.batchBytes, "queue_capacity", cfg.queue,
 		"batch_wait", cfg.batchWait.String(), "inflight", cfg.inflight, "migrate", !cfg.noMigrate, "from", cfg.from)
-	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
-		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err) // a typo: no use waiting
-	}
-
-	// /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var alive atomic.Bool
-	alive.Store(true)
-	var db atomic.Pointer[pgxpool.Pool]
-	health := &consumer.Health{}
-	health.Set(startingKey, "starting: connecting to PostgreSQL")
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
-
 	conns := int32(cfg.inflight) + 2 // + migrations and /healthz
 	if cfg.httpAddr != "" {
 		conns += 2 // the dashboard's pages
 	}
-	// PostgreSQL or Kafka down at start-up: wait and retry (logged, /healthz 503) instead of exiting.
-	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
-		databaseURL: cfg.databaseURL, conns: conns, noMigrate: cfg.noMigrate, brokers: cfg.brokers,
-		topic: cfg.topic, partitions: cfg.partitions, group: cfg.group, from: cfg.from, forceReset: cfg.forceReset,
-	})
+	p := newConsumerProcess(logger)
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(cfg.group, conns))
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	health.Clear(startingKey)
+	defer stop()
 	if cfg.httpAddr != "" {
-		stop, err := startDashboard(ctx, logger, cfg, pool, reg)
+		stop, err := startDashboard(ctx, logger, cfg, pool, p.reg)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue, Logger: logger,
-	}))
-	err = consumer.Run(ctx, r, store.New(pool), consumer.Config{
+	err = p.consume(ctx, kafkabus.GroupReaderOptions{
+		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue,
+	}, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
-		ShutdownTimeout: cfg.shutdown,
-		AlarmAfter:      cfg.alarmAfter, Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
-	})
-	alive.Store(false)
-	closeReader(logger, r)
+		ShutdownTimeout: cfg.shutdown, AlarmAfter: cfg.alarmAfter,
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", cfg.topic, err)
 	}
 	return nil
+}
+
+// consumerProcess is the frame of a consuming subcommand (`run`, `notify`): its Prometheus
+// registry (with the Go and process collectors), /metrics and /healthz, the start-up and the
+// consume loop. /healthz answers from the start: 503 "starting: waiting for ..." until the loop runs.
+type consumerProcess struct {
+	logger *slog.Logger
+	reg    *prometheus.Registry
+	health *consumer.Health
+	alive  atomic.Bool                  // the consume loop runs (or has yet to start)
+	db     atomic.Pointer[pgxpool.Pool] // for /healthz, once open
+}
+
+func newConsumerProcess(logger *slog.Logger) *consumerProcess {
+	p := &consumerProcess{logger: logger, reg: prometheus.NewRegistry(), health: &consumer.Health{}}
+	p.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p.alive.Store(true)
+	p.health.Set(startingKey, "starting: connecting to PostgreSQL")
+	return p
+}
+
+// start checks the database URL (a typo: no use waiting), serves /metrics and /healthz on
+// metricsAddr ("" = off), then runs startUp: PostgreSQL or Kafka down at start-up waits and
+// retries (logged, /healthz 503) instead of exiting. stop closes the pool, then the server.
+func (p *consumerProcess) start(ctx context.Context, metricsAddr string, cfg startUpConfig) (pool *pgxpool.Pool, stop func(), err error) {
+	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
+		return nil, nil, fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err)
+	}
+	stopHTTP := func() {}
+	if metricsAddr != "" {
+		if stopHTTP, err = serveMetrics(ctx, p.logger, metricsAddr, p.reg, &p.db, &p.alive, p.health); err != nil {
+			return nil, nil, err
+		}
+	}
+	if pool, err = startUp(ctx, p.logger, p.health, &p.db, cfg); err != nil {
+		stopHTTP()
+		return nil, nil, err
+	}
+	p.health.Clear(startingKey)
+	return pool, func() {
+		pool.Close()
+		stopHTTP()
+	}, nil
+}
+
+// ingester is what the consume loop writes batches to (*store.Store, *notify.Claimer).
+type ingester interface {
+	Ingest(ctx context.Context, batch []store.Message) (store.Result, error)
+}
+
+// consume runs consumer.Run, with the process's health, logger and metrics, over a reader with
+// the production group reader config of opts, into s, until ctx ends. Then /healthz turns 503,
+// stopped runs (when not nil) and the reader is closed.
+func (p *consumerProcess) consume(ctx context.Context, opts kafkabus.GroupReaderOptions, s ingester,
+	cfg consumer.Config, stopped func()) error {
+	opts.Logger = p.logger
+	r := kafka.NewReader(kafkabus.GroupReaderConfig(opts))
+	cfg.Health, cfg.Logger, cfg.Metrics = p.health, p.logger, consumer.NewPrometheus(p.reg)
+	err := consumer.Run(ctx, r, s, cfg)
+	p.alive.Store(false)
+	if stopped != nil {
+		stopped()
+	}
+	closeReader(p.logger, r)
+	return err
 }
 
 // startingKey names the start-up problem in consumer.Health.
@@ -244,16 +259,71 @@ const (
 	startBackoffMax  = 10 * time.Second
 )
 
-// connectionFromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
-// overrides its variable) and returns the brokers, parsed.
-func connectionFromEnv(getenv func(string) string, databaseURL *string, bootstrap string) []string {
-	if *databaseURL == "" {
-		*databaseURL = strings.TrimSpace(getenv("DATABASE_URL"))
+// consumingFlags are the flags of a consuming subcommand (`run`, `notify`): where to connect, what
+// to read, and what to do at start-up.
+type consumingFlags struct {
+	databaseURL  string
+	bootstrap    string // as given; brokers once parsed (fromEnv)
+	brokers      []string
+	topic, group string
+	noMigrate    bool
+	from         string
+	forceReset   bool
+	metricsAddr  string
+	partitions   int
+}
+
+// consumingDefaults is what differs between the subcommands' consumingFlags: the group's and the
+// metrics address's variables and defaults, and the help of --from.
+type consumingDefaults struct {
+	groupEnv, group, metricsEnv, metricsAddr, fromHelp string
+}
+
+func (c *consumingFlags) define(fs *flag.FlagSet, getenv func(string) string, d consumingDefaults) {
+	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	cli.BrokersVar(fs, &c.bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
+	fs.StringVar(&c.topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&c.group, "group", cli.EnvOr(getenv, d.groupEnv, d.group), "Kafka consumer group ($"+d.groupEnv+")")
+	fs.BoolVar(&c.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
+	fs.StringVar(&c.from, "from", "", d.fromHelp)
+	fs.BoolVar(&c.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", cli.EnvOr(getenv, d.metricsEnv, d.metricsAddr),
+		"listen address for /metrics and /healthz ($"+d.metricsEnv+"); --metrics-addr= turns it off")
+	fs.IntVar(&c.partitions, "create-partitions", defaultPartitions,
+		"create the topic with this many partitions when it does not exist; 0: never create it")
+}
+
+// fromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
+// overrides its variable) and parses the brokers.
+func (c *consumingFlags) fromEnv(getenv func(string) string) {
+	if c.databaseURL == "" {
+		c.databaseURL = strings.TrimSpace(getenv("DATABASE_URL"))
 	}
-	if bootstrap == "" {
-		bootstrap = getenv("KAFKA_BOOTSTRAP")
+	if c.bootstrap == "" {
+		c.bootstrap = getenv("KAFKA_BOOTSTRAP")
 	}
-	return kafkabus.ParseBrokers(bootstrap)
+	c.brokers = kafkabus.ParseBrokers(c.bootstrap)
+}
+
+// validate returns what is wrong with the flags both subcommands check alike.
+func (c *consumingFlags) validate() []error {
+	var errs []error
+	if c.databaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
+	}
+	if len(c.brokers) == 0 {
+		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set: give the Kafka brokers as host:port[,host:port] (or pass --kafka-bootstrap)"))
+	}
+	if c.forceReset && c.from == "" {
+		errs = append(errs, errors.New("--force-reset needs --from"))
+	}
+	return errs
+}
+
+// startUpConfig is what startUp needs to read as group with a pool of conns connections.
+func (c *consumingFlags) startUpConfig(group string, conns int32) startUpConfig {
+	return startUpConfig{databaseURL: c.databaseURL, conns: conns, noMigrate: c.noMigrate, brokers: c.brokers,
+		topic: c.topic, group: group, from: c.from, partitions: c.partitions, forceReset: c.forceReset}
 }
 
 // startUpConfig is what startUp needs of a consuming subcommand's configuration.

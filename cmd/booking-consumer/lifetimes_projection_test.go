@@ -11,23 +11,29 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 )
 
+// seeded is a database with main_test.go's seed: the environment naming it and a connection to it.
+func seeded(t *testing.T) (env map[string]string, conn *pgx.Conn) {
+	t.Helper()
+	dbURL := seed(t)
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return map[string]string{"DATABASE_URL": dbURL}, conn
+}
+
 // TestLifetimesVerifyAndRebuild: --verify is clean after ingest, reports a tampered projection
 // row and exits non-zero; --rebuild repairs it; the two flags together are a usage error.
 func TestLifetimesVerifyAndRebuild(t *testing.T) {
 	t.Parallel()
-	dbURL := seed(t)
-	env := map[string]string{"DATABASE_URL": dbURL}
+	env, conn := seeded(t)
 
 	out, _, err := runCLI(t, t.Context(), env, "lifetimes", "--verify")
 	if err != nil || !strings.Contains(out, "equals booking_lifetimes for every listing") {
 		t.Fatalf("--verify after ingest = %q, %v", out, err)
 	}
 
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.WithoutCancel(t.Context()))
 	if _, err := conn.Exec(t.Context(), "update listing_lifetimes set last_price_krw = 1 where course_name = 'Alpha CC' and tee_time = '07:00'"); err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +59,7 @@ func TestLifetimesVerifyAndRebuild(t *testing.T) {
 // definitions it was built from changed (another hash), and leaves it alone otherwise.
 func TestMigrateBuildsTheProjection(t *testing.T) {
 	t.Parallel()
-	dbURL := seed(t)
-	env := map[string]string{"DATABASE_URL": dbURL}
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.WithoutCancel(t.Context()))
+	env, conn := seeded(t)
 	tableOID := func() (oid uint32) {
 		t.Helper()
 		if err := conn.QueryRow(t.Context(), "select coalesce(to_regclass('listing_lifetimes')::oid, 0)").Scan(&oid); err != nil {

@@ -11,13 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -31,24 +25,21 @@ const (
 	defaultNotifyMetricsAddr = "127.0.0.1:9466"
 )
 
+// notifyDefaults are notify's consumingFlags defaults.
+var notifyDefaults = consumingDefaults{groupEnv: "NOTIFY_GROUP", group: defaultNotifyGroup,
+	metricsEnv: "NOTIFY_METRICS_ADDR", metricsAddr: defaultNotifyMetricsAddr,
+	fromHelp: "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)"}
+
 type notifyConfig struct {
-	databaseURL string
-	brokers     []string
-	topic       string
-	group       string
+	consumingFlags
 	watchesFile string
 	maxAge      time.Duration
 	lease       time.Duration
 	maxAttempts int
 	retryBase   time.Duration
 	dryRun      bool
-	noMigrate   bool
 	batchSize   int
 	batchWait   time.Duration
-	from        string
-	forceReset  bool
-	metricsAddr string
-	partitions  int
 	shutdown    time.Duration
 	watches     *notify.Config
 	secrets     []string
@@ -62,37 +53,21 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
 		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
 	var cfg notifyConfig
-	var bootstrap string
-	fs.StringVar(&cfg.databaseURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	cli.BrokersVar(fs, &bootstrap, "", "comma-separated Kafka `brokers` (default $KAFKA_BOOTSTRAP)", true)
-	fs.StringVar(&cfg.topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
-	fs.StringVar(&cfg.group, "group", cli.EnvOr(env.getenv, "NOTIFY_GROUP", defaultNotifyGroup), "Kafka consumer group ($NOTIFY_GROUP)")
+	cfg.define(fs, env.getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
 	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
 	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
 	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
-	fs.BoolVar(&cfg.noMigrate, "no-migrate", false, "skip migrations and view installation at start")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
-	fs.StringVar(&cfg.from, "from", "", "before consuming, set the group's offsets to `earliest|RFC3339-time` (as run --from)")
-	fs.BoolVar(&cfg.forceReset, "force-reset", false, "let --from overwrite the group's committed offsets")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", cli.EnvOr(env.getenv, "NOTIFY_METRICS_ADDR", defaultNotifyMetricsAddr),
-		"listen address for /metrics and /healthz ($NOTIFY_METRICS_ADDR); --metrics-addr= turns it off")
-	fs.IntVar(&cfg.partitions, "create-partitions", defaultPartitions, "create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	cfg.brokers = connectionFromEnv(env.getenv, &cfg.databaseURL, bootstrap)
-	var errs []error
-	if cfg.databaseURL == "" {
-		errs = append(errs, errors.New("DATABASE_URL is not set (or pass --database-url)"))
-	}
-	if len(cfg.brokers) == 0 {
-		errs = append(errs, errors.New("KAFKA_BOOTSTRAP is not set (or pass --bootstrap)"))
-	}
+	cfg.fromEnv(env.getenv)
+	errs := cfg.validate() // the consumingFlags
 	if cfg.watchesFile == "" {
 		errs = append(errs, errors.New("WATCHES_FILE is not set (or pass --watches)"))
 	}
@@ -101,9 +76,6 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	}
 	if cfg.maxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
 		errs = append(errs, errors.New("--max-attempts must be at least 1 and --batch-size in 1..100000"))
-	}
-	if cfg.forceReset && cfg.from == "" {
-		errs = append(errs, errors.New("--force-reset needs --from"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
@@ -138,34 +110,13 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 	logger.InfoContext(ctx, "booking-notifier starting", "database_url", redact(cfg.databaseURL), "brokers", cfg.brokers,
 		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
 		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
-	if _, err := pgxpool.ParseConfig(cfg.databaseURL); err != nil {
-		return fmt.Errorf("database URL %s: %w", redact(cfg.databaseURL), err)
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := notify.NewMetrics(reg)
-	var alive atomic.Bool
-	alive.Store(true)
-	var db atomic.Pointer[pgxpool.Pool]
-	health := &consumer.Health{}
-	health.Set(startingKey, "starting: connecting to PostgreSQL")
-	if cfg.metricsAddr != "" {
-		stopHTTP, err := serveMetrics(ctx, logger, cfg.metricsAddr, reg, &db, &alive, health)
-		if err != nil {
-			return err
-		}
-		defer stopHTTP()
-	}
-	pool, err := startUp(ctx, logger, health, &db, startUpConfig{
-		databaseURL: cfg.databaseURL, conns: int32(consumer.DefaultInflight + len(channels) + 2),
-		noMigrate: cfg.noMigrate, brokers: cfg.brokers, topic: cfg.topic, partitions: cfg.partitions,
-		group: group, from: cfg.from, forceReset: cfg.forceReset,
-	})
+	p := newConsumerProcess(logger)
+	metrics := notify.NewMetrics(p.reg)
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+len(channels)+2)))
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	health.Clear(startingKey)
+	defer stop()
 
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
@@ -197,17 +148,12 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 			senders.Go(func() { s.Run(sctx) })
 		}
 	}
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
-		Brokers: cfg.brokers, Topic: cfg.topic, Group: group, Logger: logger,
-	}))
-	err = consumer.Run(ctx, r, claimer, consumer.Config{
-		BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown,
-		Health: health, Logger: logger, Metrics: consumer.NewPrometheus(reg),
-	})
-	alive.Store(false)
-	stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
-	senders.Wait()
-	closeReader(logger, r)
+	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
+		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
+		func() {
+			stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
+			senders.Wait()
+		})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
 	}

@@ -9,265 +9,24 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
-
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // The notifier (booking-consumer notify) as a process against the real stack, with local
 // receivers standing in for the webhook, Slack, Discord and Telegram.
 
-// Secrets the tests put in the environment; none may appear in any output.
-const (
-	tgToken     = "4242:tgSecretTokenXYZ"
-	slackSecret = "slackSecret1234abcd"
-	discordSec  = "discordSecret987zyx"
-)
-
-// hookReq is one request a receiver got.
-type hookReq struct {
-	Path, Key string
-	Body      []byte
-}
-
-// hook is a local receiver; respond decides each answer (nil: 200). It records every request
-// before answering.
-type hook struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	reqs    []hookReq
-	respond func(r hookReq, seen int, w http.ResponseWriter, req *http.Request)
-}
-
-func newHook(t *testing.T) *hook {
-	h := &hook{}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r := hookReq{Path: req.URL.Path, Key: req.Header.Get("Idempotency-Key"), Body: b}
-		h.mu.Lock()
-		seen := 0
-		for _, o := range h.reqs {
-			if o.Key == r.Key {
-				seen++
-			}
-		}
-		h.reqs = append(h.reqs, r)
-		respond := h.respond
-		h.mu.Unlock()
-		if respond != nil {
-			respond(r, seen, w, req)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
-
-func (h *hook) all() []hookReq {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]hookReq(nil), h.reqs...)
-}
-
-// keyCounts counts requests per Idempotency-Key.
-func (h *hook) keyCounts() map[string]int {
-	m := map[string]int{}
-	for _, r := range h.all() {
-		m[r.Key]++
-	}
-	return m
-}
-
-// course names are unique per event and never a substring of another: "Lake-c01-e003".
-func courseName(crawl, i int) string { return fmt.Sprintf("Lake-c%02d-e%03d", crawl, i) }
-
-var courseRE = regexp.MustCompile(`Lake-c\d\d-e\d\d\d`)
-
-// freshEvents builds n openings per crawl for crawls crawls, at 'at'. Price 100000+10·i.
-func freshEvents(crawls, n int, prefix string, at time.Time) []events.Event {
-	var out []events.Event
-	for c := range crawls {
-		for i := range n {
-			price, players := int64(100000+10*i), 4
-			l := events.Listing{Source: "test", CourseName: courseName(c, i), CoursePart: "East", RoundDate: "2026-12-05",
-				PlayDate: "2026-12-05", TeeTime: fmt.Sprintf("%02d:%02d", 6+i/4, (i%4)*15), PriceKRW: &price, Players: &players}
-			out = append(out, events.Opened(l, fmt.Sprintf("%s-crawl-%d", prefix, c), at))
-		}
-	}
-	return out
-}
-
-// opening is one listing_opened event of course, observed by crawl at at.
-func opening(course, crawl string, at time.Time) events.Event {
-	price, players := int64(120000), 4
-	l := events.Listing{Source: "test", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05",
-		TeeTime: "07:30", PriceKRW: &price, Players: &players}
-	return events.Opened(l, crawl, at)
-}
-
-// openings is n listings opened now, course c of them in crawl "<prefix>-crawl-<c>".
-func openings(n int, prefix string) []events.Event {
-	var evs []events.Event
-	for c := range n {
-		evs = append(evs, opening(courseName(c, 0), fmt.Sprintf("%s-crawl-%d", prefix, c), time.Now()))
-	}
-	return evs
-}
-
-func publish(t *testing.T, addr, topic string, evs []events.Event) {
-	t.Helper()
-	msgs := kafkatest.Encode(t, evs)
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 1000, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := w.WriteMessages(ctx, msgs...); err != nil {
-		t.Fatalf("publish: %v", err)
-	}
-}
-
-func writeWatches(t *testing.T, yaml string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "watches.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// notifier is a running booking-consumer notify with its stdout and stderr.
-type notifier struct {
-	*proc
-	stdout *testkit.SyncBuffer
-}
-
-func startNotifier(t *testing.T, bin string, env []string, args ...string) *notifier {
-	t.Helper()
-	n := &notifier{proc: &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}, stdout: &testkit.SyncBuffer{}}
-	n.cmd.Env = append(os.Environ(), env...)
-	n.cmd.Stderr = n.logs
-	n.cmd.Stdout = n.stdout
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { n.done <- n.cmd.Wait() }()
-	t.Cleanup(func() { _ = n.cmd.Process.Kill() })
-	return n
-}
-
-func (n *notifier) stop(t *testing.T) {
-	t.Helper()
-	if err := n.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := n.wait(t, 30*time.Second); err != nil {
-		t.Fatalf("after SIGTERM: %v; logs:\n%s", err, n.logs.String())
-	}
-}
-
-func statusCounts(t *testing.T, db *pgxpool.Pool) map[string]int {
-	t.Helper()
-	rows, err := db.Query(t.Context(), "select status || coalesce(':' || reason, ''), count(*) from notifications group by 1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	m := map[string]int{}
-	for rows.Next() {
-		var s string
-		var n int
-		if err := rows.Scan(&s, &n); err != nil {
-			t.Fatal(err)
-		}
-		m[s] = n
-	}
-	return m
-}
-
-// waitFor polls cond until it holds, failing after timeout with the processes' logs.
-func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool, ps ...*notifier) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			var logs strings.Builder
-			for _, p := range ps {
-				logs.WriteString(p.logs.String())
-			}
-			t.Fatalf("timed out after %v waiting for %s; logs:\n%s", timeout, what, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// caughtUp reports whether group has committed offsets up to the end of every partition.
-func caughtUp(t *testing.T, addr, group, topic string, partitions int) bool {
-	t.Helper()
-	offsets, err := kafkatest.CommittedOffsets(t.Context(), addr, group, topic, partitions)
-	if err != nil {
-		return false
-	}
-	var committed int64
-	for _, p := range offsets {
-		committed += max(0, p.CommittedOffset)
-	}
-	end, err := kafkatest.EndOffsets(t.Context(), addr, topic)
-	return err == nil && committed == end
-}
-
-type stack struct {
-	bin, addr, topic string
-	db               *pgxpool.Pool
-	env              []string
-}
-
-func newStack(t *testing.T) *stack {
-	t.Helper()
-	bin := buildBinary(t)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db, dbURL := storetest.NewDBURL(t)
-	return &stack{bin: bin, addr: addr, topic: topic, db: db,
-		env: []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text", "TG_TOKEN=" + tgToken,
-			"SLACK_URL=https://hooks.slack.com/services/T0/B0/" + slackSecret,
-			"DISCORD_URL=https://discord.com/api/webhooks/42/" + discordSec}}
-}
-
-func (s *stack) args(group, watches string, extra ...string) []string {
-	return append([]string{"notify", "--topic", s.topic, "--group", group, "--watches", watches, "--metrics-addr", "",
-		"--lease", "2s", "--retry-backoff", "50ms", "--batch-wait", "20ms", "--create-partitions", "0"}, extra...)
-}
-
-func checkNoSecrets(t *testing.T, where, out string) {
-	t.Helper()
-	for _, s := range []string{tgToken, "tgSecretTokenXYZ", slackSecret, discordSec} {
-		if strings.Contains(out, s) {
-			t.Errorf("%s contains the secret %q", where, s)
-		}
-	}
-}
-
 func TestNotifyOncePerMatchOnEveryChannelDespiteTriplicates(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf(`
 channels:
@@ -292,7 +51,7 @@ watches:
 	publish(t, s.addr, s.topic, all)
 
 	group := kafkatest.Name(t, "g")
-	metricsAddr := freeAddr(t)
+	metricsAddr := testkit.FreeAddr(t)
 	args := s.args(group, watches)
 	args = append(args, "--metrics-addr", metricsAddr) // the last one wins
 	n := startNotifier(t, s.bin, s.env, args...)
@@ -325,15 +84,7 @@ watches:
 	for _, r := range h.all() {
 		switch r.Path {
 		case "/hook":
-			var b struct {
-				Watch   string `json:"watch"`
-				Matches []struct {
-					CourseName string `json:"course_name"`
-				} `json:"matches"`
-			}
-			if err := json.Unmarshal(r.Body, &b); err != nil {
-				t.Fatal(err)
-			}
+			b := r.webhook(t)
 			for _, m := range b.Matches {
 				seen["hook|"+b.Watch+"|"+m.CourseName]++
 			}
@@ -381,23 +132,14 @@ watches:
 	if lines := strings.Count(stdout, "\n"); lines != 15 {
 		t.Errorf("notifications --status sent --watch cheap: %d lines, want 15", lines)
 	}
-	checkNoSecrets(t, "the notifier's stderr", n.logs.String())
+	checkNoSecrets(t, "the notifier's stderr", n.Logs.String())
 	checkNoSecrets(t, "the notifier's stdout", n.stdout.String())
 	checkNoSecrets(t, "the notifications listing", stdout+stderr)
 }
 
-func envValue(env []string, key string) string {
-	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, key+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
 func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	killed := make(chan struct{})
 	blocked := make(chan string, 1)
@@ -422,12 +164,12 @@ func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T)
 	select {
 	case key = <-blocked:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("no request reached the receiver; logs:\n%s", p1.logs.String())
+		t.Fatalf("no request reached the receiver; logs:\n%s", p1.Logs.String())
 	}
-	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p1.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = p1.wait(t, 10*time.Second)
+	_ = p1.Wait(t, 10*time.Second)
 	close(killed)
 	if c := statusCounts(t, s.db); c["sent"] == 5 {
 		t.Fatalf("all sent before the kill: %v", c)
@@ -465,7 +207,7 @@ func TestNotifySIGKILLBetweenSendAndMarkSendsTheSameKeyAtMostTwice(t *testing.T)
 
 func TestNotifyTransientAndPermanentFailures(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	// Event i's behaviour is chosen by its course name.
 	behaviour := map[string]string{courseName(0, 0): "timeout", courseName(1, 0): "5xx", courseName(2, 0): "4xx",
@@ -543,7 +285,7 @@ func TestNotifyTransientAndPermanentFailures(t *testing.T) {
 
 func TestNotifyReplaysSendNothingStaleOrAlreadySent(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 
@@ -598,7 +340,7 @@ func TestNotifyReplaysSendNothingStaleOrAlreadySent(t *testing.T) {
 
 func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 	now := time.Now()
@@ -620,7 +362,7 @@ func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
 
 func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: everything\n    channels: [hook]\n", h.srv.URL))
 	group := kafkatest.Name(t, "g")
@@ -635,15 +377,7 @@ func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 	p2.stop(t)
 	seen := map[string]int{}
 	for _, r := range h.all() {
-		var b struct {
-			Matches []struct {
-				CourseName string `json:"course_name"`
-			} `json:"matches"`
-		}
-		if err := json.Unmarshal(r.Body, &b); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range b.Matches {
+		for _, m := range r.webhook(t).Matches {
 			seen[m.CourseName]++
 		}
 	}
@@ -662,7 +396,7 @@ func TestNotifyTwoProcessesInOneGroupSendOnce(t *testing.T) {
 
 func TestNotifyDryRunPrintsAndWritesNothing(t *testing.T) {
 	t.Parallel()
-	s := newStack(t)
+	s := newStack(t, secretEnv...)
 	h := newHook(t)
 	watches := writeWatches(t, fmt.Sprintf("channels:\n  tg: {type: telegram, token_env: TG_TOKEN, chat_id: '1', base_url: %s}\nwatches:\n  - name: everything\n    channels: [tg]\n", h.srv.URL))
 	publish(t, s.addr, s.topic, freshEvents(1, 3, "dry", time.Now()))
@@ -679,5 +413,5 @@ func TestNotifyDryRunPrintsAndWritesNothing(t *testing.T) {
 		t.Errorf("dry run wrote %v and sent %d", c, len(h.all()))
 	}
 	checkNoSecrets(t, "dry run stdout", out)
-	checkNoSecrets(t, "dry run stderr", n.logs.String())
+	checkNoSecrets(t, "dry run stderr", n.Logs.String())
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -50,35 +49,22 @@ func publishEvents(t *testing.T, addr, topic string, n int, prefix string, at ti
 	kafkatest.Produce(t, addr, topic, msgs)
 }
 
-type proc struct {
-	cmd  *exec.Cmd
-	logs *testkit.SyncBuffer
-	done chan error
+// stack is the consumer's binary with a topic of 3 partitions and a database of its own; env is
+// the child's environment (the connection, text logs, and the extra variables newStack got).
+type stack struct {
+	bin, addr, topic string
+	db               *pgxpool.Pool
+	env              []string
 }
 
-func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
+func newStack(t *testing.T, env ...string) *stack {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), logs: &testkit.SyncBuffer{}, done: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stderr = p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() { _ = p.cmd.Process.Kill() })
-	return p
-}
-
-// wait returns the exit error, failing the test after timeout.
-func (p *proc) wait(t *testing.T, timeout time.Duration) error {
-	t.Helper()
-	select {
-	case err := <-p.done:
-		return err
-	case <-time.After(timeout):
-		t.Fatalf("process did not exit within %v; logs:\n%s", timeout, p.logs.String())
-		return nil
-	}
+	bin := buildBinary(t)
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db, dbURL := storetest.NewDBURL(t)
+	return &stack{bin: bin, addr: addr, topic: topic, db: db,
+		env: append([]string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"}, env...)}
 }
 
 func rows(t *testing.T, db *pgxpool.Pool) int64 {
@@ -86,15 +72,11 @@ func rows(t *testing.T, db *pgxpool.Pool) int64 {
 	return storetest.CountEvents(t, db)
 }
 
-func waitRows(t *testing.T, db *pgxpool.Pool, timeout time.Duration, cond func(int64) bool, what string, p *proc) {
+func waitRows(t *testing.T, db *pgxpool.Pool, timeout time.Duration, cond func(int64) bool, what string, p *testkit.Proc) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond(rows(t, db)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s (rows=%d); logs:\n%s", timeout, what, rows(t, db), p.logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitForf(t, timeout, func() string {
+		return fmt.Sprintf("%s (rows=%d); logs:\n%s", what, rows(t, db), p.Logs.String())
+	}, func() bool { return cond(rows(t, db)) })
 }
 
 // checkOffsetsBehindRows asserts that, per partition, every message below the group's committed
@@ -124,67 +106,50 @@ func checkOffsetsBehindRows(t *testing.T, addr, group, topic string, partitions 
 
 func TestSIGKILLThenRestartStoresEveryEventOnce(t *testing.T) {
 	t.Parallel()
-	bin := buildBinary(t)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
+	s := newStack(t)
 	group := kafkatest.Name(t, "g")
-	db, dbURL := storetest.NewDBURL(t)
 	const total = 3000
-	publishEvents(t, addr, topic, total, "kill", time.Now())
-	env := []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"}
-	args := []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--batch-size", "50", "--batch-wait", "20ms", "--inflight", "3"}
+	publishEvents(t, s.addr, s.topic, total, "kill", time.Now())
+	args := []string{"run", "--topic", s.topic, "--group", group, "--metrics-addr", "", "--batch-size", "50", "--batch-wait", "20ms", "--inflight", "3"}
 
-	p1 := startProc(t, bin, env, args...)
-	waitRows(t, db, 30*time.Second, func(n int64) bool { return n >= 500 }, "500 rows", p1)
-	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	p1 := testkit.Start(t, s.bin, s.env, args...)
+	waitRows(t, s.db, 30*time.Second, func(n int64) bool { return n >= 500 }, "500 rows", p1)
+	if err := p1.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = p1.wait(t, 10*time.Second)
-	atKill := rows(t, db)
-	committed := checkOffsetsBehindRows(t, addr, group, topic, 3, db)
+	_ = p1.Wait(t, 10*time.Second)
+	atKill := rows(t, s.db)
+	committed := checkOffsetsBehindRows(t, s.addr, group, s.topic, 3, s.db)
 	t.Logf("killed with %d rows stored and %d offsets committed", atKill, committed)
 
 	// The dead member holds its partitions until the session timeout (10 s) expires.
-	p2 := startProc(t, bin, env, args...)
-	waitRows(t, db, 40*time.Second, func(n int64) bool { return n == total }, "all rows after restart", p2)
-	if err := p2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := p2.wait(t, 20*time.Second); err != nil {
-		t.Fatalf("after SIGTERM: %v; logs:\n%s", err, p2.logs.String())
-	}
-	if n := rows(t, db); n != total {
+	p2 := testkit.Start(t, s.bin, s.env, args...)
+	waitRows(t, s.db, 40*time.Second, func(n int64) bool { return n == total }, "all rows after restart", p2)
+	p2.Stop(t, 20*time.Second)
+	if n := rows(t, s.db); n != total {
 		t.Errorf("rows = %d, want %d", n, total)
 	}
-	if c := checkOffsetsBehindRows(t, addr, group, topic, 3, db); c != total {
+	if c := checkOffsetsBehindRows(t, s.addr, group, s.topic, 3, s.db); c != total {
 		t.Errorf("committed offsets sum to %d after a clean stop, want %d", c, total)
 	}
 }
 
 func TestSIGTERMMidStreamExitsZeroWithOffsetsBehindRows(t *testing.T) {
 	t.Parallel()
-	bin := buildBinary(t)
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
+	s := newStack(t)
 	group := kafkatest.Name(t, "g")
-	db, dbURL := storetest.NewDBURL(t)
-	publishEvents(t, addr, topic, 5000, "term", time.Now())
-	p := startProc(t, bin, []string{"DATABASE_URL=" + dbURL, "KAFKA_BOOTSTRAP=" + addr, "LOG_FORMAT=text"},
-		"--topic", topic, "--group", group, "--metrics-addr", "127.0.0.1:0", "--batch-size", "20", "--batch-wait", "20ms")
-	waitRows(t, db, 30*time.Second, func(n int64) bool { return n >= 200 }, "200 rows", p)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.wait(t, 20*time.Second); err != nil {
-		t.Fatalf("exit after SIGTERM: %v, want status 0; logs:\n%s", err, p.logs.String())
-	}
-	stored := rows(t, db)
-	committed := checkOffsetsBehindRows(t, addr, group, topic, 3, db)
+	publishEvents(t, s.addr, s.topic, 5000, "term", time.Now())
+	p := testkit.Start(t, s.bin, s.env,
+		"--topic", s.topic, "--group", group, "--metrics-addr", "127.0.0.1:0", "--batch-size", "20", "--batch-wait", "20ms")
+	waitRows(t, s.db, 30*time.Second, func(n int64) bool { return n >= 200 }, "200 rows", p)
+	p.Stop(t, 20*time.Second)
+	stored := rows(t, s.db)
+	committed := checkOffsetsBehindRows(t, s.addr, group, s.topic, 3, s.db)
 	if committed > stored || committed == 0 {
 		t.Errorf("committed %d offsets with %d rows stored", committed, stored)
 	}
-	if !strings.Contains(p.logs.String(), "serving /metrics") {
-		t.Errorf("no metrics server log line; logs:\n%s", p.logs.String())
+	if !strings.Contains(p.Logs.String(), "serving /metrics") {
+		t.Errorf("no metrics server log line; logs:\n%s", p.Logs.String())
 	}
 	t.Logf("stopped mid-stream at %d of 5000 rows, %d offsets committed", stored, committed)
 }
@@ -214,13 +179,8 @@ func TestFromReplaysAFreshGroupFromATime(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // room for a wrong implementation to store the old events too
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run --from: %v; logs:\n%s", err, logs.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not stop")
+	if err := testkit.Recv(t, done, 20*time.Second, "run"); err != nil {
+		t.Fatalf("run --from: %v; logs:\n%s", err, logs.String())
 	}
 	var old, recent int64
 	if err := db.QueryRow(t.Context(), `select count(*) filter (where crawl_id = 'crawl-old'), count(*) filter (where crawl_id = 'crawl-new') from booking_events`).Scan(&old, &recent); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -35,12 +36,7 @@ type gate struct {
 
 func newGate(t *testing.T, target string) *gate {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gate{t: t, target: target, addr: ln.Addr().String()}
-	ln.Close() // refused until open
+	g := &gate{t: t, target: target, addr: testkit.FreeAddr(t)} // refused until open
 	t.Cleanup(func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -78,17 +74,6 @@ func (g *gate) open() {
 			}()
 		}
 	}()
-}
-
-// freeAddr returns a local address nobody listens on (for /metrics).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // healthz returns /healthz's status and body (0 if it does not answer).
@@ -138,7 +123,7 @@ func TestRunWaitsForPostgreSQLAndKafkaAtStartUp(t *testing.T) {
 	pool, dbURL := storetest.NewDBURL(t)
 	pg := newGate(t, strings.Split(strings.Split(dbURL, "@")[1], "/")[0])
 	kf := newGate(t, addr)
-	metrics := freeAddr(t)
+	metrics := testkit.FreeAddr(t)
 	topic, group := kafkatest.Name(t, "startup"), kafkatest.Name(t, "g")
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
 
@@ -163,21 +148,11 @@ func TestRunWaitsForPostgreSQLAndKafkaAtStartUp(t *testing.T) {
 	waitHealthz(t, metrics, http.StatusOK, "ok")
 
 	publishEvents(t, addr, topic, 20, "startup", time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	deadline := time.Now().Add(60 * time.Second)
-	for rows(t, pool) != 20 {
-		if time.Now().After(deadline) {
-			t.Fatalf("rows = %d, want 20", rows(t, pool))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.WaitForf(t, 60*time.Second, func() string { return fmt.Sprintf("rows = %d, want 20", rows(t, pool)) },
+		func() bool { return rows(t, pool) == 20 })
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run = %v after SIGTERM, want nil", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not stop")
+	if err := testkit.Recv(t, done, 30*time.Second, "run"); err != nil {
+		t.Fatalf("run = %v after SIGTERM, want nil", err)
 	}
 }
 
@@ -191,7 +166,7 @@ func TestRunStopsCleanlyWhileWaitingAtStartUp(t *testing.T) {
 			if tc.waitFor == "PostgreSQL" {
 				dbURL = withHost(t, dbURL, newGate(t, "127.0.0.1:1").addr)
 			}
-			metrics := freeAddr(t)
+			metrics := testkit.FreeAddr(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			done := make(chan error, 1)
@@ -202,13 +177,8 @@ func TestRunStopsCleanlyWhileWaitingAtStartUp(t *testing.T) {
 			}()
 			waitHealthz(t, metrics, http.StatusServiceUnavailable, "starting: waiting for "+tc.waitFor)
 			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("run = %v after SIGTERM while waiting for %s, want nil (exit 0)", err, tc.waitFor)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("run did not stop within 10 s of SIGTERM")
+			if err := testkit.Recv(t, done, 10*time.Second, "run after SIGTERM"); err != nil {
+				t.Fatalf("run = %v after SIGTERM while waiting for %s, want nil (exit 0)", err, tc.waitFor)
 			}
 		})
 	}
@@ -251,7 +221,7 @@ func TestHealthzReportsAStuckConsumer(t *testing.T) {
 	var alive atomic.Bool
 	alive.Store(true)
 	health := &consumer.Health{}
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	stop, err := serveMetrics(t.Context(), slog.New(slog.DiscardHandler), addr, prometheus.NewRegistry(), &db, &alive, health)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +16,7 @@ func TestEnsureTopicCreatesOnceAndKeepsExisting(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Name(t, "ensure")
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.DiscardHandler)
 	for range 2 { // the second call finds it and leaves it alone
 		if err := ensureTopic(t.Context(), logger, []string{addr}, topic, 3); err != nil {
 			t.Fatal(err)

@@ -23,8 +23,6 @@ var (
 	claimSQL string
 	//go:embed queries/closes.sql
 	closesSQL string
-	//go:embed queries/preview.sql
-	previewSQL string
 )
 
 // Defaults of the notifier.
@@ -75,9 +73,9 @@ type claimRows struct {
 	watches                             []*Watch
 }
 
-func (r *claimRows) args(maxAge, lease time.Duration, owner string) []any {
+func (r *claimRows) args(maxAge, lease time.Duration, owner string, dryRun bool) []any {
 	return []any{r.key, r.watch, r.channel, r.eventID, r.crawlID, r.listingKey, r.occurredAt, r.event,
-		maxAge.Seconds(), owner, lease.Seconds()}
+		maxAge.Seconds(), owner, lease.Seconds(), dryRun}
 }
 
 // Ingest claims the matches of one batch (see the package documentation).
@@ -163,7 +161,7 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 		if len(rows.key) == 0 {
 			return nil
 		}
-		res, err := tx.Query(ctx, claimSQL, rows.args(maxAge, lease, c.Owner)...)
+		res, err := tx.Query(ctx, claimSQL, rows.args(maxAge, lease, c.Owner, false)...)
 		if err != nil {
 			return fmt.Errorf("claim: %w", err)
 		}
@@ -207,12 +205,13 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
 }
 
-// preview prints, per match, what a real run would do with it.
+// preview prints, per match, what a real run would do with it: claim.sql in its dry-run mode, which
+// writes nothing.
 func (c *Claimer) preview(ctx context.Context, rows *claimRows, maxAge, lease time.Duration, n int) (store.Result, error) {
 	if len(rows.key) == 0 {
 		return store.Result{Duplicates: n}, nil
 	}
-	res, err := c.Pool.Query(ctx, previewSQL, rows.args(maxAge, lease, c.Owner)...)
+	res, err := c.Pool.Query(ctx, claimSQL, rows.args(maxAge, lease, c.Owner, true)...)
 	if err != nil {
 		return store.Result{}, fmt.Errorf("dry run: %w", err)
 	}

@@ -9,100 +9,103 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
 
+// wording is one language's words of a message. The comments name the arguments of each fmt
+// format; match names them by index, so that each language orders them as it needs.
+type wording struct {
+	header           string // watch, number of matches
+	weekdays         [7]string
+	price, was       string // the price, thousands-separated (was: the previous one)
+	noPrice          string
+	players          string // number of players
+	noPlayers        string
+	opened, changed  string
+	match            string // course, play date, weekday, tee time, price, players, opened/changed, how long ago
+	seconds, minutes string // how long ago: seconds; minutes
+	hoursMinutes     string // how long ago: hours, minutes
+}
+
 var (
-	koWeekday = [...]string{"일", "월", "화", "수", "목", "금", "토"}
-	enWeekday = [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+	english = &wording{
+		header:   "⛳ Tee-time alert: %s (%d)\n",
+		weekdays: [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"},
+		price:    "₩%s", was: " (was ₩%s)", noPrice: "price n/a",
+		players: "%d players", noPlayers: "players n/a",
+		opened: "opened", changed: "changed",
+		match:   "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · %[7]s %[8]s ago",
+		seconds: "%ds", minutes: "%d min", hoursMinutes: "%dh %dmin",
+	}
+	korean = &wording{
+		header:   "⛳ 티타임 알림: %s (%d건)\n",
+		weekdays: [...]string{"일", "월", "화", "수", "목", "금", "토"},
+		price:    "%s원", was: " (기존 %s원)", noPrice: "가격 미정",
+		players: "%d명", noPlayers: "인원 미정",
+		opened: "오픈", changed: "변경",
+		match:   "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · %[8]s 전 %[7]s",
+		seconds: "%d초", minutes: "%d분", hoursMinutes: "%d시간 %d분",
+	}
 )
+
+// wordingOf is the wording of lang: "en" is English, anything else Korean.
+func wordingOf(lang string) *wording {
+	if lang == "en" {
+		return english
+	}
+	return korean
+}
 
 // Text is the message of one watch's matches from one crawl, in lang ("ko" or "en"): per match
 // the course and part, play date with weekday, tee time, price, players, and how long ago it
 // opened (or changed), relative to now.
 func Text(lang, watch string, evs []*events.Event, now time.Time) string {
+	w := wordingOf(lang)
 	var b strings.Builder
-	if lang == "en" {
-		fmt.Fprintf(&b, "⛳ Tee-time alert: %s (%d)\n", watch, len(evs))
-	} else {
-		fmt.Fprintf(&b, "⛳ 티타임 알림: %s (%d건)\n", watch, len(evs))
-	}
+	fmt.Fprintf(&b, w.header, watch, len(evs))
 	for _, e := range evs {
 		b.WriteString("• ")
-		b.WriteString(line(lang, e, now))
+		b.WriteString(w.line(e, now))
 		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func line(lang string, e *events.Event, now time.Time) string {
+func (w *wording) line(e *events.Event, now time.Time) string {
 	course := e.CourseName
 	if e.CoursePart != "" {
 		course += " (" + e.CoursePart + ")"
 	}
 	wd := ""
 	if d, err := time.Parse(events.DateLayout, e.PlayDate); err == nil {
-		if lang == "en" {
-			wd = enWeekday[d.Weekday()]
-		} else {
-			wd = koWeekday[d.Weekday()]
-		}
+		wd = w.weekdays[d.Weekday()]
 	}
 	ago := now.Sub(e.OccurredAt).Round(time.Second)
 	if ago < 0 {
 		ago = 0
 	}
-	if lang == "en" {
-		price := "price n/a"
-		if e.PriceKRW != nil {
-			price = "₩" + textfmt.Thousands(*e.PriceKRW)
-			if e.Previous != nil && e.Previous.PriceKRW != nil && *e.Previous.PriceKRW != *e.PriceKRW {
-				price += " (was ₩" + textfmt.Thousands(*e.Previous.PriceKRW) + ")"
-			}
-		}
-		players := "players n/a"
-		if e.Players != nil {
-			players = fmt.Sprintf("%d players", *e.Players)
-		}
-		verb := "opened"
-		if e.EventType == events.ListingChanged {
-			verb = "changed"
-		}
-		return fmt.Sprintf("%s · %s (%s) %s · %s · %s · %s %s ago", course, e.PlayDate, wd, e.TeeTime, price, players, verb, agoEN(ago))
-	}
-	price := "가격 미정"
+	price := w.noPrice
 	if e.PriceKRW != nil {
-		price = textfmt.Thousands(*e.PriceKRW) + "원"
+		price = fmt.Sprintf(w.price, textfmt.Thousands(*e.PriceKRW))
 		if e.Previous != nil && e.Previous.PriceKRW != nil && *e.Previous.PriceKRW != *e.PriceKRW {
-			price += " (기존 " + textfmt.Thousands(*e.Previous.PriceKRW) + "원)"
+			price += fmt.Sprintf(w.was, textfmt.Thousands(*e.Previous.PriceKRW))
 		}
 	}
-	players := "인원 미정"
+	players := w.noPlayers
 	if e.Players != nil {
-		players = fmt.Sprintf("%d명", *e.Players)
+		players = fmt.Sprintf(w.players, *e.Players)
 	}
-	verb := "오픈"
+	verb := w.opened
 	if e.EventType == events.ListingChanged {
-		verb = "변경"
+		verb = w.changed
 	}
-	return fmt.Sprintf("%s · %s (%s) %s · %s · %s · %s 전 %s", course, e.PlayDate, wd, e.TeeTime, price, players, agoKO(ago), verb)
+	return fmt.Sprintf(w.match, course, e.PlayDate, wd, e.TeeTime, price, players, verb, w.ago(ago))
 }
 
-func agoEN(d time.Duration) string {
+func (w *wording) ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
+		return fmt.Sprintf(w.seconds, int(d.Seconds()))
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
+		return fmt.Sprintf(w.minutes, int(d.Minutes()))
 	default:
-		return fmt.Sprintf("%dh %dmin", int(d.Hours()), int(d.Minutes())%60)
-	}
-}
-
-func agoKO(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%d초", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%d분", int(d.Minutes()))
-	default:
-		return fmt.Sprintf("%d시간 %d분", int(d.Hours()), int(d.Minutes())%60)
+		return fmt.Sprintf(w.hoursMinutes, int(d.Hours()), int(d.Minutes())%60)
 	}
 }

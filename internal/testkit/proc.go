@@ -52,7 +52,15 @@ type Proc struct {
 // Start runs bin with args; env is added to the test's environment.
 func Start(t testing.TB, bin string, env []string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{Cmd: exec.Command(bin, args...), Logs: &SyncBuffer{}, Exited: make(chan error, 1)}
+	return StartCmd(t, exec.Command(bin, args...), env)
+}
+
+// StartCmd is Start for a command the caller prepared (its Stdout, its Dir): env is added to the
+// test's environment, its stderr goes to Logs, and it is killed when the test ends if it is still
+// running. Start(t, bin, env, args...) is StartCmd(t, exec.Command(bin, args...), env).
+func StartCmd(t testing.TB, cmd *exec.Cmd, env []string) *Proc {
+	t.Helper()
+	p := &Proc{Cmd: cmd, Logs: &SyncBuffer{}, Exited: make(chan error, 1)}
 	p.Cmd.Env = append(os.Environ(), env...)
 	p.Cmd.Stderr = p.Logs
 	if err := p.Cmd.Start(); err != nil {

@@ -1,0 +1,136 @@
+package dashboard
+
+// The overview page: listings by status, events per hour, the booked listings' lifetimes.
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+type overviewData struct {
+	Total       int
+	ByStatus    []statusCount
+	StatusChart *SVG
+	Events      int64
+	LastIngest  string
+	HoursFrom   string
+	HoursTo     string
+	Days        int
+	HoursEvents int64
+	Hours       *SVG
+	Heatmap     *SVG
+	Spread      *SVG
+	Spreads     []spreadRow
+	Lead        *SVG
+	LeadBooked  int
+	Price       *SVG
+	Prices      []priceChange
+	Legend      []legendItem
+}
+
+type statusCount struct {
+	Status string
+	N      int
+	Color  string
+}
+
+type legendItem struct{ Name, Color string }
+
+const maxLeadDays = 30
+
+func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.Query()) > 0 {
+		h.fail(w, r, http.StatusBadRequest, "the overview takes no parameters; filters are on the Listings page")
+		return
+	}
+	loc := h.cfg.Loc
+	asOf := h.cfg.AsOf()
+	// The last Days whole local days up to the hour after as-of.
+	to := asOf.Truncate(time.Hour).Add(time.Hour)
+	y, m, d := asOf.In(loc).Date()
+	from := time.Date(y, m, d-h.cfg.Days+1, 0, 0, 0, 0, loc)
+	var od overviewData
+	var byStatus map[string]int
+	var hours []store.HourCount
+	var booked []store.BookedListing
+	var last *time.Time
+	if !h.readPage(w, r, func(rd *store.Reader) error {
+		var err error
+		if byStatus, err = rd.StatusCounts(r.Context(), store.LifetimeFilter{}); err != nil {
+			return err
+		}
+		if od.Events, last, err = rd.IngestTotals(r.Context()); err != nil {
+			return err
+		}
+		if hours, err = rd.EventsPerHour(r.Context(), from, to); err != nil {
+			return err
+		}
+		booked, err = rd.BookedListings(r.Context(), loc)
+		return err
+	}) {
+		return
+	}
+	if last != nil {
+		od.LastIngest = last.In(loc).Format("2006-01-02 15:04:05 MST")
+	}
+	for _, st := range []string{store.StatusOpen, store.StatusBooked, store.StatusExpired} {
+		od.ByStatus = append(od.ByStatus, statusCount{st, byStatus[st], statusColor[st]})
+		od.Total += byStatus[st]
+	}
+	var labels, colors []string
+	var values []float64
+	for _, s := range od.ByStatus {
+		labels, colors, values = append(labels, s.Status), append(colors, s.Color), append(values, float64(s.N))
+	}
+	od.StatusChart = bars("listings by status", labels, values, colors, count)
+
+	byHour := map[int64]map[string]int64{} // by Unix time: time.Time keys would differ by Location
+	for _, hc := range hours {
+		k := hc.Hour.Unix()
+		if byHour[k] == nil {
+			byHour[k] = map[string]int64{}
+		}
+		byHour[k][hc.EventType] += hc.Events
+		od.HoursEvents += hc.Events
+	}
+	od.Days = h.cfg.Days
+	od.HoursFrom, od.HoursTo = from.In(loc).Format("2006-01-02 15:04"), to.In(loc).Format("2006-01-02 15:04 MST")
+	od.Hours = eventsPerHour(from, to, loc, byHour)
+	for _, t := range typeOrder {
+		od.Legend = append(od.Legend, legendItem{t, typeColor[t]})
+	}
+
+	bs := aggregateBooked(booked)
+	if len(bs.courses) > 0 {
+		od.Heatmap = heatmap(bs.courses, bs.median, bs.count)
+		od.Spreads = bs.spreads
+		od.Spread = boxes(od.Spreads)
+		last := 0
+		for d, n := range bs.lead {
+			od.LeadBooked += n
+			last = max(last, d)
+		}
+		var ll []string
+		var lv []float64
+		for d := 0; d <= last; d++ {
+			lab := strconv.Itoa(d)
+			if d == maxLeadDays {
+				lab += "+"
+			}
+			ll, lv = append(ll, lab), append(lv, float64(bs.lead[d]))
+		}
+		od.Lead = bars("booked listings by days between booking and play date", ll, lv, nil, count)
+		od.Prices = bs.prices
+		var pl, pc []string
+		var pv []float64
+		pcol := map[string]string{"dropped": "#31a354", "unchanged": "#969696", "raised": "#de2d26", "unknown": "#bdbdbd"}
+		for _, p := range od.Prices {
+			pl, pc, pv = append(pl, p.Direction), append(pc, pcol[p.Direction]), append(pv, float64(p.Listings))
+		}
+		od.Price = bars("booked listings by what the price did before the booking", pl, pv, pc, count)
+	}
+	h.render(w, r, http.StatusOK, "overview", "Overview", od)
+}
