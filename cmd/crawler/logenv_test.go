@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli/clitest"
 )
 
 // TestEverySubcommandHonoursLogEnv: LOG_LEVEL and LOG_FORMAT are read for every subcommand (a
@@ -14,21 +14,7 @@ import (
 // text, logs JSON when LOG_FORMAT says so.
 func TestEverySubcommandHonoursLogEnv(t *testing.T) {
 	t.Parallel()
-	for _, sub := range []string{"run", "once", "try", "check", "sim", "replay", "healthcheck"} {
-		for _, kv := range [][2]string{{"LOG_LEVEL", "loud"}, {"LOG_FORMAT", "xml"}} {
-			getenv := func(k string) string {
-				if k == kv[0] {
-					return kv[1]
-				}
-				return ""
-			}
-			var stderr bytes.Buffer
-			err := run(t.Context(), []string{sub, "--help"}, getenv, &bytes.Buffer{}, &stderr)
-			if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), kv[0]) {
-				t.Errorf("crawler %s with %s=%s: err = %v, want a usage error naming %s", sub, kv[0], kv[1], err, kv[0])
-			}
-		}
-	}
+	clitest.CheckLogEnv(t, "crawler", run, cli.ErrUsage, "run", "once", "try", "check", "sim", "replay", "healthcheck")
 	p, _ := replayFile(t)
 	for format, want := range map[string]string{"": `level=WARN msg="invalid line skipped"`, "json": `"msg":"invalid line skipped"`} {
 		var stderr bytes.Buffer
