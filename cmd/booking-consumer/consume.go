@@ -61,16 +61,16 @@ type consumeConfig struct {
 	dashAuth   dashboard.Auth
 }
 
-func consumeCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("run", "Consume booking events from Kafka into PostgreSQL until SIGINT or SIGTERM.\n"+
+func consumeCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "run", "Consume booking events from Kafka into PostgreSQL until SIGINT or SIGTERM.\n"+
 		"Migrations and views are applied first. Offsets are committed only after the database commit;\n"+
 		"redeliveries are harmless (ON CONFLICT (event_id) DO NOTHING). Poison messages go to\n"+
 		"booking_events_dead. Exit status 0 after a clean stop.")
 	var cfg consumeConfig
-	cfg.define(fs, env.getenv, runDefaults)
+	cfg.define(fs, env.Getenv, runDefaults)
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per database transaction")
 	batchBytes := consumer.DefaultMaxBatchBytes
-	if v := strings.TrimSpace(env.getenv("BATCH_MAX_BYTES")); v != "" {
+	if v := strings.TrimSpace(env.Getenv("BATCH_MAX_BYTES")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return fmt.Errorf("%w: run: BATCH_MAX_BYTES %q is not a whole number of bytes", cli.ErrUsage, v)
@@ -96,15 +96,15 @@ func consumeCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	cfg.fromEnv(env.getenv)
-	cfg.dashAuth = dashboardAuth(env.getenv)
+	cfg.fromEnv(env.Getenv)
+	cfg.dashAuth = dashboardAuth(env.Getenv)
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("%w: run: %w", cli.ErrUsage, err)
 	}
-	err := consume(ctx, env.logger, cfg)
+	err := consume(ctx, env.Logger, cfg)
 	if stoppedBySignal(ctx, err) {
 		// SIGTERM while connecting, migrating or waiting for a dependency: a clean stop.
-		env.logger.Info("stopped during start-up", "err", err)
+		env.Logger.Info("stopped during start-up", "err", err)
 		return nil
 	}
 	return err
@@ -471,8 +471,8 @@ func serveMetrics(ctx context.Context, logger *slog.Logger, addr string, reg *pr
 	}, nil
 }
 
-func migrateCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("migrate", "Apply the database migrations (tern, under an advisory lock) and re-install the views, then exit.")
+func migrateCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "migrate", "Apply the database migrations (tern, under an advisory lock) and re-install the views, then exit.")
 	var dbURL string
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	if err := cli.Parse(fs, args); err != nil {
@@ -486,7 +486,7 @@ func migrateCmd(ctx context.Context, env environment, args []string) error {
 	if err := migrate(ctx, pool); err != nil {
 		return err
 	}
-	env.logger.InfoContext(ctx, "migrations and views applied")
+	env.Logger.InfoContext(ctx, "migrations and views applied")
 	return nil
 }
 
@@ -509,9 +509,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 }
 
 // openFromEnv opens the pool at dbURL, or at $DATABASE_URL when dbURL is empty.
-func openFromEnv(ctx context.Context, env environment, dbURL string) (*pgxpool.Pool, error) {
+func openFromEnv(ctx context.Context, env cli.Env, dbURL string) (*pgxpool.Pool, error) {
 	if dbURL == "" {
-		dbURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
+		dbURL = strings.TrimSpace(env.Getenv("DATABASE_URL"))
 	}
 	if dbURL == "" {
 		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", cli.ErrUsage)

@@ -12,9 +12,9 @@ import (
 
 // openDatabase opens the pool at dbURL, or at $DATABASE_URL when dbURL is empty, through
 // cli.OpenDatabase: errors name user@host:port/database, never the URL or its password.
-func openDatabase(ctx context.Context, env environment, dbURL string) (*pgxpool.Pool, error) {
+func openDatabase(ctx context.Context, env cli.Env, dbURL string) (*pgxpool.Pool, error) {
 	if dbURL == "" {
-		dbURL = strings.TrimSpace(env.getenv("DATABASE_URL"))
+		dbURL = strings.TrimSpace(env.Getenv("DATABASE_URL"))
 	}
 	if dbURL == "" {
 		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", cli.ErrUsage)

@@ -37,7 +37,7 @@ Run "booking-consumer dead <list|show|retry> --help" for the flags.
 `
 
 // deadCmd is `booking-consumer dead list|show|retry`.
-func deadCmd(ctx context.Context, env environment, args []string) error {
+func deadCmd(ctx context.Context, env cli.Env, args []string) error {
 	sub, rest, help := cli.Subcommand(args, "")
 	switch sub {
 	case "list":
@@ -49,7 +49,7 @@ func deadCmd(ctx context.Context, env environment, args []string) error {
 	case "help":
 		help = true
 	}
-	fmt.Fprint(env.stderr, deadHelp+envHelp)
+	fmt.Fprint(env.Stderr, deadHelp+envHelp)
 	if help {
 		return nil
 	}
@@ -77,8 +77,8 @@ func parseSince(s string) (*time.Time, error) {
 	return &t, nil
 }
 
-func deadListCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("dead list", "List dead letters (booking_events_dead), newest failure first: id, Kafka\n"+
+func deadListCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "dead list", "List dead letters (booking_events_dead), newest failure first: id, Kafka\n"+
 		"topic/partition/offset, first and last failure, attempts, reason and the raw value, escaped\n"+
 		"(control characters as \\uXXXX, invalid UTF-8 as \\xNN) and cut to --width characters.")
 	var dbURL, tz string
@@ -133,7 +133,7 @@ func deadListCmd(ctx context.Context, env environment, args []string) error {
 
 // printFromStore opens the database at dbURL (default $DATABASE_URL), reads v with read and
 // prints it with print on a buffered stdout: the shape of the read-only dead subcommands.
-func printFromStore[T any](ctx context.Context, env environment, dbURL string,
+func printFromStore[T any](ctx context.Context, env cli.Env, dbURL string,
 	read func(*store.Store) (T, error), print func(io.Writer, T) error) error {
 	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
@@ -144,7 +144,7 @@ func printFromStore[T any](ctx context.Context, env environment, dbURL string,
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(env.stdout)
+	w := bufio.NewWriter(env.Stdout)
 	if err := print(w, v); err != nil {
 		return err
 	}
@@ -185,8 +185,8 @@ func toDeadJSON(d store.DeadLetter, loc *time.Location, width int, exact bool) d
 	return j
 }
 
-func deadShowCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("dead show", "Show one dead letter in full: its Kafka position, failures, attempts, the reason,\n"+
+func deadShowCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "dead show", "Show one dead letter in full: its Kafka position, failures, attempts, the reason,\n"+
 		"and the raw key and value, escaped but never cut. Usage: booking-consumer dead show [flags] ID")
 	var dbURL, tz string
 	var asJSON bool
@@ -226,8 +226,8 @@ func deadShowCmd(ctx context.Context, env environment, args []string) error {
 	})
 }
 
-func deadRetryCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("dead retry", "Re-drive dead letters: re-validate each selected one with today's event decoder.\n"+
+func deadRetryCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "dead retry", "Re-drive dead letters: re-validate each selected one with today's event decoder.\n"+
 		"A valid one is stored like the consumer stores it (INSERT ... ON CONFLICT (event_id) DO NOTHING,\n"+
 		"at its Kafka position) and removed from booking_events_dead in the same transaction; an\n"+
 		"invalid one (or one PostgreSQL refuses) stays, with today's reason and attempts+1. Without\n"+
@@ -257,7 +257,7 @@ func deadRetryCmd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	w := bufio.NewWriter(env.stdout)
+	w := bufio.NewWriter(env.Stdout)
 	defer w.Flush()
 	res, err := store.New(pool).RetryDead(ctx, f, dryRun, func(o store.RetryOutcome) {
 		if quiet {
@@ -281,7 +281,7 @@ func deadRetryCmd(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	env.logger.InfoContext(ctx, "dead letters retried", "redriven", res.Redriven, "inserted", res.Inserted,
+	env.Logger.InfoContext(ctx, "dead letters retried", "redriven", res.Redriven, "inserted", res.Inserted,
 		"already_stored", res.AlreadyStored, "still_bad", res.StillBad, "dry_run", dryRun)
 	return w.Flush()
 }

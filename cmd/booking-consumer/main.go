@@ -20,7 +20,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"log/slog"
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -84,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cmds := map[string]func(context.Context, environment, []string) error{
+	cmds := map[string]func(context.Context, cli.Env, []string) error{
 		"run":           consumeCmd,
 		"migrate":       migrateCmd,
 		"lifetimes":     lifetimesCmd,
@@ -95,21 +94,12 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		"notify":        notifyCmd,
 		"notifications": notificationsCmd,
 	}
-	env := func(logger *slog.Logger) environment {
-		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
-	}
+	env := cli.Env{Program: "booking-consumer", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, rootHelp+envHelp, cli.Lookup(cmds, env))
-}
-
-// environment is what every subcommand gets from run.
-type environment struct {
-	getenv         func(string) string
-	stdout, stderr io.Writer
-	logger         *slog.Logger
 }
 
 // newFlagSet returns a FlagSet whose --help prints usage (the subcommand's synopsis), every
 // flag, and the environment variables.
-func (e environment) newFlagSet(name, usage string) *flag.FlagSet {
-	return cli.NewFlagSet(e.stderr, "booking-consumer", name, usage, envHelp)
+func newFlagSet(env cli.Env, name, usage string) *flag.FlagSet {
+	return env.NewFlagSet(name, usage, envHelp)
 }

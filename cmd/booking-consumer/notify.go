@@ -46,15 +46,15 @@ type notifyConfig struct {
 }
 
 // notifyCmd is `booking-consumer notify`: the tee-time alert consumer group (package internal/notify).
-func notifyCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("notify", "Tee-time alerts: consume booking events in a consumer group of their own, match them\n"+
+func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "notify", "Tee-time alerts: consume booking events in a consumer group of their own, match them\n"+
 		"against the watches file, claim each (watch, channel, event) match in the notifications table\n"+
 		"(offsets are committed after the claims), and deliver the claims through one rate-limited sender\n"+
 		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
 		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
 	var cfg notifyConfig
-	cfg.define(fs, env.getenv, notifyDefaults)
-	fs.StringVar(&cfg.watchesFile, "watches", env.getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
+	cfg.define(fs, env.Getenv, notifyDefaults)
+	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
 	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
 	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
 	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
@@ -66,7 +66,7 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	cfg.fromEnv(env.getenv)
+	cfg.fromEnv(env.Getenv)
 	errs := cfg.validate() // the consumingFlags
 	if cfg.watchesFile == "" {
 		errs = append(errs, errors.New("WATCHES_FILE is not set (or pass --watches)"))
@@ -80,28 +80,28 @@ func notifyCmd(ctx context.Context, env environment, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
 	}
-	watches, err := notify.LoadFile(cfg.watchesFile, env.getenv)
+	watches, err := notify.LoadFile(cfg.watchesFile, env.Getenv)
 	if err != nil {
 		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
 	}
 	cfg.watches = watches
 	// Channel URLs and tokens never reach the logs, the errors or stdout.
 	cfg.secrets = watches.Secrets()
-	env.stderr = cli.ScrubWriter(env.stderr, cfg.secrets)
-	env.stdout = cli.ScrubWriter(env.stdout, cfg.secrets)
-	if env.logger, err = cli.NewLogger(env.getenv, env.stderr); err != nil {
+	env.Stderr = cli.ScrubWriter(env.Stderr, cfg.secrets)
+	env.Stdout = cli.ScrubWriter(env.Stdout, cfg.secrets)
+	if env.Logger, err = cli.NewLogger(env.Getenv, env.Stderr); err != nil {
 		return err
 	}
 	err = runNotifier(ctx, env, cfg)
 	if stoppedBySignal(ctx, err) {
-		env.logger.Info("stopped during start-up", "err", err)
+		env.Logger.Info("stopped during start-up", "err", err)
 		return nil
 	}
 	return cli.ScrubError(err, cfg.secrets)
 }
 
-func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
-	logger := env.logger
+func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
+	logger := env.Logger
 	group := cfg.group
 	if cfg.dryRun {
 		group += "-dry-run"
@@ -135,7 +135,7 @@ func runNotifier(ctx context.Context, env environment, cfg notifyConfig) error {
 			}
 		}}
 	if cfg.dryRun {
-		claimer.DryRun = env.stdout
+		claimer.DryRun = env.Stdout
 	}
 	sctx, stopSenders := context.WithCancel(context.WithoutCancel(ctx))
 	var senders sync.WaitGroup
@@ -175,8 +175,8 @@ func usedChannels(c *notify.Config) []string {
 }
 
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
-func notificationsCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
+func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
 		"status sending (claimed, being delivered), sent, failed (with the error) or skipped (with the reason).")
 	var dbURL, status, watch string
 	var asJSON bool
@@ -205,7 +205,7 @@ func notificationsCmd(ctx context.Context, env environment, args []string) error
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(env.stdout)
+		enc := json.NewEncoder(env.Stdout)
 		for _, n := range rows {
 			if err := enc.Encode(n); err != nil {
 				return err
@@ -223,5 +223,5 @@ func notificationsCmd(ctx context.Context, env environment, args []string) error
 		t.Add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
 			n.TeeTime, strconv.Itoa(n.Attempts), why)
 	}
-	return t.Write(env.stdout)
+	return t.Write(env.Stdout)
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
-func lifetimesCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("lifetimes", "Print listings from booking_lifetimes (read from its listing_lifetimes projection): one row per listing with its status\n"+
+func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "lifetimes", "Print listings from booking_lifetimes (read from its listing_lifetimes projection): one row per listing with its status\n"+
 		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
 		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
 		"to book by course and weekday of the play date.")
@@ -66,7 +66,7 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 	}
 	defer pool.Close()
 	s := store.New(pool)
-	w := bufio.NewWriter(env.stdout)
+	w := bufio.NewWriter(env.Stdout)
 	switch {
 	case verify && rebuild:
 		return fmt.Errorf("%w: --verify and --rebuild are exclusive", cli.ErrUsage)
@@ -74,7 +74,7 @@ func lifetimesCmd(ctx context.Context, env environment, args []string) error {
 		err := verifyProjection(ctx, s, w)
 		return errors.Join(err, w.Flush())
 	case rebuild:
-		err := rebuildProjection(ctx, s, w, env.logger)
+		err := rebuildProjection(ctx, s, w, env.Logger)
 		return errors.Join(err, w.Flush())
 	}
 	if summary {
@@ -241,8 +241,8 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 	return books.Write(w)
 }
 
-func exportCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("export", "Write the stored events as JSON lines (one event payload per line) ordered by occurred_at.")
+func exportCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "export", "Write the stored events as JSON lines (one event payload per line) ordered by occurred_at.")
 	var dbURL, since, until, source, out string
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&since, "since", "", "only events with occurred_at >= this RFC3339 `time`")
@@ -274,18 +274,18 @@ func exportCmd(ctx context.Context, env environment, args []string) error {
 	defer pool.Close()
 	s := store.New(pool)
 	if out == "" {
-		w := bufio.NewWriter(env.stdout)
+		w := bufio.NewWriter(env.Stdout)
 		n, err := s.Export(ctx, w, f)
 		if err != nil {
 			return err
 		}
-		env.logger.InfoContext(ctx, "exported", "events", n)
+		env.Logger.InfoContext(ctx, "exported", "events", n)
 		return w.Flush()
 	}
 	n, err := s.ExportFile(ctx, out, f)
 	if err != nil {
 		return err
 	}
-	env.logger.InfoContext(ctx, "exported", "events", n, "file", out)
+	env.Logger.InfoContext(ctx, "exported", "events", n, "file", out)
 	return nil
 }

@@ -35,21 +35,21 @@ func dashboardAuth(getenv func(string) string) dashboard.Auth {
 	return dashboard.Auth{Token: getenv("DASHBOARD_TOKEN"), User: getenv("DASHBOARD_USER"), Password: getenv("DASHBOARD_PASSWORD")}
 }
 
-func serveCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("serve", serveHelp)
+func serveCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "serve", serveHelp)
 	var dbURL, addr, tz, asOf, bootstrap, topic, group string
 	var days int
 	var queryTimeout time.Duration
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&addr, "http-addr", cli.EnvOr(env.getenv, "HTTP_ADDR", dashboard.DefaultAddr), "listen `address` ($HTTP_ADDR); not loopback: a login is required")
+	fs.StringVar(&addr, "http-addr", cli.EnvOr(env.Getenv, "HTTP_ADDR", dashboard.DefaultAddr), "listen `address` ($HTTP_ADDR); not loopback: a login is required")
 	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of every time shown")
 	fs.StringVar(&asOf, "as-of", "", "anchor of the \"last days\" charts: RFC3339 time or YYYY-MM-DD (the end of that day in --tz);\n"+
 		"default now. Recorded data such as the practice set (April 2026) needs it, e.g. --as-of 2026-04-21")
 	fs.IntVar(&days, "days", dashboard.DefaultDays, "how many days the events-per-hour chart covers")
 	fs.DurationVar(&queryTimeout, "query-timeout", dashboard.DefaultQueryTimeout, "statement_timeout of every dashboard query")
 	fs.StringVar(&bootstrap, "bootstrap", "", "Kafka brokers for the consumer lag (default $KAFKA_BOOTSTRAP; unset: the pipeline page says so)")
-	fs.StringVar(&topic, "topic", cli.EnvOr(env.getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
-	fs.StringVar(&group, "group", cli.EnvOr(env.getenv, "KAFKA_GROUP", defaultGroup), "consumer group whose lag is shown ($KAFKA_GROUP)")
+	fs.StringVar(&topic, "topic", cli.EnvOr(env.Getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka topic ($KAFKA_TOPIC)")
+	fs.StringVar(&group, "group", cli.EnvOr(env.Getenv, "KAFKA_GROUP", defaultGroup), "consumer group whose lag is shown ($KAFKA_GROUP)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -67,12 +67,12 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 	if queryTimeout <= 0 {
 		return fmt.Errorf("%w: --query-timeout must be positive", cli.ErrUsage)
 	}
-	auth := dashboardAuth(env.getenv)
+	auth := dashboardAuth(env.Getenv)
 	if err := dashboard.CheckAddr(addr, auth); err != nil {
 		return fmt.Errorf("%w: %w", cli.ErrUsage, err)
 	}
 	if bootstrap == "" {
-		bootstrap = env.getenv("KAFKA_BOOTSTRAP")
+		bootstrap = env.Getenv("KAFKA_BOOTSTRAP")
 	}
 	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
@@ -80,7 +80,7 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 	}
 	defer pool.Close()
 	cfg := dashboard.Config{Store: store.New(pool), Loc: loc, AsOf: anchor, Days: days, QueryTimeout: queryTimeout,
-		Auth: auth, Logger: env.logger}
+		Auth: auth, Logger: env.Logger}
 	if brokers := kafkabus.ParseBrokers(bootstrap); len(brokers) > 0 {
 		cfg.Lag = dashboard.KafkaLag(brokers, topic, group)
 	}
@@ -89,8 +89,8 @@ func serveCmd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	return dashboard.Serve(ctx, addr, h, func(a net.Addr) {
-		env.logger.InfoContext(ctx, "dashboard serving", "url", "http://"+a.String()+"/", "login", auth.Enabled())
-		fmt.Fprintf(env.stdout, "dashboard: http://%s/\n", a.String())
+		env.Logger.InfoContext(ctx, "dashboard serving", "url", "http://"+a.String()+"/", "login", auth.Enabled())
+		fmt.Fprintf(env.Stdout, "dashboard: http://%s/\n", a.String())
 	})
 }
 

@@ -144,9 +144,9 @@ type crawlDeps struct {
 
 // prepare is what once and run share: their flag set (name, usage and the crawl environment
 // help), their flags (schedule ones too when scheduled), parsed and validated, then setup.
-func prepare(env environment, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
-	fs := env.newFlagSet(name, usage, crawlEnvHelp+logEnvHelp)
-	cfg, validate := crawlFlags(fs, env.getenv, scheduled)
+func prepare(env cli.Env, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+	fs := env.NewFlagSet(name, usage, crawlEnvHelp+logEnvHelp)
+	cfg, validate := crawlFlags(fs, env.Getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, nil, err
 	}
@@ -158,8 +158,8 @@ func prepare(env environment, name, usage string, args []string, scheduled bool)
 }
 
 // setup loads the sites and builds the publisher, metrics, events file and runner.
-func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
-	env.logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
+func setup(env cli.Env, cfg *crawlConfig) (*crawlDeps, error) {
+	env.Logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
 		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
 		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
@@ -176,10 +176,10 @@ func setup(env environment, cfg *crawlConfig) (*crawlDeps, error) {
 		}
 	}
 	pcfg := cfg.Publisher
-	pcfg.Logger, pcfg.Metrics = env.logger, d.metrics
+	pcfg.Logger, pcfg.Metrics = env.Logger, d.metrics
 	d.pub = kafkabus.NewPublisher(pcfg)
 	d.runner = &crawler.Runner{
-		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.logger,
+		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.Logger,
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
 		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
 	}
@@ -217,7 +217,7 @@ func closeLog(out *crawler.EventLog) error {
 // the publisher, and are summarised here in one line; the error is about the events file only, so
 // the exit status of `once` stays about the crawl (fire-and-forget: --events-out and `crawler
 // replay` are how undelivered events get to Kafka later).
-func (d *crawlDeps) close(ctx context.Context, env environment) error {
+func (d *crawlDeps) close(ctx context.Context, env cli.Env) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
 	defer cancel()
 	var errs []error
@@ -229,7 +229,7 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 		st = sp.Stats()
 	}
 	if undelivered := st.Failed + st.Dropped; perr != nil || undelivered > 0 {
-		env.logger.Warn("events undelivered to Kafka at exit", "undelivered", undelivered,
+		env.Logger.Warn("events undelivered to Kafka at exit", "undelivered", undelivered,
 			"failed", st.Failed, "dropped", st.Dropped, "published", st.Published, "flush_timeout", publisherCloseTimeout,
 			"close_err", errString(perr), "events_out", d.eventsOutPath(),
 			"note", "each undelivered event is logged above with its event_id; the exit status does not depend on Kafka")
@@ -242,14 +242,14 @@ func (d *crawlDeps) close(ctx context.Context, env environment) error {
 	// The state dir's lock goes last, once nothing of this process writes there any more.
 	d.runner.Unlock()
 	if err := errors.Join(errs...); err != nil {
-		env.logger.Error("shutdown incomplete", "err", err)
+		env.Logger.Error("shutdown incomplete", "err", err)
 		return err
 	}
 	return nil
 }
 
 // onceCmd is `crawler once`.
-func onceCmd(ctx context.Context, env environment, args []string) error {
+func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 	_, d, err := prepare(env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
 		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).",
@@ -262,7 +262,7 @@ func onceCmd(ctx context.Context, env environment, args []string) error {
 }
 
 // scheduleCmd is `crawler run`.
-func scheduleCmd(ctx context.Context, env environment, args []string) error {
+func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg, d, err := prepare(env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
@@ -280,10 +280,10 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 			return errors.Join(fmt.Errorf("metrics: listen on %s: %w", cfg.MetricsAddr, err), d.close(ctx, env))
 		}
 		metricsDone = make(chan error, 1)
-		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.logger) }()
+		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
 	sched := crawler.Schedule{
-		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.logger, ShutdownTimeout: cfg.ShutdownTimeout,
+		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
 		Job: func(ctx context.Context) {
 			// The runner has logged each site's failure; the schedule goes on.
@@ -297,7 +297,7 @@ func scheduleCmd(ctx context.Context, env environment, args []string) error {
 	if metricsDone != nil {
 		metricsErr = <-metricsDone
 	}
-	env.logger.Info("crawler stopped")
+	env.Logger.Info("crawler stopped")
 	return errors.Join(schedErr, closeErr, metricsErr)
 }
 

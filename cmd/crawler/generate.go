@@ -20,8 +20,8 @@ writes to stdout.`
 
 // generateCmd is `crawler sim --generate FILE ...`: args are the sim subcommand's arguments. It
 // reads no environment: the set depends on its flags only.
-func generateCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("sim --generate", generateUsage, "")
+func generateCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("sim --generate", generateUsage, "")
 	out := fs.String("generate", "", "write the practice set to this file ('-': stdout)")
 	days := fs.Int("days", practice.DefaultDays, "length of the simulated season in days")
 	seed := fs.Int64("seed", practice.DefaultSeed, "seed of the simulated site")
@@ -44,9 +44,9 @@ func generateCmd(ctx context.Context, env environment, args []string) error {
 	opts := practice.Options{Seed: *seed, Days: *days, Interval: *interval, Start: at}
 
 	if *out == "-" {
-		st, err := practice.Generate(ctx, env.stdout, opts)
+		st, err := practice.Generate(ctx, env.Stdout, opts)
 		if err == nil {
-			printGenerated(env.stderr, "stdout", st)
+			printGenerated(env.Stderr, "stdout", st)
 		}
 		return err
 	}
@@ -60,7 +60,7 @@ func generateCmd(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return fmt.Errorf("sim --generate %s: %w", *out, err)
 	}
-	printGenerated(env.stderr, *out, st)
+	printGenerated(env.Stderr, *out, st)
 	return nil
 }
 

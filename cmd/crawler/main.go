@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"log/slog"
 	"strings"
@@ -53,7 +52,7 @@ Run "crawler <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cmds := map[string]func(context.Context, environment, []string) error{
+	cmds := map[string]func(context.Context, cli.Env, []string) error{
 		"run":         scheduleCmd,
 		"once":        onceCmd,
 		"sim":         simCmd,
@@ -61,9 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"try":         tryCmd,
 		"check":       checkCmd,
 	}
-	env := func(logger *slog.Logger) environment {
-		return environment{getenv: getenv, stdout: stdout, stderr: stderr, logger: logger}
-	}
+	env := cli.Env{Program: "crawler", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	lookup := cli.Lookup(cmds, env)
 	help := rootHelp + crawlEnvHelp + logEnvHelp
 	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, help, func(sub string, args []string) cli.Command {
@@ -74,7 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			}
 		case sub == "sim" && wantsGenerate(args):
 			return func(ctx context.Context, logger *slog.Logger, args []string) error {
-				return generateCmd(ctx, env(logger), args)
+				env.Logger = logger
+				return generateCmd(ctx, env, args)
 			}
 		}
 		return lookup(sub, args)
@@ -93,19 +91,6 @@ func wantsGenerate(args []string) bool {
 		}
 	}
 	return false
-}
-
-// environment is what every subcommand gets from run.
-type environment struct {
-	getenv         func(string) string
-	stdout, stderr io.Writer
-	logger         *slog.Logger
-}
-
-// newFlagSet returns a FlagSet whose --help prints the subcommand's synopsis, every flag with its
-// default, and envHelp.
-func (e environment) newFlagSet(name, usage, envHelp string) *flag.FlagSet {
-	return cli.NewFlagSet(e.stderr, "crawler", name, usage, envHelp)
 }
 
 const logEnvHelp = `  LOG_LEVEL                   debug, info (default), warn or error

@@ -15,8 +15,8 @@ const simEnvHelp = `Environment:
 ` + logEnvHelp
 
 // simCmd is `crawler sim`: the simulated booking site with the demo dynamics.
-func simCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("sim", "Serve the simulated booking site (crawler/sitesim) until SIGINT or SIGTERM: four courses,\n"+
+func simCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("sim", "Serve the simulated booking site (crawler/sitesim) until SIGINT or SIGTERM: four courses,\n"+
 		"14 days of tee times released at 09:00 KST, bookings (weekend mornings fastest, --booking-speed\n"+
 		"times faster than a real site, counted from start-up) and expiries at the tee time. Its clock is\n"+
 		"the real one unless --speed says otherwise; every response carries it in the X-Sim-Now header.\n"+
@@ -41,17 +41,17 @@ func simCmd(ctx context.Context, env environment, args []string) error {
 	}
 	cfg := sitesim.DemoConfig(*seed)
 	cfg.BookingSpeed = *booking
-	cfg.LoginUser = cli.EnvOr(env.getenv, "SIM_CLUB_USER", sitesim.DefaultUser)
-	cfg.LoginPassword = env.getenv("SIM_CLUB_PASSWORD")
+	cfg.LoginUser = cli.EnvOr(env.Getenv, "SIM_CLUB_USER", sitesim.DefaultUser)
+	cfg.LoginPassword = env.Getenv("SIM_CLUB_PASSWORD")
 	if *speed != 1 {
 		cfg.Now = sitesim.SpeedClock(time.Now, time.Now(), cfg.Now(), *speed)
 	}
-	return sitesim.ListenAndServe(ctx, *addr, cfg, env.logger)
+	return sitesim.ListenAndServe(ctx, *addr, cfg, env.Logger)
 }
 
 // healthcheckCmd is `crawler healthcheck`: the Docker healthcheck of the distroless image.
-func healthcheckCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("healthcheck", "GET --url and exit 0 if it answers 200 OK, 1 otherwise (the distroless image has no curl).",
+func healthcheckCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("healthcheck", "GET --url and exit 0 if it answers 200 OK, 1 otherwise (the distroless image has no curl).",
 		simEnvHelp)
 	url := fs.String("url", "http://"+defaultMetricsAddr+"/healthz", "`URL` to check")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up after this long")

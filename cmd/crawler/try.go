@@ -23,14 +23,14 @@ const tryMaxPages = 20
 
 // tryCmd is `crawler try`: crawl one site for one play date (and one target) and print what every
 // page gave, without diffing, publishing or saving anything.
-func tryCmd(ctx context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("try", "Fetch one site's pages for one play date (and one target) and print the listings read from\n"+
+func tryCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("try", "Fetch one site's pages for one play date (and one target) and print the listings read from\n"+
 		"each page as a table, every rejected row with its reason and raw text and, with --dump, the\n"+
 		"raw response, so that selectors and paths can be tried in minutes. Nothing is published or\n"+
 		"saved. Politeness and the login apply as in a crawl; the credentials never appear in the\n"+
 		"output. Exit status 1 when a page failed.",
 		tryEnvHelp)
-	sitesPath := fs.String("sites", cli.EnvOr(env.getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
 	name := fs.String("site", "", "`name` of the site to try (required)")
 	date := fs.String("date", "", "play `date` YYYY-MM-DD (default: today in Asia/Seoul)")
 	target := fs.String("target", "", "the `target` to try: one of its values (id, name, ...) or its 0-based index; default the first")
@@ -75,7 +75,7 @@ func tryCmd(ctx context.Context, env environment, args []string) error {
 		reports []crawler.PageReport
 	)
 	res, err := crawler.Collect(ctx, site, at, crawler.CollectDeps{
-		Logger: env.logger, Getenv: env.getenv,
+		Logger: env.Logger, Getenv: env.Getenv,
 		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
 	})
 	if err != nil && len(reports) == 0 {
@@ -90,7 +90,7 @@ func tryCmd(ctx context.Context, env environment, args []string) error {
 		fmt.Fprintf(&b, ", stopped at %d pages", tryMaxPages)
 	}
 	b.WriteString("\n")
-	if _, werr := fmt.Fprint(env.stdout, crawler.Redact(b.String(), site.Secrets(env.getenv))); werr != nil {
+	if _, werr := fmt.Fprint(env.Stdout, crawler.Redact(b.String(), site.Secrets(env.Getenv))); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -172,17 +172,17 @@ func optional[T int | int64](p *T) string {
 }
 
 // checkCmd is `crawler check`: validate every site of the sites file without fetching.
-func checkCmd(_ context.Context, env environment, args []string) error {
-	fs := env.newFlagSet("check", "Validate every site of the sites file without fetching anything: selectors compile, JSON\n"+
+func checkCmd(_ context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("check", "Validate every site of the sites file without fetching anything: selectors compile, JSON\n"+
 		"paths parse, request and field templates execute for a sample date and every target, and\n"+
 		"course, round_date and tee_time are mapped. Login credential variables that are not set\n"+
 		"here are reported as warnings. Exit status 1 when a site is invalid.",
 		tryEnvHelp)
-	sitesPath := fs.String("sites", cli.EnvOr(env.getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	checks, err := crawler.CheckSites(*sitesPath, env.getenv)
+	checks, err := crawler.CheckSites(*sitesPath, env.Getenv)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func checkCmd(_ context.Context, env environment, args []string) error {
 			fmt.Fprintf(&b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
 		}
 	}
-	if _, err := fmt.Fprint(env.stdout, b.String()); err != nil {
+	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return err
 	}
 	if bad > 0 {

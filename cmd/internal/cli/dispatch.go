@@ -45,16 +45,31 @@ func Dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	return err
 }
 
-// Lookup is a lookup for Dispatch over cmds, whose subcommands take the command's own
-// environment: env builds it around the logger.
-func Lookup[E any](cmds map[string]func(context.Context, E, []string) error, env func(*slog.Logger) E) func(sub string, args []string) Command {
+// Env is what every subcommand of a command gets: the environment as Getenv, the command's
+// output, the logger built from LOG_LEVEL and LOG_FORMAT, and the command's name for its --help.
+type Env struct {
+	Program        string
+	Getenv         func(string) string
+	Stdout, Stderr io.Writer
+	Logger         *slog.Logger
+}
+
+// NewFlagSet is NewFlagSet for one of the command's subcommands: its --help prints the
+// subcommand's synopsis (usage), every flag with its default, and envHelp.
+func (e Env) NewFlagSet(name, usage, envHelp string) *flag.FlagSet {
+	return NewFlagSet(e.Stderr, e.Program, name, usage, envHelp)
+}
+
+// Lookup is a lookup for Dispatch over cmds: a subcommand gets env with the logger Dispatch built.
+func Lookup(cmds map[string]func(context.Context, Env, []string) error, env Env) func(sub string, args []string) Command {
 	return func(sub string, _ []string) Command {
 		cmd, ok := cmds[sub]
 		if !ok {
 			return nil
 		}
 		return func(ctx context.Context, logger *slog.Logger, args []string) error {
-			return cmd(ctx, env(logger), args)
+			env.Logger = logger
+			return cmd(ctx, env, args)
 		}
 	}
 }
