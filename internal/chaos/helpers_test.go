@@ -154,18 +154,6 @@ func builtBinary(t testing.TB, name string) string {
 	return bin
 }
 
-func envDuration(t testing.TB, key string, def time.Duration) time.Duration {
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		t.Fatalf("%s=%q: want a positive duration", key, s)
-	}
-	return d
-}
-
 // poison returns the i-th kind of undecodable message.
 func poison(i int) kafka.Message {
 	kinds := [][]byte{

@@ -173,7 +173,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 func TestBrokerOutageWithInflight4(t *testing.T) {
 	st := stack(t)
 	n := testkit.EnvInt(t, "CHAOS_OUTAGE_EVENTS", 14_000)
-	outage := envDuration(t, "CHAOS_OUTAGE", 60*time.Second)
+	outage := testkit.EnvDuration(t, "CHAOS_OUTAGE", 60*time.Second)
 	d := newDrain(t, "outage")
 	d.produce(t, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "outage")))
 

@@ -26,7 +26,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 	stack(t) // refuses to run against the shared stack
 	n := testkit.EnvInt(t, "CHAOS_EVENTS", 100_000)
 	kills := testkit.EnvInt(t, "CHAOS_KILLS", 20)
-	jitter := envDuration(t, "CHAOS_KILL_JITTER", 300*time.Millisecond)
+	jitter := testkit.EnvDuration(t, "CHAOS_KILL_JITTER", 300*time.Millisecond)
 	d := newDrain(t, "sigkill")
 	db := d.db
 

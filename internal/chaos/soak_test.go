@@ -37,8 +37,8 @@ import (
 //     from the second-to-last complete crawl to past the end is open in the view.
 func TestSoak(t *testing.T) {
 	st := stack(t)
-	soak := envDuration(t, "CHAOS_SOAK", 5*time.Minute)
-	flap := envDuration(t, "CHAOS_FLAP", 45*time.Second)
+	soak := testkit.EnvDuration(t, "CHAOS_SOAK", 5*time.Minute)
+	flap := testkit.EnvDuration(t, "CHAOS_FLAP", 45*time.Second)
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)

@@ -151,13 +151,25 @@ func EnvOr(def string, keys ...string) string {
 // EnvInt returns the positive integer in environment variable key (a benchmark's or the chaos
 // suite's size knob), or def when it is unset; anything else fails t.
 func EnvInt(t testing.TB, key string, def int) int {
+	t.Helper()
+	return envPositive(t, key, def, strconv.Atoi, "integer")
+}
+
+// EnvDuration is EnvInt for a positive duration ("90s").
+func EnvDuration(t testing.TB, key string, def time.Duration) time.Duration {
+	t.Helper()
+	return envPositive(t, key, def, time.ParseDuration, "duration")
+}
+
+func envPositive[T int | time.Duration](t testing.TB, key string, def T, parse func(string) (T, error), what string) T {
+	t.Helper()
 	s := os.Getenv(key)
 	if s == "" {
 		return def
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", key, s)
+	v, err := parse(s)
+	if err != nil || v <= 0 {
+		t.Fatalf("%s=%q: want a positive %s", key, s, what)
 	}
-	return n
+	return v
 }
