@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -46,6 +47,16 @@ func openedBatch(t testing.TB, n int, crawl string) []store.Message {
 		batch = append(batch, message(t, events.Opened(listing(i), crawl, t0), i))
 	}
 	return batch
+}
+
+// storedOpened is a fresh database holding openedBatch(t, n, "c1"), the store over it and the batch.
+func storedOpened(t testing.TB, n int) (*pgxpool.Pool, *store.Store, []store.Message) {
+	t.Helper()
+	pool := storetest.NewDB(t)
+	s := store.New(pool)
+	batch := openedBatch(t, n, "c1")
+	mustIngest(t, s, batch)
+	return pool, s, batch
 }
 
 // mustIngest stores batch through s.Ingest, failing t on an error.

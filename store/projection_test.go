@@ -124,10 +124,7 @@ func TestProjectionEqualsViewOverRandomHistories(t *testing.T) {
 // of one listing rewrite that listing's row only.
 func TestProjectionDuplicatesTouchNothing(t *testing.T) {
 	t.Parallel()
-	pool := storetest.NewDB(t)
-	s := store.New(pool)
-	batch := openedBatch(t, 20, "c1")
-	mustIngest(t, s, batch)
+	pool, s, batch := storedOpened(t, 20)
 	versions := func() map[string]string {
 		rows, err := pool.Query(t.Context(), "select listing_key, xmin::text || '/' || ctid::text from listing_lifetimes")
 		if err != nil {
@@ -195,10 +192,7 @@ func TestProjectionConcurrentComplementaryBatches(t *testing.T) {
 // reported, with the differing columns.
 func TestVerifyProjectionFindsDifferences(t *testing.T) {
 	t.Parallel()
-	pool := storetest.NewDB(t)
-	s := store.New(pool)
-	batch := openedBatch(t, 5, "c1")
-	mustIngest(t, s, batch)
+	pool, s, _ := storedOpened(t, 5)
 	assertProjectionEqualsView(t, s, pool, 5)
 	for _, sql := range []string{
 		"update listing_lifetimes set change_count = 99 where listing_key = '" + listing(1).Key() + "'",
