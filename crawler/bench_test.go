@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // politeness delay) with events going to three publishers: one to the stack's healthy broker, one
 // whose broker accepts connections and never answers, and the no-op publisher of an empty
 // KAFKA_BOOTSTRAP. The three kinds of crawl take turns inside one loop (in a rotating order), so
-// drift on a shared machine hits all alike. It reports ms per crawl of each and two ratios:
+// drift on a shared machine hits all alike. It reports the median ms per crawl of each and two
+// ratios of medians:
 //
 //	blackholed_vs_healthy   target ≤ 1.05: a dead broker must not slow the crawl
 //	blackholed_vs_nobroker  what publishing costs at all: Publish encodes every event and hands
@@ -66,19 +68,31 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	for _, p := range pubs { // warm up the sim, the connection pool and the writers
 		crawl(p)
 	}
-	var total [3]time.Duration
+	var rounds [3][]float64 // ms of each crawl, by publisher
 	i := 0
 	for b.Loop() {
 		for k := range pubs {
 			p := (i + k) % len(pubs)
-			total[p] += crawl(pubs[p])
+			rounds[p] = append(rounds[p], crawl(pubs[p]).Seconds()*1000)
 		}
 		i++
 	}
-	ms := func(p int) float64 { return total[p].Seconds() * 1000 / float64(i) }
-	b.ReportMetric(ms(nop), "nobroker_ms/crawl")
-	b.ReportMetric(ms(healthy), "healthy_ms/crawl")
-	b.ReportMetric(ms(holed), "blackholed_ms/crawl")
-	b.ReportMetric(float64(total[holed])/float64(total[healthy]), "blackholed_vs_healthy")
-	b.ReportMetric(float64(total[holed])/float64(total[nop]), "blackholed_vs_nobroker")
+	// Medians: a crawl that a GC pause or the other core's work stretched moves a sum (and a
+	// ratio of sums) by several percent on this 2-core machine, the median not.
+	med := [3]float64{median(rounds[nop]), median(rounds[healthy]), median(rounds[holed])}
+	b.ReportMetric(med[nop], "nobroker_ms/crawl")
+	b.ReportMetric(med[healthy], "healthy_ms/crawl")
+	b.ReportMetric(med[holed], "blackholed_ms/crawl")
+	b.ReportMetric(med[holed]/med[healthy], "blackholed_vs_healthy")
+	b.ReportMetric(med[holed]/med[nop], "blackholed_vs_nobroker")
+}
+
+// median is the middle value of xs (the mean of the two middle ones for an even count).
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 }
