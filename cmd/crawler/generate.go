@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -30,9 +32,16 @@ func generateCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
+	switch {
+	case *out == "-h" || *out == "-help" || *out == "--help":
+		// `sim --generate --help`: the flag package took --help for FILE.
+		fs.Usage()
+		return flag.ErrHelp
+	case *out == "":
 		fs.Usage()
 		return fmt.Errorf("%w: sim --generate: FILE is required", cli.ErrUsage)
+	case strings.HasPrefix(*out, "-") && *out != "-":
+		return fmt.Errorf("%w: sim --generate: FILE %q looks like a flag (write ./%s for a file of that name)", cli.ErrUsage, *out, *out)
 	}
 	if *days <= 0 || *interval < time.Second || *seed == 0 {
 		return fmt.Errorf("%w: sim --generate: --days must be positive, --interval at least 1s, --seed non-zero", cli.ErrUsage)

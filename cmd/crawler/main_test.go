@@ -64,6 +64,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
 		{[]string{"sim", "--help", "--generate"}, []string{"-generate", "-days", "-seed", "-interval", "-start"}},
+		{[]string{"sim", "--generate", "--help"}, []string{"-generate", "-days", "-seed", "-interval", "-start"}},
 		{[]string{"replay", "--help"}, []string{"-since", "-until", "-rate", "-max", "-dry-run", "-batch-size", "-topic-wait",
 			"KAFKA_BOOTSTRAP", "KAFKA_TOPIC", "DATABASE_URL", "'-' reads stdin"}},
 	} {
@@ -86,7 +87,7 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"},
 		{"sim", "--generate", ""}, {"sim", "--generate", "x", "--days", "0"}, {"sim", "--generate", "x", "--start", "yesterday"},
-		{"sim", "--generate", "x", "extra"},
+		{"sim", "--generate", "x", "extra"}, {"sim", "--days", "1", "--generate", "-x"},
 		{"replay"}, {"replay", "a", "b"}, {"replay", "--since", "monday", "f"}, {"replay", "--batch-size", "0", "f"},
 		{"replay", "--topic-wait", "0s", "f"}, {"replay", "f"},
 	} {
