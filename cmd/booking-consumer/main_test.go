@@ -78,6 +78,7 @@ func TestUsageErrors(t *testing.T) {
 		{"BadFrom", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"run", "--from", "yesterday"}, "want earliest or an RFC3339"},
 		{"InflightZero", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"run", "--inflight", "0"}, "--inflight 0 is out of range 1..16"},
 		{"ForceWithoutFrom", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1"}, []string{"--force-reset"}, "--force-reset needs --from"},
+		{"NotifySettleZero", map[string]string{"DATABASE_URL": "postgres://x/y", "KAFKA_BOOTSTRAP": "h:1", "WATCHES_FILE": "w.yaml"}, []string{"notify", "--settle", "0s"}, "--settle must be positive"},
 		{"UnknownSubcommand", nil, []string{"frobnicate"}, `unknown subcommand "frobnicate"`},
 		{"UnknownFlag", nil, []string{"lifetimes", "--colour"}, "flag provided but not defined"},
 		{"BadStatus", map[string]string{"DATABASE_URL": "postgres://x/y"}, []string{"lifetimes", "--status", "sold"}, "want open, booked or expired"},

@@ -37,6 +37,7 @@ type notifyConfig struct {
 	lease       time.Duration
 	maxAttempts int
 	retryBase   time.Duration
+	settle      time.Duration
 	dryRun      bool
 	batchSize   int
 	batchWait   time.Duration
@@ -59,6 +60,7 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
 	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
+	fs.DurationVar(&cfg.settle, "settle", notify.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
@@ -71,8 +73,8 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	if cfg.watchesFile == "" {
 		errs = append(errs, errors.New("WATCHES_FILE is not set (or pass --watches)"))
 	}
-	if cfg.maxAge <= 0 || cfg.lease <= 0 || cfg.retryBase <= 0 || cfg.batchWait <= 0 {
-		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff and --batch-wait must be positive"))
+	if cfg.maxAge <= 0 || cfg.lease <= 0 || cfg.retryBase <= 0 || cfg.batchWait <= 0 || cfg.settle <= 0 {
+		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff, --batch-wait and --settle must be positive"))
 	}
 	if cfg.maxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
 		errs = append(errs, errors.New("--max-attempts must be at least 1 and --batch-size in 1..100000"))
@@ -143,7 +145,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		for _, name := range channels {
 			s := &notify.Sender{Pool: pool, Channel: cfg.watches.Channels[name], Owner: owner, Lease: cfg.lease,
-				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Client: client, Wake: wakes[name],
+				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
 				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
 			senders.Go(func() { s.Run(sctx) })
 		}
