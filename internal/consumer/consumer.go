@@ -1,4 +1,4 @@
-// Package ingest is the booking-consumer's loop: it fetches booking events from a kafka-go group
+// Package consumer is the booking-consumer's loop: it fetches booking events from a kafka-go group
 // Reader in batches, hands each batch to the store in one transaction, and commits the batch's
 // offsets only after that transaction committed.
 //
@@ -47,19 +47,14 @@
 package consumer
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	retrying "github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -324,60 +319,6 @@ func (l *loop) finish(ictx context.Context, queue []*flight) error {
 	return nil
 }
 
-// fetched is one batch read and decoded ahead of its insert, or the error that ended fetching.
-type fetched struct {
-	kafka []kafka.Message
-	store []store.Message
-	err   error
-}
-
-// fetchAhead fetches and decodes batches while the loop inserts earlier ones, so that Kafka,
-// JSON decoding and PostgreSQL work at the same time. It reads at most one batch ahead of those
-// in flight: its send blocks while Inflight batches are in the database, so while a batch is
-// being retried at most Inflight batches past it are fetched, and none of them is committed
-// before it. It closes out when ctx ends or the reader is closed (io.EOF, sent as the error).
-func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
-	defer close(out)
-	failures := 0
-	for ctx.Err() == nil {
-		kb, sb, err := l.fetch(ctx)
-		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return
-			case errors.Is(err, io.EOF):
-				// The Reader was closed under us: nothing more will come from it.
-				select {
-				case out <- fetched{err: err}:
-				case <-ctx.Done():
-				}
-				return
-			}
-			// The broker or the group coordinator is away (connection refused, a rebalance that
-			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
-			// fetch again: a broker outage pauses the consumer, it does not end it.
-			failures++
-			d := l.cfg.Backoff.Delay(failures)
-			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", failures,
-				"backoff", d.String(), "err", err)
-			l.cfg.Metrics.Retry()
-			if !sleep(ctx, d) {
-				return
-			}
-			continue
-		}
-		if failures > 0 {
-			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
-			failures = 0
-		}
-		select {
-		case out <- fetched{kafka: kb, store: sb}:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 type loop struct {
 	r   reader
 	s   sink
@@ -385,72 +326,6 @@ type loop struct {
 
 	lastInfo time.Time
 	total    struct{ batches, consumed, inserted, duplicates, deadLettered int64 }
-}
-
-// fetch blocks for the first message, then adds messages until BatchSize messages or
-// MaxBatchBytes bytes (keys and values, after trimming) or BatchWait. A fetch error after the
-// first message ends the batch; the next fetch will see it again. Each message is decoded as it
-// arrives, and a value over events.MaxEventBytes is trimmed at once (see trim), so that a batch
-// never holds many large values whole.
-func (l *loop) fetch(ctx context.Context) ([]kafka.Message, []store.Message, error) {
-	first, err := l.r.FetchMessage(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	kb := make([]kafka.Message, 0, min(l.cfg.BatchSize, 1024))
-	sb := make([]store.Message, 0, cap(kb))
-	size := 0
-	add := func(m kafka.Message) {
-		k, s := decode(m)
-		kb, sb = append(kb, k), append(sb, s)
-		size += len(s.Key) + len(s.Value)
-	}
-	add(first)
-	wctx, cancel := context.WithTimeout(ctx, l.cfg.BatchWait)
-	defer cancel()
-	for len(kb) < l.cfg.BatchSize && size < l.cfg.MaxBatchBytes {
-		m, err := l.r.FetchMessage(wctx)
-		if err != nil {
-			if wctx.Err() == nil {
-				l.cfg.Logger.WarnContext(ctx, "fetch failed mid-batch; inserting what we have",
-					"size", len(kb), "err", err)
-			}
-			break
-		}
-		add(m)
-	}
-	return kb, sb, nil
-}
-
-// DeadValuePrefix is how many bytes of a value over events.MaxEventBytes are kept: in memory
-// from the moment it is fetched, and as raw_value in booking_events_dead. The dead letter's error
-// gives the full length and the SHA-256 of the whole value.
-const DeadValuePrefix = 4 << 10
-
-// decode turns a Kafka message into a store message (an event, or the reason it is poison) and
-// the Kafka message kept for the offset commit. A value over events.MaxEventBytes is never
-// decoded: both keep only its first DeadValuePrefix bytes (a copy, so the whole value can be
-// freed at once), and the error records its length and SHA-256.
-func decode(m kafka.Message) (kafka.Message, store.Message) {
-	if len(m.Key) > DeadValuePrefix { // keys are listing keys (< 1 KB); only the value is ever stored whole
-		m.Key = bytes.Clone(m.Key[:DeadValuePrefix])
-	}
-	if len(m.Value) > events.MaxEventBytes {
-		sum := sha256.Sum256(m.Value)
-		n := len(m.Value)
-		m.Value = bytes.Clone(m.Value[:DeadValuePrefix])
-		m.Headers = nil
-		err := fmt.Errorf("%w: %d bytes > %d, sha256 %x; raw_value keeps the first %d bytes",
-			events.ErrTooLarge, n, events.MaxEventBytes, sum, DeadValuePrefix)
-		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Err: err}
-	}
-	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
-	if e, err := events.Decode(m.Value); err != nil {
-		sm.Err = err
-	} else {
-		sm.Event = &e
-	}
-	return m, sm
 }
 
 // insert stores one batch, retrying until it succeeds or ctx ends; statements run under ictx. It
@@ -498,125 +373,6 @@ func batchName(b []store.Message) string {
 		return "(empty)"
 	}
 	return fmt.Sprintf("%s/%d@%d", b[0].Topic, b[0].Partition, b[0].Offset)
-}
-
-// stuckMark is one stuck report: a Health problem and a +1 on the stuck gauge, undone by clear.
-type stuckMark struct {
-	l           *loop
-	key, reason string
-}
-
-// markStuck reports the batch or commit named key stuck for reason (a metric label: short and
-// stable) with the message for /healthz.
-func (l *loop) markStuck(key, reason, message string) *stuckMark {
-	l.cfg.Health.Set(key, message)
-	if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
-		m.Stuck(reason, 1)
-	}
-	l.cfg.Logger.Error("consumer stuck; /healthz reports it until this clears", "what", key, "reason", reason,
-		"detail", message)
-	return &stuckMark{l: l, key: key, reason: reason}
-}
-
-func (s *stuckMark) clear() {
-	if s == nil {
-		return
-	}
-	s.l.cfg.Health.Clear(s.key)
-	if m, ok := s.l.cfg.Metrics.(StuckMetrics); ok {
-		m.Stuck(s.reason, -1)
-	}
-	s.l.cfg.Logger.Info("no longer stuck", "what", s.key, "reason", s.reason)
-}
-
-// commit reports a stored batch and commits its offsets; the database already holds its rows.
-//
-// A failed commit is retried, with the same capped backoff as fetches, for as long as ctx lives:
-// a Kafka outage pauses the consumer, it never ends it. While it retries, the loop takes no new
-// batch: the inserts in flight finish, the fetcher holds its one read-ahead batch, so memory stays
-// bounded as usual, and no later batch is committed before this one. After Config.AlarmAfter
-// failures in a row the consumer reports itself stuck until a commit succeeds. When ctx ends
-// first the batch stays uncommitted (redelivered, harmlessly, to the next owner). Each attempt runs
-// under ictx, which outlives ctx by the shutdown grace, so that on shutdown one attempt is made.
-func (l *loop) commit(ctx, ictx context.Context, kbatch []kafka.Message, res stored) {
-	l.report(ctx, kbatch, res.res, res.latency, res.attempts)
-	var stuck *stuckMark
-	defer func() { stuck.clear() }()
-	first, last := kbatch[0], kbatch[len(kbatch)-1]
-	for attempt := 1; ; attempt++ {
-		cctx, cancel := context.WithTimeout(ictx, l.cfg.CommitTimeout)
-		err := l.r.CommitMessages(cctx, kbatch...)
-		cancel()
-		if err == nil {
-			if attempt > 1 {
-				l.cfg.Logger.InfoContext(ctx, "offsets committed after failures", "topic", first.Topic,
-					"partition", first.Partition, "offset", first.Offset, "attempts", attempt)
-			}
-			return
-		}
-		if ctx.Err() != nil || ictx.Err() != nil {
-			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
-				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset, "err", err)
-			return
-		}
-		if m, ok := l.cfg.Metrics.(StuckMetrics); ok {
-			m.CommitFailed()
-		}
-		if attempt >= l.cfg.AlarmAfter && stuck == nil {
-			stuck = l.markStuck("offset commit", "offset commit",
-				fmt.Sprintf("stuck: offset commit failed %d times in a row (Kafka unreachable?): %v", attempt, err))
-		}
-		d := l.cfg.Backoff.Delay(attempt)
-		l.cfg.Logger.WarnContext(ctx, "offset commit failed; rows are stored, retrying the commit",
-			"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset,
-			"attempt", attempt, "backoff", d.String(), "err", err)
-		if !sleep(ctx, d) {
-			l.cfg.Logger.InfoContext(ctx, "shutting down with offsets uncommitted; rows are stored, the batch will be redelivered as duplicates",
-				"topic", first.Topic, "partition", first.Partition, "offset", first.Offset, "last_offset", last.Offset)
-			return
-		}
-	}
-}
-
-// report logs and counts a stored batch.
-func (l *loop) report(ctx context.Context, kbatch []kafka.Message, res store.Result, latency time.Duration, attempts int) {
-	type span struct{ first, last, lag int64 }
-	spans := map[string]map[int]*span{}
-	for _, m := range kbatch {
-		if spans[m.Topic] == nil {
-			spans[m.Topic] = map[int]*span{}
-		}
-		sp := spans[m.Topic][m.Partition]
-		if sp == nil {
-			sp = &span{first: m.Offset}
-			spans[m.Topic][m.Partition] = sp
-		}
-		sp.last = m.Offset
-		sp.lag = max(m.HighWaterMark-m.Offset-1, 0)
-	}
-	ranges := make([]string, 0, len(spans))
-	for topic, ps := range spans {
-		for p, sp := range ps {
-			ranges = append(ranges, fmt.Sprintf("%d:%d-%d", p, sp.first, sp.last))
-			l.cfg.Metrics.Lag(topic, p, sp.lag)
-		}
-	}
-	l.cfg.Metrics.Batch(len(kbatch), res, latency)
-	l.total.batches++
-	l.total.consumed += int64(len(kbatch))
-	l.total.inserted += int64(res.Inserted)
-	l.total.duplicates += int64(res.Duplicates)
-	l.total.deadLettered += int64(res.DeadLettered)
-
-	attrs := []any{"topic", kbatch[0].Topic, "size", len(kbatch), "inserted", res.Inserted,
-		"duplicates", res.Duplicates, "dead_lettered", res.DeadLettered, "ranges", ranges,
-		"latency_ms", latency.Milliseconds(), "attempts", attempts}
-	l.cfg.Logger.DebugContext(ctx, "batch stored", attrs...)
-	if now := l.cfg.Now(); now.Sub(l.lastInfo) >= infoEvery || res.DeadLettered > 0 || attempts > 1 {
-		l.lastInfo = now
-		l.cfg.Logger.InfoContext(ctx, "batch stored", append(attrs,
-			"total_consumed", l.total.consumed, "total_inserted", l.total.inserted)...)
-	}
 }
 
 // shutdownContext returns a context that ignores ctx's cancellation for grace more time.

@@ -1,0 +1,134 @@
+package consumer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/segmentio/kafka-go"
+)
+
+// fetched is one batch read and decoded ahead of its insert, or the error that ended fetching.
+type fetched struct {
+	kafka []kafka.Message
+	store []store.Message
+	err   error
+}
+
+// fetchAhead fetches and decodes batches while the loop inserts earlier ones, so that Kafka,
+// JSON decoding and PostgreSQL work at the same time. It reads at most one batch ahead of those
+// in flight: its send blocks while Inflight batches are in the database, so while a batch is
+// being retried at most Inflight batches past it are fetched, and none of them is committed
+// before it. It closes out when ctx ends or the reader is closed (io.EOF, sent as the error).
+func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
+	defer close(out)
+	failures := 0
+	for ctx.Err() == nil {
+		kb, sb, err := l.fetch(ctx)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, io.EOF):
+				// The Reader was closed under us: nothing more will come from it.
+				select {
+				case out <- fetched{err: err}:
+				case <-ctx.Done():
+				}
+				return
+			}
+			// The broker or the group coordinator is away (connection refused, a rebalance that
+			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
+			// fetch again: a broker outage pauses the consumer, it does not end it.
+			failures++
+			d := l.cfg.Backoff.Delay(failures)
+			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", failures,
+				"backoff", d.String(), "err", err)
+			l.cfg.Metrics.Retry()
+			if !sleep(ctx, d) {
+				return
+			}
+			continue
+		}
+		if failures > 0 {
+			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
+			failures = 0
+		}
+		select {
+		case out <- fetched{kafka: kb, store: sb}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// fetch blocks for the first message, then adds messages until BatchSize messages or
+// MaxBatchBytes bytes (keys and values, after trimming) or BatchWait. A fetch error after the
+// first message ends the batch; the next fetch will see it again. Each message is decoded as it
+// arrives, and a value over events.MaxEventBytes is trimmed at once (see trim), so that a batch
+// never holds many large values whole.
+func (l *loop) fetch(ctx context.Context) ([]kafka.Message, []store.Message, error) {
+	first, err := l.r.FetchMessage(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	kb := make([]kafka.Message, 0, min(l.cfg.BatchSize, 1024))
+	sb := make([]store.Message, 0, cap(kb))
+	size := 0
+	add := func(m kafka.Message) {
+		k, s := decode(m)
+		kb, sb = append(kb, k), append(sb, s)
+		size += len(s.Key) + len(s.Value)
+	}
+	add(first)
+	wctx, cancel := context.WithTimeout(ctx, l.cfg.BatchWait)
+	defer cancel()
+	for len(kb) < l.cfg.BatchSize && size < l.cfg.MaxBatchBytes {
+		m, err := l.r.FetchMessage(wctx)
+		if err != nil {
+			if wctx.Err() == nil {
+				l.cfg.Logger.WarnContext(ctx, "fetch failed mid-batch; inserting what we have",
+					"size", len(kb), "err", err)
+			}
+			break
+		}
+		add(m)
+	}
+	return kb, sb, nil
+}
+
+// DeadValuePrefix is how many bytes of a value over events.MaxEventBytes are kept: in memory
+// from the moment it is fetched, and as raw_value in booking_events_dead. The dead letter's error
+// gives the full length and the SHA-256 of the whole value.
+const DeadValuePrefix = 4 << 10
+
+// decode turns a Kafka message into a store message (an event, or the reason it is poison) and
+// the Kafka message kept for the offset commit. A value over events.MaxEventBytes is never
+// decoded: both keep only its first DeadValuePrefix bytes (a copy, so the whole value can be
+// freed at once), and the error records its length and SHA-256.
+func decode(m kafka.Message) (kafka.Message, store.Message) {
+	if len(m.Key) > DeadValuePrefix { // keys are listing keys (< 1 KB); only the value is ever stored whole
+		m.Key = bytes.Clone(m.Key[:DeadValuePrefix])
+	}
+	if len(m.Value) > events.MaxEventBytes {
+		sum := sha256.Sum256(m.Value)
+		n := len(m.Value)
+		m.Value = bytes.Clone(m.Value[:DeadValuePrefix])
+		m.Headers = nil
+		err := fmt.Errorf("%w: %d bytes > %d, sha256 %x; raw_value keeps the first %d bytes",
+			events.ErrTooLarge, n, events.MaxEventBytes, sum, DeadValuePrefix)
+		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Err: err}
+	}
+	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
+	if e, err := events.Decode(m.Value); err != nil {
+		sm.Err = err
+	} else {
+		sm.Event = &e
+	}
+	return m, sm
+}
