@@ -4,6 +4,10 @@
 -- relation it reads (:stored): booking_lifetimes over booking_lifetimes_stored (the view), and
 -- booking_lifetimes_fast over listing_lifetimes (the projection, store/projection.go). The tee time
 -- as an instant is computed for the last rows only.
+--
+-- "Now" is the session setting golf.now when it is set (the dashboard's --as-of sets it with
+-- set_config('golf.now', ..., true) in its read-only transaction, so every number on a page is as
+-- of that time), else now().
 create view :view as
 select
     listing_key,
@@ -12,18 +16,19 @@ select
     course_part,
     play_date,
     tee_time,
-    case when status = 'open' and tee_at <= now() then 'expired' else status end as status,
+    case when status = 'open' and tee_at <= s.clock_now then 'expired' else status end as status,
     opened_at,
-    case when status = 'open' and tee_at <= now() then tee_at else closed_at end as closed_at,
+    case when status = 'open' and tee_at <= s.clock_now then tee_at else closed_at end as closed_at,
     last_event_type,
     last_event_at,
-    coalesce(case when status = 'open' and tee_at <= now() then tee_at else closed_at end, now())
+    coalesce(case when status = 'open' and tee_at <= s.clock_now then tee_at else closed_at end, s.clock_now)
         - opened_at                                                               as lifetime,
     open_price_krw,
     last_price_krw,
     change_count,
     reopen_count
 from (
-    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at
+    select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at,
+           coalesce(nullif(current_setting('golf.now', true), '')::timestamptz, now()) as clock_now
     from :stored s
 ) s;
