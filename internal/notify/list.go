@@ -35,7 +35,7 @@ type Notification struct {
 }
 
 // Statuses are the values of notifications.status.
-var Statuses = []string{"sending", "sent", "failed", "skipped"}
+var Statuses = []string{"sending", "sent", "failed", "unknown", "skipped"}
 
 // List returns up to limit notifications, newest claim first, filtered by status and watch ("" =
 // any).

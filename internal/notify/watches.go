@@ -93,6 +93,9 @@ type Watch struct {
 	MaxPriceKRW  *int64
 	MinPlayers   *int
 	Channels     []string
+	// Muted is `enabled: false`: the watch claims nothing, and its claims still waiting are
+	// skipped (watch_muted) at send time.
+	Muted bool
 }
 
 // Config is a parsed watches file.
@@ -148,6 +151,7 @@ type fileWatch struct {
 	MaxPriceKRW  *int64     `yaml:"max_price_krw"`
 	MinPlayers   *int       `yaml:"min_players"`
 	Channels     []string   `yaml:"channels"`
+	Enabled      *bool      `yaml:"enabled"`
 }
 
 // LoadFile reads and validates a watches file; secrets come from getenv.
@@ -387,7 +391,8 @@ func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 		return nil
 	}
 	w := &Watch{Name: f.Name, Sources: f.Sources, Courses: f.Courses, CoursesExact: f.CoursesExact,
-		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels}
+		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels,
+		Muted: f.Enabled != nil && !*f.Enabled}
 	if !nameRE.MatchString(f.Name) {
 		errs.add(orNode(field(n, "name"), n), "watch name %q: required; letters, digits, '_', '-', '.'", f.Name)
 	}
