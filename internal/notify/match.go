@@ -117,6 +117,15 @@ func (c *Config) MatchAll(e *events.Event, now time.Time) []*Watch {
 	}
 	v := prepare(e, now)
 	var out []*Watch
+	if ix := c.index; ix != nil && ix.n == len(c.Watches) { // see index.go
+		var buf [64]int
+		for _, i := range ix.candidates(v, buf[:0]) {
+			if w := c.Watches[i]; !w.Muted && w.enters(v) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
 	for _, w := range c.Watches {
 		if !w.Muted && w.enters(v) {
 			out = append(out, w)
