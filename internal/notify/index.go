@@ -19,7 +19,11 @@ type watchIndex struct {
 	n      int                  // len(Config.Watches) it was built from
 	bySrc  map[string]*dayIndex // watches naming the source
 	anySrc *dayIndex            // watches of any source
+	hours  []uint32             // per watch: bit h set when a tee time of hour h may match, bit 24 for no tee time
 }
+
+// noTeeTime is the hours bit of an event without a tee time.
+const noTeeTime = 24
 
 // dayIndex is the watches of one source bucket by play date.
 type dayIndex struct {
@@ -32,8 +36,9 @@ func newDayIndex() *dayIndex { return &dayIndex{byDate: map[string][]int{}} }
 
 // buildIndex indexes ws.
 func buildIndex(ws []*Watch) *watchIndex {
-	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex()}
+	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), hours: make([]uint32, len(ws))}
 	for i, w := range ws {
+		ix.hours[i] = hoursOf(w)
 		if len(w.Sources) == 0 {
 			ix.anySrc.add(i, w)
 			continue
@@ -72,11 +77,47 @@ func (d *dayIndex) add(i int, w *Watch) {
 	}
 }
 
+// hoursOf is w's hours mask: the hours of its tee-time window (string comparison, as matches
+// does: "" passes an upper bound only).
+func hoursOf(w *Watch) uint32 {
+	from, to := 0, 23
+	if h, ok := hourOf(w.TimeFrom); ok {
+		from = h
+	}
+	if h, ok := hourOf(w.TimeTo); ok {
+		to = h
+	}
+	var m uint32
+	for h := from; h <= to; h++ {
+		m |= 1 << h
+	}
+	if w.TimeFrom == "" {
+		m |= 1 << noTeeTime
+	}
+	return m
+}
+
+// hourOf reads the hour of "HH:MM".
+func hourOf(s string) (int, bool) {
+	if len(s) < 3 || s[2] != ':' || s[0] < '0' || s[0] > '2' || s[1] < '0' || s[1] > '9' {
+		return 0, false
+	}
+	h := int(s[0]-'0')*10 + int(s[1]-'0')
+	return h, h < 24
+}
+
 // candidates appends to out the indexes of the watches v's event may enter, sorted.
 func (ix *watchIndex) candidates(v *view, out []int) []int {
 	out = ix.anySrc.candidates(v, out)
 	if d := ix.bySrc[v.e.Source]; d != nil {
 		out = d.candidates(v, out)
+	}
+	bit, ok := hourOf(v.e.TeeTime)
+	if v.e.TeeTime == "" {
+		bit, ok = noTeeTime, true
+	}
+	if ok {
+		out = slices.DeleteFunc(out, func(i int) bool { return ix.hours[i]&(1<<bit) == 0 })
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

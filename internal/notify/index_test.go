@@ -12,7 +12,7 @@ import (
 )
 
 // TestIndexMatchesLikeTheScan: over random watches (sources, date ranges, open ranges,
-// next_days, weekdays, courses, muted) and random events, MatchAll through the index returns
+// next_days, weekdays, tee-time windows, courses, muted) and random events, MatchAll through the index returns
 // exactly the watches the scan of every watch returns, in config order.
 func TestIndexMatchesLikeTheScan(t *testing.T) {
 	t.Parallel()
@@ -42,6 +42,14 @@ func TestIndexMatchesLikeTheScan(t *testing.T) {
 		if r.IntN(3) == 0 {
 			fmt.Fprintf(&b, "    courses: [course-%d]\n", r.IntN(4))
 		}
+		switch h := 5 + r.IntN(12); r.IntN(4) {
+		case 0:
+			fmt.Fprintf(&b, "    tee_time: {from: \"%02d:30\", to: \"%02d:00\"}\n", h, h+2)
+		case 1:
+			fmt.Fprintf(&b, "    tee_time: {from: \"%02d:00\"}\n", h)
+		case 2:
+			fmt.Fprintf(&b, "    tee_time: {to: \"%02d:10\"}\n", h)
+		}
 		if r.IntN(10) == 0 {
 			b.WriteString("    enabled: false\n")
 		}
@@ -62,8 +70,12 @@ func TestIndexMatchesLikeTheScan(t *testing.T) {
 		if i%50 == 0 {
 			date = "" // no play date
 		}
+		tee := fmt.Sprintf("%02d:%02d", 4+r.IntN(16), 10*r.IntN(6))
+		if i%40 == 0 {
+			tee = ""
+		}
 		l := events.Listing{Source: fmt.Sprintf("src-%d", r.IntN(6)), CourseName: fmt.Sprintf("Course-%d", r.IntN(5)),
-			RoundDate: "2026-12-01", PlayDate: date, TeeTime: "07:00", PriceKRW: &price, Players: &players}
+			RoundDate: "2026-12-01", PlayDate: date, TeeTime: tee, PriceKRW: &price, Players: &players}
 		e := events.Opened(l, "c", now)
 		got, want := cfg.MatchAll(&e, now), scan.MatchAll(&e, now)
 		if !slices.Equal(got, want) {

@@ -71,18 +71,6 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	if len(w.Sources) > 0 && !slices.Contains(w.Sources, e.Source) {
 		return false
 	}
-	if len(w.Courses) > 0 || len(w.CoursesExact) > 0 {
-		ok := slices.Contains(w.CoursesExact, e.CourseName)
-		for _, c := range w.Courses {
-			if ok {
-				break
-			}
-			ok = strings.Contains(v.course, c)
-		}
-		if !ok {
-			return false
-		}
-	}
 	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() || w.NextDays > 0 || len(w.Weekdays) > 0 {
 		d := v.date
 		if d.IsZero() {
@@ -106,6 +94,19 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	}
 	if w.MinPlayers != nil && (players == nil || *players < *w.MinPlayers) {
 		return false
+	}
+	// Course substrings last: the costliest condition.
+	if len(w.Courses) > 0 || len(w.CoursesExact) > 0 {
+		ok := slices.Contains(w.CoursesExact, e.CourseName)
+		for _, c := range w.Courses {
+			if ok {
+				break
+			}
+			ok = strings.Contains(v.course, c)
+		}
+		if !ok {
+			return false
+		}
 	}
 	return true
 }
