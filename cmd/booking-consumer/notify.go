@@ -179,12 +179,14 @@ func usedChannels(c *notify.Config) []string {
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
 func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs := newFlagSet(env, "notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
-		"status sending (claimed, being delivered), sent, failed (with the error) or skipped (with the reason).")
-	var dbURL, status, watch string
+		"status sending (claimed, being delivered), sent, failed (with the error), unknown (a chat channel\n"+
+		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).")
+	var dbURL, status, watch, tz string
 	var asJSON bool
 	var limit int
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed or skipped")
+	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed, unknown or skipped")
+	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps")
 	fs.StringVar(&watch, "watch", "", "only this watch")
 	fs.BoolVar(&asJSON, "json", false, "JSON lines instead of a table")
 	fs.IntVar(&limit, "limit", 1000, "at most this many rows")
@@ -196,6 +198,10 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	if limit < 1 {
 		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
+	}
+	loc, err := cli.Location(tz)
+	if err != nil {
+		return err
 	}
 	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
@@ -209,6 +215,11 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	if asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		for _, n := range rows {
+			n.ClaimedAt, n.OccurredAt = n.ClaimedAt.In(loc), n.OccurredAt.In(loc)
+			if n.SentAt != nil {
+				at := n.SentAt.In(loc)
+				n.SentAt = &at
+			}
 			if err := enc.Encode(n); err != nil {
 				return err
 			}
@@ -222,7 +233,7 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		if n.Error != "" {
 			why = n.Error
 		}
-		t.Add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
+		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
 			n.TeeTime, strconv.Itoa(n.Attempts), why)
 	}
 	return t.Write(env.Stdout)

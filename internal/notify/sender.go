@@ -280,12 +280,20 @@ func (s *Sender) deliver(ctx context.Context, g *group) {
 			log.InfoContext(ctx, "notification sent", "attempt", attempt)
 			return
 		}
+		msg := s.scrub(err.Error())
+		var se *SendError
+		if errors.As(err, &se) && se.Unknown {
+			// Possibly delivered on a channel without idempotency: never re-sent automatically
+			// (also when shutting down: the lease must not hand it to another sender).
+			s.finish(ctx, log, g, "unknown", msg)
+			s.Metrics.unknown(ch.Name, len(g.keys))
+			log.ErrorContext(ctx, "notification outcome unknown: not re-sent", "attempt", attempt, "err", msg)
+			return
+		}
 		if ctx.Err() != nil {
 			return // shutting down: the lease expires and the claims are sent again
 		}
-		msg := s.scrub(err.Error())
-		var se *SendError
-		transient := errors.As(err, &se) && se.Transient
+		transient := se != nil && se.Transient
 		if !transient || attempt >= s.MaxAttempts {
 			if transient {
 				msg = fmt.Sprintf("%s (after %d attempts)", msg, attempt)

@@ -1,0 +1,7 @@
+-- notifications.status gains 'unknown' (review-2 F10): a chat channel (Slack, Discord, Telegram;
+-- they honour no Idempotency-Key) got the request and did not answer within its timeout. The
+-- message may have been posted, so the notifier never re-sends it automatically; `booking-consumer
+-- notifications --status unknown` lists them for a person to check.
+alter table notifications drop constraint notifications_status_check;
+alter table notifications add constraint notifications_status_check
+    check (status in ('sending', 'sent', 'failed', 'unknown', 'skipped'));
