@@ -5,3 +5,7 @@
 alter table notifications drop constraint notifications_status_check;
 alter table notifications add constraint notifications_status_check
     check (status in ('sending', 'sent', 'failed', 'unknown', 'skipped'));
+
+-- retry_at: a claim waiting for its next attempt after a transient failure (the sender's backoff
+-- or the channel's Retry-After) is not picked again before it; null when there is no wait.
+alter table notifications add column retry_at timestamptz;

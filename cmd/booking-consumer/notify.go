@@ -17,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 )
 
 // Defaults of the notify subcommand.
@@ -56,14 +57,14 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	var cfg notifyConfig
 	cfg.define(fs, env.Getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
-	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
-	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
+	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time, or before a send, is skipped (stale)")
+	fs.DurationVar(&cfg.lease, "lease", pgclaims.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
 	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
-	fs.DurationVar(&cfg.settle, "settle", notify.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
+	fs.DurationVar(&cfg.settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -122,20 +123,10 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
-	wakes := map[string]chan struct{}{}
-	for _, name := range channels {
-		wakes[name] = make(chan struct{}, 1)
-	}
-	claimer := &notify.Claimer{Pool: pool, Config: cfg.watches, MaxAge: cfg.maxAge, Lease: cfg.lease, Owner: owner,
-		Metrics: metrics, Logger: logger,
-		Wake: func(chs []string) {
-			for _, c := range chs {
-				select {
-				case wakes[c] <- struct{}{}:
-				default:
-				}
-			}
-		}}
+	wakes := notify.NewWakes(channels)
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle}
+	claimer := &pgclaims.Claimer{Store: claims, Config: cfg.watches, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
+		Wake: wakes.Wake}
 	if cfg.dryRun {
 		claimer.DryRun = env.Stdout
 	}
@@ -144,7 +135,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if !cfg.dryRun {
 		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		for _, name := range channels {
-			s := &notify.Sender{Pool: pool, Channel: cfg.watches.Channels[name], Owner: owner, Lease: cfg.lease,
+			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Watches: cfg.watches, MaxAge: cfg.maxAge,
 				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
 				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
 			senders.Go(func() { s.Run(sctx) })
@@ -208,7 +199,7 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rows, err := notify.List(ctx, pool, status, watch, limit)
+	rows, err := (&pgclaims.Store{Pool: pool}).List(ctx, notify.Filter{Status: notify.Status(status), Watch: watch, Limit: limit})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		retriesC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_retries_total",
 			Help: "Transient send failures retried (timeouts, 5xx, 429)."}, []string{"channel"}),
 		skippedC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_skipped_total",
-			Help: "Matches recorded as skipped, by reason (stale, closed)."}, []string{"reason"}),
+			Help: "Matches recorded as skipped, by reason (stale, closed, watch_removed, watch_muted)."}, []string{"reason"}),
 		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
 			Help: "Matches claimed for sending."}),
 	}

@@ -1,4 +1,4 @@
-package notify_test
+package pgclaims_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -69,12 +70,13 @@ func deliverOne(t *testing.T, channelYAML string, maxAttempts int) row {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &notify.Claimer{Pool: db, Config: cfg, Owner: "test"}
+	st := &pgclaims.Store{Pool: db, Owner: "test", Settle: time.Millisecond}
+	c := &pgclaims.Claimer{Store: st, Config: cfg}
 	if res, err := c.Ingest(t.Context(), msgs(events.Opened(listing("레이크 CC"), "crawl-1", time.Now()))); err != nil || res.Inserted != 1 {
 		t.Fatalf("claim: %d, %v", res.Inserted, err)
 	}
-	s := &notify.Sender{Pool: db, Channel: cfg.Channels["c"], Owner: "test", MaxAttempts: maxAttempts,
-		BackoffBase: time.Millisecond, BackoffMax: time.Millisecond, Settle: time.Millisecond, Logger: testkit.Logger(t, 0)}
+	s := &notify.Sender{Store: st, Channel: cfg.Channels["c"], MaxAttempts: maxAttempts,
+		BackoffBase: time.Millisecond, BackoffMax: time.Millisecond, Logger: testkit.Logger(t, 0)}
 	var r row
 	testkit.WaitFor(t, 30*time.Second, "the claim finished", func() bool {
 		if _, err := s.Once(t.Context()); err != nil {
