@@ -1,0 +1,59 @@
+package claimstoretest
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/notify"
+)
+
+// senderSkipsAtSendTime: the engine's Sender, before it sends a picked group, skips the claims of
+// a watch removed from the watches file (watch_removed) or muted (watch_muted), those whose event
+// is older than MaxAge (stale) and those whose listing closed since (closed), and sends the rest
+// of a group under its key. A muted watch claims nothing.
+func senderSkipsAtSendTime(t *testing.T, f Factory) {
+	st := f.New(t)
+	var mu sync.Mutex
+	var got []string // Idempotency-Keys received
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	cfg, err := notify.Parse([]byte("channels:\n  a: {type: webhook, url: "+srv.URL+"/}\nwatches:\n"+
+		"  - name: kept\n    channels: [a]\n  - name: muted\n    enabled: false\n    channels: [a]\n"), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if b := cfg.Batch(eventsOf(opening("m", "c0", now)), now, 0); len(b.Claims) != 1 || b.Claims[0].Watch != "kept" {
+		t.Errorf("a muted watch claimed: %+v", b.Claims)
+	}
+	fresh, closing, aging := opening("fresh", "c1", now), opening("closing", "c1", now.Add(-time.Minute)), opening("aging", "c2", now.Add(-20*time.Minute))
+	mustClaim(t, st, notify.ClaimBatch{Now: now, Claims: []notify.Claim{claim("kept", "a", fresh), claim("kept", "a", closing),
+		claim("kept", "a", aging), claim("removed", "a", opening("r", "c3", now)), claim("muted", "a", opening("mm", "c4", now))}})
+	mustClaim(t, st, notify.ClaimBatch{Closes: []notify.Close{{ListingKey: closing.ListingKey, At: now}}})
+	key := keysOf(mustPick(t, st, "a"))["kept/c1"]
+	s := &notify.Sender{Store: st, Channel: cfg.Channels["a"], Watches: cfg, MaxAge: 10 * time.Minute,
+		Logger: slog.New(slog.DiscardHandler)}
+	if _, err := s.Once(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"fresh": "sent:", "closing": "skipped:closed", "aging": "skipped:stale",
+		"r": "skipped:watch_removed", "mm": "skipped:watch_muted"}
+	for _, n := range list(t, st, notify.Filter{}) {
+		if s := n.Status + ":" + n.Reason; s != want[n.Course] {
+			t.Errorf("%s: %s, want %s", n.Course, s, want[n.Course])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != key.String() {
+		t.Errorf("the receiver got keys %v, want only the c1 message's %s", got, key)
+	}
+}
