@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -75,29 +73,23 @@ func (c *alertsConfig) validate(scheduled bool) error {
 // alertsPath is the claim database of the state dir.
 func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsFile) }
 
-// crawlAlerts is the Runner's Alerts hook: it matches a site crawl's events against the watches,
-// claims the matches in one transaction of the claim store and wakes the channels' senders.
+// crawlAlerts is the Runner's Alerts hook: it matches a site crawl's events against the watches
+// and claims the matches through the engine's Intake (one transaction of the claim store), which
+// wakes the channels' senders.
 type crawlAlerts struct {
 	watches *notify.Config
-	store   notify.ClaimStore
+	intake  *notify.Intake
+	wakes   notify.Wakes
 	maxAge  time.Duration
 	now     func() time.Time
-	logger  *slog.Logger
-	metrics *notify.Metrics
-
-	mu    sync.Mutex
-	wakes map[string]chan struct{} // per used channel; a send means new claims
 }
 
 var _ crawler.Alerts = (*crawlAlerts)(nil)
 
 func newCrawlAlerts(watches *notify.Config, store notify.ClaimStore, maxAge time.Duration, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
-	a := &crawlAlerts{watches: watches, store: store, maxAge: maxAge, now: time.Now, logger: logger, metrics: metrics,
-		wakes: map[string]chan struct{}{}}
-	for _, ch := range usedChannels(watches) {
-		a.wakes[ch] = make(chan struct{}, 1)
-	}
-	return a
+	wakes := notify.NewWakes(watches.UsedChannels())
+	return &crawlAlerts{watches: watches, maxAge: maxAge, now: time.Now, wakes: wakes,
+		intake: &notify.Intake{Store: store, Metrics: metrics, Logger: logger, Wake: wakes.Wake}}
 }
 
 // Claim claims the matches of one site crawl (crawler.Alerts): every match of one watch and
@@ -110,66 +102,10 @@ func (a *crawlAlerts) Claim(ctx context.Context, site, crawlID string, evs []eve
 	for i := range evs {
 		ptrs[i] = &evs[i]
 	}
-	b := a.watches.Batch(ptrs, a.now(), a.maxAge)
-	if len(b.Claims) == 0 && len(b.Closes) == 0 {
-		return nil
-	}
-	claimed, err := a.store.Claim(ctx, b)
-	if err != nil {
-		return fmt.Errorf("claim %d alert matches of %s: %w", len(b.Claims), crawlID, err)
-	}
-	sending, skipped := 0, map[string]int{}
-	var woken []string
-	for _, c := range claimed {
-		if c.Status != notify.StatusSending {
-			skipped[c.Reason]++
-			continue
-		}
-		sending++
-		if !slices.Contains(woken, c.Channel) {
-			woken = append(woken, c.Channel)
-		}
-	}
-	a.metrics.Claimed(sending)
-	for reason, n := range skipped {
-		a.metrics.Skipped(reason, n)
-	}
-	for _, ch := range woken {
-		a.wake(ch)
-	}
-	if sending > 0 || len(skipped) > 0 {
-		a.logger.InfoContext(ctx, "alerts claimed", "site", site, "crawl_id", crawlID, "claimed", sending,
-			"skipped", len(claimed)-sending, "matches", len(b.Claims))
+	if _, err := a.intake.Claim(ctx, a.watches.Batch(ptrs, a.now(), a.maxAge)); err != nil {
+		return fmt.Errorf("alerts of %s: %w", crawlID, err)
 	}
 	return nil
-}
-
-// wake tells ch's sender that it has new claims.
-func (a *crawlAlerts) wake(ch string) {
-	a.mu.Lock()
-	w := a.wakes[ch]
-	a.mu.Unlock()
-	if w == nil {
-		return
-	}
-	select {
-	case w <- struct{}{}:
-	default:
-	}
-}
-
-// usedChannels are the channels some watch names, sorted.
-func usedChannels(c *notify.Config) []string {
-	var out []string
-	for _, w := range c.Watches {
-		for _, ch := range w.Channels {
-			if !slices.Contains(out, ch) {
-				out = append(out, ch)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // unsent counts the claims still waiting to be sent.

@@ -256,6 +256,6 @@ func checkWatches(b *strings.Builder, path string, getenv func(string) string) e
 		}
 	}
 	fmt.Fprintf(b, "ok    watches %s: %d watch(es) (%d muted), %d channel(s) in use: %s\n", path, len(cfg.Watches), muted,
-		len(usedChannels(cfg)), strings.Join(usedChannels(cfg), ", "))
+		len(cfg.UsedChannels()), strings.Join(cfg.UsedChannels(), ", "))
 	return nil
 }
