@@ -199,9 +199,10 @@ func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) 
 	c.ParseHTTPErrorResponse = false
 	c.Async = true
 	c.SetRequestTimeout(p.RequestTimeout.D())
-	if transport != nil {
-		c.WithTransport(transport)
+	if transport == nil {
+		transport = http.DefaultTransport
 	}
+	c.WithTransport(rawCharset{transport}) // the crawler decodes bodies itself (decodeBody)
 	err := c.Limit(&colly.LimitRule{
 		DomainGlob:  "*",
 		Parallelism: p.Parallelism,
@@ -280,7 +281,11 @@ func (cr *crawl) fail(u string, status int, err error) {
 	}
 	cr.mu.Unlock()
 	if !dup {
-		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "err", err)
+		args := []any{"url", u, "status", status, "err", err}
+		if errors.Is(err, ErrUndecodable) {
+			args = append(args, "reason", FailUndecodable)
+		}
+		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", args...)
 	}
 }
 
@@ -294,7 +299,11 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		cr.fail(u, r.StatusCode, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
 		return
 	}
-	pg, err := parsePage(cr.site, r.Request.URL, r.Body)
+	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	pg, err := parsePage(cr.site, r.Request.URL, body)
+	if err == nil {
+		err = checkDecoded(cr.site, pg.Rows, dec)
+	}
 	if err != nil {
 		cr.fail(u, r.StatusCode, err)
 		return
