@@ -227,8 +227,12 @@ func checkDecoded(site *Site, rows []rawRow, d decoding) error {
 	for i := range rows {
 		for _, c := range site.Fields.cells(&rows[i]) {
 			if v := *c.dst; strings.ContainsRune(v, utf8.RuneError) || !utf8.ValidString(v) {
-				return fmt.Errorf("%w: row %d's %s %q holds U+FFFD after decoding as %s; declare the site's charset (charset: euc-kr) if it is mislabelled",
-					ErrUndecodable, i+1, c.name, truncate(strings.ToValidUTF8(v, "\ufffd"), 64), d)
+				hint := "declare the site's charset (charset: euc-kr) if it is mislabelled"
+				if d.By == "site" {
+					hint = "the site's charset key is wrong"
+				}
+				return fmt.Errorf("%w: row %d's %s %q holds U+FFFD after decoding as %s; %s",
+					ErrUndecodable, i+1, c.name, truncate(strings.ToValidUTF8(v, "\ufffd"), 64), d, hint)
 			}
 		}
 	}
