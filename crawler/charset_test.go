@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding/korean"
 
@@ -73,21 +75,7 @@ sites:
 `
 
 // encJSONTargetSite takes its course from the target: only the price cell carries Korean text.
-const encJSONTargetSite = `
-sites:
-  - name: enc
-    targets:
-      - {id: 1, name: 레이크 CC}
-    requests:
-      - url: '{{BASE}}/api?date={{.Date.Format "2006-01-02"}}&club={{.Target.id}}'
-    format: json
-    json: {rows: list}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: time}
-      price: {path: price}
-`
+var encJSONTargetSite = strings.Replace(encJSONSite, "course: {path: course}", "course: {value: '{{.Target.name}}'}", 1)
 
 // jsonNumbers is the review's /euc/jsonraw2 answer: numeric prices, Korean only in the names.
 func jsonNumbers(t testing.TB, names ...string) string {
@@ -247,4 +235,34 @@ func TestCharsetKeyIsChecked(t *testing.T) {
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "unknown charset") {
 		t.Errorf("Validate of a hand-built site with an unknown charset: %v", err)
 	}
+}
+
+// FuzzDecodeBody: any Content-Type and body decode without a panic to valid UTF-8; valid UTF-8
+// that declares nothing comes back unchanged; a site's charset key always wins.
+func FuzzDecodeBody(f *testing.F) {
+	f.Add("text/html", eucKR(f, slotPage(`<meta charset="euc-kr">`, "남서울 CC")))
+	f.Add("text/html", eucKR(f, slotPage(`<meta http-equiv="Content-Type" content="text/html; charset=ms949">`, "레이크 CC")))
+	f.Add("text/html; charset=x-windows-949", eucKR(f, "레이크 CC"))
+	f.Add("application/json", eucKR(f, `{"list":[{"course":"레이크 CC"}]}`))
+	f.Add("text/html;charset=\"UTF-16LE\"", []byte("\xff\xfea\x00b\x00"))
+	f.Add("text/html", []byte("\ufeff<meta charset=utf-16>레이크"))
+	f.Add("text/html", []byte(`<meta charset="replacement"><meta charset=`))
+	html, json := Site{}, Site{Format: FormatJSON}
+	forced := Site{Charset: "cp949"}
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		for _, s := range []*Site{&html, &json, &forced} {
+			out, d := decodeBody(s, contentType, body)
+			if !utf8.Valid(out) {
+				t.Fatalf("%+v %q: decoded %q (%s) is not UTF-8", s, contentType, out, d)
+			}
+			if s == &forced && d.By != "site" {
+				t.Fatalf("the charset key lost to %s", d)
+			}
+		}
+		if utf8.Valid(body) && !strings.Contains(strings.ToLower(string(body)+contentType), "charset") && !bytes.HasPrefix(body, []byte("\ufeff")) {
+			if out, _ := decodeBody(&json, contentType, body); !bytes.Equal(out, body) {
+				t.Fatalf("undeclared UTF-8 %q changed to %q", body, out)
+			}
+		}
+	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -148,21 +147,9 @@ func TestTryShowsNamesOfAnEUCKRPage(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	site := `
-  - name: %s
-    requests:
-      - url: '` + srv.URL + sitesim.PathEUCKRPage + `?book_date={{.Date.Format "20060102"}}'
-    row: "#teeList tr.res"
-    fields:
-      course: {selector: "td.club"}
-      course_part: {selector: "td.cos"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td.tm"}
-      price: {selector: "td.fee"}
-      players: {selector: "td.cnt"}
-    politeness: {no_delay: true, ignore_robots_txt: true}
-`
-	sites := testkit.WriteTemp(t, "sites.yaml", "sites:"+fmt.Sprintf(site, "euc-meta")+fmt.Sprintf(site, "euc-forced-utf8")+"    charset: utf-8\n")
+	polite := "    politeness: {no_delay: true, ignore_robots_txt: true}\n"
+	sites := testkit.WriteTemp(t, "sites.yaml", "sites:\n"+sitesim.EUCKRSite("euc-meta", srv.URL)+polite+
+		sitesim.EUCKRSite("euc-forced-utf8", srv.URL)+polite+"    charset: utf-8\n")
 	var stdout, stderr bytes.Buffer
 	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "euc-meta", "--date", "2025-12-02", "--dump"}, env(nil), &stdout, &stderr); err != nil {
 		t.Fatalf("try: %v\n%s\n%s", err, stdout.String(), stderr.String())

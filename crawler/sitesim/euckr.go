@@ -58,3 +58,20 @@ func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.T
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)
 }
+
+// EUCKRSite is the sites-file entry (a list item, indented for "sites:") that reads
+// PathEUCKRPage at base under name. It says nothing about the charset: the page's <meta> does.
+func EUCKRSite(name, base string) string {
+	return `  - name: ` + name + `
+    requests:
+      - url: '` + base + PathEUCKRPage + `?book_date={{.Date.Format "20060102"}}'
+    row: "#teeList tr.res"
+    fields:
+      course: {selector: "td.club"}
+      course_part: {selector: "td.cos"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td.tm"}
+      price: {selector: "td.fee"}
+      players: {selector: "td.cnt"}
+`
+}
