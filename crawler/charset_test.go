@@ -196,6 +196,9 @@ func TestPagesDecodeAsBrowsersDo(t *testing.T) {
 				t.Fatalf("complete %v failed %v rejected %d listings %q: an undecodable page must fail whole",
 					res.Complete, res.FailedPages, res.Rejected, listingRows(res.Listings))
 			}
+			if rec.failed[FailUndecodable] != 1 || len(rec.failed) != 1 {
+				t.Errorf("failed pages counted %v, want one undecodable", rec.failed)
+			}
 			if len(res.FailedSets) != 1 || res.FailedSets[0].PlayDate != "2026-12-01" {
 				t.Errorf("failed sets %+v, want the page's date", res.FailedSets)
 			}

@@ -30,6 +30,15 @@ type Metrics interface {
 	Retry(site string)
 }
 
+// PageFailureMetrics, optional on a Metrics, counts the pages that failed, by reason: FailUndecodable
+// or FailOther (not fetched, refused, too big, a changed shape, cancelled).
+type PageFailureMetrics interface {
+	PageFailed(site, reason string)
+}
+
+// FailOther is the reason of a failed page that is not undecodable.
+const FailOther = "other"
+
 // The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
 const (
 	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
@@ -280,13 +289,17 @@ func (cr *crawl) fail(u string, status int, err error) {
 		cr.res.FailedPages = append(cr.res.FailedPages, u)
 	}
 	cr.mu.Unlock()
-	if !dup {
-		args := []any{"url", u, "status", status, "err", err}
-		if errors.Is(err, ErrUndecodable) {
-			args = append(args, "reason", FailUndecodable)
-		}
-		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", args...)
+	if dup {
+		return
 	}
+	reason := FailOther
+	if errors.Is(err, ErrUndecodable) {
+		reason = FailUndecodable
+	}
+	if m, ok := cr.deps.Metrics.(PageFailureMetrics); ok {
+		m.PageFailed(cr.site.Name, reason)
+	}
+	cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 }
 
 func (cr *crawl) onResponse(r *colly.Response) {
