@@ -269,3 +269,30 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 	})
 }
+
+// A login answer is decoded like a page before login_page's contains is looked for: an EUC-KR
+// login page that names itself in Korean is still recognised (wrong credentials fail the crawl).
+func TestLoginPageIsDecoded(t *testing.T) {
+	t.Parallel()
+	for _, contentType := range []string{"text/html; charset=euc-kr", "text/html; charset=cp949", "text/html"} {
+		srv := newSourceServer(t, func(w http.ResponseWriter, _ *http.Request, _ string) {
+			w.Header().Set("Content-Type", contentType)
+			_, _ = w.Write(eucKR(t, `<html><head><meta charset="euc-kr"></head><body><h1>회원 로그인</h1></body></html>`))
+		})
+		yml := strings.Replace(encHTMLSite, "    requests:", `    login:
+      url: '{{BASE}}/login'
+      form: {pw: '{{.Credentials.password}}'}
+      credentials: {password: CLUB_PASSWORD}
+      login_page: {contains: "회원 로그인"}
+    requests:`, 1)
+		deps := newRecorder().deps(t)
+		deps.Getenv = func(string) string { return "wrong" }
+		res, err := Collect(t.Context(), sourceSite(t, srv.URL, yml), sourcesAt, deps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete || len(srv.requests()) != 1 {
+			t.Errorf("%s: complete %v after %d requests; want the login refused and no page fetched", contentType, res.Complete, len(srv.requests()))
+		}
+	}
+}
