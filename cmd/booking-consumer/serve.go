@@ -22,11 +22,12 @@ const serveHelp = `Serve the read-only lifetimes dashboard (Overview, Listings w
 Pipeline) over HTTP until SIGINT/SIGTERM. Pages are rendered on the server, charts are SVG, every
 asset is in the binary. It binds 127.0.0.1:8080 by default; on any other address it requires a
 login (DASHBOARD_TOKEN as a bearer token, or DASHBOARD_USER and DASHBOARD_PASSWORD for basic auth)
-and refuses to start without one. A configured login is required on loopback too.
+and refuses to start without one. A configured login is required on loopback too, and half a
+login (DASHBOARD_USER without DASHBOARD_PASSWORD, or the reverse) is refused on any address.
 
 Dashboard environment:
   HTTP_ADDR           listen address (default 127.0.0.1:8080; --http-addr overrides it)
-  DASHBOARD_TOKEN     bearer token: "Authorization: Bearer <token>"
+  DASHBOARD_TOKEN     bearer token: "Authorization: Bearer <token>" (the scheme in any case)
   DASHBOARD_USER, DASHBOARD_PASSWORD
                       HTTP basic auth (the browser asks for them)`
 

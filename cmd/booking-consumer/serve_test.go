@@ -56,6 +56,37 @@ func TestServeRefusesAnOpenDoor(t *testing.T) {
 	}
 }
 
+// Half a login (a user without a password, or the reverse) is a mistake, not "no login": serve
+// and run refuse to start on any address, loopback too, before they touch the database (F9).
+func TestServeRefusesAHalfConfiguredLogin(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"DASHBOARD_USER": "admin", "DASHBOARD_PASSWORD": ""}, "DASHBOARD_USER is set but DASHBOARD_PASSWORD is empty"},
+		{map[string]string{"DASHBOARD_PASSWORD": "pa55"}, "DASHBOARD_PASSWORD is set but DASHBOARD_USER is empty"},
+		{map[string]string{"DASHBOARD_TOKEN": "tok", "DASHBOARD_USER": "admin"}, "DASHBOARD_USER is set but DASHBOARD_PASSWORD is empty"},
+	} {
+		tc.env["DATABASE_URL"], tc.env["KAFKA_BOOTSTRAP"] = "postgres://nobody@127.0.0.1:1/none", "127.0.0.1:1"
+		for _, args := range [][]string{
+			{"serve", "--http-addr", "127.0.0.1:0"},
+			{"serve", "--http-addr", "0.0.0.0:0"},
+			{"run", "--http-addr", "127.0.0.1:0"},
+		} {
+			// Bounded: without the check, run would wait for the unreachable database for ever.
+			ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+			_, _, err := runCLI(t, ctx, tc.env, args...)
+			cancel()
+			if !errors.Is(err, cli.ErrUsage) || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v with %v: %v; want a usage error saying %q", args, tc.env, err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "pa55") {
+				t.Errorf("%v: the password is in the error: %v", args, err)
+			}
+		}
+	}
+}
+
 func TestServeWithATokenOnAllInterfaces(t *testing.T) {
 	_, dbURL := storetest.NewDBURL(t)
 	base := startServe(t, map[string]string{"DATABASE_URL": dbURL, "DASHBOARD_TOKEN": "tok-123"}, "--http-addr", "0.0.0.0:0")
