@@ -111,11 +111,14 @@ func IsLoopback(host string) bool {
 
 // Config is what the dashboard reads and how it shows it.
 type Config struct {
-	Store        *store.Store
-	Loc          *time.Location   // zone of every time shown (default Asia/Seoul)
-	AsOf         func() time.Time // anchor of "the last days" (default time.Now)
-	Days         int              // how many days the events-per-hour chart covers (default 7)
-	QueryTimeout time.Duration    // statement_timeout of every query (default 5 s)
+	Store *store.Store
+	Loc   *time.Location // zone of every time shown (default Asia/Seoul)
+	// AsOf, if set, is the fixed time every page is as of (serve --as-of): the anchor of "the last
+	// days" and the clock of the statuses, expiries and lifetimes, set as golf.now in each page's
+	// transaction. nil: live, time.Now for the charts and the database's now() for the rest.
+	AsOf         func() time.Time
+	Days         int           // how many days the events-per-hour chart covers (default 7)
+	QueryTimeout time.Duration // statement_timeout of every query (default 5 s)
 	Auth         Auth
 	// Lag reports the consumer lag per partition; nil: Kafka is not configured.
 	Lag func(context.Context) ([]PartitionLag, error)
@@ -127,6 +130,7 @@ type Config struct {
 // Handler serves the dashboard.
 type Handler struct {
 	cfg    Config
+	fixed  bool // cfg.AsOf was given: the database reads as of it too
 	mux    *http.ServeMux
 	pages  pages
 	static fs.FS // static/ of the embedded assets (staticFiles)
@@ -144,7 +148,8 @@ func New(cfg Config) (*Handler, error) {
 		}
 		cfg.Loc = loc
 	}
-	if cfg.AsOf == nil {
+	fixed := cfg.AsOf != nil
+	if !fixed {
 		cfg.AsOf = time.Now
 	}
 	if cfg.Days <= 0 {
@@ -164,7 +169,7 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: p, static: static}
+	h := &Handler{cfg: cfg, fixed: fixed, mux: http.NewServeMux(), pages: p, static: static}
 	h.mux.HandleFunc("/{$}", h.overview)
 	h.mux.HandleFunc("/listings", h.listings)
 	h.mux.HandleFunc("/listings.csv", h.listingsCSV)

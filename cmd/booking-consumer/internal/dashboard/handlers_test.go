@@ -241,7 +241,7 @@ func TestOverviewMediansEqualTheSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var booked []store.BookedListing
-	if err := s.ReadOnly(t.Context(), 0, func(r *store.Reader) error {
+	if err := s.ReadOnly(t.Context(), store.ReadOptions{}, func(r *store.Reader) error {
 		var err error
 		booked, err = r.BookedListings(t.Context(), time.UTC)
 		return err
@@ -327,7 +327,7 @@ func TestHourlyRollupMatchesTheEvents(t *testing.T) {
 	}
 	var got []store.HourCount
 	var stored int64
-	if err := s.ReadOnly(t.Context(), time.Second, func(r *store.Reader) error {
+	if err := s.ReadOnly(t.Context(), store.ReadOptions{Timeout: time.Second}, func(r *store.Reader) error {
 		var err error
 		if got, err = r.EventsPerHour(t.Context(), time.Unix(0, 0), time.Now().Add(24*time.Hour)); err != nil {
 			return err
