@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/store"
@@ -34,11 +35,8 @@ func statusCounts(t *testing.T, pool *pgxpool.Pool, asOf time.Time) map[string]i
 	out := map[string]int{}
 	var st string
 	var n int
-	for rows.Next() {
-		if err := rows.Scan(&st, &n); err != nil {
-			t.Fatal(err)
-		}
-		out[st] = n
+	if _, err := pgx.ForEachRow(rows, []any{&st, &n}, func() error { out[st] = n; return nil }); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
