@@ -44,6 +44,7 @@ func (r *recorder) PageFetched(_ string, status int) {
 }
 func (r *recorder) RowRejected(_, reason string) { r.mu.Lock(); r.rejected[reason]++; r.mu.Unlock() }
 func (r *recorder) Retry(string)                 { r.mu.Lock(); r.retries++; r.mu.Unlock() }
+func (r *recorder) PageFailed(string, string)    {}
 func (r *recorder) Sleep(ctx context.Context, d time.Duration) error {
 	r.mu.Lock()
 	r.sleeps = append(r.sleeps, d)

@@ -181,7 +181,7 @@ func FuzzParsePage(f *testing.F) {
 	site := sites[0]
 	base, _ := url.Parse("http://127.0.0.1:8089/tee?date=20251206&page=1")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		pg, err := parsePage(&site, base, body)
+		pg, err := parsePage(&site, base, body, "")
 		if err != nil {
 			return
 		}
