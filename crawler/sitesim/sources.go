@@ -33,6 +33,10 @@ const (
 	PathClubPage   = "/list.asp"
 	SessionCookie  = "SIMSESS"
 	DefaultUser    = "golfer"
+	// DevPassword is the club login's documented development password: `crawler sim` uses it
+	// when SIM_CLUB_PASSWORD is unset, and compose/dev/sites.yaml names it under
+	// login.dev_defaults. Not a secret; compose/app never uses it.
+	DevPassword = "sim-dev-password"
 	loginPageTitle = "회원 로그인"
 )
 
