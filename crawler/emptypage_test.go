@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -153,13 +151,7 @@ func TestMaintenancePageIsNotSoldOut(t *testing.T) {
 // condition without success needs its path present, the page fails.
 func TestReadmeAggregatorPostServerBusy(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, _ := strings.Cut(string(b), "One example per shape")
-	_, after, _ = strings.Cut(after, "```yaml\n")
-	example, _, _ := strings.Cut(after, "```\n")
+	example := readmeSitesExample(t)
 	srv := newSourceServer(t, func(w http.ResponseWriter, _ *http.Request, body string) {
 		switch {
 		case strings.Contains(body, `"date":"20261201"`):

@@ -61,30 +61,48 @@ func deriveList(row string) (string, bool) {
 	return strings.Join(out, ", "), true
 }
 
-// splitTop splits s at sep outside brackets, parentheses and quotes.
-func splitTop(s string, sep byte) []string {
-	var out []string
-	depth, start := 0, 0
+// scanTop calls fn for every byte of s with whether it is at the top level: outside brackets,
+// parentheses, quotes and escapes.
+func scanTop(s string, fn func(i int, c byte, top bool)) {
+	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		switch {
 		case c == '\\':
-			i++
+			fn(i, c, false)
+			if i+1 < len(s) {
+				i++
+				fn(i, s[i], false)
+			}
+			continue
 		case quote != 0:
 			if c == quote {
 				quote = 0
 			}
+			fn(i, c, false)
+			continue
 		case c == '"' || c == '\'':
 			quote = c
 		case c == '(' || c == '[':
 			depth++
 		case c == ')' || c == ']':
 			depth--
-		case c == sep && depth == 0:
+		}
+		fn(i, c, depth == 0 && quote == 0)
+	}
+}
+
+// splitTop splits s at sep outside brackets, parentheses and quotes.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	start := 0
+	scanTop(s, func(i int, c byte, top bool) {
+		if top && c == sep {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
-	}
+	})
 	return append(out, s[start:])
 }
 
@@ -92,33 +110,16 @@ func splitTop(s string, sep byte) []string {
 // alternative starts and ends, or -1, -1 when it has one compound only.
 func lastCombinator(s string) (from, to int) {
 	from, to = -1, -1
-	depth := 0
-	var quote byte
 	inRun := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		isComb := depth == 0 && quote == 0 && strings.IndexByte(" \t\n>+~", c) >= 0
+	scanTop(s, func(i int, c byte, top bool) {
+		isComb := top && strings.IndexByte(" \t\n>+~", c) >= 0
 		switch {
 		case isComb && !inRun:
 			from, inRun = i, true
 		case !isComb && inRun:
 			to, inRun = i, false
 		}
-		switch {
-		case c == '\\':
-			i++
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth--
-		}
-	}
+	})
 	if inRun || to < 0 { // a trailing combinator, or none
 		return -1, -1
 	}

@@ -57,6 +57,18 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 // The README's example of every shape is a valid sites file.
 func TestREADMESitesExample(t *testing.T) {
 	t.Parallel()
+	sites, err := ParseSites([]byte(readmeSitesExample(t)))
+	if err != nil {
+		t.Fatalf("the README's sites example: %v", err)
+	}
+	if len(sites) != 5 {
+		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
+	}
+}
+
+// readmeSitesExample is the README's sites example (after "One example per shape").
+func readmeSitesExample(t *testing.T) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,11 +79,5 @@ func TestREADMESitesExample(t *testing.T) {
 	if !ok || !ok2 || !ok3 {
 		t.Fatal("README.md has no sites example after \"One example per shape\"")
 	}
-	sites, err := ParseSites([]byte(example))
-	if err != nil {
-		t.Fatalf("the README's sites example: %v", err)
-	}
-	if len(sites) != 5 {
-		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
-	}
+	return example
 }

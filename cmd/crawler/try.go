@@ -139,7 +139,7 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		case p.Err != nil:
 			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
 		case p.Empty:
-			fmt.Fprintf(b, "   status %d: an empty answer (empty_when holds): no tee times\n", p.Status)
+			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
 		default:
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
