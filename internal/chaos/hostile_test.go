@@ -4,6 +4,7 @@ package chaos_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"log/slog"
@@ -93,22 +94,25 @@ func TestHostileSite(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done() // never finishes
 	})
-	var down atomic.Bool // the maintenance sites answer 200 with a maintenance page / SERVER_BUSY
+	var down atomic.Bool // club B and club 138 answer 200 with a maintenance page / SERVER_BUSY
 	mux.HandleFunc("GET /maint", func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
+		club := r.URL.Query().Get("club")
+		if down.Load() && club == "B" {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<html><body><h1>시스템 점검중입니다</h1></body></html>")
 			return
 		}
 		var rows []string
 		for i := range 6 {
-			rows = append(rows, row("Maintenance Club", fmt.Sprintf("%02d:00", 6+i), "150,000원"))
+			rows = append(rows, row("Maintenance Club "+club, fmt.Sprintf("%02d:00", 6+i), "150,000원"))
 		}
 		page(w, rows, "")
 	})
 	mux.HandleFunc("POST /busy", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if down.Load() {
+		var req struct{ ClubID string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if down.Load() && req.ClubID == "138" {
 			fmt.Fprint(w, `{"msg":"SERVER_BUSY"}`)
 			return
 		}
@@ -154,8 +158,9 @@ func TestHostileSite(t *testing.T) {
 		t.Logf("site %s: complete=%v incomplete=%q pages=%d rows=%d rejected=%d failed_pages=%d opened=%d err=%v",
 			s.Source, s.Complete, s.Incomplete, s.Pages, s.Rows, s.Rejected, len(s.FailedPages), s.Opened, s.Err)
 	}
-	// A club in maintenance (HTML) and one answering SERVER_BUSY (JSON) for two crawls after a
-	// good one: the pages fail, the crawls are incomplete, nothing closes.
+	// One club of two in maintenance (HTML) and one answering SERVER_BUSY (JSON) for two crawls
+	// after a good one: their pages fail, the crawls are incomplete, nothing closes (before, the
+	// other club's half kept the site-level guard quiet and the club's 6 listings closed).
 	for i := range 3 {
 		down.Store(i > 0)
 		msum, _ := mrunner.Run(ctx)
@@ -238,8 +243,8 @@ func TestHostileSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("maintenance sites: %d opened, %d closed events stored", maintOpened, maintClosed)
-	if maintClosed != 0 || maintOpened != 12 {
-		t.Errorf("maintenance sites: %d opened and %d closed events stored; want 12 opened and none closed", maintOpened, maintClosed)
+	if maintClosed != 0 || maintOpened != 24 {
+		t.Errorf("maintenance sites: %d opened and %d closed events stored; want 24 opened and none closed", maintOpened, maintClosed)
 	}
 	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
 	t.Logf("stored %d events, %d dead letters; %d requests to the hanging page", stored, dead, hangs.Load())
@@ -262,11 +267,14 @@ func page(w http.ResponseWriter, rows []string, next string) {
 	fmt.Fprint(w, "</body></html>")
 }
 
-// maintenanceSitesYAML renders the sites of the maintenance cases: an HTML list (its list,
-// table.tee-list, derived from the row selector) and the README's aggregator-post shape.
+// maintenanceSitesYAML renders the sites of the maintenance cases: an HTML list of two clubs'
+// pages (its list, table.tee-list, derived from the row selector) and the README's
+// aggregator-post shape with two clubs, declared as the README had it before it gained success
+// (a sites file copied from it must not close a busy club's listings either).
 func maintenanceSitesYAML(base string) string {
-	return "sites:\n" + hostileHTMLSite("hostile-maintenance", base+"/maint") + fmt.Sprintf(`  - name: hostile-busy
-    targets: [{id: 137, name: 레이크 CC}]
+	maint := strings.Replace(hostileHTMLSite("hostile-maintenance", base+"/maint?club=A"), `"]`, `", "`+base+`/maint?club=B"]`, 1)
+	return "sites:\n" + maint + fmt.Sprintf(`  - name: hostile-busy
+    targets: [{id: 137, name: 레이크 CC}, {id: 138, name: 힐스 CC}]
     requests:
       - method: POST
         url: '%[1]s/busy'
@@ -274,7 +282,6 @@ func maintenanceSitesYAML(base string) string {
     format: json
     json:
       rows: list
-      success: {path: msg, equals: OK}
       empty_when: [{path: msg, equals: NO_DATA}, {path: list, is: empty}]
     fields:
       course: {value: '{{.Target.name}}'}
