@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -298,20 +297,6 @@ func (cr *crawl) fail(u string, status int, err error) {
 		cr.deps.Metrics.PageFailed(cr.site.Name, reason)
 		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 	}
-}
-
-// seen records what a parsed page showed: the holder of its rows, or the failure of a page that
-// showed neither rows nor its list.
-func (cr *crawl) seen(pg page) error {
-	if pg.NoList {
-		return &pageFailure{FailNoList, fmt.Errorf("%w: no %q", errNoList, cmp.Or(cr.site.list, cr.deps.ListHint))}
-	}
-	if pg.Holder != "" {
-		cr.mu.Lock()
-		cr.holders[pg.Holder]++
-		cr.mu.Unlock()
-	}
-	return nil
 }
 
 func (cr *crawl) onResponse(r *colly.Response) {

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -42,11 +43,11 @@ func newClubSite(t *testing.T, clubs map[string]int) *clubSite {
 		c.mu.Unlock()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		var n int
-		switch {
-		case a == "maintenance":
+		switch a {
+		case "maintenance":
 			fmt.Fprint(w, maintenancePage)
 			return
-		case a == "empty":
+		case "empty":
 		default:
 			_, _ = fmt.Sscanf(a, "rows:%d", &n)
 		}
@@ -215,7 +216,7 @@ sites:
 				t.Fatal(err)
 			}
 			_, err = parseJSONPage(&sites[0], []byte(tc.body))
-			if empty := err == errEmptyPage; empty != tc.empty || (err != nil && !empty) != tc.fails {
+			if empty := errors.Is(err, errEmptyPage); empty != tc.empty || (err != nil && !empty) != tc.fails {
 				t.Errorf("%s: err %v; want empty %v, fails %v", tc.body, err, tc.empty, tc.fails)
 			}
 		})

@@ -1,7 +1,9 @@
 package crawler
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,4 +182,18 @@ func mostSeen(seen map[string]int) string {
 		}
 	}
 	return best
+}
+
+// seen records what a parsed page showed: the holder of its rows, or the failure of a page that
+// showed neither rows nor its list.
+func (cr *crawl) seen(pg page) error {
+	if pg.NoList {
+		return &pageFailure{FailNoList, fmt.Errorf("%w: no %q", errNoList, cmp.Or(cr.site.list, cr.deps.ListHint))}
+	}
+	if pg.Holder != "" {
+		cr.mu.Lock()
+		cr.holders[pg.Holder]++
+		cr.mu.Unlock()
+	}
+	return nil
 }

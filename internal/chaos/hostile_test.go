@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -158,22 +160,7 @@ func TestHostileSite(t *testing.T) {
 		t.Logf("site %s: complete=%v incomplete=%q pages=%d rows=%d rejected=%d failed_pages=%d opened=%d err=%v",
 			s.Source, s.Complete, s.Incomplete, s.Pages, s.Rows, s.Rejected, len(s.FailedPages), s.Opened, s.Err)
 	}
-	// One club of two in maintenance (HTML) and one answering SERVER_BUSY (JSON) for two crawls
-	// after a good one: their pages fail, the crawls are incomplete, nothing closes (before, the
-	// other club's half kept the site-level guard quiet and the club's 6 listings closed).
-	for i := range 3 {
-		down.Store(i > 0)
-		msum, _ := mrunner.Run(ctx)
-		for _, s := range msum.Sites {
-			t.Logf("crawl %d, site %s: complete=%v incomplete=%q failed_pages=%d listings=%d opened=%d closed=%d err=%v",
-				i+1, s.Source, s.Complete, s.Incomplete, len(s.FailedPages), s.Listings, s.Opened, s.Closed, s.Err)
-			if s.Err != nil || s.Complete != (i == 0) || len(s.FailedPages) != min(i, 1) || s.Closed != 0 {
-				t.Errorf("crawl %d of %s: complete %v, failed pages %d, closed %d; want the maintenance answers failed, nothing closed",
-					i+1, s.Source, s.Complete, len(s.FailedPages), s.Closed)
-			}
-		}
-		crawlAt = crawlAt.Add(10 * time.Minute)
-	}
+	crawlMaintenance(ctx, t, mrunner, &down, &crawlAt)
 	closeCtx, closeCancel := context.WithTimeout(t.Context(), 30*time.Second)
 	if err := pub.Close(closeCtx); err != nil {
 		t.Errorf("publisher close: %v", err)
@@ -237,6 +224,38 @@ func TestHostileSite(t *testing.T) {
 	if hang := bySite["hostile-hang"]; hang.Complete || len(hang.FailedPages) == 0 {
 		t.Errorf("hostile-hang: complete=%v failed pages %d; want the page timed out", hang.Complete, len(hang.FailedPages))
 	}
+	checkMaintenanceStored(t, db)
+	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
+	t.Logf("stored %d events, %d dead letters; %d requests to the hanging page", stored, dead, hangs.Load())
+	if int64(stored) != ps.Published || dead != 0 {
+		t.Errorf("stored %d events and %d dead letters, want %d and 0", stored, dead, ps.Published)
+	}
+}
+
+// crawlMaintenance crawls the maintenance sites three times, ten minutes apart: one club of two in
+// maintenance (HTML) and one answering SERVER_BUSY (JSON) after the first crawl. Their pages fail,
+// the crawls are incomplete, nothing closes (before, the other club's half kept the site-level
+// guard quiet and the club's 6 listings closed after two crawls).
+func crawlMaintenance(ctx context.Context, t *testing.T, r *crawler.Runner, down *atomic.Bool, at *time.Time) {
+	t.Helper()
+	for i := range 3 {
+		down.Store(i > 0)
+		msum, _ := r.Run(ctx)
+		for _, s := range msum.Sites {
+			t.Logf("crawl %d, site %s: complete=%v incomplete=%q failed_pages=%d listings=%d opened=%d closed=%d err=%v",
+				i+1, s.Source, s.Complete, s.Incomplete, len(s.FailedPages), s.Listings, s.Opened, s.Closed, s.Err)
+			if s.Err != nil || s.Complete != (i == 0) || len(s.FailedPages) != min(i, 1) || s.Closed != 0 {
+				t.Errorf("crawl %d of %s: complete %v, failed pages %d, closed %d; want the maintenance answers failed, nothing closed",
+					i+1, s.Source, s.Complete, len(s.FailedPages), s.Closed)
+			}
+		}
+		*at = at.Add(10 * time.Minute)
+	}
+}
+
+// checkMaintenanceStored: the maintenance sites' 24 openings are stored, and no close.
+func checkMaintenanceStored(t *testing.T, db *pgxpool.Pool) {
+	t.Helper()
 	var maintClosed, maintOpened int
 	if err := db.QueryRow(t.Context(), "select count(*) filter (where event_type = 'listing_closed'), count(*) filter (where event_type = 'listing_opened') "+
 		"from booking_events where source in ('hostile-maintenance', 'hostile-busy')").Scan(&maintClosed, &maintOpened); err != nil {
@@ -245,11 +264,6 @@ func TestHostileSite(t *testing.T) {
 	t.Logf("maintenance sites: %d opened, %d closed events stored", maintOpened, maintClosed)
 	if maintClosed != 0 || maintOpened != 24 {
 		t.Errorf("maintenance sites: %d opened and %d closed events stored; want 24 opened and none closed", maintOpened, maintClosed)
-	}
-	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
-	t.Logf("stored %d events, %d dead letters; %d requests to the hanging page", stored, dead, hangs.Load())
-	if int64(stored) != ps.Published || dead != 0 {
-		t.Errorf("stored %d events and %d dead letters, want %d and 0", stored, dead, ps.Published)
 	}
 }
 
