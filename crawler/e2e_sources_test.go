@@ -140,6 +140,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 
 	var crawls []e2eCrawl
 	maintFrom, maintTo := start.AddDate(0, 0, 2), start.AddDate(0, 0, 3)
+	maintPages := 0 // club 139's pages answered during the maintenance: one per date and crawl
 	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {
 		clock.Set(at)
 		maintenance.Store(!at.Before(maintFrom) && at.Before(maintTo))
@@ -152,6 +153,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
 		if maintenance.Load() {
 			e2eMaintenanceCrawl(t, name, s, at, days)
+			maintPages += days + 1
 		}
 	}
 	if name == "sim-club-login" {
@@ -162,6 +164,14 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	}
 	evs := testkit.ReadEvents(t, out.Path())
 	e2eSourceCheck(t, name, players, sim, crawls, evs, start, end)
+	// Exactly the maintenance answers failed as neither rows nor sold out: never a sold-out page.
+	reason := FailNoList
+	if strings.HasPrefix(name, "sim-api") {
+		reason = FailBadAnswer
+	}
+	if got := metricSum(t, r.Metrics, "crawler_pages_failed_total", map[string]string{"reason": reason}); got != float64(maintPages) {
+		t.Errorf("%v pages failed as %s, want the %d maintenance answers", got, reason, maintPages)
+	}
 	others := 0
 	for _, e := range evs {
 		if e.EventType == events.ListingClosed && !e.OccurredAt.Before(maintFrom) && e.OccurredAt.Before(maintTo) {
