@@ -160,7 +160,7 @@ func (s *Sender) scrub(msg string) string {
 	return msg
 }
 
-// skip is the send-time check, before a picked group's first attempt: claims of a watch removed
+// skip is the send-time check, before each attempt of a picked group: claims of a watch removed
 // from the watches file or muted, claims whose event occurred more than MaxAge ago, and claims whose
 // listing closed after their event are finished skipped with the reason. It returns the group of
 // what is left to send (same Key), or ok false when nothing is.
@@ -208,15 +208,15 @@ func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bo
 func (s *Sender) deliver(ctx context.Context, g Group) bool {
 	ch := s.Channel
 	log := s.Logger.With("channel", ch.Name, "watch", g.Watch, "crawl_id", g.CrawlID, "key", g.Key.String(), "matches", len(g.Claims))
-	g, ok := s.skip(ctx, log, g)
-	if !ok {
-		return true
-	}
-	evs := make([]*events.Event, len(g.Claims))
-	for i, c := range g.Claims {
-		evs[i] = c.Event
-	}
 	for attempt := 1; ; attempt++ {
+		var ok bool
+		if g, ok = s.skip(ctx, log, g); !ok {
+			return true // every claim skipped
+		}
+		evs := make([]*events.Event, len(g.Claims))
+		for i, c := range g.Claims {
+			evs[i] = c.Event
+		}
 		// Hold the claims for the attempt (timeout and a margin); a sender that lost them (it slept
 		// past its lease and another took them) stops.
 		if err := s.Store.Attempt(ctx, g, ch.Timeout); err != nil {

@@ -93,3 +93,42 @@ func senderChatTimeoutIsUnknownOnce(t *testing.T, f Factory) {
 		t.Errorf("%d requests, claim %+v; want 1 request and unknown after 1 attempt", requests, ns)
 	}
 }
+
+// senderChecksBeforeEachAttempt: a claim that became older than MaxAge while its message waited
+// for a retry (a 503) is skipped stale before the next attempt, not sent late.
+func senderChecksBeforeEachAttempt(t *testing.T, f Factory) {
+	st := f.New(t)
+	var mu sync.Mutex
+	requests := 0
+	var clock time.Time // the sender's now: an hour later after the first answer
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		clock = clock.Add(time.Hour)
+		mu.Unlock()
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	cfg, err := notify.Parse([]byte("channels:\n  a: {type: webhook, url: "+srv.URL+"/}\nwatches:\n  - name: w\n    channels: [a]\n"),
+		func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock = time.Now()
+	mustClaim(t, st, notify.ClaimBatch{Claims: []notify.Claim{claim("w", "a", opening("x", "c1", clock))}})
+	s := &notify.Sender{Store: st, Channel: cfg.Channels["a"], Watches: cfg, MaxAge: 30 * time.Minute, BackoffBase: time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return clock
+		}}
+	if _, err := s.Once(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ns := list(t, st, notify.Filter{})
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 1 || ns[0].Status != "skipped" || ns[0].Reason != notify.ReasonStale {
+		t.Errorf("%d requests, claim %s:%s; want 1 request, then skipped:stale", requests, ns[0].Status, ns[0].Reason)
+	}
+}

@@ -40,6 +40,7 @@ func Run(t *testing.T, f Factory) {
 		{"RetentionDeletesOldSentAndSkipped", retentionDeletesOldSentAndSkipped},
 		{"SenderSkipsAtSendTime", senderSkipsAtSendTime},
 		{"SenderChatTimeoutIsUnknownOnce", senderChatTimeoutIsUnknownOnce},
+		{"SenderChecksBeforeEachAttempt", senderChecksBeforeEachAttempt},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
