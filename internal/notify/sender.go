@@ -96,7 +96,7 @@ func (s *Sender) Run(ctx context.Context) {
 			s.Logger.WarnContext(ctx, "notifier: pick claims", "channel", s.Channel.Name, "err", s.scrub(err.Error()))
 		}
 		if n > 0 && err == nil {
-			continue // there may be more
+			continue // progress: there may be more
 		}
 		for pickNow := false; !pickNow && ctx.Err() == nil; {
 			select {
@@ -117,7 +117,8 @@ func (s *Sender) Run(ctx context.Context) {
 }
 
 // Once picks the groups ready to send on this sender's channel and delivers them; it returns how
-// many claims it picked.
+// many claims it finished (a group left sending, for example after a store error or a lost lease,
+// does not count, so that Run waits for its next poll instead of picking it again at once).
 func (s *Sender) Once(ctx context.Context) (int, error) {
 	s.defaults()
 	groups, err := s.Store.Pick(ctx, s.Channel.Name, s.Now(), DefaultBatchLimit)
@@ -126,11 +127,12 @@ func (s *Sender) Once(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, g := range groups {
-		n += len(g.Claims)
 		if ctx.Err() != nil {
 			break
 		}
-		s.deliver(ctx, g)
+		if s.deliver(ctx, g) {
+			n += len(g.Claims)
+		}
 	}
 	return n, nil
 }
@@ -158,7 +160,7 @@ func (s *Sender) scrub(msg string) string {
 	return msg
 }
 
-// skip is the send-time check, before a picked group's first attempt: claims of a watch removed
+// skip is the send-time check, before each attempt of a picked group: claims of a watch removed
 // from the watches file or muted, claims whose event occurred more than MaxAge ago, and claims whose
 // listing closed after their event are finished skipped with the reason. It returns the group of
 // what is left to send (same Key), or ok false when nothing is.
@@ -201,19 +203,20 @@ func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bo
 	return rest, len(rest.Claims) > 0
 }
 
-// deliver sends one message, retrying transient failures, and records the outcome.
-func (s *Sender) deliver(ctx context.Context, g Group) {
+// deliver sends one message, retrying transient failures, and records the outcome; it reports
+// whether the group's claims were finished.
+func (s *Sender) deliver(ctx context.Context, g Group) bool {
 	ch := s.Channel
 	log := s.Logger.With("channel", ch.Name, "watch", g.Watch, "crawl_id", g.CrawlID, "key", g.Key.String(), "matches", len(g.Claims))
-	g, ok := s.skip(ctx, log, g)
-	if !ok {
-		return
-	}
-	evs := make([]*events.Event, len(g.Claims))
-	for i, c := range g.Claims {
-		evs[i] = c.Event
-	}
 	for attempt := 1; ; attempt++ {
+		var ok bool
+		if g, ok = s.skip(ctx, log, g); !ok {
+			return true // every claim skipped
+		}
+		evs := make([]*events.Event, len(g.Claims))
+		for i, c := range g.Claims {
+			evs[i] = c.Event
+		}
 		// Hold the claims for the attempt (timeout and a margin); a sender that lost them (it slept
 		// past its lease and another took them) stops.
 		if err := s.Store.Attempt(ctx, g, ch.Timeout); err != nil {
@@ -223,43 +226,43 @@ func (s *Sender) deliver(ctx context.Context, g Group) {
 			case ctx.Err() == nil:
 				log.WarnContext(ctx, "notifier: record the attempt; leaving the claims to a later pick", "err", s.scrub(err.Error()))
 			}
-			return
+			return false
 		}
 		if wait := ch.MinInterval - time.Since(s.last); ch.MinInterval > 0 && wait > 0 {
 			if !sleep(ctx, wait) {
-				return
+				return false
 			}
 		}
 		s.last = time.Now()
 		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now()})
 		if err == nil {
-			s.finish(ctx, log, g, Outcome{Status: StatusSent})
+			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})
 			s.Metrics.sent(ch.Name, len(g.Claims))
 			log.InfoContext(ctx, "notification sent", "attempt", attempt)
-			return
+			return done
 		}
 		msg := s.scrub(err.Error())
 		var se *SendError
 		if errors.As(err, &se) && se.Unknown {
 			// Possibly delivered on a channel without idempotency: never re-sent automatically
 			// (also when shutting down: no other sender may take it).
-			s.finish(ctx, log, g, Outcome{Status: StatusUnknown, Error: msg})
+			done := s.finish(ctx, log, g, Outcome{Status: StatusUnknown, Error: msg})
 			s.Metrics.unknown(ch.Name, len(g.Claims))
 			log.ErrorContext(ctx, "notification outcome unknown: not re-sent", "attempt", attempt, "err", msg)
-			return
+			return done
 		}
 		if ctx.Err() != nil {
-			return // shutting down: the claims stay sending and are sent again, same key
+			return false // shutting down: the claims stay sending and are sent again, same key
 		}
 		transient := se != nil && se.Transient
 		if !transient || attempt >= s.MaxAttempts {
 			if transient {
 				msg = fmt.Sprintf("%s (after %d attempts)", msg, attempt)
 			}
-			s.finish(ctx, log, g, Outcome{Status: StatusFailed, Error: msg})
+			done := s.finish(ctx, log, g, Outcome{Status: StatusFailed, Error: msg})
 			s.Metrics.failed(ch.Name, len(g.Claims))
 			log.ErrorContext(ctx, "notification failed", "attempt", attempt, "err", msg)
-			return
+			return done
 		}
 		s.Metrics.retry(ch.Name)
 		wait := s.backoff(attempt)
@@ -271,7 +274,7 @@ func (s *Sender) deliver(ctx context.Context, g Group) {
 			log.WarnContext(ctx, "notifier: record the retry", "err", s.scrub(err.Error()))
 		}
 		if !sleep(ctx, wait) {
-			return
+			return false
 		}
 	}
 }

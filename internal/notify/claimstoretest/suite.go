@@ -39,6 +39,8 @@ func Run(t *testing.T, f Factory) {
 		{"PickKnowsLaterCloses", pickKnowsLaterCloses},
 		{"RetentionDeletesOldSentAndSkipped", retentionDeletesOldSentAndSkipped},
 		{"SenderSkipsAtSendTime", senderSkipsAtSendTime},
+		{"SenderChatTimeoutIsUnknownOnce", senderChatTimeoutIsUnknownOnce},
+		{"SenderChecksBeforeEachAttempt", senderChecksBeforeEachAttempt},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
