@@ -20,6 +20,7 @@ type watchIndex struct {
 	bySrc  map[string]*dayIndex // watches naming the source
 	anySrc *dayIndex            // watches of any source
 	hours  []uint32             // per watch: bit h set when a tee time of hour h may match, bit 24 for no tee time
+	next   []int                // per watch: its next_days (0: none), checked against the event's date
 }
 
 // noTeeTime is the hours bit of an event without a tee time.
@@ -36,9 +37,9 @@ func newDayIndex() *dayIndex { return &dayIndex{byDate: map[string][]int{}} }
 
 // buildIndex indexes ws.
 func buildIndex(ws []*Watch) *watchIndex {
-	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), hours: make([]uint32, len(ws))}
+	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), hours: make([]uint32, len(ws)), next: make([]int, len(ws))}
 	for i, w := range ws {
-		ix.hours[i] = hoursOf(w)
+		ix.hours[i], ix.next[i] = hoursOf(w), w.NextDays
 		if len(w.Sources) == 0 {
 			ix.anySrc.add(i, w)
 			continue
@@ -116,9 +117,13 @@ func (ix *watchIndex) candidates(v *view, out []int) []int {
 	if v.e.TeeTime == "" {
 		bit, ok = noTeeTime, true
 	}
-	if ok {
-		out = slices.DeleteFunc(out, func(i int) bool { return ix.hours[i]&(1<<bit) == 0 })
-	}
+	out = slices.DeleteFunc(out, func(i int) bool {
+		if ok && ix.hours[i]&(1<<bit) == 0 {
+			return true
+		}
+		n := ix.next[i]
+		return n > 0 && (v.date.IsZero() || v.date.Before(v.today) || !v.date.Before(v.today.AddDate(0, 0, n)))
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }
