@@ -110,7 +110,7 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	return true
 }
 
-// MatchAll returns the watches e enters, in the config's order.
+// MatchAll returns the watches e enters, in the config's order; a muted watch enters nothing.
 func (c *Config) MatchAll(e *events.Event, now time.Time) []*Watch {
 	if e.EventType == events.ListingClosed {
 		return nil
@@ -118,7 +118,7 @@ func (c *Config) MatchAll(e *events.Event, now time.Time) []*Watch {
 	v := prepare(e, now)
 	var out []*Watch
 	for _, w := range c.Watches {
-		if w.enters(v) {
+		if !w.Muted && w.enters(v) {
 			out = append(out, w)
 		}
 	}

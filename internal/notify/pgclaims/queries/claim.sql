@@ -4,7 +4,7 @@
 -- already (redelivery, replay, another notifier) claims nothing.
 -- $1 key, $2 watch, $3 channel, $4 event_id, $5 crawl_id, $6 listing_key, $7 occurred_at,
 -- $8 event (arrays, one element per match); $9 max age (s); $10 lease owner; $11 lease (s);
--- $12 dry run (--dry-run): write nothing, and instead return what a claim would do with every
+-- $13 claim time (the batch's Now); $12 dry run (--dry-run): write nothing, and instead return what a claim would do with every
 -- match: sending, skipped (with the reason), or 'claimed' for a match that already has a row.
 with m as (
     select u.key, u.watch, u.channel, u.event_id, u.crawl_id, u.listing_key, u.occurred_at, u.event, s.reason
@@ -12,7 +12,7 @@ with m as (
              as u(key, watch, channel, event_id, crawl_id, listing_key, occurred_at, event)
     cross join lateral (
         select case
-            when u.occurred_at < now() - $9::float8 * interval '1 second' then 'stale'
+            when u.occurred_at < $13::timestamptz - $9::float8 * interval '1 second' then 'stale'
             when exists (select 1 from booking_events b
                          where b.listing_key = u.listing_key collate "C" and b.event_type = 'listing_closed'
                            and b.occurred_at > u.occurred_at)

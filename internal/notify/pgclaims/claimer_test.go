@@ -1,4 +1,4 @@
-package notify_test
+package pgclaims_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -37,7 +38,7 @@ func TestClaimRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &notify.Claimer{Pool: db, Config: cfg, Owner: "test"}
+	c := &pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg}
 	now := time.Now()
 	fresh := events.Opened(listing("fresh"), "c1", now)
 	old := events.Opened(listing("old"), "c1", now.Add(-31*time.Minute))
@@ -106,11 +107,11 @@ func TestDryRunSaysWhatAClaimWouldDoAndWritesNothing(t *testing.T) {
 	}
 	now := time.Now()
 	claimed := events.Opened(listing("claimed"), "c1", now)
-	if res, err := (&notify.Claimer{Pool: db, Config: cfg, Owner: "test"}).Ingest(t.Context(), msgs(claimed)); err != nil || res.Inserted != 1 {
+	if res, err := (&pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg}).Ingest(t.Context(), msgs(claimed)); err != nil || res.Inserted != 1 {
 		t.Fatalf("claim: %d, %v", res.Inserted, err)
 	}
 	var out testkit.SyncBuffer
-	dry := &notify.Claimer{Pool: db, Config: cfg, Owner: "test", DryRun: &out}
+	dry := &pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg, DryRun: &out}
 	fresh, old := events.Opened(listing("fresh"), "c2", now), events.Opened(listing("old"), "c2", now.Add(-31*time.Minute))
 	if _, err := dry.Ingest(t.Context(), msgs(claimed, fresh, old)); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package notify_test
+package pgclaims_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -35,14 +36,15 @@ func TestMatchesOfOneCrawlInTwoBatchesGoOutAsOneMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wake := make(chan struct{}, 1)
-	c := &notify.Claimer{Pool: db, Config: cfg, Owner: "test", Logger: testkit.Logger(t, 0),
+	st := &pgclaims.Store{Pool: db, Owner: "test", Settle: 2 * time.Second}
+	c := &pgclaims.Claimer{Store: st, Config: cfg, Logger: testkit.Logger(t, 0),
 		Wake: func([]string) {
 			select {
 			case wake <- struct{}{}:
 			default:
 			}
 		}}
-	s := &notify.Sender{Pool: db, Channel: cfg.Channels["hook"], Owner: "test", Wake: wake,
+	s := &notify.Sender{Store: st, Channel: cfg.Channels["hook"], Wake: wake,
 		Settle: 2 * time.Second, Poll: 50 * time.Millisecond, Logger: testkit.Logger(t, 0)}
 	done := make(chan struct{})
 	go func() { s.Run(t.Context()); close(done) }()
