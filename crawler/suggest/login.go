@@ -1,0 +1,94 @@
+package suggest
+
+import (
+	"bytes"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// loginPage is a login form found in an answer.
+type loginPage struct {
+	action   string            // absolute URL the form posts to
+	fields   map[string]string // its fields: templates over the credentials, hidden values as they are
+	selector string            // how to recognise the page
+}
+
+// loginForm finds a form with a password field in an HTML answer.
+func loginForm(body []byte, pageURL string) (loginPage, bool) {
+	if len(body) == 0 || !bytes.Contains(bytes.ToLower(body), []byte("password")) {
+		return loginPage{}, false
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return loginPage{}, false
+	}
+	pw := doc.Find(`input[type=password]`).First()
+	if pw.Length() == 0 {
+		return loginPage{}, false
+	}
+	form := pw.Closest("form")
+	lp := loginPage{fields: map[string]string{}, selector: "input[type=password]"}
+	if id := form.AttrOr("id", ""); id != "" && !strings.ContainsAny(id, " .#:[]") {
+		lp.selector = "form#" + id
+	}
+	base, _ := url.Parse(pageURL)
+	action := form.AttrOr("action", "")
+	if u, err := url.Parse(action); err == nil && base != nil {
+		lp.action = base.ResolveReference(u).String()
+	} else {
+		lp.action = pageURL
+	}
+	user := false
+	form.Find("input[name]").Each(func(_ int, in *goquery.Selection) {
+		name := in.AttrOr("name", "")
+		switch strings.ToLower(in.AttrOr("type", "text")) {
+		case "password":
+			lp.fields[name] = "{{.Credentials.password}}"
+		case "hidden":
+			lp.fields[name] = literal(in.AttrOr("value", ""))
+		case "text", "email", "tel", "":
+			if !user {
+				lp.fields[name] = "{{.Credentials.user}}"
+				user = true
+			}
+		}
+	})
+	return lp, true
+}
+
+var reNotEnv = regexp.MustCompile(`[^A-Z0-9]+`)
+
+// setLogin writes the login block to fill in: the credentials are read from two environment
+// variables named after the site.
+func (a *analysis) setLogin(lp loginPage, why string) {
+	a.login = true
+	prefix := strings.Trim(reNotEnv.ReplaceAllString(strings.ToUpper(a.out.Name), "_"), "_")
+	if prefix == "" || (prefix[0] >= '0' && prefix[0] <= '9') {
+		prefix = "SITE_" + prefix
+	}
+	creds := map[string]string{"password": prefix + "_PASSWORD"}
+	for _, v := range lp.fields {
+		if strings.Contains(v, ".Credentials.user") {
+			creds["user"] = prefix + "_USER"
+		}
+	}
+	a.out.Login = &outLogin{URL: lp.action, Form: lp.fields, Credentials: creds,
+		LoginPage: outLoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
+	names := make([]string, 0, len(lp.fields))
+	for _, k := range sortedKeys(lp.fields) {
+		names = append(names, k)
+	}
+	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
+	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); exit status 2", strings.Join(sortedValues(creds), " and "))
+}
+
+func sortedValues(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
