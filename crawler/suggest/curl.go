@@ -27,11 +27,11 @@ var curlValueOpts = map[string]string{
 	"-b": "cookie", "--cookie": "cookie",
 	"-d": "data", "--data": "data", "--data-raw": "data", "--data-binary": "data", "--data-ascii": "data",
 	"--data-urlencode": "data-urlencode",
-	"-A": "agent", "--user-agent": "agent",
+	"-A":               "agent", "--user-agent": "agent",
 	"-e": "referer", "--referer": "referer",
 	"-u": "user", "--user": "user",
 	"--url": "url",
-	"-o": "ignore", "--output": "ignore", "-m": "ignore", "--max-time": "ignore",
+	"-o":    "ignore", "--output": "ignore", "-m": "ignore", "--max-time": "ignore",
 	"--connect-timeout": "ignore", "-x": "ignore", "--proxy": "ignore", "--cacert": "ignore",
 }
 

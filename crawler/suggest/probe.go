@@ -154,4 +154,3 @@ func declaredCharset(body []byte) string {
 	}
 	return ""
 }
-

@@ -70,7 +70,9 @@ func shapesOf(v string) []shape {
 }
 
 // looksLikeClub reports whether a name reads like a club's ("레이크 CC", "오션뷰 골프클럽").
-func looksLikeClub(s string) bool { return reClubName.MatchString(strings.TrimSpace(crawler.CleanText(s))) }
+func looksLikeClub(s string) bool {
+	return reClubName.MatchString(strings.TrimSpace(crawler.CleanText(s)))
+}
 
 // Name hints: lower-cased substrings of a member name, column header or class per field.
 var nameHints = map[string][]string{
