@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sort"
@@ -219,6 +220,12 @@ func TestSuggestedEntryCrawlsLikeTheHandWrittenOne(t *testing.T) {
 			return "curl '" + base + "/api/v2/teetime/list' -H 'User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0' " +
 				"-H 'Accept: application/json' -H 'Content-Type: application/json' -H 'X-CSRF-TOKEN: 8f1e' --data-raw '{\"clubId\":\"138\",\"date\":\"" + d8 + "\"}'"
 		}},
+		{name: "html list with pages", hand: "sim-golf", noTargets: true, curl: func(base string) string {
+			return "curl '" + base + "/tee?date=" + d8 + "&page=1' -H 'Accept: text/html,application/xhtml+xml' -H 'Upgrade-Insecure-Requests: 1'"
+		}},
+		{name: "one club per page", hand: "sim-club-page", curl: func(base string) string {
+			return "curl '" + base + "/list.asp?club_code=138&book_date=" + d8 + "' -H 'Referer: " + base + "/main.asp'"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &simClock{t: simStart}
@@ -237,4 +244,37 @@ func TestSuggestedEntryCrawlsLikeTheHandWrittenOne(t *testing.T) {
 			sameEvents(t, crawlWeek(t, clock, noEnv, handWritten(t, tc.hand, srv.URL), sg.Site))
 		})
 	}
+}
+
+// TestSuggestedLoginEntry: the golfer's copied request carries the session cookie of their
+// browser; without it the site answers with its login page. The suggestion says so, exits 2 with
+// the login block to fill in (here: its two variables set), and then crawls like the hand-written
+// entry.
+func TestSuggestedLoginEntry(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	clock := &simClock{t: simStart}
+	sim, srv := simServer(t, clock)
+	resp, err := http.PostForm(srv.URL+sitesim.PathLogin, map[string][]string{"user_id": {sitesim.DefaultUser}, "user_pw": {simPassword}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var cookie string
+	for _, c := range resp.Cookies() {
+		cookie = c.Name + "=" + c.Value
+	}
+	curl := "curl '" + srv.URL + "/club/ajax/teeList' \\\n  -H 'accept: */*' \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
+		"  -b '" + cookie + "; _ga=GA1.1.9' \\\n  -H 'x-requested-with: XMLHttpRequest' \\\n  --data-raw 'golfResDate=" + day.Format("20060102") + "&courseId=138'"
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim), Name: "club"})
+	if sg.Complete || !sg.Login {
+		t.Fatalf("complete %v login %v; want a partial entry with a login to fill in", sg.Complete, sg.Login)
+	}
+	if !strings.Contains(stderr, "login page") || strings.Contains(string(sg.YAML), cookie) {
+		t.Errorf("stderr does not say login page, or the cookie reached the output")
+	}
+	getenv := func(k string) string {
+		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": simPassword,
+			"CLUB_USER": sitesim.DefaultUser, "CLUB_PASSWORD": simPassword}[k]
+	}
+	sameEvents(t, crawlWeek(t, clock, getenv, handWritten(t, "sim-club-login", srv.URL), sg.Site))
 }
