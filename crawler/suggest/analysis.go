@@ -36,15 +36,14 @@ func (a *analysis) run(ctx context.Context) error {
 	if page.Err != nil && len(page.Body) == 0 {
 		return fmt.Errorf("the page failed: %w", page.Err)
 	}
-	if len(a.t.dropped) > 0 {
+	if lp, ok := loginForm(page.Body, requestURL(page.Request)); ok {
+		a.setLogin(lp, "the page itself is a login page (a form with a password field): the copied session has expired, or the page needs one")
+	} else if len(a.t.dropped) > 0 {
 		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
 		if err != nil {
 			return err
 		}
 		a.compareBare(page, bare)
-	}
-	if lp, ok := loginForm(page.Body, requestURL(page.Request)); ok && !a.login {
-		a.setLogin(lp, "the page itself is a login page (a form with a password field)")
 	}
 	a.page = page
 	a.out.Charset = a.charset(page.Body)
@@ -168,7 +167,7 @@ func (a *analysis) examples(cols []column, as assignment) {
 		want := crawler.CleanText(ex)
 		var in []string
 		for _, c := range cols {
-			if slices.ContainsFunc(c.values, func(v string) bool { return v == want || strings.Contains(v, want) }) {
+			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
 				field := "no field"
 				for _, name := range fieldOrder {
 					if p, ok := as.fields[name]; ok && p.where == c.where {
@@ -216,4 +215,21 @@ func (f outFields) hasValue() bool {
 		}
 	}
 	return false
+}
+
+// sameValue reports whether an example and a row's value say the same: the same text, the same
+// tee time (0630 and 06:30) or the same price (130,000 and 130000).
+func sameValue(example, v string) bool {
+	v = crawler.CleanText(v)
+	if v == example || strings.Contains(v, example) {
+		return true
+	}
+	if a, err := crawler.ParseTeeTime(example); err == nil {
+		if b, err := crawler.ParseTeeTime(v); err == nil && a == b {
+			return true
+		}
+	}
+	a, errA := crawler.ParsePrice(example)
+	b, errB := crawler.ParsePrice(v)
+	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
 }

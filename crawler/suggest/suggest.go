@@ -32,13 +32,14 @@ type Options struct {
 
 // Suggestion is what Suggest found.
 type Suggestion struct {
-	YAML     []byte       // the sites file, one site
-	Site     crawler.Site // that site, validated
-	Complete bool         // every required field was found and no login is to be filled in
-	Login    bool         // the page needs a login: the login block's credentials are to be set
-	Missing  []string     // required fields not found
-	Dropped  []string     // credential headers left out of the output
-	Date     time.Time    // the play date used
+	YAML     []byte         // the sites file, one site
+	Site     crawler.Site   // that site, validated
+	Complete bool           // every required field was found and no login is to be filled in
+	Login    bool           // the page needs a login: the login block's credentials are to be set
+	Missing  []string       // required fields not found
+	Dropped  []string       // credential headers left out of the output
+	Date     time.Time      // the play date used
+	Target   crawler.Target // the given target the request asked for (nil: none)
 }
 
 // ErrNoRows is returned when the answer holds nothing that looks like tee times (a partial
@@ -70,7 +71,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err != nil {
 		return sg, err
 	}
-	sg.Dropped = t.dropped
+	sg.Dropped, sg.Target = t.dropped, t.target
 	if len(t.dropped) > 0 {
 		say("dropped from the output (a login, session or CSRF token does not belong in a sites file): %s", strings.Join(t.dropped, ", "))
 	}
