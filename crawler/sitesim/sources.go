@@ -83,7 +83,7 @@ func isSourcePath(path string) bool {
 	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage:
 		return true
 	}
-	return false
+	return isMoreSourcePath(path)
 }
 
 // serveSource serves the routes of this file; faults were applied by the caller (not to login).
@@ -99,6 +99,8 @@ func (s *Site) serveSource(w http.ResponseWriter, r *http.Request, now time.Time
 		s.serveClubAJAX(w, r, now)
 	case PathClubPage:
 		s.serveClubPage(w, r, now)
+	default:
+		s.serveMoreSource(w, r, now)
 	}
 }
 

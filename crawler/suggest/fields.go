@@ -129,6 +129,17 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		a.fields["course_part"] = pick{where: cols[part].where}
 		_, n, total := cols[part].mostly(shapeName)
 		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s)", cols[part].label(), n, total, sample(cols[part].values))
+		return
+	}
+	// A club without parts sends the part's member empty: one named like a course still is the
+	// part, for the clubs that have them.
+	for i, c := range cols {
+		if used[i] || sample(c.values) != "" || hint("course", c.name)+hint("course_part", c.name) == 0 {
+			continue
+		}
+		a.fields["course_part"] = pick{where: c.where}
+		say("course_part ← %s: empty in all %d rows, but named like a course: the part, for clubs that have parts (low confidence)", c.label(), len(c.values))
+		return
 	}
 }
 
