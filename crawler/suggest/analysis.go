@@ -190,7 +190,7 @@ func (a *analysis) examples(cols []column, as assignment) {
 func (a *analysis) request() {
 	rt := a.t.req
 	plain := rt.Method == "" && len(rt.Headers) == 0 && len(a.o.Targets) == 0 && a.out.Login == nil &&
-		!a.isJSON && a.out.Fields.hasValue() == false
+		!a.isJSON && !a.out.Fields.hasValue()
 	if plain {
 		a.out.URLTemplate = rt.URL
 		a.say("url_template: a plain GET of an HTML list, one URL per play date")

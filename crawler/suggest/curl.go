@@ -108,7 +108,7 @@ func (r *Request) apply(kind, val string, data *[]string) error {
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("%w: header %q has no name: value", ErrCurl, val)
 		}
-		r.Header.Add(http.CanonicalHeaderKey(strings.TrimSpace(name)), strings.TrimSpace(v))
+		r.Header.Add(strings.TrimSpace(name), strings.TrimSpace(v))
 	case "cookie":
 		if strings.Contains(val, "=") {
 			r.Header.Add("Cookie", val)

@@ -77,10 +77,7 @@ func (a *analysis) setLogin(lp loginPage, why string) {
 	}
 	a.out.Login = &outLogin{URL: lp.action, Form: lp.fields, Credentials: creds,
 		LoginPage: outLoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
-	names := make([]string, 0, len(lp.fields))
-	for _, k := range sortedKeys(lp.fields) {
-		names = append(names, k)
-	}
+	names := sortedKeys(lp.fields)
 	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
 	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); exit status 2", strings.Join(sortedValues(creds), " and "))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -117,12 +118,21 @@ func (a *analysis) emptyHTML(body []byte) {
 	if err != nil {
 		return
 	}
-	n := doc.Find(a.out.Row).Length()
+	n := 0
+	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
+		cell := row
+		if f := a.out.Fields.TeeTime; f != nil && f.Selector != "" {
+			cell = row.Find(f.Selector).First()
+		}
+		if slices.Contains(shapesOf(cell.Text()), shapeTeeTime) {
+			n++
+		}
+	})
 	hr, _, _ := findHTMLRows(a.page.Body)
 	listThere := hr.list == "" || doc.Find(hr.list).Length() > 0
 	switch {
 	case n > 0:
-		a.say("probe-empty: the far-ahead page has %d rows too", n)
+		a.say("probe-empty: the far-ahead page has %d rows with a tee time too", n)
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", hr.list)
 	default:

@@ -148,7 +148,9 @@ func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, sites 
 	per := make([][]string, len(sites))
 	for _, e := range testkit.ReadEvents(t, path) {
 		i := 0
-		fmt.Sscanf(e.Source, "entry-%d", &i)
+		if _, err := fmt.Sscanf(e.Source, "entry-%d", &i); err != nil {
+			t.Fatalf("event of source %q", e.Source)
+		}
 		per[i] = append(per[i], eventText(e))
 	}
 	return per
