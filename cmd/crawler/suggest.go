@@ -67,7 +67,7 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	o := suggest.Options{Request: req, Examples: examples, Name: *name, DaysAhead: *days, ProbeEmpty: *probe,
-		Fetcher: suggest.Fetcher{Logger: quiet},
+		Fetcher: suggest.Fetcher{Logger: quiet, Getenv: env.Getenv},
 		Say:     func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) }}
 	if *date != "" {
 		if o.Date, err = time.ParseInLocation("2006-01-02", *date, crawler.Seoul()); err != nil {
@@ -91,7 +91,12 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	if *check && sg.Site.Name != "" {
-		if err := suggestCheck(ctx, env, quiet, sg); err != nil {
+		// The table shows every rejected row and failed page; the log would say them twice.
+		errorsOnly, err := cli.NewLoggerDefault(env.Getenv, env.Stderr, slog.LevelError, "text")
+		if err != nil {
+			return err
+		}
+		if err := suggestCheck(ctx, env, errorsOnly, sg); err != nil {
 			return err
 		}
 	}

@@ -66,6 +66,21 @@ func TestSuggestSaysLoginPage(t *testing.T) {
 	if !strings.Contains(stdout.String(), "credentials:") || !strings.Contains(stdout.String(), "user_pw: '{{.Credentials.password}}'") {
 		t.Errorf("stdout lacks the login block:\n%s", stdout.String())
 	}
+	// With the block's variables set, the second run logs in itself and finds the rows.
+	stdout.Reset()
+	stderr.Reset()
+	creds := env(map[string]string{"CLUB_USER": sitesim.DefaultUser, "CLUB_PASSWORD": "pw"})
+	if err := run(t.Context(), []string{"suggest", "--curl", curl, "--name", "club", "--target", "id=137,name=파인힐스 CC", "--probe-empty=false", "--check"}, creds, &stdout, &stderr); err != nil {
+		t.Fatalf("with the credentials set: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"logged in and fetched the page again", "tee_time ← td.time", "check: 1 page(s), "} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if strings.Contains(stdout.String()+stderr.String(), "pw\n") || strings.Contains(stdout.String(), "expired") {
+		t.Errorf("a secret reached the output")
+	}
 }
 
 func TestSuggestUsage(t *testing.T) {

@@ -15,15 +15,17 @@ import (
 
 // analysis is one run of Suggest past the request template: the fetches and what they showed.
 type analysis struct {
-	o       Options
-	t       templated
-	date    time.Time
-	say     func(string, ...any)
-	out     *outSite
-	login   bool
-	missing []string
-	page    Page
-	isJSON  bool
+	o     Options
+	t     templated
+	date  time.Time
+	say   func(string, ...any)
+	out   *outSite
+	login bool
+	// loginDone: the login block's credentials were set and the login worked
+	loginDone bool
+	missing   []string
+	page      Page
+	isJSON    bool
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -38,6 +40,11 @@ func (a *analysis) run(ctx context.Context) error {
 	}
 	if lp, ok := loginForm(page.Body, requestURL(page.Request)); ok {
 		a.setLogin(lp, "the page itself is a login page (a form with a password field): the copied session has expired, or the page needs one")
+		if p, ok, err := a.loggedIn(ctx); err != nil {
+			return err
+		} else if ok {
+			page = p
+		}
 	} else if len(a.t.dropped) > 0 {
 		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
 		if err != nil {

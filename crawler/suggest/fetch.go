@@ -26,11 +26,23 @@ type Fetcher struct {
 	Logger     *slog.Logger
 	Transport  http.RoundTripper // nil: http.DefaultTransport
 	Politeness crawler.Politeness
+	// Getenv reads a login's credentials (FetchLoggedIn); nil: no login can be made.
+	Getenv func(string) string
 }
 
 // Fetch sends rt for the play date date (and target, nil for none) with extra headers added
 // (the copied request's credentials, for the first look) and returns the answer.
 func (f Fetcher) Fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header) (Page, error) {
+	return f.fetch(ctx, rt, target, date, extra, nil)
+}
+
+// FetchLoggedIn is Fetch after the login (the crawler's login step, its credentials read with
+// Getenv).
+func (f Fetcher) FetchLoggedIn(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, login *crawler.Login) (Page, error) {
+	return f.fetch(ctx, rt, target, date, nil, login)
+}
+
+func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header, login *crawler.Login) (Page, error) {
 	rt.Headers = copyMap(rt.Headers)
 	for k, vs := range extra {
 		if rt.Headers == nil {
@@ -47,6 +59,7 @@ func (f Fetcher) Fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 			Course: crawler.Field{Value: "-"}, RoundDate: crawler.Field{Value: "2026-01-01"}, TeeTime: crawler.Field{Value: "06:00"},
 		},
 		Politeness: f.Politeness,
+		Login:      login,
 	}
 	if target != nil {
 		site.Targets = []crawler.Target{target}
@@ -61,7 +74,7 @@ func (f Fetcher) Fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		logger = slog.New(slog.DiscardHandler)
 	}
 	_, err := crawler.Collect(ctx, site, date.Add(12*time.Hour), crawler.CollectDeps{
-		Logger: logger, Transport: f.Transport,
+		Logger: logger, Transport: f.Transport, Getenv: f.getenv(),
 		OnPage: func(p crawler.PageReport) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -97,4 +110,11 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+func (f Fetcher) getenv() func(string) string {
+	if f.Getenv == nil {
+		return func(string) string { return "" }
+	}
+	return f.Getenv
 }

@@ -2,11 +2,14 @@ package suggest
 
 import (
 	"bytes"
+	"context"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
 // loginPage is a login form found in an answer.
@@ -79,7 +82,7 @@ func (a *analysis) setLogin(lp loginPage, why string) {
 		LoginPage: outLoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
 	names := sortedKeys(lp.fields)
 	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
-	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); exit status 2", strings.Join(sortedValues(creds), " and "))
+	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); with them set, suggest logs in itself", strings.Join(sortedValues(creds), " and "))
 }
 
 func sortedValues(m map[string]string) []string {
@@ -88,4 +91,29 @@ func sortedValues(m map[string]string) []string {
 		out = append(out, m[k])
 	}
 	return out
+}
+
+// loggedIn fetches the page again after the login block's login when its credential variables
+// are set (the second run, after the golfer set them): the rows are then behind it.
+func (a *analysis) loggedIn(ctx context.Context) (Page, bool, error) {
+	l := a.out.Login
+	getenv := a.o.Fetcher.getenv()
+	for _, env := range sortedValues(l.Credentials) {
+		if getenv(env) == "" {
+			return Page{}, false, nil
+		}
+	}
+	login := &crawler.Login{URL: l.URL, Form: l.Form, Credentials: l.Credentials,
+		Page: crawler.LoginPage{Selector: l.LoginPage.Selector, Statuses: l.LoginPage.Statuses}}
+	page, err := a.o.Fetcher.FetchLoggedIn(ctx, a.t.req, a.t.target, a.date, login)
+	if err != nil {
+		return Page{}, false, err
+	}
+	if page.Err != nil {
+		a.say("login: with %s set the login or the page failed: %v", strings.Join(sortedValues(l.Credentials), " and "), page.Err)
+		return Page{}, false, nil
+	}
+	a.say("login: %s are set: logged in and fetched the page again (status %d, %d bytes)", strings.Join(sortedValues(l.Credentials), " and "), page.Status, len(page.Body))
+	a.loginDone = true
+	return page, true, nil
 }

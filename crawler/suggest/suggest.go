@@ -87,8 +87,8 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err := a.run(ctx); err != nil {
 		return sg, err
 	}
-	sg.Login, sg.Missing = a.login, a.missing
-	sg.Complete = !a.login && len(a.missing) == 0
+	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
+	sg.Complete = !sg.Login && len(a.missing) == 0
 	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
 	b, err := marshal(out, comment)
 	if err != nil {
