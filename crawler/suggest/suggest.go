@@ -7,7 +7,6 @@ package suggest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -41,10 +40,6 @@ type Suggestion struct {
 	Date     time.Time      // the play date used
 	Target   crawler.Target // the given target the request asked for (nil: none)
 }
-
-// ErrNoRows is returned when the answer holds nothing that looks like tee times (a partial
-// entry is still returned).
-var ErrNoRows = errors.New("no rows of tee times found")
 
 // ProbeDays is how far after the play date the empty probe asks.
 const ProbeDays = 180
