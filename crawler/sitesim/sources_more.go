@@ -14,8 +14,9 @@ import (
 // Two more shapes of the same model, after the request and answer shapes public tee-time crawlers
 // of Korean club sites show (no code taken from them):
 //
-//	GET /Reservation/TeeList.asp?gc=ID&ymd=YYYY.MM.DD   an old ASP page in EUC-KR, declared only by
-//	                                                    its <meta> (the header says text/html)
+//	GET /Reservation/TeeList.asp?gc=ID&ymd=YYYY.MM.DD   an old ASP page of one club in EUC-KR, declared
+//	                                                    only by its <meta>, rows without classes (every
+//	                                                    club on one page is euckr.go's)
 //	GET /api/teeTimes.json?ccNo=ID&playDate=YYYYMMDD     JSON rows with year-less MM/DD dates
 const (
 	PathASP       = "/Reservation/TeeList.asp"

@@ -72,3 +72,45 @@ func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
 	}
 	sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-mmdd", srv.URL), sg.Site))
 }
+
+// TestSuggestedEntryForEUCKRPage: old ASP pages in EUC-KR that say so only in their <meta>: one
+// club a page with rows without classes (sources_more.go), and every club on one page
+// (sitesim.EUCKRSite); the suggestion reads them as the crawler decodes them, declares the
+// charset, and crawls like the hand-written entry.
+func TestSuggestedEntryForEUCKRPage(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	for _, tc := range []struct {
+		name    string
+		path    string
+		targets bool
+		hand    func(base string) crawler.Site
+	}{
+		{name: "one club a page", path: sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02"), targets: true,
+			hand: func(base string) crawler.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
+		{name: "every club on one page", path: sitesim.PathEUCKRPage + "?book_date=" + day.Format("20060102"),
+			hand: func(base string) crawler.Site {
+				sites, err := crawler.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sites[0]
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &simClock{t: simStart}
+			sim, srv := simServer(t, clock)
+			o := Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true}
+			if tc.targets {
+				o.Targets = clubTargets(sim)
+			}
+			sg, stderr := runSuggest(t, "curl '"+srv.URL+tc.path+"' -H 'Accept: text/html' -b 'ASPSESSIONIDQAQB=KJHGFDSA'", o)
+			if !sg.Complete {
+				t.Fatalf("partial: %v", sg.Missing)
+			}
+			if !strings.Contains(stderr, "charset ← euc-kr") || sg.Site.Charset == "" {
+				t.Errorf("the charset is not declared (charset %q)", sg.Site.Charset)
+			}
+			sameEvents(t, crawlWeek(t, clock, noEnv, tc.hand(srv.URL), sg.Site))
+		})
+	}
+}

@@ -9,13 +9,9 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// The keys that land on main from other branches: emitted only once the crawler reads them.
-// EmitList: the top-level list: key (the element holding an HTML page's rows). EmitCharset: the
-// site-level charset: key.
-var (
-	EmitList    = false
-	EmitCharset = false
-)
+// EmitList says whether the list: key (the element holding an HTML page's rows) is written: it
+// lands on main from another branch, and is written once the crawler reads it.
+var EmitList = false
 
 // outSite is one site of the sites file as suggest writes it: the keys it sets, in the order the
 // README documents them, nothing else.

@@ -146,11 +146,15 @@ func (a *analysis) charset(body []byte) string {
 	if cs == "" || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") {
 		return ""
 	}
-	if !EmitCharset {
-		a.say("charset: the page declares %s; this crawler does not read the charset: key yet, so it is left out", cs)
+	_, name, err := crawler.LookupCharset(cs)
+	if err != nil {
+		a.say("charset: the page declares %q, which the crawler does not know (%v); left out", cs, err)
 		return ""
 	}
-	a.say("charset ← %s: the page declares it", cs)
+	if strings.EqualFold(name, "utf-8") {
+		return ""
+	}
+	a.say("charset ← %s: the page declares %s in its <meta> (the crawler reads it there too; the key makes it explicit)", strings.ToLower(cs), cs)
 	return strings.ToLower(cs)
 }
 
