@@ -125,10 +125,7 @@ func (a *analysis) rows() error {
 			return a.noRows("no repeated element of the HTML answer holds tee times")
 		}
 		a.say("row ← %s: %d elements of one kind, their cells hold tee times; list ← %s, the element that holds them", hr.row, hr.rows, hr.list)
-		a.out.Row = hr.row
-		if EmitList {
-			a.out.List = hr.list
-		}
+		a.out.Row, a.out.List = hr.row, hr.list
 		if hr.next != "" {
 			a.out.NextPage = hr.next
 			a.say("next_page ← %s: a link that says next (to %s)", hr.next, hr.nextHref)

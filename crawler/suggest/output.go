@@ -9,10 +9,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// EmitList says whether the list: key (the element holding an HTML page's rows) is written: it
-// lands on main from another branch, and is written once the crawler reads it.
-var EmitList = false
-
 // outSite is one site of the sites file as suggest writes it: the keys it sets, in the order the
 // README documents them, nothing else.
 type outSite struct {

@@ -42,7 +42,10 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 	return nil
 }
 
-var reCodeName = regexp.MustCompile(`(?i)(code|result|status|success|msg|message|rtn|ret)`)
+var (
+	reCodeName = regexp.MustCompile(`(?i)(code|result|status|success|msg|message|rtn|ret)`)
+	reCode     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,20}$`) // a code, not a sentence
+)
 
 func (a *analysis) emptyJSON(full, empty []byte) {
 	j := a.out.JSON
@@ -68,6 +71,10 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		case fv.String() != v.String() && differs == nil && v.Type == gjson.String:
 			differs = &outCond{Path: path, Equals: v.String()}
 			a.say("empty_when ← %s equals %q: it says %q when there are rows", path, v.String(), fv.String())
+			if j.Success == nil && reCode.MatchString(fv.String()) {
+				j.Success = &outCond{Path: path, Equals: fv.String()}
+				a.say("json.success ← %s equals %q: what the answer with rows says (an error answer fails the page)", path, fv.String())
+			}
 		}
 		return true
 	})
@@ -77,6 +84,30 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 	}
 	j.EmptyWhen = []outCond{emptyCond(emptyDoc, j.Rows)}
 	a.say("empty_when ← %s is %s: so the empty answer reads", j.EmptyWhen[0].Path, j.EmptyWhen[0].Is)
+	if j.Success == nil {
+		a.successFromShared(fullDoc, emptyDoc)
+	}
+}
+
+// successFromShared sets json.success to a status-like member both answers share: without one,
+// an is-condition would also hold for an error answer that lacks the rows (crawler check warns).
+func (a *analysis) successFromShared(full, empty gjson.Result) {
+	empty.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
+			return true
+		}
+		path := gjsonPath([]string{name})
+		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
+			a.out.JSON.Success = &outCond{Path: path, Equals: v.String()}
+			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
+			return false
+		}
+		return true
+	})
+	if a.out.JSON.Success == nil {
+		a.say("json.success: no member that both answers share says success; an error answer without %s would read as sold out (crawler check warns)", a.out.JSON.EmptyWhen[0].Path)
+	}
 }
 
 // emptyCond is the condition the empty answer meets at the rows path: the shortest prefix that
