@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"golang.org/x/text/encoding/korean"
 )
 
 // Two more shapes of the same model, after the request and answer shapes public tee-time crawlers
@@ -58,14 +56,7 @@ func (s *Site) serveASP(w http.ResponseWriter, r *http.Request, now time.Time) {
 			html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players, l.ID)
 	}
 	b.WriteString("</table>\r\n</body>\r\n</html>\r\n")
-	body, err := korean.EUCKR.NewEncoder().Bytes(b.Bytes())
-	if err != nil {
-		http.Error(w, "encode: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body)
+	writeEUCKR(w, b.Bytes())
 }
 
 // serveJSONMMDD answers a club's day as JSON whose rows carry the play date as MM/DD.
