@@ -79,9 +79,22 @@ func (a *analysis) compareBare(with, bare Page) {
 		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
 	case bytes.Equal(with.Body, bare.Body):
 		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
+	case rowCount(with.Body) > 0 && rowCount(bare.Body) == 0:
+		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
 	default:
 		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
 	}
+}
+
+// rowCount is how many rows of tee times an answer holds, JSON or HTML.
+func rowCount(body []byte) int {
+	b := bytes.TrimSpace(body)
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
+		jr, _, _ := findJSONRows(b)
+		return jr.rows
+	}
+	hr, _, _ := findHTMLRows(body)
+	return hr.rows
 }
 
 // requestURL is the URL of a page key ("URL" or "METHOD URL BODY").

@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -96,4 +97,28 @@ func fmtAny(v any) string {
 		return "map[" + strings.Join(parts, " ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+func TestCredentialHeadersAreDropped(t *testing.T) {
+	req := Request{Method: "GET", URL: "http://h/a?d=2026-12-05", Header: http.Header{}}
+	for _, h := range []string{"Cookie", "Authorization", "X-Csrf-Token", "X-Xsrf-Token", "X-Session-Id", "X-Api-Key", "Proxy-Authorization"} {
+		req.Header.Set(h, "secret-"+h)
+	}
+	req.Header.Set("X-Requested-With", "XMLHttpRequest")
+	req.Header.Set("User-Agent", "Mozilla/5.0")
+	tm, err := makeTemplate(req, time.Time{}, false, nil, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.dropped) != 7 || len(tm.secret) != 7 {
+		t.Errorf("dropped %v; want the 7 credential headers", tm.dropped)
+	}
+	for k, v := range tm.req.Headers {
+		if strings.Contains(v, "secret") || k == "User-Agent" {
+			t.Errorf("header %s: %s reached the template", k, v)
+		}
+	}
+	if tm.req.Headers["X-Requested-With"] != "XMLHttpRequest" {
+		t.Errorf("X-Requested-With was not kept: %v", tm.req.Headers)
+	}
 }
