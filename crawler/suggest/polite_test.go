@@ -50,3 +50,27 @@ func TestSuggestWithoutRows(t *testing.T) {
 		t.Errorf("complete %v missing %v; said:\n%s", sg.Complete, sg.Missing, strings.Join(said, "\n"))
 	}
 }
+
+// A page that shows its rows only with the browser's cookie, and no login form without it: the
+// suggestion says the crawl needs the session, and the cookie still never reaches the output.
+func TestSuggestSaysASessionIsNeeded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("sid"); err != nil || c.Value != "live-session" {
+			fmt.Fprint(w, `{"result":"0000","list":[]}`)
+			return
+		}
+		fmt.Fprint(w, `{"result":"0000","list":[{"tm":"06:30","fee":"130,000"},{"tm":"06:38","fee":"130,000"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	req, _ := ParseCurl("curl '" + srv.URL + "/list?d=20261205' -b 'sid=live-session'")
+	var said []string
+	sg, err := Suggest(t.Context(), Options{Request: req, Fetcher: testFetcher(t), ProbeEmpty: false,
+		Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(said, "\n")
+	if !strings.Contains(all, "shows no tee times: the crawl needs the browser's session") || strings.Contains(string(sg.YAML), "live-session") {
+		t.Errorf("said:\n%s\noutput:\n%s", all, sg.YAML)
+	}
+}
