@@ -4,6 +4,7 @@
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
 //	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
 //	crawler try --site NAME      fetch one site's pages for one date and print what they gave
+//	crawler suggest --curl FILE  write a site entry from a request copied out of the browser
 //	crawler check                validate every site of the sites file without fetching
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
@@ -36,6 +37,10 @@ Usage:
                                fetch one site's pages for one play date (and target) and print the
                                listings, the rejected rows with their reason and, with --dump, the raw
                                response: for writing a sites file
+  crawler suggest [--curl FILE | URL] [--date D --target 'id=..,name=..' --check]
+                               write a site entry from one request copied out of the browser
+                               ("Copy as cURL"), with its reasoning on stderr; exit status 2 when
+                               it is partial (fields missing, a login to fill in)
   crawler check [--sites FILE] validate every site (selectors, paths, templates, required fields)
                                without fetching
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
@@ -59,6 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"healthcheck": healthcheckCmd,
 		"try":         tryCmd,
 		"check":       checkCmd,
+		"suggest":     suggestCmd,
 	}
 	env := cli.Env{Program: "crawler", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	lookup := cli.Lookup(cmds, env)

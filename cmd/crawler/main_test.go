@@ -58,7 +58,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
+		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck", "suggest"}, envs...)},
 		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
 		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
