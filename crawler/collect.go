@@ -54,6 +54,10 @@ type CollectDeps struct {
 	Getenv func(string) string
 	// OnPage, optional, is called once per page with what it gave (`crawler try`).
 	OnPage func(PageReport)
+
+	// hosts are the Runner's per-host politeness limits, shared with the other sites crawled at
+	// the same time (see hostLimits); nil: the site's own limits (colly's).
+	hosts *hostLimits
 }
 
 // Result is what one crawl of one site saw.
@@ -141,6 +145,9 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
+	if deps.hosts != nil {
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, &site)
+	}
 	c, err := newCollector(ctx, &site, deps.Transport)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
@@ -202,12 +209,18 @@ func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) 
 	if transport != nil {
 		c.WithTransport(transport)
 	}
-	err := c.Limit(&colly.LimitRule{
+	rule := &colly.LimitRule{
 		DomainGlob:  "*",
 		Parallelism: p.Parallelism,
 		Delay:       p.Delay.D(),
 		RandomDelay: p.RandomDelay.D(),
-	})
+	}
+	if _, ok := transport.(*hostTransport); ok {
+		// The run's host limits space the requests and time each one once it has its slot.
+		rule.Delay, rule.RandomDelay = 0, 0
+		c.SetRequestTimeout(0)
+	}
+	err := c.Limit(rule)
 	if err != nil {
 		return nil, fmt.Errorf("limit rule: %w", err)
 	}
