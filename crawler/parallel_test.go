@@ -1,8 +1,6 @@
 package crawler
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,33 +36,18 @@ func deadSite(t testing.TB, healthy Site, name, addr string) Site {
 	return s
 }
 
-// eventLines reads an events file: every line must be one valid event.
+// eventLines reads an events file: every line must be one whole event (testkit.ReadEvents fails
+// the test otherwise), the last one ended.
 func eventLines(t testing.TB, path string) []events.Event {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []events.Event
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if !json.Valid(sc.Bytes()) {
-			t.Fatalf("%s line %d is not one JSON value: %.200q", path, n, sc.Text())
-		}
-		e, err := events.Decode(sc.Bytes())
-		if err != nil {
-			t.Fatalf("%s line %d is not an event: %v", path, n, err)
-		}
-		out = append(out, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		t.Fatalf("%s does not end with a whole line", path)
 	}
-	return out
+	return testkit.ReadEvents(t, path)
 }
 
 // TestRunnerDeadSiteDoesNotDelayHealthy: a site whose server accepts connections and never answers

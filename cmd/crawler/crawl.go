@@ -79,15 +79,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
-	maxSites := crawler.DefaultMaxSites
-	if v := getenv("CRAWLER_MAX_SITES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil && envErr == nil {
-			envErr = fmt.Errorf("CRAWLER_MAX_SITES=%q: not an integer", v)
-		}
-		maxSites = n
-	}
-	fs.IntVar(&cfg.MaxSites, "max-sites", maxSites, "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
+	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
 	deadlineHelp := "0: " + onceDeadlineHelp
 	if scheduled {
 		deadlineHelp = "0: 0.8 × the schedule's interval (8m for the default schedule)"
@@ -100,15 +92,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
-		unhealthy := defaultUnhealthyAfter
-		if v := getenv("CRAWLER_UNHEALTHY_AFTER"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil && envErr == nil {
-				envErr = fmt.Errorf("CRAWLER_UNHEALTHY_AFTER=%q: not an integer", v)
-			}
-			unhealthy = n
-		}
-		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", unhealthy, "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
+		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
 	}
@@ -160,6 +144,20 @@ func defaultSiteDeadline(spec string, scheduled bool) time.Duration {
 		return 0
 	}
 	return d
+}
+
+// envInt is the integer in the environment variable name, def when it is unset or empty; a value
+// that is not an integer sets *errp (unless it holds an error already) and gives 0.
+func envInt(getenv func(string) string, name string, def int, errp *error) int {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s=%q: not an integer", name, v)
+	}
+	return n
 }
 
 func durOr(d, def time.Duration) time.Duration {
