@@ -30,6 +30,15 @@ type Metrics interface {
 	Retry(site string)
 }
 
+// PageFailureMetrics, optional on a Metrics, counts the pages that failed, by reason: FailUndecodable
+// or FailOther (not fetched, refused, too big, a changed shape, cancelled).
+type PageFailureMetrics interface {
+	PageFailed(site, reason string)
+}
+
+// FailOther is the reason of a failed page that is not undecodable.
+const FailOther = "other"
+
 // The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
 const (
 	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
@@ -206,9 +215,10 @@ func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) 
 	c.ParseHTTPErrorResponse = false
 	c.Async = true
 	c.SetRequestTimeout(p.RequestTimeout.D())
-	if transport != nil {
-		c.WithTransport(transport)
+	if transport == nil {
+		transport = http.DefaultTransport
 	}
+	c.WithTransport(rawCharset{transport}) // the crawler decodes bodies itself (decodeBody)
 	rule := &colly.LimitRule{
 		DomainGlob:  "*",
 		Parallelism: p.Parallelism,
@@ -292,9 +302,17 @@ func (cr *crawl) fail(u string, status int, err error) {
 		cr.res.FailedPages = append(cr.res.FailedPages, u)
 	}
 	cr.mu.Unlock()
-	if !dup {
-		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "err", err)
+	if dup {
+		return
 	}
+	reason := FailOther
+	if errors.Is(err, ErrUndecodable) {
+		reason = FailUndecodable
+	}
+	if m, ok := cr.deps.Metrics.(PageFailureMetrics); ok {
+		m.PageFailed(cr.site.Name, reason)
+	}
+	cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 }
 
 func (cr *crawl) onResponse(r *colly.Response) {
@@ -307,7 +325,11 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		cr.fail(u, r.StatusCode, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
 		return
 	}
-	pg, err := parsePage(cr.site, r.Request.URL, r.Body)
+	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	pg, err := parsePage(cr.site, r.Request.URL, body)
+	if err == nil {
+		err = checkDecoded(cr.site, pg.Rows, dec)
+	}
 	if err != nil {
 		cr.fail(u, r.StatusCode, err)
 		return

@@ -252,7 +252,10 @@ func (cr *crawl) startSession(ctx context.Context, transport http.RoundTripper) 
 	lc.Async = false
 	lc.AllowURLRevisit = true
 	lc.SetCookieJar(cr.jar)
-	lc.OnResponse(func(r *colly.Response) { s.status, s.body = r.StatusCode, r.Body })
+	lc.OnResponse(func(r *colly.Response) { // decoded like a page, for login_page's contains
+		s.status = r.StatusCode
+		s.body, _ = decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	})
 	lc.OnError(func(r *colly.Response, err error) {
 		s.status, s.ferr = r.StatusCode, err
 		if r.Headers != nil {

@@ -77,6 +77,9 @@ type Site struct {
 	Format   string            `yaml:"format"` // "html" (the default) or "json"
 	JSON     *JSONPage         `yaml:"json"`
 	Login    *Login            `yaml:"login"`
+	// Charset, optional, is the encoding of the site's pages (a label such as euc-kr or cp949); it
+	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See decodeBody.
+	Charset Charset `yaml:"charset"`
 
 	tmpl *template.Template
 	req  *compiledRequests
@@ -205,6 +208,11 @@ func (s *Site) Validate() error {
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		return errors.New("a site has no name; the name is the events' source and is required")
+	}
+	if s.Charset != "" {
+		if _, _, err := LookupCharset(string(s.Charset)); err != nil {
+			return fail("%w", err)
+		}
 	}
 	switch {
 	case len(s.Requests) > 0 && (len(s.StartURLs) > 0 || s.URLTemplate != ""):

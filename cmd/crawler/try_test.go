@@ -137,3 +137,36 @@ sites:
 		}
 	}
 }
+
+// `crawler try` on the simulator's EUC-KR page, which declares its charset only in <meta>, shows
+// the course names as a browser does; forced to read it as UTF-8 (charset: utf-8), the page fails
+// as undecodable and shows no garbage listing (F1 of review 2).
+func TestTryShowsNamesOfAnEUCKRPage(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	polite := "    politeness: {no_delay: true, ignore_robots_txt: true}\n"
+	sites := testkit.WriteTemp(t, "sites.yaml", "sites:\n"+sitesim.EUCKRSite("euc-meta", srv.URL)+polite+
+		sitesim.EUCKRSite("euc-forced-utf8", srv.URL)+polite+"    charset: utf-8\n")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "euc-meta", "--date", "2025-12-02", "--dump"}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("try: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"파인힐스 CC", "원", `<meta http-equiv="Content-Type" content="text/html; charset=euc-kr">`, "기준 시각"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, '\ufffd') || strings.Contains(out, "rejected (") {
+		t.Errorf("output has U+FFFD or rejected rows:\n%s", out)
+	}
+	stdout.Reset()
+	err := run(t.Context(), []string{"try", "--sites", sites, "--site", "euc-forced-utf8", "--date", "2025-12-02"}, env(nil), &stdout, &stderr)
+	out = stdout.String()
+	if err == nil || !strings.Contains(out, "undecodable") || strings.Contains(out, "파인힐스 CC ") {
+		t.Errorf("forced UTF-8: err %v, want the page failed as undecodable:\n%s", err, out)
+	}
+}

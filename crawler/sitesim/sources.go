@@ -21,6 +21,7 @@ import (
 //	POST /club/login  user_id=..&user_pw=..                  login form; sets the SIMSESS cookie
 //	POST /club/ajax/teeList  golfResDate=YYYYMMDD&courseId=ID   login-guarded HTML fragment of rows
 //	GET  /list.asp?club_code=ID&book_date=YYYYMMDD            HTML list of one club per page
+//	GET  /tee_euc.asp?book_date=YYYYMMDD                     EUC-KR page declared only by <meta> (euckr.go)
 //
 // Every shape shows exactly the listings of the HTML site (/tee), from the same model and ground
 // truth; only the form differs. A malformed listing shows a bad tee time in every shape, since the
@@ -80,7 +81,7 @@ func (s *Site) ExpireSessions() {
 // isSourcePath reports whether path is one of the routes of this file.
 func isSourcePath(path string) bool {
 	switch path {
-	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage:
+	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage, PathEUCKRPage:
 		return true
 	}
 	return false
@@ -99,6 +100,8 @@ func (s *Site) serveSource(w http.ResponseWriter, r *http.Request, now time.Time
 		s.serveClubAJAX(w, r, now)
 	case PathClubPage:
 		s.serveClubPage(w, r, now)
+	case PathEUCKRPage:
+		s.serveEUCKRPage(w, r, now)
 	}
 }
 

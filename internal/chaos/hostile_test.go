@@ -58,15 +58,18 @@ func TestHostileSite(t *testing.T) {
 		for i, name := range hostileNames {
 			rows = append(rows, row(html.EscapeString(name), fmt.Sprintf("%02d:00", 6+i), "150,000원"))
 		}
-		// A raw script element inside a cell, invalid UTF-8 in a name, and rows that must be rejected.
+		// A raw script element inside a cell and rows that must be rejected.
 		rows = append(rows,
 			row(`Raw <script>document.write("x")</script> Club`, "14:00", "120,000원"),
-			row("Bad \xff\xfe UTF-8 Club", "15:00", "120,000원"),
 			`<tr class="tee-row"><td class="course">Bad Date Club</td><td class="part">A</td><td class="date">02/30</td><td class="time">07:00</td><td class="price">1원</td><td class="players">4명</td></tr>`,
 			row("Bad Price Club", "16:00", "'; DROP TABLE x; --"),
 			row("", "17:00", "100,000원"),
 		)
 		page(w, rows, "")
+	})
+	// Invalid UTF-8 in a name: the page is undecodable and fails whole (F1 of review 2).
+	mux.HandleFunc("GET /badutf8", func(w http.ResponseWriter, r *http.Request) {
+		page(w, []string{row("Good Club", "07:00", "120,000원"), row("Bad \xff\xfe UTF-8 Club", "15:00", "120,000원")}, "")
 	})
 	mux.HandleFunc("GET /big", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -91,6 +94,7 @@ func TestHostileSite(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done() // never finishes
 	})
+	names := handleNamePages(t, mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -123,6 +127,7 @@ func TestHostileSite(t *testing.T) {
 		t.Logf("site %s: complete=%v incomplete=%q pages=%d rows=%d rejected=%d failed_pages=%d opened=%d err=%v",
 			s.Source, s.Complete, s.Incomplete, s.Pages, s.Rows, s.Rejected, len(s.FailedPages), s.Opened, s.Err)
 	}
+	names.crawl(t, ctx, srv.URL, pub, logger, crawlAt)
 	closeCtx, closeCancel := context.WithTimeout(t.Context(), 30*time.Second)
 	if err := pub.Close(closeCtx); err != nil {
 		t.Errorf("publisher close: %v", err)
@@ -145,6 +150,7 @@ func TestHostileSite(t *testing.T) {
 		t.Errorf("hostile-text: complete=%v rejected=%d; want a complete crawl with the bad date, price and empty course rejected", text.Complete, text.Rejected)
 	}
 	for _, name := range hostileNames {
+		name = crawler.CleanText(name) // bidi controls dropped (F4 of review 2), the rest verbatim
 		var n int
 		if err := db.QueryRow(t.Context(), "select count(*) from booking_events where course_name = $1", name).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -177,6 +183,12 @@ func TestHostileSite(t *testing.T) {
 	if badUTF8 > 0 {
 		t.Errorf("%d course names are not valid UTF-8", badUTF8)
 	}
+	if bad := bySite["hostile-badutf8"]; bad.Complete || len(bad.FailedPages) != 1 || bad.Opened != 0 {
+		t.Errorf("hostile-badutf8: complete=%v failed pages %d opened %d; want the undecodable page failed whole", bad.Complete, len(bad.FailedPages), bad.Opened)
+	}
+	if lines := logs.Lines("reason=undecodable"); len(lines) != 1 || !strings.Contains(lines[0], "site=hostile-badutf8") {
+		t.Errorf("log lines with reason=undecodable: %q", lines)
+	}
 	if big := bySite["hostile-big"]; big.Complete || len(big.FailedPages) == 0 {
 		t.Errorf("hostile-big (10 MB page over a 5 MB cap): complete=%v failed pages %d; want the page refused", big.Complete, len(big.FailedPages))
 	}
@@ -187,6 +199,7 @@ func TestHostileSite(t *testing.T) {
 		t.Errorf("hostile-hang: complete=%v failed pages %d; want the page timed out", hang.Complete, len(hang.FailedPages))
 	}
 	checkDeadSite(t, bySite["hostile-dead"], logs.String(), holeAccepts.Load())
+	names.check(t, db)
 	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
 	t.Logf("stored %d events, %d dead letters; %d requests to the hanging page", stored, dead, hangs.Load())
 	if int64(stored) != ps.Published || dead != 0 {
@@ -211,11 +224,17 @@ func page(w http.ResponseWriter, rows []string, next string) {
 // hostileSitesYAML renders the sites file: one site per hostile path, with a small max_pages guard
 // and a 3 s request timeout.
 func hostileSitesYAML(base string) string {
+	return sitesYAML(base, [][2]string{
+		{"hostile-text", "/text"}, {"hostile-big", "/big"}, {"hostile-endless", "/endless?page=1"}, {"hostile-hang", "/hang"},
+		{"hostile-badutf8", "/badutf8"},
+	})
+}
+
+// sitesYAML renders a sites file of one site per {name, path} reading row's table.
+func sitesYAML(base string, sites [][2]string) string {
 	var b strings.Builder
 	b.WriteString("sites:\n")
-	for _, site := range []struct{ name, path string }{
-		{"hostile-text", "/text"}, {"hostile-big", "/big"}, {"hostile-endless", "/endless?page=1"}, {"hostile-hang", "/hang"},
-	} {
+	for _, site := range sites {
 		fmt.Fprintf(&b, `  - name: %s
     start_urls: ["%s%s"]
     row: "table.tee-list tr.tee-row"
@@ -229,7 +248,7 @@ func hostileSitesYAML(base string) string {
     next_page: "div.paging a.next"
     allowed_domains: ["127.0.0.1"]
     politeness: {no_delay: true, request_timeout: 3s, retries: 1, backoff_base: 10ms, backoff_cap: 20ms, max_pages: 50}
-`, site.name, base, site.path)
+`, site[0], base, site[1])
 	}
 	return b.String()
 }
