@@ -28,16 +28,10 @@ type Metrics interface {
 	RowRejected(site, reason string)
 	// Retry is called once per re-fetch of a page.
 	Retry(site string)
-}
-
-// PageFailureMetrics, optional on a Metrics, counts the pages that failed, by reason: FailUndecodable
-// or FailOther (not fetched, refused, too big, a changed shape, cancelled).
-type PageFailureMetrics interface {
+	// PageFailed is called once per page that fails (after its retries); reason is one of the
+	// Fail* constants.
 	PageFailed(site, reason string)
 }
-
-// FailOther is the reason of a failed page that is not undecodable.
-const FailOther = "other"
 
 // The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
 const (
@@ -63,6 +57,10 @@ type CollectDeps struct {
 	Getenv func(string) string
 	// OnPage, optional, is called once per page with what it gave (`crawler try`).
 	OnPage func(PageReport)
+	// ListHint, optional, is the holder of the rows on the site's last page with rows
+	// (Snapshot.ListSeen, Result.ListSeen): what a page without rows must show when the site has
+	// no list selector of its own.
+	ListHint string
 
 	// hosts are the Runner's per-host politeness limits, shared with the other sites crawled at
 	// the same time (see hostLimits); nil: the site's own limits (colly's).
@@ -88,6 +86,9 @@ type Result struct {
 	// gone; an incomplete one only that the listings it has exist.
 	Complete bool
 	Duration time.Duration
+	// ListSeen is the holder of the rows seen on most pages with rows (the next crawl's
+	// CollectDeps.ListHint); empty when no page had rows.
+	ListSeen string
 }
 
 type noMetrics struct{}
@@ -95,6 +96,7 @@ type noMetrics struct{}
 func (noMetrics) PageFetched(string, int)    {}
 func (noMetrics) RowRejected(string, string) {}
 func (noMetrics) Retry(string)               {}
+func (noMetrics) PageFailed(string, string)  {}
 
 // attemptKey is the colly request context key of a page's attempt number (0 for the first fetch).
 const attemptKey = "golf-crawler.attempt"
@@ -112,6 +114,7 @@ type crawl struct {
 	visited  map[string]bool
 	failed   map[string]bool
 	listings map[string]events.Listing
+	holders  map[string]int // holderOf of the pages with rows: how many pages had each
 	res      Result
 
 	// requests, page sets and login (request.go, login.go); zero for a site without them
@@ -165,7 +168,7 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 		ctx: ctx, site: &site, deps: deps, crawledAt: crawledAt, c: c,
 		log:     deps.Logger.With("site", site.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
-		res: Result{Site: site.Name},
+		holders: map[string]int{}, res: Result{Site: site.Name},
 	}
 	c.OnResponse(cr.onResponse)
 	c.OnError(cr.onError)
@@ -182,6 +185,7 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	sort.Slice(res.Listings, func(i, j int) bool { return res.Listings[i].Key() < res.Listings[j].Key() })
 	sort.Strings(res.FailedPages)
 	res.Complete = len(res.FailedPages) == 0 && !res.MaxPagesHit && ctx.Err() == nil
+	res.ListSeen = mostSeen(cr.holders)
 	res.Duration = deps.Now().Sub(start)
 	cr.log.InfoContext(ctx, "crawl finished", "pages", res.Pages, "rows", res.Rows, "listings", len(res.Listings),
 		"rejected", res.Rejected, "retries", res.Retries, "failed_pages", len(res.FailedPages),
@@ -257,17 +261,11 @@ func (cr *crawl) fail(u string, status int, err error) {
 		cr.res.FailedPages = append(cr.res.FailedPages, u)
 	}
 	cr.mu.Unlock()
-	if dup {
-		return
+	if !dup {
+		reason := failReason(err)
+		cr.deps.Metrics.PageFailed(cr.site.Name, reason)
+		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 	}
-	reason := FailOther
-	if errors.Is(err, ErrUndecodable) {
-		reason = FailUndecodable
-	}
-	if m, ok := cr.deps.Metrics.(PageFailureMetrics); ok {
-		m.PageFailed(cr.site.Name, reason)
-	}
-	cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 }
 
 func (cr *crawl) onResponse(r *colly.Response) {
@@ -281,9 +279,12 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		return
 	}
 	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
-	pg, err := parsePage(cr.site, r.Request.URL, body)
+	pg, err := parsePage(cr.site, r.Request.URL, body, cr.deps.ListHint)
 	if err == nil {
 		err = checkDecoded(cr.site, pg.Rows, dec)
+	}
+	if err == nil {
+		err = cr.seen(pg)
 	}
 	if err != nil {
 		cr.fail(u, r.StatusCode, err)

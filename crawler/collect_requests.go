@@ -33,7 +33,7 @@ type PageReport struct {
 	Vars     *RequestVars // the page set's variables; nil for a site without requests
 	Listings []events.Listing
 	Rejected []RejectedRow
-	Empty    bool  // format json: one of empty_when held
+	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
 	Err      error // the page failed; nil otherwise
 }
 
@@ -138,7 +138,7 @@ func (cr *crawl) visitRequest(pr pageRequest) {
 // failSet records a failed page of page set set (-1: none) and reports it.
 func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
 	if msg := redact(err.Error(), cr.secrets); msg != err.Error() {
-		err = errors.New(msg) // the classification (ErrUndecodable) never carries a secret
+		err = &pageFailure{failReason(err), errors.New(msg)} // the reason survives; the secret does not
 	}
 	cr.fail(key, status, err)
 	cr.mu.Lock()
@@ -185,13 +185,20 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	)
 	if cr.site.Format == FormatJSON {
 		rows, err = parseJSONPage(cr.site, body)
-		if errors.Is(err, errEmptyPage) {
+		switch {
+		case errors.Is(err, errEmptyPage):
 			empty, err = true, nil
+		case err != nil:
+			err = &pageFailure{FailBadAnswer, err}
 		}
 	} else {
 		var pg page
-		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(body))
+		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(body), cr.deps.ListHint)
+		if err == nil {
+			err = cr.seen(pg)
+		}
 		rows, links = pg.Rows, pg.Links
+		empty = err == nil && len(rows) == 0
 	}
 	if err == nil {
 		err = checkDecoded(cr.site, rows, dec)

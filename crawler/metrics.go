@@ -43,7 +43,7 @@ type CrawlerMetrics struct {
 	pages       *prometheus.CounterVec // source
 	rows        *prometheus.CounterVec // source
 	rejected    *prometheus.CounterVec // source, reason
-	failedPages *prometheus.CounterVec // source, reason
+	pageFails   *prometheus.CounterVec // source, reason
 	events      *prometheus.CounterVec // source, type
 	incomplete  *prometheus.CounterVec // source, reason
 	siteErrors  *prometheus.CounterVec // source
@@ -112,15 +112,15 @@ func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
 			Help: "Scheduled runs skipped because the previous run was still going."}),
 		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_last_run_timestamp_seconds",
 			Help: "Unix time at which the last run ended."}),
-		fetches:     counter("page_fetches_total", "HTTP attempts per page, retries included, by response status (0: no response).", "source", "status"),
-		retries:     counter("page_retries_total", "Page re-fetches after a timeout, 5xx or 429.", "source"),
-		pages:       counter("pages_total", "Pages fetched and parsed.", "source"),
-		rows:        counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
-		rejected:    counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
-		failedPages: counter("failed_pages_total", "Pages that failed (the crawl is incomplete for their page set), by reason: undecodable (U+FFFD in a cell after decoding) or other.", "source", "reason"),
-		events:      counter("events_total", "Booking events emitted, by type.", "source", "type"),
-		incomplete:  counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
-		siteErrors:  counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
+		fetches:    counter("page_fetches_total", "HTTP attempts per page, retries included, by response status (0: no response).", "source", "status"),
+		retries:    counter("page_retries_total", "Page re-fetches after a timeout, 5xx or 429.", "source"),
+		pages:      counter("pages_total", "Pages fetched and parsed.", "source"),
+		rows:       counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
+		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
+		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
+		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
+		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
+		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
 			Help: "Booking events acknowledged by Kafka."}),
 		failed: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_failed_total",
@@ -156,9 +156,9 @@ func (m *CrawlerMetrics) RowRejected(site, reason string) {
 	m.rejected.WithLabelValues(site, reason).Inc()
 }
 
-// PageFailed implements PageFailureMetrics.
+// PageFailed implements Metrics.
 func (m *CrawlerMetrics) PageFailed(site, reason string) {
-	m.failedPages.WithLabelValues(site, reason).Inc()
+	m.pageFails.WithLabelValues(site, reason).Inc()
 }
 
 // Retry implements Metrics.

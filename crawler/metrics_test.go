@@ -57,7 +57,7 @@ func TestMetricsServe(t *testing.T) {
 		`crawler_pages_total{source="s"} 4`,
 		`crawler_rows_parsed_total{source="s"} 40`,
 		`crawler_rows_rejected_total{reason="bad_price",source="s"} 1`,
-		`crawler_failed_pages_total{reason="undecodable",source="s"} 1`,
+		`crawler_pages_failed_total{reason="undecodable",source="s"} 1`,
 		`crawler_events_total{source="s",type="listing_opened"} 30`,
 		`crawler_events_total{source="s",type="listing_changed"} 2`,
 		`crawler_events_total{source="s",type="listing_closed"} 1`,

@@ -186,7 +186,7 @@ func FuzzParsePage(f *testing.F) {
 	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		body, dec := decodeBody(&site, "text/html", body)
-		pg, err := parsePage(&site, base, body)
+		pg, err := parsePage(&site, base, body, "")
 		if err != nil || checkDecoded(&site, pg.Rows, dec) != nil {
 			return
 		}

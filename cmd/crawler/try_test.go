@@ -98,10 +98,21 @@ func TestCheckSites(t *testing.T) {
 	}
 	for _, want := range []string{"ok    sim-golf: html, url_template x 15 day(s)",
 		"ok    sim-api-post: json, 1 request(s) x 4 target(s) x 7 day(s) = 28 requests a crawl",
-		"warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER"} {
+		"ok    sim-club-login: html, 1 request(s) x 4 target(s) x 7 day(s) = 28 requests a crawl, login http://127.0.0.1:8089/club/login\n" +
+			`      warning: no list selector can be derived from row "tr.slot"`} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	// The dev file's development login needs no variable; the Docker file's does.
+	if got := strings.Count(stdout.String(), "warning:"); got != 1 {
+		t.Errorf("%d warnings for the dev file, want the one about sim-club-login's list:\n%s", got, stdout.String())
+	}
+	stdout.Reset()
+	app := filepath.Join("..", "..", "compose", "app", "sites.yaml")
+	if err := run(t.Context(), []string{"check", "--sites", app}, env(nil), &stdout, &stderr); err != nil ||
+		!strings.Contains(stdout.String(), "warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER") {
+		t.Errorf("check %s: %v, want the login's variables warned about:\n%s", app, err, stdout.String())
 	}
 	bad := testkit.WriteTemp(t, "bad.yaml", `
 sites:

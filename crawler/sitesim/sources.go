@@ -27,13 +27,17 @@ import (
 // truth; only the form differs. A malformed listing shows a bad tee time in every shape, since the
 // date there comes from the request, not the row.
 const (
-	PathAPIGet     = "/api/getTeeTimeList"
-	PathAPIPost    = "/api/v2/teetime/list"
-	PathLogin      = "/club/login"
-	PathClubAJAX   = "/club/ajax/teeList"
-	PathClubPage   = "/list.asp"
-	SessionCookie  = "SIMSESS"
-	DefaultUser    = "golfer"
+	PathAPIGet    = "/api/getTeeTimeList"
+	PathAPIPost   = "/api/v2/teetime/list"
+	PathLogin     = "/club/login"
+	PathClubAJAX  = "/club/ajax/teeList"
+	PathClubPage  = "/list.asp"
+	SessionCookie = "SIMSESS"
+	DefaultUser   = "golfer"
+	// DevPassword is the club login's documented development password: `crawler sim` uses it
+	// when SIM_CLUB_PASSWORD is unset, and compose/dev/sites.yaml names it under
+	// login.dev_defaults. Not a secret; compose/app never uses it.
+	DevPassword    = "sim-dev-password"
 	loginPageTitle = "회원 로그인"
 )
 
