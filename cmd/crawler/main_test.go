@@ -51,9 +51,9 @@ func sitesFile(t *testing.T, base string) string {
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 	t.Parallel()
 	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
-		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER"}
+		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES"}
 	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
-		"-retry-window", "-queue-size", "-collapse-crawls"}
+		"-retry-window", "-queue-size", "-collapse-crawls", "-max-sites", "-site-deadline"}
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -86,6 +86,7 @@ func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"},
+		{"once", "--max-sites", "0"}, {"run", "--site-deadline", "-1s"}, {"once", "--site-deadline", "25h"},
 		{"sim", "--generate", ""}, {"sim", "--generate", "x", "--days", "0"}, {"sim", "--generate", "x", "--start", "yesterday"},
 		{"sim", "--generate", "x", "extra"}, {"sim", "--days", "1", "--generate", "-x"},
 		{"replay"}, {"replay", "a", "b"}, {"replay", "--since", "monday", "f"}, {"replay", "--batch-size", "0", "f"},
