@@ -1,14 +1,22 @@
 package store
 
-// The listing_lifetimes projection (issue 13): booking_lifetimes answered at interactive speed.
+// The listing_lifetimes projection (issues 13 and 21): booking_lifetimes answered at interactive
+// speed, under the name users query.
 //
-//	booking_lifetimes_stored  view (views/): the event-derived columns, from booking_events
-//	booking_lifetimes         view (views/): + expiry and lifetime at query time; THE definition
-//	listing_lifetimes         table: booking_lifetimes_stored's rows, kept by Ingest
-//	booking_lifetimes_fast    view over listing_lifetimes with booking_lifetimes' final layer
+//	booking_lifetimes_from_events_stored  view (views/): the event-derived columns, from booking_events
+//	booking_lifetimes_from_events         view (views/): + expiry and lifetime at query time; THE definition
+//	listing_lifetimes                     table: booking_lifetimes_from_events_stored's rows
+//	booking_lifetimes                     view over listing_lifetimes with the definition's final
+//	                                      layer: what users, the dashboard and lifetimes query
+//	booking_lifetimes_fast                alias of booking_lifetimes (its name before issue 21), for one release
+//
+// The definition views are code installed by every migrate (views.Install). The served views
+// exist only once the projection does: the build's swap creates them (create or replace, so the
+// name booking_lifetimes is never dropped and objects users built on it survive every rebuild), and
+// migrate builds the projection before it returns (EnsureProjection).
 //
 // Ingest refreshes, in the transaction of the insert, the listings whose events it inserted:
-// their rows are re-selected from booking_lifetimes_stored restricted to those keys and upserted
+// their rows are re-selected from booking_lifetimes_from_events_stored restricted to those keys and upserted
 // (projection_upsert.sql), so the projection is always what the view says. Two transactions touching one listing are
 // serialised by a transaction-scoped advisory lock per listing (taken in sorted order, and in a
 // statement of its own so that the recomputation's snapshot sees whatever the other committed).
@@ -21,8 +29,8 @@ package store
 //     while Ingest keeps updating the old table (readers keep seeing fresh rows).
 //  3. catch up: drain pending and recompute those keys into the new table, until few remain.
 //  4. swap, in one transaction holding the exclusive (1319, 0) lock: drain the last pending keys,
-//     recompute them, drop the old table, rename the new one in, re-create
-//     booking_lifetimes_fast, clear rebuilding, record the definitions' hash. Ingests that
+//     recompute them, rename the new table in, re-point booking_lifetimes (and its alias) at it,
+//     drop the old table, clear rebuilding, record the definitions' hash. Ingests that
 //     inserted meanwhile wait for that lock before refreshing, then refresh the new table.
 //
 // Every key touched after the build's snapshot is therefore either in pending (drained in 3 or
@@ -51,6 +59,8 @@ var (
 	projectionBuildSQL string
 	//go:embed queries/projection_swap.sql
 	projectionSwapSQL string
+	//go:embed queries/projection_swap_finish.sql
+	projectionSwapFinishSQL string
 	//go:embed queries/projection_lock_all.sql
 	projectionLockAllSQL string
 	//go:embed queries/projection_lock_keys.sql
@@ -69,14 +79,15 @@ var (
 	projectionVerifySQL string
 )
 
-// projectionViewSQL creates booking_lifetimes_fast: booking_lifetimes answered from the
-// listing_lifetimes projection, with the view's own final layer (views.ClockLayer). Every
-// projection (re)build creates it, which swaps the table underneath.
-var projectionViewSQL = views.ClockLayer("booking_lifetimes_fast", "listing_lifetimes")
+// servedViewSQL creates (or re-points) booking_lifetimes, the served view: the definition's own
+// final layer (views.ClockLayer) over the listing_lifetimes projection. Every projection
+// (re)build runs it in its swap.
+var servedViewSQL = views.ClockLayer("booking_lifetimes", "listing_lifetimes")
 
 // ProjectionSources are the SQL files that define the projection besides the views: with
 // views.Sources, what ProjectionHash covers (storetest names its template databases after them).
-var ProjectionSources = []string{projectionViewSQL, projectionBuildSQL, projectionSwapSQL, projectionUpsertSQL}
+var ProjectionSources = []string{servedViewSQL, projectionBuildSQL, projectionSwapSQL,
+	projectionSwapFinishSQL, projectionUpsertSQL}
 
 // ProjectionHash is the hash of the definitions the projection is built from (the views and the
 // projection's own DDL). EnsureProjection rebuilds when the stored one differs.
@@ -297,10 +308,7 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 			return err
 		}
 		st.CaughtUp += n
-		if _, err := tx.Exec(ctx, projectionSwapSQL); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, projectionViewSQL); err != nil {
+		if err := swap(ctx, tx); err != nil {
 			return err
 		}
 		refresh, err := refreshStatement(ctx, tx)
@@ -324,6 +332,34 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	return st, nil
 }
 
+// swap puts listing_lifetimes_next in place of listing_lifetimes and points the served views at
+// it, inside the rebuild's final transaction. booking_lifetimes is re-pointed with create or
+// replace, so it keeps its identity and the objects users built on it. Only when the definition's
+// columns changed incompatibly (a column dropped, renamed or retyped: 42P16, 42804) is it dropped
+// and created anew, RESTRICT: with objects depending on it the rebuild fails with PostgreSQL's
+// list of them and the old projection stays.
+func swap(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, projectionSwapSQL); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.Exec(ctx, servedViewSQL)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P16" || pgErr.Code == "42804") {
+		if _, err := tx.Exec(ctx, "drop view if exists booking_lifetimes_fast; drop view booking_lifetimes"); err != nil {
+			return fmt.Errorf("the columns of booking_lifetimes changed (%s), and it cannot be re-created: %w", pgErr.Message, err)
+		}
+		_, err = tx.Exec(ctx, servedViewSQL)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, projectionSwapFinishSQL)
+	return err
+}
+
 // catchUp drains listing_lifetimes_pending and recomputes those listings in
 // listing_lifetimes_next, in tx. No lock per listing: Ingest never writes the new table.
 func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
@@ -341,7 +377,8 @@ func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
 	return len(keys), nil
 }
 
-// ProjectionDiff is one listing on which the projection and the view disagree.
+// ProjectionDiff is one listing on which the projection (booking_lifetimes) and the definition
+// (booking_lifetimes_from_events, "View") disagree.
 type ProjectionDiff struct {
 	ListingKey string
 	PlayDate   string
@@ -364,8 +401,9 @@ func (d ProjectionDiff) String() string {
 	return s
 }
 
-// VerifyProjection compares booking_lifetimes_fast with booking_lifetimes for every listing, in
-// one statement (one snapshot, one now()), and returns the listings where they differ.
+// VerifyProjection compares the served booking_lifetimes (the projection) with the definition
+// booking_lifetimes_from_events for every listing, in one statement (one snapshot, one clock),
+// and returns the listings where they differ.
 func (s *Store) VerifyProjection(ctx context.Context) ([]ProjectionDiff, error) {
 	rows, err := s.pool.Query(ctx, projectionVerifySQL)
 	if err != nil {

@@ -9,5 +9,5 @@
 -- and stores the statement in listing_lifetimes_state.refresh_sql, in the transaction that swaps
 -- the table in, so the statement always names exactly the columns the view has.
 insert into listing_lifetimes
-select * from booking_lifetimes_stored where listing_key = any($1::text[])
+select * from booking_lifetimes_from_events_stored where listing_key = any($1::text[])
 on conflict (listing_key, play_date) do update set (%s) = row(%s)
