@@ -44,8 +44,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,20 +61,12 @@ var (
 	projectionSwapSQL string
 	//go:embed queries/projection_swap_finish.sql
 	projectionSwapFinishSQL string
-	//go:embed queries/projection_lock_all.sql
-	projectionLockAllSQL string
-	//go:embed queries/projection_lock_keys.sql
-	projectionLockKeysSQL string
 	//go:embed queries/projection_delete.sql
 	projectionDeleteSQL string
 	//go:embed queries/projection_catchup.sql
 	projectionCatchUpSQL string
-	//go:embed queries/projection_upsert.sql
-	projectionUpsertSQL string
-	//go:embed queries/projection_refresh_sql.sql
-	projectionRefreshColumnsSQL string
-	//go:embed queries/projection_pending.sql
-	projectionPendingSQL string
+	//go:embed queries/projection_triggers.sql
+	projectionTriggersSQL string
 	//go:embed queries/projection_verify.sql
 	projectionVerifySQL string
 )
@@ -87,7 +79,7 @@ var servedViewSQL = views.ClockLayer("booking_lifetimes", "listing_lifetimes")
 // ProjectionSources are the SQL files that define the projection besides the views: with
 // views.Sources, what ProjectionHash covers (storetest names its template databases after them).
 var ProjectionSources = []string{servedViewSQL, projectionBuildSQL, projectionSwapSQL,
-	projectionSwapFinishSQL, projectionUpsertSQL}
+	projectionSwapFinishSQL, projectionTriggersSQL}
 
 // ProjectionHash is the hash of the definitions the projection is built from (the views and the
 // projection's own DDL). EnsureProjection rebuilds when the stored one differs.
@@ -111,78 +103,22 @@ const abandonRebuildSQL = `update listing_lifetimes_state set rebuilding = false
 // ErrRebuildRunning means another rebuild of the projection holds the rebuild lock.
 var ErrRebuildRunning = errors.New("another rebuild of listing_lifetimes is running")
 
-// keyLocks returns the advisory lock ids of keys, sorted and distinct: the order every refresh
-// takes them in. Two listings may share an id; that only serialises them needlessly.
-func keyLocks(keys []string) []int32 {
-	ids := make([]int32, 0, len(keys))
-	for _, k := range keys {
-		h := fnv.New32a()
-		h.Write([]byte(k))
-		ids = append(ids, int32(h.Sum32()))
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
-}
-
 func distinct(keys []string) []string {
 	keys = slices.Clone(keys)
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
 
-// refreshProjection recomputes the listing_lifetimes rows of keys inside tx (Ingest's
-// transaction, after its insert). Nothing to do for a batch of pure duplicates.
-func (s *Store) refreshProjection(ctx context.Context, tx pgx.Tx, keys []string) error {
-	if len(keys) == 0 || s.noProjection {
-		return nil
-	}
-	keys = distinct(keys)
-	// The locks first, in a round trip of their own: the next statements are parsed (and their
-	// snapshots taken) only once the locks are held. With them, the refresh statement for the
-	// table's current columns (written by the rebuild that swapped it in).
-	locks := &pgx.Batch{}
-	locks.Queue(projectionLockAllSQL)
-	if !s.noProjectionLocks {
-		locks.Queue(projectionLockKeysSQL, keyLocks(keys))
-	}
-	var refreshSQL string
-	locks.Queue("select refresh_sql from listing_lifetimes_state").QueryRow(func(row pgx.Row) error {
-		return row.Scan(&refreshSQL)
-	})
-	if err := tx.SendBatch(ctx, locks).Close(); err != nil {
-		return projectionErr("lock listings", len(keys), err)
-	}
-	if refreshSQL == "" {
-		return fmt.Errorf("refresh listing_lifetimes: the projection was never built (run booking-consumer migrate)")
-	}
-	b := &pgx.Batch{}
-	b.Queue(refreshSQL, keys)
-	b.Queue(projectionPendingSQL, keys)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return projectionErr("refresh listing_lifetimes", len(keys), err)
-	}
-	return nil
-}
-
-// refreshStatement fills projection_upsert.sql in with the columns of the listing_lifetimes just
-// swapped in (inside the swap's transaction).
-func refreshStatement(ctx context.Context, tx pgx.Tx) (string, error) {
-	var cols, excluded string
-	if err := tx.QueryRow(ctx, projectionRefreshColumnsSQL).Scan(&cols, &excluded); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf(projectionUpsertSQL, cols, excluded), nil
-}
-
-// projectionErr wraps a refresh error. A data exception or integrity violation there is never
-// the batch's data's fault (the events are already inserted), so it must not read as
-// ErrRejected: the batch would be dead-lettered row by row. Such errors lose their code.
-func projectionErr(what string, n int, err error) error {
+// projectionErr interprets an insert's error. A data exception or integrity violation raised
+// inside the projection's trigger (its PL/pgSQL context names a listing_lifetimes_ function) is
+// never the batch's data's fault, so it must not read as ErrRejected: the batch would be
+// dead-lettered row by row. Such errors lose their code and pause the stream loudly instead.
+func projectionErr(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && errors.Is(interpret(err), ErrRejected) {
-		return fmt.Errorf("%s (%d listings): %v", what, n, err)
+	if errors.As(err, &pgErr) && strings.Contains(pgErr.Where, "listing_lifetimes_") && errors.Is(interpret(err), ErrRejected) {
+		return fmt.Errorf("refresh listing_lifetimes: %v", err)
 	}
-	return fmt.Errorf("%s (%d listings): %w", what, n, err)
+	return interpret(err)
 }
 
 // RebuildStats says what a rebuild did.
@@ -311,12 +247,7 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 		if err := swap(ctx, tx); err != nil {
 			return err
 		}
-		refresh, err := refreshStatement(ctx, tx)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1, refresh_sql = $2",
-			st.ViewHash, refresh)
+		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1", st.ViewHash)
 		return err
 	}); err != nil {
 		return st, fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
@@ -356,7 +287,10 @@ func swap(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, projectionSwapFinishSQL)
+	if _, err := tx.Exec(ctx, projectionSwapFinishSQL); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, projectionTriggersSQL)
 	return err
 }
 
