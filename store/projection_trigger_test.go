@@ -55,11 +55,13 @@ const psqlListings = 100_000
 func TestPsqlInsertSelectAndCopyShowAtOnce(t *testing.T) {
 	t.Parallel()
 	pool := storetest.NewDB(t)
+	start := time.Now()
 	psql(t, pool, nil, fmt.Sprintf(`insert into booking_events (event_id, event_type, source, listing_key, course_name,
 		play_date, tee_time, price_krw, occurred_at, crawl_id, payload)
 		select md5('psql-open-' || i)::uuid, 'listing_opened', 'psql', 'psql|C' || i || '||2099-05-10|07:00', 'C' || i,
 		       '2099-05-10', '07:00', 100000, '2026-05-01 06:00+00', 'psql', '{}'
 		from generate_series(1, %d) i`, psqlListings))
+	t.Logf("psql INSERT ... SELECT of %d listings: %v", psqlListings, time.Since(start))
 	if n := countServed(t, pool, "psql", "open"); n != psqlListings {
 		t.Fatalf("after psql INSERT ... SELECT: %d open listings in booking_lifetimes, want %d", n, psqlListings)
 	}
@@ -69,7 +71,9 @@ func TestPsqlInsertSelectAndCopyShowAtOnce(t *testing.T) {
 		fmt.Fprintf(&csv, "%s,listing_closed,psql,psql|C%d||2099-05-10|07:00,C%d,2099-05-10,07:00,90000,booked,2026-05-01 07:00+00,psql,{}\n",
 			uuidOf(fmt.Sprint("psql-close-", i)), i, i)
 	}
+	start = time.Now()
 	psql(t, pool, csv.Bytes(), `\copy booking_events (event_id, event_type, source, listing_key, course_name, play_date, tee_time, price_krw, close_reason, occurred_at, crawl_id, payload) from stdin with (format csv)`)
+	t.Logf("psql COPY of their %d closes: %v", psqlListings, time.Since(start))
 	if n := countServed(t, pool, "psql", "booked"); n != psqlListings {
 		t.Fatalf("after psql COPY: %d booked listings in booking_lifetimes, want %d", n, psqlListings)
 	}

@@ -9,7 +9,7 @@
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
 -- price change, most events) PostgreSQL updates the row in place without touching the indexes
--- (HOT; the table has fillfactor 70). Rows of listings left without events are deleted.
+-- (HOT; the table has fillfactor 70).
 create or replace function listing_lifetimes_recompute(keys text[]) returns void
 language plpgsql as $fn$
 begin
@@ -39,16 +39,96 @@ begin
 end
 $fn$;
 
+-- listing_lifetimes_after_insert: the new events' listings. Most writes are appends: every new
+-- event of the listing is strictly newer (occurred_at after the stored last_event_at) than
+-- everything stored for it, or the listing is new. Those are FOLDED into the stored row: the
+-- definition's window passes (views/booking_lifetimes_from_events.sql) run over the new events
+-- alone, seeded with the stored row (its last event type decides whether the first new event
+-- starts a lifetime; its opened_at, open price, change and reopen counts carry over while no new
+-- lifetime starts), without reading the listing's older events. A listing with a new event at or
+-- before its stored last one (out of order, or a tie, which the event type and event_id order)
+-- is recomputed from all its events. TestProjectionEqualsViewOverRandomHistories proves the
+-- two equal over out-of-order, duplicate and equal-timestamp delivery.
 create or replace function listing_lifetimes_after_insert() returns trigger
 language plpgsql as $fn$
 declare
     keys text[] := array(select distinct listing_key from new_events);
+    redo text[];
 begin
     if cardinality(keys) = 0 then
         return null;
     end if;
     perform listing_lifetimes_lock(keys);
-    perform listing_lifetimes_recompute(keys);
+    redo := array(
+        select f.listing_key
+        from (select listing_key, play_date, min(occurred_at) as first_at from new_events group by 1, 2) f
+        join listing_lifetimes l on l.listing_key = f.listing_key and l.play_date = f.play_date
+        where f.first_at <= l.last_event_at);
+
+    insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
+        status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
+        change_count, reopen_count)
+    with seed as ( -- the appended listings, with their stored row (none for a new listing)
+        select f.listing_key, f.play_date, l.last_event_type as stored_type, l.opened_at as stored_opened_at,
+               l.open_price_krw as stored_open_price, l.change_count as stored_changes,
+               l.reopen_count as stored_reopens
+        from (select listing_key, play_date, min(occurred_at) as first_at from new_events group by 1, 2) f
+        left join listing_lifetimes l on l.listing_key = f.listing_key and l.play_date = f.play_date
+        where l.listing_key is null or f.first_at > l.last_event_at
+    ), ordered as ( -- the new events in the definition's order; the event before the first is the stored last
+        select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
+               e.close_reason, e.occurred_at, e.price_krw, s.stored_opened_at, s.stored_open_price,
+               s.stored_changes, s.stored_reopens,
+               coalesce(lag(e.event_type) over w, s.stored_type)                       as before_type,
+               lead(e.event_type) over w is null                                       as is_last,
+               count(*) filter (where e.event_type = 'listing_changed') over w         as changes
+        from new_events e
+        join seed s on s.listing_key = e.listing_key and s.play_date = e.play_date
+        cross join lateral (
+            select case e.event_type when 'listing_opened' then 0
+                                     when 'listing_changed' then 1
+                                     else 2 end as type_rank
+        ) r
+        window w as (partition by e.play_date, e.listing_key order by e.occurred_at, r.type_rank, e.event_id)
+    ), marked as (
+        select o.*, (o.before_type is null
+                     or (o.before_type = 'listing_closed' and o.event_type <> 'listing_closed')) as is_start
+        from ordered o
+    ), folded as ( -- per listing: the starts among the new events, and the latest one's values
+        select listing_key, play_date,
+               count(*) filter (where is_start)                                        as starts,
+               max(occurred_at) filter (where is_start)                                as opened_at,
+               (array_agg(price_krw order by occurred_at desc) filter (where is_start))[1] as open_price,
+               max(changes - (event_type = 'listing_changed')::int) filter (where is_start) as changes_before_open,
+               max(changes)                                                            as changes
+        from marked
+        group by listing_key, play_date
+    )
+    select m.listing_key, m.source, m.course_name, m.course_part, m.play_date, m.tee_time,
+           case when m.event_type = 'listing_closed' then m.close_reason else 'open' end,
+           case when f.starts > 0 then f.opened_at else m.stored_opened_at end,
+           case when m.event_type = 'listing_closed' then m.occurred_at end,
+           m.event_type,
+           m.occurred_at,
+           case when f.starts > 0 then f.open_price else m.stored_open_price end,
+           m.price_krw,
+           (case when f.starts > 0 then f.changes - f.changes_before_open
+                 else m.stored_changes + f.changes end)::int,
+           (coalesce(m.stored_reopens + 1, 0) + f.starts - 1)::int
+    from marked m
+    join folded f on f.listing_key = m.listing_key and f.play_date = m.play_date
+    where m.is_last
+    on conflict (listing_key, play_date) do update set
+        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
+         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
+      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
+            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
+            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
+            excluded.change_count, excluded.reopen_count);
+
+    if cardinality(redo) > 0 then
+        perform listing_lifetimes_recompute(redo);
+    end if;
     return null;
 end
 $fn$;
