@@ -68,56 +68,55 @@ begin
     insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
         status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
         change_count, reopen_count)
-    with seed as ( -- the appended listings, with their stored row (none for a new listing)
-        select f.listing_key, f.play_date, l.last_event_type as stored_type, l.opened_at as stored_opened_at,
-               l.open_price_krw as stored_open_price, l.change_count as stored_changes,
-               l.reopen_count as stored_reopens
-        from (select listing_key, play_date, min(occurred_at) as first_at from new_events group by 1, 2) f
-        left join listing_lifetimes l on l.listing_key = f.listing_key and l.play_date = f.play_date
-        where l.listing_key is null or f.first_at > l.last_event_at
-    ), ordered as ( -- the new events in the definition's order; the event before the first is the stored last
+    with ordered as ( -- the new events in the definition's order, each with its listing's stored row
         select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
-               e.close_reason, e.occurred_at, e.price_krw, s.stored_opened_at, s.stored_open_price,
-               s.stored_changes, s.stored_reopens,
-               coalesce(lag(e.event_type) over w, s.stored_type)                       as before_type,
+               e.close_reason, e.occurred_at, e.price_krw, l.listing_key is not null as stored,
+               l.last_event_at as stored_last_at, l.opened_at as stored_opened_at,
+               l.open_price_krw as stored_open_price, l.change_count as stored_changes,
+               l.reopen_count as stored_reopens,
+               min(e.occurred_at) over p                                               as first_at,
+               coalesce(lag(e.event_type) over w, l.last_event_type)                   as before_type,
                lead(e.event_type) over w is null                                       as is_last,
                count(*) filter (where e.event_type = 'listing_changed') over w         as changes
         from new_events e
-        join seed s on s.listing_key = e.listing_key and s.play_date = e.play_date
+        left join listing_lifetimes l on l.listing_key = e.listing_key and l.play_date = e.play_date
         cross join lateral (
             select case e.event_type when 'listing_opened' then 0
                                      when 'listing_changed' then 1
                                      else 2 end as type_rank
         ) r
-        window w as (partition by e.play_date, e.listing_key order by e.occurred_at, r.type_rank, e.event_id)
-    ), marked as (
+        window w as (partition by e.play_date, e.listing_key order by e.occurred_at, r.type_rank, e.event_id),
+               p as (partition by e.play_date, e.listing_key)
+    ), marked as ( -- only the appended listings (the rest is redo's); the event before the first is the stored last
         select o.*, (o.before_type is null
                      or (o.before_type = 'listing_closed' and o.event_type <> 'listing_closed')) as is_start
         from ordered o
-    ), folded as ( -- per listing: the starts among the new events, and the latest one's values
-        select listing_key, play_date,
-               count(*) filter (where is_start)                                        as starts,
-               max(occurred_at) filter (where is_start)                                as opened_at,
-               (array_agg(price_krw order by occurred_at desc) filter (where is_start))[1] as open_price,
-               max(changes - (event_type = 'listing_changed')::int) filter (where is_start) as changes_before_open,
-               max(changes)                                                            as changes
-        from marked
-        group by listing_key, play_date
+        where not o.stored or o.first_at > o.stored_last_at
+    ), folded as ( -- per listing (whole-partition windows: no join): the starts among the new events, the latest one's values
+        select m.*,
+               count(*) filter (where is_start) over p                                 as starts,
+               max(occurred_at) filter (where is_start) over p                         as new_opened_at,
+               max(array[extract(epoch from occurred_at), price_krw]) filter (where is_start) over p
+                                                                                       as open_start,
+               max(changes - (event_type = 'listing_changed')::int) filter (where is_start) over p
+                                                                                       as changes_before_open,
+               max(changes) over p                                                     as new_changes
+        from marked m
+        window p as (partition by play_date, listing_key)
     )
-    select m.listing_key, m.source, m.course_name, m.course_part, m.play_date, m.tee_time,
-           case when m.event_type = 'listing_closed' then m.close_reason else 'open' end,
-           case when f.starts > 0 then f.opened_at else m.stored_opened_at end,
-           case when m.event_type = 'listing_closed' then m.occurred_at end,
-           m.event_type,
-           m.occurred_at,
-           case when f.starts > 0 then f.open_price else m.stored_open_price end,
-           m.price_krw,
-           (case when f.starts > 0 then f.changes - f.changes_before_open
-                 else m.stored_changes + f.changes end)::int,
-           (coalesce(m.stored_reopens + 1, 0) + f.starts - 1)::int
-    from marked m
-    join folded f on f.listing_key = m.listing_key and f.play_date = m.play_date
-    where m.is_last
+    select listing_key, source, course_name, course_part, play_date, tee_time,
+           case when event_type = 'listing_closed' then close_reason else 'open' end,
+           case when starts > 0 then new_opened_at else stored_opened_at end,
+           case when event_type = 'listing_closed' then occurred_at end,
+           event_type,
+           occurred_at,
+           case when starts > 0 then open_start[2]::bigint else stored_open_price end,
+           price_krw,
+           (case when starts > 0 then new_changes - changes_before_open
+                 else stored_changes + new_changes end)::int,
+           (coalesce(stored_reopens + 1, 0) + starts - 1)::int
+    from folded
+    where is_last
     on conflict (listing_key, play_date) do update set
         (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
          last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
