@@ -27,7 +27,7 @@ chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, r
 	compose/dev/chaos
 
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
-	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
+	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzDecodeBody FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
 		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON; do \
 		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done

@@ -43,6 +43,7 @@ type CrawlerMetrics struct {
 	pages       *prometheus.CounterVec // source
 	rows        *prometheus.CounterVec // source
 	rejected    *prometheus.CounterVec // source, reason
+	pageFails   *prometheus.CounterVec // source, reason
 	events      *prometheus.CounterVec // source, type
 	incomplete  *prometheus.CounterVec // source
 	siteErrors  *prometheus.CounterVec // source
@@ -116,6 +117,7 @@ func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
 		pages:      counter("pages_total", "Pages fetched and parsed.", "source"),
 		rows:       counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
 		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
+		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
 		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
 		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete (failed pages, max_pages, cancelled or collapsed listing count): no closes were emitted.", "source"),
 		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
@@ -152,6 +154,11 @@ func (m *CrawlerMetrics) PageFetched(site string, status int) {
 // RowRejected implements Metrics.
 func (m *CrawlerMetrics) RowRejected(site, reason string) {
 	m.rejected.WithLabelValues(site, reason).Inc()
+}
+
+// PageFailed implements Metrics.
+func (m *CrawlerMetrics) PageFailed(site, reason string) {
+	m.pageFails.WithLabelValues(site, reason).Inc()
 }
 
 // Retry implements Metrics.

@@ -20,6 +20,7 @@ func TestMetricsServe(t *testing.T) {
 	m := NewCrawlerMetrics(func() time.Time { return start })
 	m.PageFetched("s", 200)
 	m.RowRejected("s", RejectBadPrice)
+	m.PageFailed("s", FailUndecodable)
 	m.Retry("s")
 	m.Sent(3)
 	m.Failed(1)
@@ -56,6 +57,7 @@ func TestMetricsServe(t *testing.T) {
 		`crawler_pages_total{source="s"} 4`,
 		`crawler_rows_parsed_total{source="s"} 40`,
 		`crawler_rows_rejected_total{reason="bad_price",source="s"} 1`,
+		`crawler_pages_failed_total{reason="undecodable",source="s"} 1`,
 		`crawler_events_total{source="s",type="listing_opened"} 30`,
 		`crawler_events_total{source="s",type="listing_changed"} 2`,
 		`crawler_events_total{source="s",type="listing_closed"} 1`,

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ var ErrCrawlFailed = errors.New("crawl failed")
 const (
 	IncompleteFailedPages = "failed_pages" // a page failed after its retries, or was refused
 	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
-	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, not yet repeated DiffOptions.CollapseCrawls times
+	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, of the site or of one target (guardTargets), not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
 )
 
@@ -215,7 +216,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -262,7 +263,20 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 			}
 		}
 	}
+	guard := targetGuard{Next: prev.TargetCollapses}
+	if crawl.Complete && !crawl.Collapsed {
+		guard = guardTargets(site, prev, res.Listings, crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
+		r.logTargetGuard(ctx, log, guard)
+		if len(guard.Withheld) > 0 {
+			crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
+			s.FailedSets = append(s.FailedSets, guard.Withheld...)
+			if s.Complete {
+				s.Complete, s.Incomplete = false, IncompleteCollapsed
+			}
+		}
+	}
 	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	switch {
 	case crawl.Collapsed && stats.Believed:
 		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",

@@ -180,9 +180,12 @@ func FuzzParsePage(f *testing.F) {
 	}
 	site := sites[0]
 	base, _ := url.Parse("http://127.0.0.1:8089/tee?date=20251206&page=1")
+	f.Add(eucKR(f, `<meta charset="euc-kr"><table class="tee-list"><tr class="tee-row"><td class="course">남서울 CC</td><td class="date">12/06(토)</td><td class="time">07:00</td></tr></table>`))
+	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		pg, err := parsePage(&site, base, body)
-		if err != nil {
+		body, dec := decodeBody(&site, "text/html", body)
+		pg, err := parsePage(&site, base, body, "")
+		if err != nil || checkDecoded(&site, pg.Rows, dec) != nil {
 			return
 		}
 		for _, row := range pg.Rows {
@@ -196,8 +199,8 @@ func FuzzParsePage(f *testing.F) {
 			if _, err := time.Parse("15:04", l.TeeTime); err != nil || len(l.TeeTime) != 5 {
 				t.Errorf("tee_time %q from %s", l.TeeTime, row)
 			}
-			if l.CourseName == "" {
-				t.Errorf("empty course from %s", row)
+			if l.CourseName == "" || strings.ContainsRune(l.CourseName, '\ufffd') || l.CourseName != CleanText(l.CourseName) {
+				t.Errorf("course %q from %s", l.CourseName, row)
 			}
 		}
 		for _, link := range pg.Links {

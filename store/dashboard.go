@@ -11,7 +11,7 @@ import (
 )
 
 // The dashboard's queries (cmd/booking-consumer/internal/dashboard). They read the listing_lifetimes
-// projection (booking_lifetimes_fast), the booking_events_hourly rollup and, for one listing, its
+// projection (booking_lifetimes), the booking_events_hourly rollup and, for one listing, its
 // events by key: every page stays a few index lookups or a scan of the projection at 1M events.
 var (
 	//go:embed queries/dashboard_events_per_hour.sql
@@ -40,19 +40,37 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// ReadOnly runs fn in one READ ONLY transaction (one snapshot for every query of a page) with
-// statement_timeout set to timeout (0: the server's default), and always rolls it back. The
-// dashboard reads only through the returned Reader, so it cannot write, whatever its SQL says.
-func (s *Store) ReadOnly(ctx context.Context, timeout time.Duration, fn func(*Reader) error) error {
+// ReadOptions are the settings of a ReadOnly transaction.
+type ReadOptions struct {
+	// Timeout is the statement_timeout of every query (0: the server's default).
+	Timeout time.Duration
+	// AsOf, when not zero, is the clock of the booking_lifetimes views for the whole transaction
+	// (the session setting golf.now, views/lifetimes_clock.sql): statuses, expiries and lifetimes
+	// are as of then. Zero: the database's now().
+	AsOf time.Time
+}
+
+//go:embed queries/dashboard_set_clock.sql
+var dashSetClockSQL string
+
+// ReadOnly runs fn in one READ ONLY transaction (one snapshot for every query of a page) with the
+// options' statement_timeout and clock, and always rolls it back. The dashboard reads only
+// through the returned Reader, so it cannot write, whatever its SQL says.
+func (s *Store) ReadOnly(ctx context.Context, o ReadOptions, fn func(*Reader) error) error {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("begin read-only transaction: %w", interpret(err))
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if timeout > 0 {
-		ms := max(timeout.Milliseconds(), 1)
+	if o.Timeout > 0 {
+		ms := max(o.Timeout.Milliseconds(), 1)
 		if _, err := tx.Exec(ctx, fmt.Sprintf("set local statement_timeout = %d", ms)); err != nil {
 			return fmt.Errorf("set statement_timeout: %w", interpret(err))
+		}
+	}
+	if !o.AsOf.IsZero() {
+		if _, err := tx.Exec(ctx, dashSetClockSQL, o.AsOf.Format(time.RFC3339Nano)); err != nil {
+			return fmt.Errorf("set the clock (golf.now): %w", interpret(err))
 		}
 	}
 	return fn(&Reader{tx: tx})

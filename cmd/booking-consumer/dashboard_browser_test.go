@@ -219,6 +219,11 @@ func TestDashboardInABrowser(t *testing.T) {
 			t.Errorf("overview chart #%s has no data points", id)
 		}
 	}
+	// The statuses are as of --as-of too: on the practice set's last day some listings are still
+	// open (at today's clock every one of them would be expired).
+	if open := text(t, ctx, ".card .sw-open + .n"); open == "" || open == "0" {
+		t.Errorf("overview as of 2026-04-21: %q open listings, want some", open)
+	}
 
 	// Listings: the filter form (no JavaScript needed) changes the table.
 	open(t, ctx, base+"/listings")

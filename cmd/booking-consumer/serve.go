@@ -22,11 +22,12 @@ const serveHelp = `Serve the read-only lifetimes dashboard (Overview, Listings w
 Pipeline) over HTTP until SIGINT/SIGTERM. Pages are rendered on the server, charts are SVG, every
 asset is in the binary. It binds 127.0.0.1:8080 by default; on any other address it requires a
 login (DASHBOARD_TOKEN as a bearer token, or DASHBOARD_USER and DASHBOARD_PASSWORD for basic auth)
-and refuses to start without one. A configured login is required on loopback too.
+and refuses to start without one. A configured login is required on loopback too, and half a
+login (DASHBOARD_USER without DASHBOARD_PASSWORD, or the reverse) is refused on any address.
 
 Dashboard environment:
   HTTP_ADDR           listen address (default 127.0.0.1:8080; --http-addr overrides it)
-  DASHBOARD_TOKEN     bearer token: "Authorization: Bearer <token>"
+  DASHBOARD_TOKEN     bearer token: "Authorization: Bearer <token>" (the scheme in any case)
   DASHBOARD_USER, DASHBOARD_PASSWORD
                       HTTP basic auth (the browser asks for them)`
 
@@ -43,8 +44,9 @@ func serveCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&addr, "http-addr", cli.EnvOr(env.Getenv, "HTTP_ADDR", dashboard.DefaultAddr), "listen `address` ($HTTP_ADDR); not loopback: a login is required")
 	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of every time shown")
-	fs.StringVar(&asOf, "as-of", "", "anchor of the \"last days\" charts: RFC3339 time or YYYY-MM-DD (the end of that day in --tz);\n"+
-		"default now. Recorded data such as the practice set (April 2026) needs it, e.g. --as-of 2026-04-21")
+	fs.StringVar(&asOf, "as-of", "", "show every page as of this `time`: RFC3339 or YYYY-MM-DD (the end of that day in --tz); the\n"+
+		"\"last days\" charts end then and statuses, expiries and lifetimes are computed at then.\n"+
+		"Default now. Recorded data such as the practice set (April 2026) needs it, e.g. --as-of 2026-04-21")
 	fs.IntVar(&days, "days", dashboard.DefaultDays, "how many days the events-per-hour chart covers")
 	fs.DurationVar(&queryTimeout, "query-timeout", dashboard.DefaultQueryTimeout, "statement_timeout of every dashboard query")
 	fs.StringVar(&bootstrap, "bootstrap", "", "Kafka brokers for the consumer lag (default $KAFKA_BOOTSTRAP; unset: the pipeline page says so)")
@@ -94,11 +96,12 @@ func serveCmd(ctx context.Context, env cli.Env, args []string) error {
 	})
 }
 
-// parseAsOf reads --as-of: empty is now (a clock), otherwise a fixed time.
+// parseAsOf reads --as-of: empty is nil (live: the dashboard's clock and the database's),
+// otherwise a fixed time.
 func parseAsOf(s string, loc *time.Location) (func() time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Now, nil
+		return nil, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return func() time.Time { return t }, nil

@@ -196,3 +196,41 @@ func TestRunServesHealthzAndStops(t *testing.T) {
 	cancel()
 	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
 }
+
+// TestSimAndOnceWithoutLoginVariables (issue 19, item 12): on a fresh machine `crawler sim` and
+// `crawler once` with the shipped sites file failed (exit 1) because the login-guarded simulator
+// site needed SIM_CLUB_PASSWORD. The simulator's login has a documented development default
+// that `crawler sim` and compose/dev/sites.yaml share, so neither needs the variable.
+func TestSimAndOnceWithoutLoginVariables(t *testing.T) {
+	t.Parallel()
+	addr := testkit.FreeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"sim", "--addr", addr}, env(map[string]string{"LOG_LEVEL": "error"}), &bytes.Buffer{}, &bytes.Buffer{})
+	}()
+	testkit.WaitFor(t, 10*time.Second, "crawler sim serving", func() bool {
+		return run(t.Context(), []string{"healthcheck", "--url", "http://" + addr + "/healthz", "--timeout", "1s"},
+			env(nil), &bytes.Buffer{}, &bytes.Buffer{}) == nil
+	})
+	all := devSites(t, "http://"+addr)
+	_, login, _ := strings.Cut(all, "\n  - name: sim-club-login\n")
+	login, _, _ = strings.Cut(login, "\n\n  - name: sim-club-page")
+	login = strings.NewReplacer("days_ahead: 6", "days_ahead: 1", "targets: *clubs", "targets: [{id: 137, name: 파인힐스 CC}]",
+		"politeness: *simPoliteness", "politeness: {no_delay: true}").Replace(login)
+	sites := "sites:\n  - name: sim-club-login\n" + login + "\n"
+	dir := t.TempDir()
+	out := filepath.Join(dir, "events.jsonl")
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"once", "--sites", testkit.WriteTemp(t, "sites.yaml", sites), "--state-dir", filepath.Join(dir, "state"),
+		"--events-out", out}, env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &stderr)
+	if err != nil {
+		t.Fatalf("once with neither SIM_CLUB_USER nor SIM_CLUB_PASSWORD set: %v\n%s", err, stderr.String())
+	}
+	if evs := testkit.ReadEvents(t, out); len(evs) == 0 || evs[0].Source != "sim-club-login" {
+		t.Errorf("%d events written, want the login site's openings", len(evs))
+	}
+	cancel()
+	testkit.NoErr(t, errc, 10*time.Second, "sim after cancel")
+}

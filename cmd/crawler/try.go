@@ -139,7 +139,7 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		case p.Err != nil:
 			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
 		case p.Empty:
-			fmt.Fprintf(b, "   status %d: an empty answer (empty_when holds): no tee times\n", p.Status)
+			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
 		default:
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
@@ -176,7 +176,9 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 	fs := env.NewFlagSet("check", "Validate every site of the sites file without fetching anything: selectors compile, JSON\n"+
 		"paths parse, request and field templates execute for a sample date and every target, and\n"+
 		"course, round_date and tee_time are mapped. Login credential variables that are not set\n"+
-		"here are reported as warnings. Exit status 1 when a site is invalid.",
+		"here are reported as warnings, and so are an HTML site whose list selector cannot be derived\n"+
+		"from its row selector (set list:) and a JSON site with an is condition but no success.\n"+
+		"Exit status 1 when a site is invalid.",
 		tryEnvHelp)
 	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
 	if err := cli.Parse(fs, args); err != nil {
@@ -195,6 +197,9 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(&b, "ok    %s: %s\n", c.Site.Name, c.Site.Describe())
+		for _, w := range c.Warnings {
+			fmt.Fprintf(&b, "      warning: %s\n", w)
+		}
 		if len(c.MissingEnv) > 0 {
 			fmt.Fprintf(&b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
 		}

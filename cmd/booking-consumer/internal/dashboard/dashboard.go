@@ -16,9 +16,12 @@
 // uses the page's, so Korean course names render with the system's Korean font like the tables.
 //
 // Safety: only GET and HEAD (405 otherwise); every value goes through html/template's contextual
-// escaping; filters are validated (400 with the reason); page sizes are bounded; the server has
-// read, write and idle timeouts; a login (bearer token or basic auth, compared in constant time) is
-// required whenever one is configured, and Listen refuses a non-loopback address without one.
+// escaping; filters are validated (400 with the reason, invalid UTF-8 and NUL included); page
+// sizes are bounded; /static/ serves the files of static/ by name only; CSV cells that would start
+// a formula get a leading quote; the server has read, write and idle timeouts; a login (bearer
+// token, scheme case-insensitive, or basic auth, compared in constant time) is required whenever
+// one is configured, Serve refuses a half-configured one (a user without a password or the
+// reverse) on any address, and a non-loopback address without one.
 package dashboard
 
 import (
@@ -28,6 +31,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,9 +68,28 @@ func (a Auth) Enabled() bool { return a.Token != "" || (a.User != "" && a.Passwo
 // ErrNoLogin is returned by CheckAddr for a non-loopback address without a login.
 var ErrNoLogin = errors.New("a non-loopback address needs a login: set DASHBOARD_TOKEN, or DASHBOARD_USER and DASHBOARD_PASSWORD")
 
-// CheckAddr refuses to serve addr without a login unless it is a loopback address
-// (127.0.0.0/8, ::1 or localhost). An empty host (":8080") listens everywhere and needs one.
+// ErrHalfLogin is returned by CheckAddr, on any address, when only one of the user and the
+// password is set: an empty variable is a mistake to report, never a reason to serve without login.
+var ErrHalfLogin = errors.New("the login is half configured")
+
+// check reports a half-configured basic auth (the values themselves are never in the error).
+func (a Auth) check() error {
+	switch {
+	case a.User != "" && a.Password == "":
+		return fmt.Errorf("%w: DASHBOARD_USER is set but DASHBOARD_PASSWORD is empty; set both for basic auth, or neither", ErrHalfLogin)
+	case a.User == "" && a.Password != "":
+		return fmt.Errorf("%w: DASHBOARD_PASSWORD is set but DASHBOARD_USER is empty; set both for basic auth, or neither", ErrHalfLogin)
+	}
+	return nil
+}
+
+// CheckAddr refuses a half-configured login on any address, and to serve addr without a login
+// unless it is a loopback address (127.0.0.0/8, ::1 or localhost). An empty host (":8080")
+// listens everywhere and needs one.
 func CheckAddr(addr string, auth Auth) error {
+	if err := auth.check(); err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("dashboard address %q: %w", addr, err)
@@ -88,11 +111,14 @@ func IsLoopback(host string) bool {
 
 // Config is what the dashboard reads and how it shows it.
 type Config struct {
-	Store        *store.Store
-	Loc          *time.Location   // zone of every time shown (default Asia/Seoul)
-	AsOf         func() time.Time // anchor of "the last days" (default time.Now)
-	Days         int              // how many days the events-per-hour chart covers (default 7)
-	QueryTimeout time.Duration    // statement_timeout of every query (default 5 s)
+	Store *store.Store
+	Loc   *time.Location // zone of every time shown (default Asia/Seoul)
+	// AsOf, if set, is the fixed time every page is as of (serve --as-of): the anchor of "the last
+	// days" and the clock of the statuses, expiries and lifetimes, set as golf.now in each page's
+	// transaction. nil: live, time.Now for the charts and the database's now() for the rest.
+	AsOf         func() time.Time
+	Days         int           // how many days the events-per-hour chart covers (default 7)
+	QueryTimeout time.Duration // statement_timeout of every query (default 5 s)
 	Auth         Auth
 	// Lag reports the consumer lag per partition; nil: Kafka is not configured.
 	Lag func(context.Context) ([]PartitionLag, error)
@@ -103,9 +129,11 @@ type Config struct {
 
 // Handler serves the dashboard.
 type Handler struct {
-	cfg   Config
-	mux   *http.ServeMux
-	pages pages
+	cfg    Config
+	fixed  bool // cfg.AsOf was given: the database reads as of it too
+	mux    *http.ServeMux
+	pages  pages
+	static fs.FS // static/ of the embedded assets (staticFiles)
 }
 
 // New returns the dashboard's handler.
@@ -120,7 +148,8 @@ func New(cfg Config) (*Handler, error) {
 		}
 		cfg.Loc = loc
 	}
-	if cfg.AsOf == nil {
+	fixed := cfg.AsOf != nil
+	if !fixed {
 		cfg.AsOf = time.Now
 	}
 	if cfg.Days <= 0 {
@@ -136,13 +165,17 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: p}
+	static, err := staticFiles()
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{cfg: cfg, fixed: fixed, mux: http.NewServeMux(), pages: p, static: static}
 	h.mux.HandleFunc("/{$}", h.overview)
 	h.mux.HandleFunc("/listings", h.listings)
 	h.mux.HandleFunc("/listings.csv", h.listingsCSV)
 	h.mux.HandleFunc("/listing", h.listing)
 	h.mux.HandleFunc("/pipeline", h.pipeline)
-	h.mux.Handle("/static/", http.FileServerFS(assets))
+	h.mux.HandleFunc("/static/", h.serveStatic)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "no such page: try the overview at /")
 	})
@@ -182,7 +215,9 @@ func (a Auth) allows(r *http.Request) bool {
 		return subtle.ConstantTimeCompare(g[:], w[:]) == 1
 	}
 	if a.Token != "" {
-		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && eq(tok, a.Token) {
+		// RFC 9110 §11.1: the scheme is case-insensitive ("bearer", "BEARER").
+		scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && eq(strings.TrimLeft(tok, " "), a.Token) {
 			return true
 		}
 	}

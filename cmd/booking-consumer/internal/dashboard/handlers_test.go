@@ -158,6 +158,10 @@ func TestLogin(t *testing.T) {
 		{"token: wrong", tok, "Bearer s3cret-tokeN", 401},
 		{"token: prefix", tok, "Bearer s3cret", 401},
 		{"token: right", tok, "Bearer s3cret-token", 200},
+		{"token: scheme in lower case", tok, "bearer s3cret-token", 200}, // RFC 9110: the scheme is case-insensitive
+		{"token: scheme in upper case", tok, "BEARER s3cret-token", 200},
+		{"token: another scheme", tok, "Bearerx s3cret-token", 401},
+		{"token: no space", tok, "Bearers3cret-token", 401},
 		{"basic: none", pw, "", 401},
 		{"basic: wrong password", pw, basic("golf", "nope"), 401},
 		{"basic: wrong user", pw, basic("golfer", "pa55"), 401},
@@ -187,7 +191,10 @@ func TestCheckAddrRefusesAnOpenDoor(t *testing.T) {
 		{":8080", Auth{}, false},
 		{"192.168.1.5:8080", Auth{}, false},
 		{"[::]:8080", Auth{}, false},
-		{"0.0.0.0:8080", Auth{User: "u"}, false}, // a user without a password is no login
+		{"0.0.0.0:8080", Auth{User: "u"}, false},                   // a user without a password is no login
+		{"127.0.0.1:8080", Auth{User: "u"}, false},                 // nor on loopback: a half-configured login (F9)
+		{"127.0.0.1:8080", Auth{Password: "p"}, false},             // a password without a user
+		{"localhost:8080", Auth{Token: "t", Password: "p"}, false}, // even with a token: the pair is a mistake
 		{"0.0.0.0:8080", Auth{Token: "t"}, true},
 		{"0.0.0.0:8080", Auth{User: "u", Password: "p"}, true},
 	} {
@@ -234,7 +241,7 @@ func TestOverviewMediansEqualTheSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var booked []store.BookedListing
-	if err := s.ReadOnly(t.Context(), 0, func(r *store.Reader) error {
+	if err := s.ReadOnly(t.Context(), store.ReadOptions{}, func(r *store.Reader) error {
 		var err error
 		booked, err = r.BookedListings(t.Context(), time.UTC)
 		return err
@@ -320,7 +327,7 @@ func TestHourlyRollupMatchesTheEvents(t *testing.T) {
 	}
 	var got []store.HourCount
 	var stored int64
-	if err := s.ReadOnly(t.Context(), time.Second, func(r *store.Reader) error {
+	if err := s.ReadOnly(t.Context(), store.ReadOptions{Timeout: time.Second}, func(r *store.Reader) error {
 		var err error
 		if got, err = r.EventsPerHour(t.Context(), time.Unix(0, 0), time.Now().Add(24*time.Hour)); err != nil {
 			return err

@@ -35,6 +35,10 @@ func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "give exactly one listing key: /listing?key=… (follow a link from the Listings page)")
 		return
 	}
+	if err := checkText("key", key); err != nil {
+		h.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
 	if len(key) > events.MaxListingKeyBytes {
 		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("a listing key is at most %d bytes", events.MaxListingKeyBytes))
 		return

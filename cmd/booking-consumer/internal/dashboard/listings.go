@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -41,6 +42,12 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 		}
 	}
 	lq.Source, lq.Course = strings.TrimSpace(q.Get("source")), strings.TrimSpace(q.Get("course"))
+	if err := checkText("source", lq.Source); err != nil {
+		return lq, err
+	}
+	if err := checkText("course", lq.Course); err != nil {
+		return lq, err
+	}
 	if len(lq.Source) > events.MaxSourceBytes {
 		return lq, fmt.Errorf("source is longer than %d bytes", events.MaxSourceBytes)
 	}
@@ -110,6 +117,18 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 		*p.dst = n
 	}
 	return lq, nil
+}
+
+// checkText refuses a text parameter PostgreSQL cannot compare with a text column: invalid UTF-8
+// or a NUL would fail the query (SQLSTATE 22021), a 500 and an ERROR line for the client's mistake.
+func checkText(name, s string) error {
+	switch {
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%s is not valid UTF-8: give the name as the Listings page shows it", name)
+	case strings.IndexByte(s, 0) >= 0:
+		return fmt.Errorf("%s contains a NUL character, which no listing has", name)
+	}
+	return nil
 }
 
 // values is the query string for lq with changes (empty values are left out).

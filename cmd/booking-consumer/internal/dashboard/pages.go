@@ -95,9 +95,14 @@ func (h *Handler) dbError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// read runs fn in one read-only transaction, bounded by the query timeout.
+// read runs fn in one read-only transaction, bounded by the query timeout and, with a fixed
+// as-of, reading the views as of it (every query of a page, statuses included).
 func (h *Handler) read(r *http.Request, fn func(*store.Reader) error) error {
-	return h.cfg.Store.ReadOnly(r.Context(), h.cfg.QueryTimeout, fn)
+	o := store.ReadOptions{Timeout: h.cfg.QueryTimeout}
+	if h.fixed {
+		o.AsOf = h.cfg.AsOf()
+	}
+	return h.cfg.Store.ReadOnly(r.Context(), o, fn)
 }
 
 // readPage is read for a page: when it fails, the request is answered with the error page
