@@ -36,6 +36,7 @@ fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
 		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 	go test ./events/kafkabus -run '^$$' -fuzz '^FuzzParseBrokers$$' -fuzztime $${FUZZTIME:-30s}
 	go test ./cmd/internal/cli -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $${FUZZTIME:-30s}
+	go test ./crawler/suggest -run '^$$' -fuzz '^FuzzParseCurl$$' -fuzztime $${FUZZTIME:-30s}
 
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(shell go env GOPATH)/bin/golangci-lint

@@ -61,6 +61,10 @@ type CollectDeps struct {
 	// (Snapshot.ListSeen, Result.ListSeen): what a page without rows must show when the site has
 	// no list selector of its own.
 	ListHint string
+
+	// hosts are the Runner's per-host politeness limits, shared with the other sites crawled at
+	// the same time (see hostLimits); nil: the site's own limits (colly's).
+	hosts *hostLimits
 }
 
 // Result is what one crawl of one site saw.
@@ -153,6 +157,9 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
+	if deps.hosts != nil {
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, &site)
+	}
 	c, err := newCollector(ctx, &site, deps.Transport)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
@@ -187,45 +194,6 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 		return res, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	return res, nil
-}
-
-// newCollector builds the colly collector for site: async, bounded per domain, robots.txt obeyed
-// unless the site opts out, bodies cut one byte past max_body_bytes so an oversized page is seen.
-func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) (*colly.Collector, error) {
-	p := site.Politeness
-	c := colly.NewCollector(
-		colly.StdlibContext(ctx),
-		colly.Async(true),
-		colly.UserAgent(p.UserAgent),
-		colly.MaxBodySize(p.MaxBodyBytes+1),
-		colly.AllowedDomains(site.AllowedDomains...),
-	)
-	// NewCollector applies COLLY_* environment variables after the options; set again everything
-	// this crawler relies on so that the environment cannot override the sites file.
-	c.UserAgent = p.UserAgent
-	c.MaxBodySize = p.MaxBodyBytes + 1
-	c.IgnoreRobotsTxt = p.IgnoreRobotsTxt
-	c.AllowedDomains = site.AllowedDomains
-	c.AllowURLRevisit = false // retries revisit through Request.Retry, which skips the visited check
-	c.MaxDepth, c.MaxRequests = 0, 0
-	c.CacheDir = ""
-	c.ParseHTTPErrorResponse = false
-	c.Async = true
-	c.SetRequestTimeout(p.RequestTimeout.D())
-	if transport == nil {
-		transport = http.DefaultTransport
-	}
-	c.WithTransport(rawCharset{transport}) // the crawler decodes bodies itself (decodeBody)
-	err := c.Limit(&colly.LimitRule{
-		DomainGlob:  "*",
-		Parallelism: p.Parallelism,
-		Delay:       p.Delay.D(),
-		RandomDelay: p.RandomDelay.D(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("limit rule: %w", err)
-	}
-	return c, nil
 }
 
 // claim marks key as scheduled and reports whether the caller should fetch it: false when key was

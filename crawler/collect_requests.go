@@ -387,3 +387,6 @@ func withheldBy(failed []PageSet) (bool, func(events.Listing) bool) {
 		return false
 	}
 }
+
+// TableFragment is tableFragment for other packages (crawler/suggest reads pages as a crawl does).
+func TableFragment(body []byte) []byte { return tableFragment(body) }

@@ -45,7 +45,7 @@ type CrawlerMetrics struct {
 	rejected    *prometheus.CounterVec // source, reason
 	pageFails   *prometheus.CounterVec // source, reason
 	events      *prometheus.CounterVec // source, type
-	incomplete  *prometheus.CounterVec // source
+	incomplete  *prometheus.CounterVec // source, reason
 	siteErrors  *prometheus.CounterVec // source
 	sent        prometheus.Counter
 	failed      prometheus.Counter
@@ -121,7 +121,7 @@ func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
 		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
 		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
 		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
-		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete (failed pages, max_pages, cancelled or collapsed listing count): no closes were emitted.", "source"),
+		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
 		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
 			Help: "Booking events acknowledged by Kafka."}),
@@ -216,7 +216,7 @@ func (m *CrawlerMetrics) siteCrawled(s SiteSummary) {
 	m.events.WithLabelValues(s.Source, string(events.ListingChanged)).Add(float64(s.Changed))
 	m.events.WithLabelValues(s.Source, string(events.ListingClosed)).Add(float64(s.Closed))
 	if !s.Complete {
-		m.incomplete.WithLabelValues(s.Source).Inc()
+		m.incomplete.WithLabelValues(s.Source, s.Incomplete).Inc()
 	}
 }
 

@@ -27,7 +27,7 @@ func TestMetricsServe(t *testing.T) {
 	m.Dropped(2)
 	m.QueueDepth(5)
 	m.SkippedRun()
-	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false})
+	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false, Incomplete: IncompleteFailedPages})
 	m.runFinished(OutcomeFailed, start.Add(time.Minute), 90*time.Second)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -61,7 +61,7 @@ func TestMetricsServe(t *testing.T) {
 		`crawler_events_total{source="s",type="listing_opened"} 30`,
 		`crawler_events_total{source="s",type="listing_changed"} 2`,
 		`crawler_events_total{source="s",type="listing_closed"} 1`,
-		`crawler_incomplete_crawls_total{source="s"} 1`,
+		`crawler_incomplete_crawls_total{reason="failed_pages",source="s"} 1`,
 		"crawler_skipped_runs_total 1",
 		"crawler_publish_sent_total 3",
 		"crawler_publish_failed_total 1",

@@ -22,7 +22,11 @@ const (
 	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
 	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, of the site or of one target (guardTargets), not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
+	IncompleteDeadline    = "deadline"     // the site's deadline (Site.Deadline, else Runner.SiteDeadline) ended the crawl
 )
+
+// DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.
+const DefaultMaxSites = 4
 
 // EventPublisher is the part of kafkabus.Publisher the runner uses: a Publish that never blocks.
 type EventPublisher interface {
@@ -42,9 +46,11 @@ type Alerts interface {
 }
 
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
-// collects the site, diffs, publishes and logs the events, and saves the next snapshot. Sites are
-// crawled one after the other, so the politeness limits of one site never add up with another's
-// and a run's load on the network stays that of one crawl. A site that errors does not stop the
+// collects the site, diffs, writes the events to EventsOut, saves the next snapshot and publishes
+// (crawlSite). Up to MaxSites sites are crawled at the same time, so one slow or dead site does
+// not hold the others; their politeness is per host across sites (hostLimits: the sites on one
+// host share the strictest of their limits), so parallel sites never add up their load on one
+// server. Each site's crawl is bounded by its deadline. A site that errors does not stop the
 // others. Fields other than Sites, State and Logger are optional. A Runner must not run twice at
 // the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
 // one state dir at the same time: Run holds the dir's lock (see Lock).
@@ -61,6 +67,11 @@ type Runner struct {
 	Transport http.RoundTripper   // nil: http.DefaultTransport
 	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
 	Getenv    func(string) string // reads the sites' login credentials; nil: os.Getenv
+	MaxSites  int                 // sites crawled at the same time; 0: DefaultMaxSites
+	// SiteDeadline bounds one site's crawl when the site sets no deadline of its own; 0: none.
+	SiteDeadline time.Duration
+
+	hosts *hostLimits // the per-host politeness, built from Sites by the first Run
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
@@ -168,14 +179,10 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	for _, site := range r.Sites {
-		s := r.crawlSite(ctx, site, now)
-		sum.Sites = append(sum.Sites, s)
+	sum.Sites = r.crawlSites(ctx, now)
+	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))
-		}
-		if r.Metrics != nil {
-			r.Metrics.siteCrawled(s)
 		}
 	}
 	if r.EventsOut != nil {
@@ -229,11 +236,11 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: r.hosts}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
-	res, err := Collect(ctx, site, start, deps)
+	res, deadline, err := r.collect(ctx, site, start, deps, log)
 	if err != nil {
 		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
 		s.Err = err
@@ -244,6 +251,8 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 
 	s.Complete = true
 	switch {
+	case deadline:
+		s.Complete, s.Incomplete = false, IncompleteDeadline
 	case len(res.FailedPages) > 0:
 		s.Complete, s.Incomplete = false, IncompleteFailedPages
 	case res.MaxPagesHit:

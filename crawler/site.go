@@ -39,6 +39,7 @@ const (
 	DefaultMaxBodyBytes   = 5 << 20
 	DefaultMaxPages       = 500
 	DefaultUserAgent      = "golf-crawler/1.0 (+https://github.com/golfcrawler/golf-crawler)"
+	MaxSiteDeadline       = 24 * time.Hour
 )
 
 // Site is one booking site: where its pages are and how to read a listing out of them. Its Name is
@@ -69,6 +70,9 @@ type Site struct {
 	// MinCompleteRatio, optional (0..1), is carried for the caller's completeness gate: the
 	// fraction of the previous crawl's listing count below which a crawl should be distrusted.
 	MinCompleteRatio float64 `yaml:"min_complete_ratio"`
+	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
+	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
+	Deadline Duration `yaml:"deadline"`
 
 	// Requests, Targets, Format, JSON and Login declare the sources that are not one HTML page per
 	// GET (see request.go, jsonpage.go, login.go): request templates instead of start_urls or
@@ -290,6 +294,9 @@ func (s *Site) Validate() error {
 	}
 	if s.MinCompleteRatio < 0 || s.MinCompleteRatio > 1 {
 		return fail("min_complete_ratio is %g; it must be between 0 and 1", s.MinCompleteRatio)
+	}
+	if s.Deadline < 0 || s.Deadline.D() > MaxSiteDeadline {
+		return fail("deadline is %s; it must be between 0 (the runner's default) and %s", s.Deadline.D(), MaxSiteDeadline)
 	}
 	if len(s.AllowedDomains) == 0 {
 		s.AllowedDomains = s.hosts()

@@ -75,6 +75,8 @@ func TestParseSitesErrors(t *testing.T) {
 		{"RegexGroups", strings.Replace(minimalSite, `{selector: "td.t"}`, `{selector: "td.t", regex: "(\\d+):(\\d+)"}`, 1), "exactly one"},
 		{"Parallelism", minimalSite + "    politeness: {parallelism: 3}\n", "parallelism is 3"},
 		{"BareDuration", minimalSite + "    politeness: {delay: 1}\n", "must be a string with a unit"},
+		{"NegativeDeadline", minimalSite + "    deadline: -1s\n", "deadline is -1s"},
+		{"LongDeadline", minimalSite + "    deadline: 25h\n", "deadline is 25h0m0s"},
 		{"BadTemplate", strings.Replace(minimalSite, `start_urls: ["https://golf.example.kr/list"]`, `url_template: "https://x/{{.Nope}}"`, 1), "url_template"},
 		{"Duplicate", minimalSite + strings.TrimPrefix(minimalSite, "\nsites:\n"), "used twice"},
 	} {

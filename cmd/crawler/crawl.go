@@ -35,6 +35,8 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
   CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
   CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  CRAWLER_MAX_SITES           sites crawled at the same time (--max-sites; default 4); sites on one host
+                              share one politeness limit whatever this is
   CRAWLER_UNHEALTHY_AFTER     run only: /healthz answers 503 when a site has had no complete crawl for this
                               many crawls in a row (--unhealthy-after; default 6; 0 never)
   METRICS_ADDR                run only: /metrics and /healthz listen address (--metrics-addr;
@@ -59,6 +61,8 @@ type crawlConfig struct {
 	MissesToClose   int
 	CollapseCrawls  int
 	UnhealthyAfter  int
+	MaxSites        int
+	SiteDeadline    time.Duration
 	ShutdownTimeout time.Duration
 	NoInitialCrawl  bool
 	Publisher       kafkabus.PublisherConfig
@@ -77,6 +81,12 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
+	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
+	deadlineHelp := "0: " + onceDeadlineHelp
+	if scheduled {
+		deadlineHelp = "0: 0.8 × the schedule's interval (8m for the default schedule)"
+	}
+	fs.DurationVar(&cfg.SiteDeadline, "site-deadline", 0, "bound of one site's crawl, after which it is cancelled and incomplete (reason deadline), closing nothing; a site's deadline: key overrides it; "+deadlineHelp)
 	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
 	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
 	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, kafkabus.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
@@ -85,15 +95,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
-		unhealthy := defaultUnhealthyAfter
-		if v := getenv("CRAWLER_UNHEALTHY_AFTER"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil && envErr == nil {
-				envErr = fmt.Errorf("CRAWLER_UNHEALTHY_AFTER=%q: not an integer", v)
-			}
-			unhealthy = n
-		}
-		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", unhealthy, "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
+		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
 	}
@@ -112,6 +114,10 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", cli.ErrUsage, cfg.MissesToClose)
 		case cfg.CollapseCrawls < 1:
 			return fmt.Errorf("%w: --collapse-crawls is %d; it must be at least 1", cli.ErrUsage, cfg.CollapseCrawls)
+		case cfg.MaxSites < 1:
+			return fmt.Errorf("%w: --max-sites is %d; it must be at least 1", cli.ErrUsage, cfg.MaxSites)
+		case cfg.SiteDeadline < 0 || cfg.SiteDeadline > crawler.MaxSiteDeadline:
+			return fmt.Errorf("%w: --site-deadline is %s; it must be between 0 (the default) and %s", cli.ErrUsage, cfg.SiteDeadline, crawler.MaxSiteDeadline)
 		case cfg.UnhealthyAfter < 0:
 			return fmt.Errorf("%w: --unhealthy-after is %d; it must be 0 (never) or more", cli.ErrUsage, cfg.UnhealthyAfter)
 		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
@@ -119,8 +125,42 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		case scheduled && cfg.ShutdownTimeout <= 0:
 			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
 		}
+		if cfg.SiteDeadline == 0 {
+			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
+		}
 		return cfg.Alerts.validate(scheduled)
 	}
+}
+
+// onceDeadlineHelp is the default --site-deadline of `crawler once`.
+const onceDeadlineHelp = "8m, 0.8 × the default schedule's 10 minutes"
+
+// defaultSiteDeadline is --site-deadline's default: 0.8 × the schedule's interval for `run`, and
+// for `once` (no schedule) that of the default schedule, 8 minutes. An invalid schedule gives 0
+// here; the schedule reports it when it starts.
+func defaultSiteDeadline(spec string, scheduled bool) time.Duration {
+	if !scheduled {
+		spec = crawler.DefaultSchedule
+	}
+	d, err := crawler.DefaultSiteDeadline(spec, crawler.Seoul(), time.Now())
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// envInt is the integer in the environment variable name, def when it is unset or empty; a value
+// that is not an integer sets *errp (unless it holds an error already) and gives 0.
+func envInt(getenv func(string) string, name string, def int, errp *error) int {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s=%q: not an integer", name, v)
+	}
+	return n
 }
 
 func durOr(d, def time.Duration) time.Duration {
@@ -182,6 +222,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	env.Logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
 		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
 		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
+		"max_sites", cfg.MaxSites, "site_deadline", cfg.SiteDeadline,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
 		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize, "watches", cfg.Alerts.WatchesFile)
 	sites, err := crawler.LoadSites(cfg.Sites)
@@ -201,7 +242,8 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	d.runner = &crawler.Runner{
 		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.Logger,
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
-		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
+		Diff:     crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
+		MaxSites: cfg.MaxSites, SiteDeadline: cfg.SiteDeadline,
 	}
 	// One crawler per state dir, for the life of the process: a second one exits here, before
 	// crawling (crawler.ErrStateLocked says which dir and which pid holds it).

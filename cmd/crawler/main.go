@@ -5,6 +5,7 @@
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
 //	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
 //	crawler try --site NAME      fetch one site's pages for one date and print what they gave
+//	crawler suggest --curl FILE  write a site entry from a request copied out of the browser
 //	crawler check                validate every site of the sites file (and --watches) without fetching
 //	crawler notifications        list the crawler-side alerts (the claims in the state dir)
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
@@ -38,6 +39,10 @@ Usage:
                                fetch one site's pages for one play date (and target) and print the
                                listings, the rejected rows with their reason and, with --dump, the raw
                                response: for writing a sites file
+  crawler suggest [--curl FILE | URL] [--date D --target 'id=..,name=..' --check]
+                               write a site entry from one request copied out of the browser
+                               ("Copy as cURL"), with its reasoning on stderr; exit status 2 when
+                               it is partial (fields missing, a login to fill in)
   crawler check [--sites FILE] [--watches FILE]
                                validate every site (selectors, paths, templates, required fields)
                                without fetching, and the watches file (errors with their line)
@@ -66,6 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"try":           tryCmd,
 		"check":         checkCmd,
 		"notifications": notificationsCmd,
+		"suggest":       suggestCmd,
 	}
 	env := cli.Env{Program: "crawler", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	lookup := cli.Lookup(cmds, env)

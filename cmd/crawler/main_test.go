@@ -51,16 +51,16 @@ func sitesFile(t *testing.T, base string) string {
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 	t.Parallel()
 	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
-		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER",
+		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES",
 		"WATCHES_FILE"}
 	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
-		"-retry-window", "-queue-size", "-collapse-crawls", "-watches", "-alert-max-age", "-alert-max-attempts",
-		"-alert-retry-backoff", "-alert-retention"}
+		"-retry-window", "-queue-size", "-collapse-crawls", "-max-sites", "-site-deadline", "-watches", "-alert-max-age",
+		"-alert-max-attempts", "-alert-retry-backoff", "-alert-retention"}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck"}, envs...)},
+		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck", "suggest", "notifications"}, envs...)},
 		{[]string{"notifications", "--help"}, []string{"-state-dir", "-status", "-watch", "-json", "-tz", "-limit", "CRAWLER_STATE_DIR", "unknown"}},
 		{[]string{"check", "--help"}, []string{"-sites", "-watches", "WATCHES_FILE", "line number"}},
 		{[]string{"run", "--help"}, append(append([]string{"-alert-failing-after", "-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
@@ -90,6 +90,7 @@ func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"bogus"}, {"once", "--no-such-flag"}, {"once", "extra"}, {"once", "--misses-to-close", "0"},
+		{"once", "--max-sites", "0"}, {"run", "--site-deadline", "-1s"}, {"once", "--site-deadline", "25h"},
 		{"sim", "--generate", ""}, {"sim", "--generate", "x", "--days", "0"}, {"sim", "--generate", "x", "--start", "yesterday"},
 		{"sim", "--generate", "x", "extra"}, {"sim", "--days", "1", "--generate", "-x"},
 		{"replay"}, {"replay", "a", "b"}, {"replay", "--since", "monday", "f"}, {"replay", "--batch-size", "0", "f"},

@@ -48,8 +48,13 @@ func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.T
 			html.EscapeString(l.Course), html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players)
 	}
 	b.WriteString("</table>\n</body>\n</html>\n")
-	// A rune EUC-KR lacks becomes a numeric character reference, as IIS writes it.
-	body, err := encoding.HTMLEscapeUnsupported(korean.EUCKR.NewEncoder()).Bytes(b.Bytes())
+	writeEUCKR(w, b.Bytes())
+}
+
+// writeEUCKR writes an HTML page encoded in EUC-KR under a bare text/html, as IIS serves it; a
+// rune EUC-KR lacks becomes a numeric character reference, as IIS writes it.
+func writeEUCKR(w http.ResponseWriter, page []byte) {
+	body, err := encoding.HTMLEscapeUnsupported(korean.EUCKR.NewEncoder()).Bytes(page)
 	if err != nil {
 		http.Error(w, "encode: "+err.Error(), http.StatusInternalServerError)
 		return

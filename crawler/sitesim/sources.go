@@ -88,7 +88,7 @@ func isSourcePath(path string) bool {
 	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage, PathEUCKRPage:
 		return true
 	}
-	return false
+	return isMoreSourcePath(path)
 }
 
 // serveSource serves the routes of this file; faults were applied by the caller (not to login).
@@ -106,6 +106,8 @@ func (s *Site) serveSource(w http.ResponseWriter, r *http.Request, now time.Time
 		s.serveClubPage(w, r, now)
 	case PathEUCKRPage:
 		s.serveEUCKRPage(w, r, now)
+	default:
+		s.serveMoreSource(w, r, now)
 	}
 }
 

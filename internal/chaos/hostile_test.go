@@ -131,7 +131,10 @@ func TestHostileSite(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	sites, err := crawler.ParseSites([]byte(hostileSitesYAML(srv.URL)))
+	// A dead site first: its server accepts connections and never answers (robots.txt included);
+	// only its 5 s deadline ends its crawl, and the other sites must not wait for it.
+	holeAddr, holeAccepts := testkit.CountingBlackHole(t)
+	sites, err := crawler.ParseSites([]byte(deadSiteYAML(holeAddr) + strings.TrimPrefix(hostileSitesYAML(srv.URL), "sites:\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +239,7 @@ func TestHostileSite(t *testing.T) {
 	if hang := bySite["hostile-hang"]; hang.Complete || len(hang.FailedPages) == 0 {
 		t.Errorf("hostile-hang: complete=%v failed pages %d; want the page timed out", hang.Complete, len(hang.FailedPages))
 	}
+	checkDeadSite(t, bySite["hostile-dead"], logs.String(), holeAccepts.Load())
 	names.check(t, db)
 	checkMaintenanceStored(t, db)
 	stored, dead := count(t, db, "booking_events"), count(t, db, "booking_events_dead")
@@ -356,4 +360,39 @@ func hostileHTMLSite(name, url string) string {
     allowed_domains: ["127.0.0.1"]
     politeness: {no_delay: true, request_timeout: 3s, retries: 1, backoff_base: 10ms, backoff_cap: 20ms, max_pages: 50}
 `, name, url)
+}
+
+// deadSiteYAML is a sites file with one site on a black hole at addr: a 60 s request timeout and
+// robots.txt obeyed, so only its 5 s deadline can end its crawl.
+func deadSiteYAML(addr string) string {
+	return fmt.Sprintf(`sites:
+  - name: hostile-dead
+    url_template: 'http://%s/tee?date={{.Date.Format "20060102"}}'
+    days_ahead: 3
+    row: "table.tee-list tr.tee-row"
+    fields:
+      course: {selector: "td.course"}
+      round_date: {selector: "td.date"}
+      tee_time: {selector: "td.time"}
+    politeness: {no_delay: true, request_timeout: 60s, retries: 1, backoff_base: 10ms, backoff_cap: 20ms}
+    deadline: 5s
+`, addr)
+}
+
+// checkDeadSite: the dead site's crawl ended at its deadline, incomplete with reason deadline and
+// no error, closing nothing, and the healthy hostile-text site was crawled before it ended (the
+// log's order), i.e. while it was in flight.
+func checkDeadSite(t *testing.T, dead crawler.SiteSummary, logs string, accepts int64) {
+	t.Helper()
+	t.Logf("hostile-dead: %d connections to the black hole, failed pages %d", accepts, len(dead.FailedPages))
+	if dead.Err != nil || dead.Complete || dead.Incomplete != crawler.IncompleteDeadline || dead.Closed != 0 || accepts == 0 {
+		t.Errorf("hostile-dead: err=%v complete=%v incomplete=%q closed=%d, %d connections; want tried, then incomplete with reason deadline, no error, nothing closed",
+			dead.Err, dead.Complete, dead.Incomplete, dead.Closed, accepts)
+	}
+	healthy := strings.Index(logs, `msg="site crawled" site=hostile-text`)
+	deadline := strings.Index(logs, `msg="site deadline reached: the crawl is cancelled and closes nothing" site=hostile-dead`)
+	if healthy < 0 || deadline < 0 || healthy > deadline {
+		t.Errorf("log offsets: hostile-text crawled at %d, hostile-dead's deadline at %d; want the healthy site crawled first, while the dead one was in flight",
+			healthy, deadline)
+	}
 }

@@ -1,5 +1,8 @@
--- booking_lifetimes: one row per listing with its latest state and its CURRENT lifetime, computed
--- from booking_events alone (no derived table to drift from the events).
+-- booking_lifetimes_from_events: THE definition of booking_lifetimes, one row per listing with its
+-- latest state and its CURRENT lifetime, computed from booking_events alone. Users query
+-- booking_lifetimes, the same rows answered from the listing_lifetimes projection (issue 21: the
+-- same final layer, views/lifetimes_clock.sql, over the stored table; store/projection.go);
+-- booking-consumer lifetimes --verify, the tests and the chaos checks compare the two.
 --
 -- Order of a listing's events: occurred_at, then event type (opened < changed < closed), then
 -- event_id: deterministic, never arrival order. A lifetime starts at the listing's first event and
@@ -15,11 +18,12 @@
 -- one; a close event, when there is one, always wins. last_event_type/last_event_at stay the
 -- stored last event.
 --
--- Two layers (issue 13): booking_lifetimes_stored holds every column that depends on the events
--- alone (what the listing_lifetimes projection stores, see store/projection.go); booking_lifetimes
--- is it plus the parts that depend on the clock (the expiry above, lifetime), computed at query
--- time (views/lifetimes_clock.sql). booking_lifetimes_fast (store/projection.go) is the same
--- final layer over the projection table; booking-consumer lifetimes --verify checks the two agree row for row.
+-- Two layers (issue 13): booking_lifetimes_from_events_stored holds every column that depends on
+-- the events alone (what the listing_lifetimes projection stores, see store/projection.go);
+-- booking_lifetimes_from_events is it plus the parts that depend on the clock (the expiry above,
+-- lifetime), computed at query time (views/lifetimes_clock.sql). booking_lifetimes, the served
+-- view, is the same final layer over the projection table; it is not made here but by the
+-- projection's build (store/projection.go), so it exists only once the projection does.
 --
 -- How: one sort, two window passes with running frames, then the last row of each listing:
 --   ordered   lag/lead mark starts and the last row; running count of changes
@@ -29,10 +33,10 @@
 -- column down to the index scan on booking_events (EXPLAIN in views/bench_test.go).
 select pg_advisory_xact_lock(7305218846250914); -- two installers at once: one after the other
 
-drop view if exists booking_lifetimes;
-drop view if exists booking_lifetimes_stored;
+drop view if exists booking_lifetimes_from_events;
+drop view if exists booking_lifetimes_from_events_stored;
 
-create view booking_lifetimes_stored as
+create view booking_lifetimes_from_events_stored as
 select
     listing_key,
     source,
@@ -79,6 +83,6 @@ from (
 ) running
 where is_last;
 
--- The clock-dependent layer, booking_lifetimes over booking_lifetimes_stored, is
--- views/lifetimes_clock.sql (shared with the projection's booking_lifetimes_fast); Sources
--- installs it right after this file.
+-- The clock-dependent layer, booking_lifetimes_from_events over
+-- booking_lifetimes_from_events_stored, is views/lifetimes_clock.sql (shared with the served
+-- booking_lifetimes over listing_lifetimes); Sources installs it right after this file.
