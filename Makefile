@@ -11,6 +11,9 @@ help: ## list the targets
 demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes, then the dashboard's URL (served until Ctrl-C)
 	compose/dev/demo
 
+alerts-demo: ## just the alerts (~20 s, no Kafka, no PostgreSQL): simulator, crawler run --watches and a local webhook that prints each alert
+	compose/dev/alerts-demo
+
 practice: ## the replay practice walkthrough: ~7k events ingested once, replayed twice, nothing added
 	compose/dev/practice
 
@@ -57,4 +60,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo practice chaos test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset
+.PHONY: help demo alerts-demo practice chaos test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

@@ -61,6 +61,7 @@ type CrawlerMetrics struct {
 	mu     sync.Mutex
 	health healthState
 	sites  map[string]*SiteHealth
+	checks map[string]HealthCheck // AddHealthCheck
 }
 
 // SiteHealth is one site's entry in /healthz.
@@ -81,7 +82,8 @@ type healthState struct {
 	LastRunSecs float64    `json:"last_run_duration_seconds,omitempty"`
 	Reason      string     `json:"reason,omitempty"` // why status is "unhealthy"
 
-	Sites map[string]SiteHealth `json:"sites,omitempty"`
+	Sites  map[string]SiteHealth `json:"sites,omitempty"`
+	Checks map[string]any        `json:"checks,omitempty"` // the sections AddHealthCheck added
 }
 
 // cmd/crawler asserts that CrawlerMetrics also satisfies kafkabus.PublisherMetrics, so this package
@@ -233,9 +235,10 @@ func (m *CrawlerMetrics) runFinished(outcome string, end time.Time, d time.Durat
 
 // Handler serves /metrics (Prometheus text format) and /healthz, with a JSON body {status,
 // started_at, runs, skipped_runs, last_run_at, last_outcome, last_run_duration_seconds, sites:
-// {name: {last_complete_at, incomplete_runs}}, reason}. /healthz answers 200 while the process
-// serves, except when a site has had no complete crawl for UnhealthyAfter crawls in a row: then
-// 503, status "unhealthy" and a reason naming the sites, so that an orchestrator notices a site
+// {name: {last_complete_at, incomplete_runs}}, checks: {name: ...}, reason}. /healthz answers 200
+// while the process serves, except when a site has had no complete crawl for UnhealthyAfter crawls
+// in a row, or a check added with AddHealthCheck reports a problem: then 503, status "unhealthy"
+// and a reason naming the sites (and the checks' reasons), so that an orchestrator notices a site
 // whose layout changed (its crawls are incomplete, so nothing ever closes) instead of the
 // crawler silently never closing. One failed crawl is a metric to alert on, not a 503.
 func (m *CrawlerMetrics) Handler() http.Handler {
@@ -255,6 +258,7 @@ func (m *CrawlerMetrics) Handler() http.Handler {
 			}
 		}
 		m.mu.Unlock()
+		bad = append(bad, m.runChecks(&h)...)
 		w.Header().Set("Content-Type", "application/json")
 		if len(bad) > 0 {
 			slices.Sort(bad)

@@ -33,6 +33,18 @@ type EventPublisher interface {
 	Publish(e events.Event)
 }
 
+// Alerts is the runner's hook for crawler-side alerts (implemented in cmd/crawler; package
+// crawler imports no alert package). Claim is called once per site crawl, after the crawl's
+// events are in the events file and before its snapshot is saved, with every event of the crawl
+// (possibly none), the site's name and the crawl id. It must make the alerts of those events
+// durable (one synced transaction) before it returns, and must not send: sending runs beside the
+// crawl. An error keeps the old snapshot and publishes nothing, so the next crawl derives the
+// same transitions with the same event ids and claims them again (a claim that exists is not
+// made twice). Sites may be crawled concurrently: Claim is called from several goroutines.
+type Alerts interface {
+	Claim(ctx context.Context, site, crawlID string, evs []events.Event) error
+}
+
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
 // collects the site, diffs, writes the events to EventsOut, saves the next snapshot and publishes
 // (crawlSite). Up to MaxSites sites are crawled at the same time, so one slow or dead site does
@@ -48,6 +60,7 @@ type Runner struct {
 	Logger *slog.Logger
 
 	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
+	Alerts    Alerts              // nil: no crawler-side alerts
 	EventsOut *EventLog           // nil: no JSONL copy of the events
 	Metrics   *CrawlerMetrics     // nil: not counted
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
@@ -304,16 +317,23 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
 			"listing_key", inv.Listing.Key(), "err", inv.Err)
 	}
-	// The file first, then the snapshot, then Kafka. If the file or the save fails, nothing is
-	// published and the old snapshot stays, so the next crawl derives the same transitions again,
-	// with the same ids (they do not depend on the crawl): the file may hold an event twice (same
-	// id, harmless: replay and the consumer deduplicate) and Kafka gets each one once. Publishing
-	// after the save costs nothing: Publish only queues in memory, so a crash after it loses the
-	// queued events whichever the order; saving first means a failed save never publishes
-	// transitions the next crawl would send again.
+	// The file first, then the alerts' claims, then the snapshot, then Kafka. If the file, the
+	// claims or the save fails, nothing is published and the old snapshot stays, so the next crawl
+	// derives the same transitions again, with the same ids (they do not depend on the crawl): the
+	// file may hold an event twice (same id, harmless: replay and the consumer deduplicate), a
+	// claim already made is not made again (its key is the watch, channel and event id), and
+	// Kafka gets each one once. Publishing after the save costs nothing: Publish only queues in
+	// memory, so a crash after it loses the queued events whichever the order; saving first means
+	// a failed save never publishes transitions the next crawl would send again.
 	if r.EventsOut != nil {
 		if err := r.EventsOut.Append(out); err != nil {
 			s.Err = err
+			return s
+		}
+	}
+	if r.Alerts != nil {
+		if err := r.Alerts.Claim(ctx, site.Name, s.CrawlID, out); err != nil {
+			s.Err = fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 			return s
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
@@ -203,29 +203,5 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		for _, n := range rows {
-			n.ClaimedAt, n.OccurredAt = n.ClaimedAt.In(loc), n.OccurredAt.In(loc)
-			if n.SentAt != nil {
-				at := n.SentAt.In(loc)
-				n.SentAt = &at
-			}
-			if err := enc.Encode(n); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	t := &cli.Table{}
-	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
-	for _, n := range rows {
-		why := n.Reason
-		if n.Error != "" {
-			why = n.Error
-		}
-		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
-			n.TeeTime, strconv.Itoa(n.Attempts), why)
-	}
-	return t.Write(env.Stdout)
+	return notifylist.Write(env.Stdout, rows, loc, asJSON)
 }

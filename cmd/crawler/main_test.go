@@ -51,16 +51,20 @@ func sitesFile(t *testing.T, base string) string {
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 	t.Parallel()
 	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
-		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES"}
+		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES",
+		"WATCHES_FILE"}
 	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
-		"-retry-window", "-queue-size", "-collapse-crawls", "-max-sites", "-site-deadline"}
+		"-retry-window", "-queue-size", "-collapse-crawls", "-max-sites", "-site-deadline", "-watches", "-alert-max-age",
+		"-alert-max-attempts", "-alert-retry-backoff", "-alert-retention"}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck", "suggest"}, envs...)},
-		{[]string{"run", "--help"}, append(append([]string{"-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
-		{[]string{"once", "--help"}, append(crawlFlags, envs...)},
+		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck", "suggest", "notifications"}, envs...)},
+		{[]string{"notifications", "--help"}, []string{"-state-dir", "-status", "-watch", "-json", "-tz", "-limit", "CRAWLER_STATE_DIR", "unknown"}},
+		{[]string{"check", "--help"}, []string{"-sites", "-watches", "WATCHES_FILE", "line number"}},
+		{[]string{"run", "--help"}, append(append([]string{"-alert-failing-after", "-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
+		{[]string{"once", "--help"}, append(append([]string{"-alert-wait"}, crawlFlags...), envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},
 		{[]string{"sim", "--help", "--generate"}, []string{"-generate", "-days", "-seed", "-interval", "-start"}},
@@ -91,6 +95,8 @@ func TestUsageErrors(t *testing.T) {
 		{"sim", "--generate", "x", "extra"}, {"sim", "--days", "1", "--generate", "-x"},
 		{"replay"}, {"replay", "a", "b"}, {"replay", "--since", "monday", "f"}, {"replay", "--batch-size", "0", "f"},
 		{"replay", "--topic-wait", "0s", "f"}, {"replay", "f"},
+		{"once", "--watches", "/no/such/watches.yaml"}, {"once", "--watches", "w.yaml", "--alert-max-age", "0s"},
+		{"notifications", "--status", "bogus"}, {"notifications", "--limit", "0"},
 	} {
 		err := run(t.Context(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.Is(err, cli.ErrUsage) {

@@ -105,6 +105,8 @@ type Watch struct {
 type Config struct {
 	Channels map[string]*Channel
 	Watches  []*Watch
+
+	index *watchIndex // built by Parse; MatchAll scans every watch without it
 }
 
 // Secrets returns every secret the config holds (URLs from url_env, tokens): for scrubbing.
@@ -260,6 +262,7 @@ func Parse(b []byte, getenv func(string) string) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	cfg.index = buildIndex(cfg.Watches)
 	return cfg, nil
 }
 
