@@ -1,10 +1,9 @@
 package notify
 
 import (
+	"math"
 	"slices"
 	"time"
-
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // maxIndexedDays bounds the play dates a watch's date range is enumerated over in the index; a
@@ -19,27 +18,90 @@ type watchIndex struct {
 	n      int                  // len(Config.Watches) it was built from
 	bySrc  map[string]*dayIndex // watches naming the source
 	anySrc *dayIndex            // watches of any source
-	hours  []uint32             // per watch: bit h set when a tee time of hour h may match, bit 24 for no tee time
-	next   []int                // per watch: its next_days (0: none), checked against the event's date
+	filter []watchFilter        // per watch: the conditions checked as candidates are collected
 }
+
+// watchFilter is one watch's conditions that candidates checks, side by side in memory.
+type watchFilter struct {
+	price int64  // max_price_krw (noLimit: none), against the event's price
+	hours uint32 // bit h set when a tee time of hour h may match, bit 24 for no tee time
+	next  int32  // next_days (0: none), against the event's date
+	minPl int32  // min_players (noLimit: none), against the event's players
+}
+
+// noLimit is watchFilter's "no price cap" and "no minimum players".
+const noLimit = math.MinInt32
 
 // noTeeTime is the hours bit of an event without a tee time.
 const noTeeTime = 24
 
 // dayIndex is the watches of one source bucket by play date.
 type dayIndex struct {
-	byDate    map[string][]int // "2006-01-02" → watch indexes (bounded ranges)
-	byWeekday [7][]int         // unbounded watches with weekdays
-	anyDate   []int            // unbounded watches without weekdays
+	first     int           // the day number (see dayNumber) of byDay[0]
+	byDay     [][]int       // day number - first → watch indexes (bounded ranges)
+	byWeekday [7][]int      // unbounded watches with weekdays
+	anyDate   []int         // unbounded watches without weekdays
+	building  map[int][]int // byDay while the index is built; kept when the dates span too long for a slice
 }
 
-func newDayIndex() *dayIndex { return &dayIndex{byDate: map[string][]int{}} }
+// maxSliceDays bounds the span of play dates a dayIndex keeps in a slice (about ten years).
+const maxSliceDays = 3660
+
+func newDayIndex() *dayIndex { return &dayIndex{building: map[int][]int{}} }
+
+// dayNumber is the day of t (a UTC midnight) counted from 1970-01-01: an int to index by
+// and to compare with, where time.Time's methods cost a date computation per watch.
+func dayNumber(t time.Time) int {
+	s := t.Unix()
+	if s < 0 {
+		s -= 86399 // floor
+	}
+	return int(s / 86400)
+}
+
+// freeze turns the dates met while building into byDay, a slice looked up without hashing.
+func (d *dayIndex) freeze() {
+	if len(d.building) == 0 {
+		d.building = nil
+		return
+	}
+	lo, hi := math.MaxInt, math.MinInt
+	for k := range d.building {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if hi-lo >= maxSliceDays {
+		return // looked up in building
+	}
+	d.first, d.byDay = lo, make([][]int, hi-lo+1)
+	for k, is := range d.building {
+		d.byDay[k-lo] = is
+	}
+	d.building = nil
+}
+
+// onDay is the watches of bounded ranges that include day.
+func (d *dayIndex) onDay(day int) []int {
+	if d.building != nil {
+		return d.building[day]
+	}
+	if k := day - d.first; k >= 0 && k < len(d.byDay) {
+		return d.byDay[k]
+	}
+	return nil
+}
 
 // buildIndex indexes ws.
 func buildIndex(ws []*Watch) *watchIndex {
-	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), hours: make([]uint32, len(ws)), next: make([]int, len(ws))}
+	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), filter: make([]watchFilter, len(ws))}
 	for i, w := range ws {
-		ix.hours[i], ix.next[i] = hoursOf(w), w.NextDays
+		f := watchFilter{hours: hoursOf(w), next: int32(min(w.NextDays, math.MaxInt32)), price: noLimit, minPl: noLimit}
+		if w.MaxPriceKRW != nil {
+			f.price = *w.MaxPriceKRW // ≥ 0 (Parse)
+		}
+		if w.MinPlayers != nil {
+			f.minPl = int32(*w.MinPlayers) // 1..100 (Parse)
+		}
+		ix.filter[i] = f
 		if len(w.Sources) == 0 {
 			ix.anySrc.add(i, w)
 			continue
@@ -53,6 +115,10 @@ func buildIndex(ws []*Watch) *watchIndex {
 			d.add(i, w)
 		}
 	}
+	ix.anySrc.freeze()
+	for _, d := range ix.bySrc {
+		d.freeze()
+	}
 	return ix
 }
 
@@ -63,8 +129,8 @@ func (d *dayIndex) add(i int, w *Watch) {
 	case bounded:
 		for day := w.DateFrom; !day.After(w.DateTo); day = day.AddDate(0, 0, 1) {
 			if len(w.Weekdays) == 0 || slices.Contains(w.Weekdays, day.Weekday()) {
-				k := day.Format(events.DateLayout)
-				d.byDate[k] = append(d.byDate[k], i)
+				k := dayNumber(day)
+				d.building[k] = append(d.building[k], i)
 			}
 		}
 	case len(w.Weekdays) > 0:
@@ -107,32 +173,59 @@ func hourOf(s string) (int, bool) {
 	return h, h < 24
 }
 
-// candidates appends to out the indexes of the watches v's event may enter, sorted.
+// candidates appends to out the indexes of the watches v's event may enter, sorted. The hours
+// and next_days filters run as the buckets are appended (most candidates fail them), on day
+// numbers and bit masks computed once per event.
 func (ix *watchIndex) candidates(v *view, out []int) []int {
-	out = ix.anySrc.candidates(v, out)
-	if d := ix.bySrc[v.e.Source]; d != nil {
-		out = d.candidates(v, out)
-	}
-	bit, ok := hourOf(v.e.TeeTime)
+	q := query{ix: ix, hours: ^uint32(0), v: v}
 	if v.e.TeeTime == "" {
-		bit, ok = noTeeTime, true
+		q.hours = 1 << noTeeTime
+	} else if h, ok := hourOf(v.e.TeeTime); ok {
+		q.hours = 1 << h
 	}
-	out = slices.DeleteFunc(out, func(i int) bool {
-		if ok && ix.hours[i]&(1<<bit) == 0 {
-			return true
-		}
-		n := ix.next[i]
-		return n > 0 && (v.date.IsZero() || v.date.Before(v.today) || !v.date.Before(v.today.AddDate(0, 0, n)))
-	})
+	out = q.bucket(ix.anySrc, out)
+	if d := ix.bySrc[v.e.Source]; d != nil {
+		out = q.bucket(d, out)
+	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.Compact(out) // a watch naming its source twice is in the bucket twice
 }
 
-func (d *dayIndex) candidates(v *view, out []int) []int {
-	out = append(out, d.anyDate...)
-	if v.date.IsZero() {
+// query is one event's look-up in the index.
+type query struct {
+	ix    *watchIndex
+	hours uint32 // the event's hours bit (every bit: a tee time that does not parse)
+	v     *view
+}
+
+func (q *query) bucket(d *dayIndex, out []int) []int {
+	out = q.keep(d.anyDate, out)
+	if q.v.date.IsZero() {
 		return out // only watches without date conditions can match
 	}
-	out = append(out, d.byDate[v.e.PlayDate]...)
-	return append(out, d.byWeekday[v.date.Weekday()]...)
+	out = q.keep(d.onDay(q.v.day), out)
+	return q.keep(d.byWeekday[q.v.weekday], out)
+}
+
+// keep appends the watches of is whose tee-time hours, next_days, price cap and minimum players
+// may take the event (entering needs a match with the event's current price and players).
+func (q *query) keep(is []int, out []int) []int {
+	v, filter := q.v, q.ix.filter
+	for _, i := range is {
+		f := &filter[i]
+		if f.hours&q.hours == 0 {
+			continue
+		}
+		if n := int(f.next); n > 0 && (v.date.IsZero() || v.day < v.today0 || v.day >= v.today0+n) {
+			continue
+		}
+		if f.price != noLimit && (v.e.PriceKRW == nil || *v.e.PriceKRW > f.price) {
+			continue
+		}
+		if f.minPl != noLimit && (v.e.Players == nil || int(*v.e.Players) < int(f.minPl)) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }

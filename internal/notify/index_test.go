@@ -12,7 +12,8 @@ import (
 )
 
 // TestIndexMatchesLikeTheScan: over random watches (sources, date ranges, open ranges,
-// next_days, weekdays, tee-time windows, courses, muted) and random events, MatchAll through the index returns
+// next_days, weekdays, tee-time windows, courses, price caps, minimum players, muted) and random
+// opened and changed events (some without a price or players), MatchAll through the index returns
 // exactly the watches the scan of every watch returns, in config order.
 func TestIndexMatchesLikeTheScan(t *testing.T) {
 	t.Parallel()
@@ -50,10 +51,18 @@ func TestIndexMatchesLikeTheScan(t *testing.T) {
 		case 2:
 			fmt.Fprintf(&b, "    tee_time: {to: \"%02d:10\"}\n", h)
 		}
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "    max_price_krw: %d\n", 90000+5000*r.IntN(8))
+		}
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(&b, "    min_players: %d\n", 1+r.IntN(4))
+		}
 		if r.IntN(10) == 0 {
 			b.WriteString("    enabled: false\n")
 		}
 	}
+	// Dates over ten years apart in one bucket: the any-source bucket is a map, not a slice.
+	b.WriteString("  - name: far\n    channels: [hook]\n    play_dates: {from: 2040-01-01, to: 2040-01-05}\n")
 	cfg, err := Parse([]byte(b.String()), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +70,21 @@ func TestIndexMatchesLikeTheScan(t *testing.T) {
 	if cfg.index == nil {
 		t.Fatal("Parse built no index")
 	}
+	if cfg.index.anySrc.building == nil || cfg.index.bySrc["src-1"].byDay == nil {
+		t.Fatal("the index does not have both kinds of date buckets")
+	}
 	scan := &Config{Channels: cfg.Channels, Watches: cfg.Watches}
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	matched := 0
 	for i := range 5000 {
-		price, players := int64(100000), 4
+		price, players := int64(80000+5000*r.IntN(10)), 1+r.IntN(4)
+		pp, pl := &price, &players
+		if i%30 == 0 {
+			pp = nil // no price
+		}
+		if i%35 == 0 {
+			pl = nil // no players
+		}
 		date := fmt.Sprintf("2026-12-%02d", 1+r.IntN(31))
 		if i%50 == 0 {
 			date = "" // no play date
@@ -75,8 +94,12 @@ func TestIndexMatchesLikeTheScan(t *testing.T) {
 			tee = ""
 		}
 		l := events.Listing{Source: fmt.Sprintf("src-%d", r.IntN(6)), CourseName: fmt.Sprintf("Course-%d", r.IntN(5)),
-			RoundDate: "2026-12-01", PlayDate: date, TeeTime: tee, PriceKRW: &price, Players: &players}
+			RoundDate: "2026-12-01", PlayDate: date, TeeTime: tee, PriceKRW: pp, Players: pl}
 		e := events.Opened(l, "c", now)
+		if i%3 == 0 { // changed, from a price and players inside or outside the watches
+			oldPrice, oldPlayers := price+int64(5000*(r.IntN(5)-2)), 1+r.IntN(4)
+			e.EventType, e.Previous = events.ListingChanged, &events.Previous{PriceKRW: &oldPrice, Players: &oldPlayers}
+		}
 		got, want := cfg.MatchAll(&e, now), scan.MatchAll(&e, now)
 		if !slices.Equal(got, want) {
 			t.Fatalf("event %+v: index gives %d watches, the scan %d", l, len(got), len(want))

@@ -38,6 +38,10 @@ type view struct {
 	course string    // lower-case "course part"
 	date   time.Time // play date (UTC midnight); zero if it does not parse
 	today  time.Time // today in Seoul (UTC midnight)
+
+	day, today0 int          // dayNumber of date (if not zero) and of today
+	weekday     time.Weekday // of date (if not zero)
+	sourceOK    bool         // the index found the watches by the event's source: matches skips it
 }
 
 func prepare(e *events.Event, now time.Time) *view {
@@ -45,6 +49,10 @@ func prepare(e *events.Event, now time.Time) *view {
 	v.date, _ = time.Parse(events.DateLayout, e.PlayDate)
 	y, m, d := now.In(Seoul).Date()
 	v.today = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	v.today0 = dayNumber(v.today)
+	if !v.date.IsZero() {
+		v.day, v.weekday = dayNumber(v.date), v.date.Weekday()
+	}
 	return v
 }
 
@@ -68,7 +76,7 @@ func (w *Watch) enters(v *view) bool {
 
 func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	e := v.e
-	if len(w.Sources) > 0 && !slices.Contains(w.Sources, e.Source) {
+	if !v.sourceOK && len(w.Sources) > 0 && !slices.Contains(w.Sources, e.Source) {
 		return false
 	}
 	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() || w.NextDays > 0 || len(w.Weekdays) > 0 {
@@ -79,10 +87,10 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 		if !w.DateFrom.IsZero() && d.Before(w.DateFrom) || !w.DateTo.IsZero() && d.After(w.DateTo) {
 			return false
 		}
-		if w.NextDays > 0 && (d.Before(v.today) || !d.Before(v.today.AddDate(0, 0, w.NextDays))) {
+		if w.NextDays > 0 && (v.day < v.today0 || v.day >= v.today0+w.NextDays) { // days, as AddDate
 			return false
 		}
-		if len(w.Weekdays) > 0 && !slices.Contains(w.Weekdays, d.Weekday()) {
+		if len(w.Weekdays) > 0 && !slices.Contains(w.Weekdays, v.weekday) {
 			return false
 		}
 	}
@@ -120,12 +128,25 @@ func (c *Config) MatchAll(e *events.Event, now time.Time) []*Watch {
 	var out []*Watch
 	if ix := c.index; ix != nil && ix.n == len(c.Watches) { // see index.go
 		var buf [64]int
+		var found [16]*Watch // one allocation for the result, not one per append
+		n := 0
+		v.sourceOK = true
 		for _, i := range ix.candidates(v, buf[:0]) {
 			if w := c.Watches[i]; !w.Muted && w.enters(v) {
-				out = append(out, w)
+				if n == len(found) {
+					out = append(out, w)
+					continue
+				}
+				found[n] = w
+				n++
 			}
 		}
-		return out
+		if n == 0 {
+			return out
+		}
+		res := make([]*Watch, n, n+len(out))
+		copy(res, found[:n])
+		return append(res, out...)
 	}
 	for _, w := range c.Watches {
 		if !w.Muted && w.enters(v) {

@@ -76,11 +76,28 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	var out []notify.Claimed
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		for _, c := range b.Closes {
-			if _, err := tx.ExecContext(ctx, closeSQL, c.ListingKey, nanos(c.At)); err != nil {
+		if len(b.Closes) > 0 {
+			closeStmt, err := tx.PrepareContext(ctx, closeSQL)
+			if err != nil {
 				return fmt.Errorf("record close: %w", err)
 			}
+			defer closeStmt.Close()
+			for _, c := range b.Closes {
+				if _, err := closeStmt.ExecContext(ctx, c.ListingKey, nanos(c.At)); err != nil {
+					return fmt.Errorf("record close: %w", err)
+				}
+			}
 		}
+		if len(b.Claims) == 0 {
+			return nil
+		}
+		// Prepared once per transaction: parsing claim.sql for every claim was most of a site
+		// crawl's alert cost (BenchmarkCrawlAlerts).
+		claim, err := tx.PrepareContext(ctx, claimSQL)
+		if err != nil {
+			return fmt.Errorf("claim: %w", err)
+		}
+		defer claim.Close()
 		for _, c := range b.Claims {
 			e := c.Event
 			payload, err := json.Marshal(e)
@@ -92,7 +109,7 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				reason = notify.ReasonStale
 			}
 			var status string
-			err = tx.QueryRowContext(ctx, claimSQL, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
+			err = claim.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
 				e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now), reason).Scan(&status, &reason)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue // claimed before
