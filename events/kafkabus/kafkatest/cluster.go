@@ -90,6 +90,40 @@ func (c *Cluster) Up(t testing.TB) {
 	c.WaitAllUp(t)
 }
 
+// StopNode runs `compose/dev/stack stop-node n`: SIGTERM, a controlled shutdown.
+func (c *Cluster) StopNode(t testing.TB, n int) {
+	t.Helper()
+	if out, err := c.stack("stop-node", strconv.Itoa(n)); err != nil {
+		t.Fatalf("compose/dev/stack stop-node %d: %v\n%s", n, err, out)
+	}
+}
+
+// LeaderNotController is a partition of topic whose leader is not the active controller, and
+// that leader's node id; -1, 0 when there is none.
+func (c *Cluster) LeaderNotController(ctx context.Context, topic string) (partition, node int, err error) {
+	ctl := c.Controller()
+	ps, err := c.Partitions(ctx, topic)
+	if err != nil {
+		return -1, 0, err
+	}
+	for _, p := range ps {
+		if n := p.Leader.ID; n != ctl && n > 0 {
+			return p.ID, n, nil
+		}
+	}
+	return -1, 0, nil
+}
+
+// LeaderOf is the node id leading partition of topic; 0 when none or unknown.
+func LeaderOf(ps []kafka.Partition, partition int) int {
+	for _, p := range ps {
+		if p.ID == partition {
+			return p.Leader.ID
+		}
+	}
+	return 0
+}
+
 // WaitAllUp waits (up to 3 minutes) until every node answers ApiVersions.
 func (c *Cluster) WaitAllUp(t testing.TB) {
 	t.Helper()
