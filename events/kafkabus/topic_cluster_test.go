@@ -50,13 +50,15 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 	var published []events.Event
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { // the crawler: a few events every 20 ms, whatever the cluster does
+	// The crawler: 50 events a second whatever the cluster does, so that an outage of up to 200 s
+	// fits the publisher's queue (10,000): a full queue drops, which is counted but not this test.
+	go func() {
 		defer close(done)
 		for {
 			select {
 			case <-stop:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(100 * time.Millisecond):
 			}
 			evs := testEvents(5, 5)
 			for _, e := range evs {
