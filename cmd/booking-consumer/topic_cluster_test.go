@@ -12,6 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // On the three-node cluster: `run` creates its topic with 3 replicas by default, and warns at
@@ -26,7 +27,14 @@ func TestEnsureTopicOnTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WaitFor(t, created, "every replica in sync", time.Minute, kafkatest.FullISR)
-	r, err := kafkabus.InspectTopic(t.Context(), c.Brokers, created)
+	// Each broker learns of a new topic from the controller on its own time: ask until the one
+	// that answers knows it.
+	var r kafkabus.TopicReplication
+	var err error
+	testkit.WaitFor(t, 30*time.Second, "every broker's metadata showing "+created, func() bool {
+		r, err = kafkabus.InspectTopic(t.Context(), c.Brokers, created)
+		return err != nil || r.Exists
+	})
 	if err != nil || r.Replicas != 3 || r.MinISR != 2 {
 		t.Fatalf("created topic: %+v, %v; want 3 replicas and the cluster's min ISR 2", r, err)
 	}
