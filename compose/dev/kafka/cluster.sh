@@ -145,8 +145,10 @@ kc_up() {
   done
   deadline=$((SECONDS + STACK_TIMEOUT))
   for n in "${started[@]}"; do
+    pid="$(cat "$STACK_DIR/kafka-$n/kafka.pid")"
     until port_open "$(kc_port "$n")"; do
-      if ! kc_pid "$n" >/dev/null; then
+      # kill -0, not kc_pid: just after the fork /proc/PID/cmdline is still the shell's, not java's
+      if ! kill -0 "$pid" 2>/dev/null; then
         tail -n 30 "$STACK_DIR/kafka-$n/logs/server.log" "$STACK_DIR/kafka-$n/logs/stdout.log" >&2 2>/dev/null || true
         die "kafka node $n exited during start-up (logs: $STACK_DIR/kafka-$n/logs)"
       fi
