@@ -11,6 +11,9 @@ help: ## list the targets
 demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes, then the dashboard's URL (served until Ctrl-C)
 	compose/dev/demo
 
+alerts-demo: ## just the alerts (~20 s, no Kafka, no PostgreSQL): simulator, crawler run --watches and a local webhook that prints each alert
+	compose/dev/alerts-demo
+
 practice: ## the replay practice walkthrough: ~7k events ingested once, replayed twice, nothing added
 	compose/dev/practice
 
@@ -30,12 +33,13 @@ chaos-cluster: ## the three-node Kafka gate (not in make test or make chaos): no
 	compose/dev/chaos-cluster
 
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
-	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
+	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzDecodeBody FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
 		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON; do \
 		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
 	go test ./events/kafkabus -run '^$$' -fuzz '^FuzzParseBrokers$$' -fuzztime $${FUZZTIME:-30s}
 	go test ./cmd/internal/cli -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $${FUZZTIME:-30s}
+	go test ./crawler/suggest -run '^$$' -fuzz '^FuzzParseCurl$$' -fuzztime $${FUZZTIME:-30s}
 
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(shell go env GOPATH)/bin/golangci-lint
@@ -59,4 +63,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo practice chaos chaos-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset
+.PHONY: help demo alerts-demo practice chaos chaos-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

@@ -3,12 +3,14 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -95,4 +97,73 @@ func median(xs []float64) float64 {
 	} else {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
+}
+
+// cancelOnSource is an EventPublisher that cancels a run once an event of source is published,
+// i.e. once that site's crawl is done (crawlSite publishes last).
+type cancelOnSource struct {
+	source string
+	cancel context.CancelFunc
+}
+
+func (p cancelOnSource) Publish(e events.Event) {
+	if e.Source == p.source {
+		p.cancel()
+	}
+}
+
+// BenchmarkHealthySiteBesideDeadSite measures the crawl time of a healthy site (the simulated
+// site, 15 play dates, zero politeness delay; its SiteSummary.Duration, what "site crawled" logs)
+// alone and with a dead site listed before it in the same run: the dead site's server accepts
+// connections and never answers (one attempt per page, 5-minute timeout, no deadline), so only
+// the run's cancellation, as soon as the healthy site's events are published, ends it. The two
+// kinds of run take turns inside one loop. It reports the median ms of each and their ratio:
+//
+//	beside_dead_vs_alone   target ≤ 1.1 (< 1 s of delay): a dead site must not delay a healthy one;
+//	                       crawled one after the other, the healthy site waited for the dead one's
+//	                       timeouts (~22 s a page at the default politeness, F5)
+//
+//	go test -bench HealthySiteBesideDeadSite -run '^$' ./crawler/
+func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
+	sim := sitesim.New(sitesim.Config{Seed: 42, Now: time.Now, DaysAhead: 14})
+	srv := httptest.NewServer(sim)
+	b.Cleanup(srv.Close)
+	healthy := runnerSite(b, srv.URL, 14)
+	healthy.Name = "healthy"
+	dead := deadSite(b, healthy, "dead", testkit.BlackHole(b))
+	quiet := slog.New(slog.DiscardHandler)
+	dir := b.TempDir()
+	crawl := func(sites []Site) time.Duration {
+		state, err := os.MkdirTemp(dir, "state-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(b.Context())
+		defer cancel()
+		r := &Runner{Sites: sites, State: StateDir{Dir: state}, Logger: quiet,
+			Publisher: cancelOnSource{source: "healthy", cancel: cancel}}
+		sum, _ := r.Run(ctx)
+		s := sum.Sites[len(sum.Sites)-1]
+		if s.Source != "healthy" || !s.Complete || s.Opened == 0 {
+			b.Fatalf("healthy site: %+v", s)
+		}
+		return s.Duration
+	}
+	runs := [][]Site{{healthy}, {dead, healthy}}
+	for _, sites := range runs { // warm up the sim and the connection pool
+		crawl(sites)
+	}
+	var ms [2][]float64 // alone, beside the dead site
+	i := 0
+	for b.Loop() {
+		for k := range runs {
+			p := (i + k) % len(runs)
+			ms[p] = append(ms[p], crawl(runs[p]).Seconds()*1000)
+		}
+		i++
+	}
+	alone, beside := median(ms[0]), median(ms[1])
+	b.ReportMetric(alone, "alone_ms/crawl")
+	b.ReportMetric(beside, "beside_dead_ms/crawl")
+	b.ReportMetric(beside/alone, "beside_dead_vs_alone")
 }

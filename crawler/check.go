@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +15,11 @@ import (
 type SiteCheck struct {
 	Site Site  // validated and with defaults filled when Err is nil
 	Err  error // why the site is not usable
-	// MissingEnv are the login's credential variables that getenv does not set: the site is
-	// valid, but its crawl would fail here.
+	// MissingEnv are the login's credential variables that getenv does not set (and that have
+	// no dev_defaults): the site is valid, but its crawl would fail here.
 	MissingEnv []string
+	// Warnings are the site's weak points (Site.Warnings).
+	Warnings []string
 }
 
 // CheckSites validates every site of a sites file without fetching anything, like LoadSites, but
@@ -49,9 +52,12 @@ func CheckSites(path string, getenv func(string) string) ([]SiteCheck, error) {
 			c.Err = fmt.Errorf("site name %q is used twice; names are event sources and must be unique", s.Name)
 		}
 		seen[s.Name] = true
+		if c.Err == nil {
+			c.Warnings = c.Site.Warnings()
+		}
 		if c.Err == nil && s.Login != nil {
 			for _, name := range sortedKeys(s.Login.Credentials) {
-				if env := s.Login.Credentials[name]; getenv(env) == "" {
+				if env := s.Login.Credentials[name]; getenv(env) == "" && s.Login.DevDefaults[name] == "" {
 					c.MissingEnv = append(c.MissingEnv, env)
 				}
 			}
@@ -59,6 +65,28 @@ func CheckSites(path string, getenv func(string) string) ([]SiteCheck, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// Warnings are what `crawler check` warns about in a valid site: an HTML site whose list selector
+// cannot be derived from its row selector (a page without rows is then judged only by the holder
+// remembered from the last page with rows), and a JSON site whose empty_when has an is condition
+// but no success (it then holds only where its path is present).
+func (s *Site) Warnings() []string {
+	var out []string
+	if s.Format != FormatJSON && s.list == "" {
+		out = append(out, fmt.Sprintf("no list selector can be derived from row %q: a page without rows counts as sold out "+
+			"only if it shows the element that held the rows on the site's last page with rows (remembered in the snapshot; "+
+			"until then it is not checked); set list: to the selector of that element", s.Row))
+	}
+	if s.Format == FormatJSON && s.JSON.Success == nil {
+		for _, c := range s.JSON.EmptyWhen {
+			if c.Is != "" {
+				out = append(out, fmt.Sprintf("empty_when %q without success: it holds only where %s is present, so an error answer "+
+					"without it fails the page; add success: (what every good answer has) to judge the rest", c.String(), c.Path))
+			}
+		}
+	}
+	return out
 }
 
 // Describe is a one-line summary of a valid site for `crawler check`: its shape and how many
@@ -86,8 +114,8 @@ func (s *Site) Secrets(getenv func(string) string) []string {
 		return nil
 	}
 	var out []string
-	for _, env := range s.Login.Credentials {
-		if v := getenv(env); v != "" {
+	for name, env := range s.Login.Credentials {
+		if v := cmp.Or(getenv(env), s.Login.DevDefaults[name]); v != "" {
 			out = append(out, v)
 		}
 	}

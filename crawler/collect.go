@@ -28,6 +28,9 @@ type Metrics interface {
 	RowRejected(site, reason string)
 	// Retry is called once per re-fetch of a page.
 	Retry(site string)
+	// PageFailed is called once per page that fails (after its retries); reason is one of the
+	// Fail* constants.
+	PageFailed(site, reason string)
 }
 
 // The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
@@ -54,6 +57,14 @@ type CollectDeps struct {
 	Getenv func(string) string
 	// OnPage, optional, is called once per page with what it gave (`crawler try`).
 	OnPage func(PageReport)
+	// ListHint, optional, is the holder of the rows on the site's last page with rows
+	// (Snapshot.ListSeen, Result.ListSeen): what a page without rows must show when the site has
+	// no list selector of its own.
+	ListHint string
+
+	// hosts are the Runner's per-host politeness limits, shared with the other sites crawled at
+	// the same time (see hostLimits); nil: the site's own limits (colly's).
+	hosts *hostLimits
 }
 
 // Result is what one crawl of one site saw.
@@ -75,6 +86,9 @@ type Result struct {
 	// gone; an incomplete one only that the listings it has exist.
 	Complete bool
 	Duration time.Duration
+	// ListSeen is the holder of the rows seen on most pages with rows (the next crawl's
+	// CollectDeps.ListHint); empty when no page had rows.
+	ListSeen string
 }
 
 type noMetrics struct{}
@@ -82,6 +96,7 @@ type noMetrics struct{}
 func (noMetrics) PageFetched(string, int)    {}
 func (noMetrics) RowRejected(string, string) {}
 func (noMetrics) Retry(string)               {}
+func (noMetrics) PageFailed(string, string)  {}
 
 // attemptKey is the colly request context key of a page's attempt number (0 for the first fetch).
 const attemptKey = "golf-crawler.attempt"
@@ -99,6 +114,7 @@ type crawl struct {
 	visited  map[string]bool
 	failed   map[string]bool
 	listings map[string]events.Listing
+	holders  map[string]int // holderOf of the pages with rows: how many pages had each
 	res      Result
 
 	// requests, page sets and login (request.go, login.go); zero for a site without them
@@ -141,6 +157,9 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
+	if deps.hosts != nil {
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, &site)
+	}
 	c, err := newCollector(ctx, &site, deps.Transport)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
@@ -149,7 +168,7 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 		ctx: ctx, site: &site, deps: deps, crawledAt: crawledAt, c: c,
 		log:     deps.Logger.With("site", site.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
-		res: Result{Site: site.Name},
+		holders: map[string]int{}, res: Result{Site: site.Name},
 	}
 	c.OnResponse(cr.onResponse)
 	c.OnError(cr.onError)
@@ -166,6 +185,7 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	sort.Slice(res.Listings, func(i, j int) bool { return res.Listings[i].Key() < res.Listings[j].Key() })
 	sort.Strings(res.FailedPages)
 	res.Complete = len(res.FailedPages) == 0 && !res.MaxPagesHit && ctx.Err() == nil
+	res.ListSeen = mostSeen(cr.holders)
 	res.Duration = deps.Now().Sub(start)
 	cr.log.InfoContext(ctx, "crawl finished", "pages", res.Pages, "rows", res.Rows, "listings", len(res.Listings),
 		"rejected", res.Rejected, "retries", res.Retries, "failed_pages", len(res.FailedPages),
@@ -174,44 +194,6 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 		return res, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	return res, nil
-}
-
-// newCollector builds the colly collector for site: async, bounded per domain, robots.txt obeyed
-// unless the site opts out, bodies cut one byte past max_body_bytes so an oversized page is seen.
-func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) (*colly.Collector, error) {
-	p := site.Politeness
-	c := colly.NewCollector(
-		colly.StdlibContext(ctx),
-		colly.Async(true),
-		colly.UserAgent(p.UserAgent),
-		colly.MaxBodySize(p.MaxBodyBytes+1),
-		colly.AllowedDomains(site.AllowedDomains...),
-	)
-	// NewCollector applies COLLY_* environment variables after the options; set again everything
-	// this crawler relies on so that the environment cannot override the sites file.
-	c.UserAgent = p.UserAgent
-	c.MaxBodySize = p.MaxBodyBytes + 1
-	c.IgnoreRobotsTxt = p.IgnoreRobotsTxt
-	c.AllowedDomains = site.AllowedDomains
-	c.AllowURLRevisit = false // retries revisit through Request.Retry, which skips the visited check
-	c.MaxDepth, c.MaxRequests = 0, 0
-	c.CacheDir = ""
-	c.ParseHTTPErrorResponse = false
-	c.Async = true
-	c.SetRequestTimeout(p.RequestTimeout.D())
-	if transport != nil {
-		c.WithTransport(transport)
-	}
-	err := c.Limit(&colly.LimitRule{
-		DomainGlob:  "*",
-		Parallelism: p.Parallelism,
-		Delay:       p.Delay.D(),
-		RandomDelay: p.RandomDelay.D(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("limit rule: %w", err)
-	}
-	return c, nil
 }
 
 // claim marks key as scheduled and reports whether the caller should fetch it: false when key was
@@ -280,7 +262,9 @@ func (cr *crawl) fail(u string, status int, err error) {
 	}
 	cr.mu.Unlock()
 	if !dup {
-		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "err", err)
+		reason := failReason(err)
+		cr.deps.Metrics.PageFailed(cr.site.Name, reason)
+		cr.log.WarnContext(cr.ctx, "page failed; the crawl is incomplete", "url", u, "status", status, "reason", reason, "err", err)
 	}
 }
 
@@ -294,7 +278,14 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		cr.fail(u, r.StatusCode, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
 		return
 	}
-	pg, err := parsePage(cr.site, r.Request.URL, r.Body)
+	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	pg, err := parsePage(cr.site, r.Request.URL, body, cr.deps.ListHint)
+	if err == nil {
+		err = checkDecoded(cr.site, pg.Rows, dec)
+	}
+	if err == nil {
+		err = cr.seen(pg)
+	}
 	if err != nil {
 		cr.fail(u, r.StatusCode, err)
 		return

@@ -29,11 +29,11 @@ const (
 type PageReport struct {
 	Request  string       // the URL, or method, URL and body
 	Status   int          // 0: no response
-	Body     []byte       // the response as received (nil when none)
+	Body     []byte       // the response decoded to UTF-8 (decodeBody); nil when none
 	Vars     *RequestVars // the page set's variables; nil for a site without requests
 	Listings []events.Listing
 	Rejected []RejectedRow
-	Empty    bool  // format json: one of empty_when held
+	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
 	Err      error // the page failed; nil otherwise
 }
 
@@ -137,7 +137,9 @@ func (cr *crawl) visitRequest(pr pageRequest) {
 
 // failSet records a failed page of page set set (-1: none) and reports it.
 func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
-	err = errors.New(redact(err.Error(), cr.secrets))
+	if msg := redact(err.Error(), cr.secrets); msg != err.Error() {
+		err = &pageFailure{failReason(err), errors.New(msg)} // the reason survives; the secret does not
+	}
 	cr.fail(key, status, err)
 	cr.mu.Lock()
 	if set >= 0 {
@@ -170,7 +172,8 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		cr.failSet(key, set, r.StatusCode, nil, fmt.Errorf("body is larger than max_body_bytes (%d)", cr.site.Politeness.MaxBodyBytes))
 		return true
 	}
-	if cr.sess != nil && cr.site.Login.isLoginPage(r.StatusCode, r.Body) {
+	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	if cr.sess != nil && cr.site.Login.isLoginPage(r.StatusCode, body) {
 		cr.loginPage(r, key, set)
 		return true
 	}
@@ -181,22 +184,32 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		empty bool
 	)
 	if cr.site.Format == FormatJSON {
-		rows, err = parseJSONPage(cr.site, r.Body)
-		if errors.Is(err, errEmptyPage) {
+		rows, err = parseJSONPage(cr.site, body)
+		switch {
+		case errors.Is(err, errEmptyPage):
 			empty, err = true, nil
+		case err != nil:
+			err = &pageFailure{FailBadAnswer, err}
 		}
 	} else {
 		var pg page
-		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(r.Body))
+		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(body), cr.deps.ListHint)
+		if err == nil {
+			err = cr.seen(pg)
+		}
 		rows, links = pg.Rows, pg.Links
+		empty = err == nil && len(rows) == 0
+	}
+	if err == nil {
+		err = checkDecoded(cr.site, rows, dec)
 	}
 	if err != nil {
-		cr.failSet(key, set, r.StatusCode, r.Body, err)
+		cr.failSet(key, set, r.StatusCode, body, err)
 		return true
 	}
 	pageURL, _ := r.Ctx.GetAny(origURLKey).(string)
 	vars := cr.vars(set)
-	rep := PageReport{Request: key, Status: r.StatusCode, Body: r.Body, Vars: vars, Empty: empty}
+	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty}
 	for _, row := range rows {
 		lr := cr.site.fromRequest(row, vars, pageURL, cr.crawledAt)
 		if lr.Err != nil {
@@ -374,3 +387,6 @@ func withheldBy(failed []PageSet) (bool, func(events.Listing) bool) {
 		return false
 	}
 }
+
+// TableFragment is tableFragment for other packages (crawler/suggest reads pages as a crawl does).
+func TableFragment(body []byte) []byte { return tableFragment(body) }

@@ -32,10 +32,13 @@ type recorder struct {
 	sleeps   []time.Duration
 	statuses map[int]int
 	rejected map[string]int
+	failed   map[string]int // failed pages by reason
 	retries  int
 }
 
-func newRecorder() *recorder { return &recorder{statuses: map[int]int{}, rejected: map[string]int{}} }
+func newRecorder() *recorder {
+	return &recorder{statuses: map[int]int{}, rejected: map[string]int{}, failed: map[string]int{}}
+}
 
 func (r *recorder) PageFetched(_ string, status int) {
 	r.mu.Lock()
@@ -44,6 +47,7 @@ func (r *recorder) PageFetched(_ string, status int) {
 }
 func (r *recorder) RowRejected(_, reason string) { r.mu.Lock(); r.rejected[reason]++; r.mu.Unlock() }
 func (r *recorder) Retry(string)                 { r.mu.Lock(); r.retries++; r.mu.Unlock() }
+func (r *recorder) PageFailed(_, reason string)  { r.mu.Lock(); r.failed[reason]++; r.mu.Unlock() }
 func (r *recorder) Sleep(ctx context.Context, d time.Duration) error {
 	r.mu.Lock()
 	r.sleeps = append(r.sleeps, d)

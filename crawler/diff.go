@@ -71,6 +71,13 @@ type Snapshot struct {
 	Collapses      int       `json:"collapses,omitempty"`
 	CollapsedSince time.Time `json:"collapsed_since,omitzero"`
 	Incomplete     int       `json:"incomplete,omitempty"`
+
+	// ListSeen is the holder of the rows on the source's last pages with rows (Result.ListSeen):
+	// what a page without rows must show to count as sold out when the site has no list selector.
+	// TargetCollapses counts, per target (course name), the collapsed crawls in a row of the
+	// per-target collapse guard, not believed yet. The runner keeps both; Diff does not.
+	ListSeen        string         `json:"list_seen,omitempty"`
+	TargetCollapses map[string]int `json:"target_collapses,omitempty"`
 }
 
 // SnapshotEntry is one listing: its last seen values, how many complete crawls in a row have

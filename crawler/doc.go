@@ -33,6 +33,8 @@
 // completeness, diff, append the events to the --events-out log, save the snapshot, then hand
 // the events to the publisher (kafkabus.Publisher: fire-and-forget, it never blocks the crawl); a
 // failed save publishes nothing, and the next crawl derives the same events, same ids, again.
+// Sites are crawled in parallel (runner_sites.go, up to Runner.MaxSites), each bounded by its
+// deadline, with politeness shared per host across them (hostlimit.go).
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
 // while the previous one is still going and recovering panics; CrawlerMetrics (metrics.go) serves
 // /metrics and /healthz. Subpackages: sitesim (the simulated booking site), practice (the

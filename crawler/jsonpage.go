@@ -25,7 +25,8 @@ import (
 // the page fails. EmptyWhen lists what a sold-out answer looks like (`"list":[]`, `null`, a
 // message code): when any holds, the page is complete and has no rows. An equals condition (a
 // message code) is tested before Success, since such a code may come with a failure resultCode;
-// an is condition (null, empty) only after Success held. Anything else that is not
+// an is condition (null, empty) only after Success held, and without Success only where its path
+// is present (`"list": []`, `"data": null`), so that an error answer lacking it fails. Anything else that is not
 // a non-empty array at Rows fails the page, so a changed response never reads as "everything
 // sold out" and closes every listing. A row that lacks a required field's path fails the page too
 // (the shape changed); a value that does not parse rejects only its row.
@@ -229,7 +230,9 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 		return nil, fmt.Errorf("success condition %s does not hold (the value is %s)", j.Success, truncate(got.Raw, 64))
 	}
 	for _, c := range j.EmptyWhen {
-		if c.Is != "" && c.holds(doc) {
+		// Without success, only a present value is a shape: an error answer that lacks the path
+		// ({"msg":"SERVER_BUSY"} for `list is empty`) is no sold-out date.
+		if c.Is != "" && c.holds(doc) && (j.Success != nil || doc.Get(c.Path).Exists()) {
 			return nil, errEmptyPage
 		}
 	}

@@ -2,10 +2,12 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -29,6 +31,9 @@ type Login struct {
 	URL         string            `yaml:"url"`
 	Form        map[string]string `yaml:"form"`
 	Credentials map[string]string `yaml:"credentials"`
+	// DevDefaults, optional, are values of credentials used when their variable is unset: for a
+	// local simulator's documented development login only, so a login URL on a loopback host.
+	DevDefaults map[string]string `yaml:"dev_defaults"`
 	Page        LoginPage         `yaml:"login_page"`
 
 	form []namedTemplate
@@ -64,6 +69,14 @@ func (l *Login) validate() error {
 		if !reEnvName.MatchString(env) {
 			return fmt.Errorf("credentials.%s must name an environment variable (letters, digits, _), not hold a value", name)
 		}
+	}
+	for name := range l.DevDefaults {
+		if _, ok := l.Credentials[name]; !ok {
+			return fmt.Errorf("dev_defaults.%s: no credentials.%s to default", name, name)
+		}
+	}
+	if u, _ := url.Parse(l.URL); len(l.DevDefaults) > 0 && !isLoopback(u.Hostname()) {
+		return errors.New("dev_defaults are for a local simulator's development login: the login url must be on a loopback host (127.0.0.1, localhost)")
 	}
 	if l.Page.Selector == "" && l.Page.Contains == "" && len(l.Page.Statuses) == 0 {
 		return errors.New("login_page needs selector, contains or statuses: how else would a logged-out page be recognised")
@@ -116,12 +129,21 @@ func (l *Login) isLoginPage(status int, body []byte) bool {
 	return false
 }
 
-// credentials reads the login's secrets from the environment.
+// isLoopback reports whether host is a loopback address or localhost.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// credentials reads the login's secrets from the environment, else from DevDefaults.
 func (l *Login) credentials(getenv func(string) string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, name := range sortedKeys(l.Credentials) {
 		env := l.Credentials[name]
-		v := getenv(env)
+		v := cmp.Or(getenv(env), l.DevDefaults[name])
 		if v == "" {
 			return nil, fmt.Errorf("login credential %s: environment variable %s is not set", name, env)
 		}
@@ -252,7 +274,10 @@ func (cr *crawl) startSession(ctx context.Context, transport http.RoundTripper) 
 	lc.Async = false
 	lc.AllowURLRevisit = true
 	lc.SetCookieJar(cr.jar)
-	lc.OnResponse(func(r *colly.Response) { s.status, s.body = r.StatusCode, r.Body })
+	lc.OnResponse(func(r *colly.Response) { // decoded like a page, for login_page's contains
+		s.status = r.StatusCode
+		s.body, _ = decodeBody(cr.site, responseContentType(r.Headers), r.Body)
+	})
 	lc.OnError(func(r *colly.Response, err error) {
 		s.status, s.ferr = r.StatusCode, err
 		if r.Headers != nil {

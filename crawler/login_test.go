@@ -236,3 +236,30 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 		t.Errorf("only %d outputs searched: %v", len(outputs), outputs)
 	}
 }
+
+// dev_defaults: a credential whose variable is unset takes its development default; a variable
+// set to another value wins over it; the defaults only load for a login on a loopback host.
+func TestLoginDevDefaults(t *testing.T) {
+	t.Parallel()
+	ls := newLoginServer(t, "dev-pw", 0)
+	yml := strings.Replace(loginSite, "      credentials: {user: CLUB_USER, password: CLUB_PASSWORD}\n",
+		"      credentials: {user: CLUB_USER, password: CLUB_PASSWORD}\n      dev_defaults: {password: dev-pw}\n", 1)
+	site := sourceSite(t, ls.URL, yml)
+	if res := collectAs(t, site, newRecorder().deps(t), "golfer", ""); !res.Complete || len(res.Listings) != 18 {
+		t.Errorf("CLUB_PASSWORD unset: complete %v, %d listings, failed %v; want the development default used", res.Complete, len(res.Listings), res.FailedPages)
+	}
+	if res := collectAs(t, site, newRecorder().deps(t), "golfer", "another-pw"); res.Complete || res.Pages != 0 {
+		t.Errorf("CLUB_PASSWORD=another-pw: complete %v pages %d; want the variable used (and refused)", res.Complete, res.Pages)
+	}
+	if got := site.Secrets(envOf("golfer", "")); len(got) != 2 {
+		t.Errorf("secrets %d, want the user and the default password (redacted like any secret)", len(got))
+	}
+	for _, bad := range []string{
+		strings.ReplaceAll(yml, "{{BASE}}", "https://club.example.kr"),
+		strings.Replace(yml, "dev_defaults: {password: dev-pw}", "dev_defaults: {token: x}", 1),
+	} {
+		if _, err := ParseSites([]byte(strings.ReplaceAll(bad, "{{BASE}}", ls.URL))); err == nil || !strings.Contains(err.Error(), "dev_defaults") {
+			t.Errorf("want a dev_defaults error, got %v", err)
+		}
+	}
+}

@@ -43,8 +43,9 @@ type CrawlerMetrics struct {
 	pages       *prometheus.CounterVec // source
 	rows        *prometheus.CounterVec // source
 	rejected    *prometheus.CounterVec // source, reason
+	pageFails   *prometheus.CounterVec // source, reason
 	events      *prometheus.CounterVec // source, type
-	incomplete  *prometheus.CounterVec // source
+	incomplete  *prometheus.CounterVec // source, reason
 	siteErrors  *prometheus.CounterVec // source
 	sent        prometheus.Counter
 	failed      prometheus.Counter
@@ -60,6 +61,7 @@ type CrawlerMetrics struct {
 	mu     sync.Mutex
 	health healthState
 	sites  map[string]*SiteHealth
+	checks map[string]HealthCheck // AddHealthCheck
 }
 
 // SiteHealth is one site's entry in /healthz.
@@ -80,7 +82,8 @@ type healthState struct {
 	LastRunSecs float64    `json:"last_run_duration_seconds,omitempty"`
 	Reason      string     `json:"reason,omitempty"` // why status is "unhealthy"
 
-	Sites map[string]SiteHealth `json:"sites,omitempty"`
+	Sites  map[string]SiteHealth `json:"sites,omitempty"`
+	Checks map[string]any        `json:"checks,omitempty"` // the sections AddHealthCheck added
 }
 
 // cmd/crawler asserts that CrawlerMetrics also satisfies kafkabus.PublisherMetrics, so this package
@@ -116,8 +119,9 @@ func NewCrawlerMetrics(now func() time.Time) *CrawlerMetrics {
 		pages:      counter("pages_total", "Pages fetched and parsed.", "source"),
 		rows:       counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
 		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
+		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
 		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
-		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete (failed pages, max_pages, cancelled or collapsed listing count): no closes were emitted.", "source"),
+		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
 		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
 			Help: "Booking events acknowledged by Kafka."}),
@@ -152,6 +156,11 @@ func (m *CrawlerMetrics) PageFetched(site string, status int) {
 // RowRejected implements Metrics.
 func (m *CrawlerMetrics) RowRejected(site, reason string) {
 	m.rejected.WithLabelValues(site, reason).Inc()
+}
+
+// PageFailed implements Metrics.
+func (m *CrawlerMetrics) PageFailed(site, reason string) {
+	m.pageFails.WithLabelValues(site, reason).Inc()
 }
 
 // Retry implements Metrics.
@@ -207,7 +216,7 @@ func (m *CrawlerMetrics) siteCrawled(s SiteSummary) {
 	m.events.WithLabelValues(s.Source, string(events.ListingChanged)).Add(float64(s.Changed))
 	m.events.WithLabelValues(s.Source, string(events.ListingClosed)).Add(float64(s.Closed))
 	if !s.Complete {
-		m.incomplete.WithLabelValues(s.Source).Inc()
+		m.incomplete.WithLabelValues(s.Source, s.Incomplete).Inc()
 	}
 }
 
@@ -226,9 +235,10 @@ func (m *CrawlerMetrics) runFinished(outcome string, end time.Time, d time.Durat
 
 // Handler serves /metrics (Prometheus text format) and /healthz, with a JSON body {status,
 // started_at, runs, skipped_runs, last_run_at, last_outcome, last_run_duration_seconds, sites:
-// {name: {last_complete_at, incomplete_runs}}, reason}. /healthz answers 200 while the process
-// serves, except when a site has had no complete crawl for UnhealthyAfter crawls in a row: then
-// 503, status "unhealthy" and a reason naming the sites, so that an orchestrator notices a site
+// {name: {last_complete_at, incomplete_runs}}, checks: {name: ...}, reason}. /healthz answers 200
+// while the process serves, except when a site has had no complete crawl for UnhealthyAfter crawls
+// in a row, or a check added with AddHealthCheck reports a problem: then 503, status "unhealthy"
+// and a reason naming the sites (and the checks' reasons), so that an orchestrator notices a site
 // whose layout changed (its crawls are incomplete, so nothing ever closes) instead of the
 // crawler silently never closing. One failed crawl is a metric to alert on, not a 503.
 func (m *CrawlerMetrics) Handler() http.Handler {
@@ -248,6 +258,7 @@ func (m *CrawlerMetrics) Handler() http.Handler {
 			}
 		}
 		m.mu.Unlock()
+		bad = append(bad, m.runChecks(&h)...)
 		w.Header().Set("Content-Type", "application/json")
 		if len(bad) > 0 {
 			slices.Sort(bad)

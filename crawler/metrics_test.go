@@ -20,13 +20,14 @@ func TestMetricsServe(t *testing.T) {
 	m := NewCrawlerMetrics(func() time.Time { return start })
 	m.PageFetched("s", 200)
 	m.RowRejected("s", RejectBadPrice)
+	m.PageFailed("s", FailUndecodable)
 	m.Retry("s")
 	m.Sent(3)
 	m.Failed(1)
 	m.Dropped(2)
 	m.QueueDepth(5)
 	m.SkippedRun()
-	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false})
+	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false, Incomplete: IncompleteFailedPages})
 	m.runFinished(OutcomeFailed, start.Add(time.Minute), 90*time.Second)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -56,10 +57,11 @@ func TestMetricsServe(t *testing.T) {
 		`crawler_pages_total{source="s"} 4`,
 		`crawler_rows_parsed_total{source="s"} 40`,
 		`crawler_rows_rejected_total{reason="bad_price",source="s"} 1`,
+		`crawler_pages_failed_total{reason="undecodable",source="s"} 1`,
 		`crawler_events_total{source="s",type="listing_opened"} 30`,
 		`crawler_events_total{source="s",type="listing_changed"} 2`,
 		`crawler_events_total{source="s",type="listing_closed"} 1`,
-		`crawler_incomplete_crawls_total{source="s"} 1`,
+		`crawler_incomplete_crawls_total{reason="failed_pages",source="s"} 1`,
 		"crawler_skipped_runs_total 1",
 		"crawler_publish_sent_total 3",
 		"crawler_publish_failed_total 1",

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The meanings of the normalizers' errors. Each error wraps one of them and quotes the raw text;
@@ -46,9 +48,12 @@ var seoul = sync.OnceValue(func() *time.Location {
 })
 
 // CleanText trims s and folds every run of white space (nbsp and the ideographic space included)
-// into one ASCII space. It drops zero-width and other control characters and replaces invalid
-// UTF-8 with U+FFFD, so its result is always valid UTF-8 and CleanText(CleanText(s)) ==
-// CleanText(s). It does not decode HTML entities: colly hands over decoded text.
+// into one ASCII space. It drops controls and every format character (Unicode category Cf: the
+// bidi marks U+200E/U+200F, embeddings and overrides U+202A–U+202E, isolates U+2066–U+2069, the
+// zero-width space, joiners, the byte order mark, the soft hyphen), replaces invalid UTF-8 with
+// U+FFFD and composes the result to NFC, so that one name is one key however a site spells it.
+// The result is always valid UTF-8 and CleanText(CleanText(s)) == CleanText(s). It does not
+// decode HTML entities: colly hands over decoded text.
 func CleanText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -71,17 +76,18 @@ func CleanText(s string) string {
 		space = false
 		b.WriteRune(r)
 	}
-	return b.String()
+	out := b.String()
+	if norm.NFC.IsNormalString(out) {
+		return out
+	}
+	// Composition never makes a space, a control or a format mark, nor takes one apart.
+	return norm.NFC.String(out)
 }
 
-// isInvisible reports characters that carry no text: controls, zero-width spaces and joiners, the
-// byte order mark and the soft hyphen.
+// isInvisible reports characters that carry no text: controls and format characters (Cf: bidi
+// marks, zero-width spaces and joiners, the byte order mark, the soft hyphen, ...).
 func isInvisible(r rune) bool {
-	switch r {
-	case '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
-		return true
-	}
-	return unicode.IsControl(r)
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // cleanForParse is the common first step of the parsers: it also decodes HTML entities, in case a

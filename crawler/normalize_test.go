@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func pointerTo[T any](v T) *T { return &v }
@@ -199,6 +202,13 @@ var cleanTextCases = []struct{ in, want string }{
 	{"a\x00b", "ab"},
 	{"a\xffb", "a\ufffdb"},
 	{"a &amp; b", "a &amp; b"},
+	// Bidi and other format marks (F4 of review 2), and NFD Hangul composed to NFC.
+	{"레이크 CC\u200e", "레이크 CC"},
+	{"\u200f레이크\u202a CC\u202c", "레이크 CC"},
+	{"\u2066레이크 CC\u2069\u202e", "레이크 CC"},
+	{"\u1105\u1166\u110b\u1175\u110f\u1173 CC", "레이크 CC"},
+	{"\u1105\u200e\u1166 CC", "레 CC"},
+	{"Cafe\u0301", "Caf\u00e9"},
 }
 
 func TestCleanText(t *testing.T) {
@@ -250,6 +260,7 @@ func FuzzCleanText(f *testing.F) {
 	for _, c := range cleanTextCases {
 		f.Add(c.in)
 	}
+	f.Add("\u202e\u0301\u1100\u200d\u1161\u11a8 \u00a0\ufeffx")
 	f.Fuzz(func(t *testing.T, s string) {
 		got := CleanText(s)
 		if !utf8.ValidString(got) {
@@ -260,6 +271,14 @@ func FuzzCleanText(f *testing.F) {
 		}
 		if strings.Join(strings.Fields(got), " ") != got {
 			t.Fatalf("CleanText(%q) = %q, white space other than single spaces", s, got)
+		}
+		if !norm.NFC.IsNormalString(got) {
+			t.Fatalf("CleanText(%q) = %q, not NFC", s, got)
+		}
+		for _, r := range got {
+			if unicode.Is(unicode.Cf, r) {
+				t.Fatalf("CleanText(%q) = %q keeps the format mark %U", s, got, r)
+			}
 		}
 		if again := CleanText(got); again != got {
 			t.Fatalf("CleanText not idempotent: %q -> %q -> %q", s, got, again)

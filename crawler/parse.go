@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/url"
 	"strings"
@@ -16,6 +17,11 @@ import (
 type page struct {
 	Rows  []rawRow
 	Links []string // absolute http(s) URLs from next_page and follow, in document order
+	// Holder is the selector of the element that holds the first row (holderOf); empty without rows.
+	Holder string
+	// NoList: the page has no rows and does not show the list that holds them (Site.List, derived
+	// or remembered), so it is not a sold-out page but some other page (maintenance, error).
+	NoList bool
 }
 
 // rawRow is one row's cells as the page shows them (entities decoded, not yet trimmed); Missing
@@ -35,16 +41,21 @@ func (r rawRow) String() string {
 	return s
 }
 
-// parsePage reads the rows and links of one page of site. It never fails on content (an
-// unexpected page simply has no rows); the error is for a body that is not HTML at all.
-func parsePage(site *Site, pageURL *url.URL, body []byte) (page, error) {
+// parsePage reads the rows and links of one page of site. It does not judge content: a page
+// without rows reports NoList when it lacks the list (the site's list selector, else hint, the
+// holder remembered from a page with rows; neither: not judged); the error is for a body that is
+// not HTML at all.
+func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return page{}, fmt.Errorf("parse HTML: %w", err)
 	}
 	var pg page
 	f := site.Fields
-	doc.Find(site.Row).Each(func(_ int, row *goquery.Selection) {
+	doc.Find(site.Row).Each(func(i int, row *goquery.Selection) {
+		if i == 0 {
+			pg.Holder = holderOf(row)
+		}
 		var r rawRow
 		for _, c := range f.cells(&r) {
 			if !c.field.configured() {
@@ -59,6 +70,10 @@ func parsePage(site *Site, pageURL *url.URL, body []byte) (page, error) {
 		}
 		pg.Rows = append(pg.Rows, r)
 	})
+	if list := cmp.Or(site.list, hint); len(pg.Rows) == 0 && list != "" && doc.Find(list).Length() == 0 {
+		pg.NoList = true
+		return pg, nil
+	}
 	for _, sel := range []string{site.NextPage, site.Follow} {
 		if sel == "" {
 			continue

@@ -101,8 +101,8 @@ func (s *Site) validateSources(fail func(string, ...any) error) error {
 		if s.JSON == nil {
 			return fail("format json needs a json block with at least rows (the path of the rows array)")
 		}
-		if s.Row != "" || s.NextPage != "" || s.Follow != "" {
-			return fail("row, next_page and follow are CSS selectors of format html; format json reads json.rows")
+		if s.Row != "" || s.List != "" || s.NextPage != "" || s.Follow != "" {
+			return fail("row, list, next_page and follow are CSS selectors of format html; format json reads json.rows")
 		}
 		if err := s.JSON.validate(); err != nil {
 			return fail("json: %v", err)

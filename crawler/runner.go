@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,19 +20,37 @@ var ErrCrawlFailed = errors.New("crawl failed")
 const (
 	IncompleteFailedPages = "failed_pages" // a page failed after its retries, or was refused
 	IncompleteMaxPages    = "max_pages"    // the max_pages guard stopped the crawl
-	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, not yet repeated DiffOptions.CollapseCrawls times
+	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, of the site or of one target (guardTargets), not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
+	IncompleteDeadline    = "deadline"     // the site's deadline (Site.Deadline, else Runner.SiteDeadline) ended the crawl
 )
+
+// DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.
+const DefaultMaxSites = 4
 
 // EventPublisher is the part of kafkabus.Publisher the runner uses: a Publish that never blocks.
 type EventPublisher interface {
 	Publish(e events.Event)
 }
 
+// Alerts is the runner's hook for crawler-side alerts (implemented in cmd/crawler; package
+// crawler imports no alert package). Claim is called once per site crawl, after the crawl's
+// events are in the events file and before its snapshot is saved, with every event of the crawl
+// (possibly none), the site's name and the crawl id. It must make the alerts of those events
+// durable (one synced transaction) before it returns, and must not send: sending runs beside the
+// crawl. An error keeps the old snapshot and publishes nothing, so the next crawl derives the
+// same transitions with the same event ids and claims them again (a claim that exists is not
+// made twice). Sites may be crawled concurrently: Claim is called from several goroutines.
+type Alerts interface {
+	Claim(ctx context.Context, site, crawlID string, evs []events.Event) error
+}
+
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
-// collects the site, diffs, publishes and logs the events, and saves the next snapshot. Sites are
-// crawled one after the other, so the politeness limits of one site never add up with another's
-// and a run's load on the network stays that of one crawl. A site that errors does not stop the
+// collects the site, diffs, writes the events to EventsOut, saves the next snapshot and publishes
+// (crawlSite). Up to MaxSites sites are crawled at the same time, so one slow or dead site does
+// not hold the others; their politeness is per host across sites (hostLimits: the sites on one
+// host share the strictest of their limits), so parallel sites never add up their load on one
+// server. Each site's crawl is bounded by its deadline. A site that errors does not stop the
 // others. Fields other than Sites, State and Logger are optional. A Runner must not run twice at
 // the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
 // one state dir at the same time: Run holds the dir's lock (see Lock).
@@ -41,12 +60,18 @@ type Runner struct {
 	Logger *slog.Logger
 
 	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
+	Alerts    Alerts              // nil: no crawler-side alerts
 	EventsOut *EventLog           // nil: no JSONL copy of the events
 	Metrics   *CrawlerMetrics     // nil: not counted
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper   // nil: http.DefaultTransport
 	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
 	Getenv    func(string) string // reads the sites' login credentials; nil: os.Getenv
+	MaxSites  int                 // sites crawled at the same time; 0: DefaultMaxSites
+	// SiteDeadline bounds one site's crawl when the site sets no deadline of its own; 0: none.
+	SiteDeadline time.Duration
+
+	hosts *hostLimits // the per-host politeness, built from Sites by the first Run
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
@@ -154,14 +179,10 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	for _, site := range r.Sites {
-		s := r.crawlSite(ctx, site, now)
-		sum.Sites = append(sum.Sites, s)
+	sum.Sites = r.crawlSites(ctx, now)
+	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))
-		}
-		if r.Metrics != nil {
-			r.Metrics.siteCrawled(s)
 		}
 	}
 	if r.EventsOut != nil {
@@ -215,11 +236,11 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: r.hosts}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
-	res, err := Collect(ctx, site, start, deps)
+	res, deadline, err := r.collect(ctx, site, start, deps, log)
 	if err != nil {
 		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
 		s.Err = err
@@ -230,6 +251,8 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 
 	s.Complete = true
 	switch {
+	case deadline:
+		s.Complete, s.Incomplete = false, IncompleteDeadline
 	case len(res.FailedPages) > 0:
 		s.Complete, s.Incomplete = false, IncompleteFailedPages
 	case res.MaxPagesHit:
@@ -262,7 +285,20 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 			}
 		}
 	}
+	guard := targetGuard{Next: prev.TargetCollapses}
+	if crawl.Complete && !crawl.Collapsed {
+		guard = guardTargets(site, prev, res.Listings, crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
+		r.logTargetGuard(ctx, log, guard)
+		if len(guard.Withheld) > 0 {
+			crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
+			s.FailedSets = append(s.FailedSets, guard.Withheld...)
+			if s.Complete {
+				s.Complete, s.Incomplete = false, IncompleteCollapsed
+			}
+		}
+	}
 	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	switch {
 	case crawl.Collapsed && stats.Believed:
 		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",
@@ -281,16 +317,23 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
 			"listing_key", inv.Listing.Key(), "err", inv.Err)
 	}
-	// The file first, then the snapshot, then Kafka. If the file or the save fails, nothing is
-	// published and the old snapshot stays, so the next crawl derives the same transitions again,
-	// with the same ids (they do not depend on the crawl): the file may hold an event twice (same
-	// id, harmless: replay and the consumer deduplicate) and Kafka gets each one once. Publishing
-	// after the save costs nothing: Publish only queues in memory, so a crash after it loses the
-	// queued events whichever the order; saving first means a failed save never publishes
-	// transitions the next crawl would send again.
+	// The file first, then the alerts' claims, then the snapshot, then Kafka. If the file, the
+	// claims or the save fails, nothing is published and the old snapshot stays, so the next crawl
+	// derives the same transitions again, with the same ids (they do not depend on the crawl): the
+	// file may hold an event twice (same id, harmless: replay and the consumer deduplicate), a
+	// claim already made is not made again (its key is the watch, channel and event id), and
+	// Kafka gets each one once. Publishing after the save costs nothing: Publish only queues in
+	// memory, so a crash after it loses the queued events whichever the order; saving first means
+	// a failed save never publishes transitions the next crawl would send again.
 	if r.EventsOut != nil {
 		if err := r.EventsOut.Append(out); err != nil {
 			s.Err = err
+			return s
+		}
+	}
+	if r.Alerts != nil {
+		if err := r.Alerts.Claim(ctx, site.Name, s.CrawlID, out); err != nil {
+			s.Err = fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 			return s
 		}
 	}

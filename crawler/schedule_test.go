@@ -158,3 +158,28 @@ func TestScheduleRunAtStart(t *testing.T) {
 		}
 	}
 }
+
+func TestScheduleInterval(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 7, 23, 55, 30, 0, Seoul())
+	for _, tc := range []struct {
+		spec     string
+		interval time.Duration
+		deadline time.Duration
+	}{
+		{DefaultSchedule, 10 * time.Minute, 8 * time.Minute},
+		{"@every 5s", 5 * time.Second, 4 * time.Second},
+		{"@hourly", time.Hour, 48 * time.Minute},
+		{"0,5 9 * * *", 5 * time.Minute, 4 * time.Minute}, // the shortest gap, not the day's
+		{"0 9 * * 1", 7 * 24 * time.Hour, 134*time.Hour + 24*time.Minute},
+	} {
+		iv, err := ScheduleInterval(tc.spec, nil, now)
+		d, derr := DefaultSiteDeadline(tc.spec, nil, now)
+		if err != nil || derr != nil || iv != tc.interval || d != tc.deadline {
+			t.Errorf("%q: interval %v (%v), deadline %v (%v); want %v and %v", tc.spec, iv, err, d, derr, tc.interval, tc.deadline)
+		}
+	}
+	if _, err := ScheduleInterval("every ten minutes", nil, now); err == nil {
+		t.Error("an invalid spec gave no error")
+	}
+}

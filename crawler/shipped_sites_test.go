@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
 // The Docker sites file is the dev one pointed at the compose service "sim": the same sites, keys
-// and politeness, only the host differs. Both files load.
+// and politeness, only the host differs, and the simulator's development login (dev_defaults)
+// is in the dev file only. Both files load.
 func TestShippedSitesFilesAgree(t *testing.T) {
 	t.Parallel()
 	dev, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
@@ -35,8 +38,18 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 		_, after, _ := strings.Cut(string(b), "\nsites:\n")
 		return after
 	}
-	want := strings.NewReplacer("127.0.0.1:8089", "sim:8089", `["127.0.0.1"]`, `["sim"]`).Replace(body("dev"))
-	if got := body("app"); got != want {
+	devBody, appBody := body("dev"), body("app")
+	if !strings.Contains(devBody, "\n      dev_defaults: {user: golfer, password: "+sitesim.DevPassword+"}") || strings.Contains(appBody, "dev_defaults") {
+		t.Fatal("the development login must be in compose/dev/sites.yaml, and only there")
+	}
+	var kept []string
+	for _, line := range strings.Split(devBody, "\n") {
+		if !strings.Contains(line, "dev_defaults:") {
+			kept = append(kept, line)
+		}
+	}
+	want := strings.NewReplacer("127.0.0.1:8089", "sim:8089", `["127.0.0.1"]`, `["sim"]`).Replace(strings.Join(kept, "\n"))
+	if got := appBody; got != want {
 		t.Fatalf("the two sites files drifted apart:\ndev (as app) %s\napp %s", want, got)
 	}
 }
@@ -44,6 +57,18 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 // The README's example of every shape is a valid sites file.
 func TestREADMESitesExample(t *testing.T) {
 	t.Parallel()
+	sites, err := ParseSites([]byte(readmeSitesExample(t)))
+	if err != nil {
+		t.Fatalf("the README's sites example: %v", err)
+	}
+	if len(sites) != 5 {
+		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
+	}
+}
+
+// readmeSitesExample is the README's sites example (after "One example per shape").
+func readmeSitesExample(t *testing.T) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,11 +79,5 @@ func TestREADMESitesExample(t *testing.T) {
 	if !ok || !ok2 || !ok3 {
 		t.Fatal("README.md has no sites example after \"One example per shape\"")
 	}
-	sites, err := ParseSites([]byte(example))
-	if err != nil {
-		t.Fatalf("the README's sites example: %v", err)
-	}
-	if len(sites) != 5 {
-		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
-	}
+	return example
 }

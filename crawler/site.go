@@ -39,6 +39,7 @@ const (
 	DefaultMaxBodyBytes   = 5 << 20
 	DefaultMaxPages       = 500
 	DefaultUserAgent      = "golf-crawler/1.0 (+https://github.com/golfcrawler/golf-crawler)"
+	MaxSiteDeadline       = 24 * time.Hour
 )
 
 // Site is one booking site: where its pages are and how to read a listing out of them. Its Name is
@@ -57,6 +58,11 @@ type Site struct {
 	// Row selects one element per listing; Fields are read relative to it.
 	Row    string `yaml:"row"`
 	Fields Fields `yaml:"fields"`
+	// List, optional (HTML), selects the element that holds the rows: a page without rows counts
+	// as sold out only when it shows it; otherwise the page fails (FailNoList). Default: derived
+	// from Row (deriveList), else the holder of the rows on the site's last page with rows
+	// (Snapshot.ListSeen).
+	List string `yaml:"list"`
 	// NextPage, optional, selects the link to the next page of the same list.
 	NextPage       string     `yaml:"next_page"`
 	AllowedDomains []string   `yaml:"allowed_domains"`
@@ -64,6 +70,9 @@ type Site struct {
 	// MinCompleteRatio, optional (0..1), is carried for the caller's completeness gate: the
 	// fraction of the previous crawl's listing count below which a crawl should be distrusted.
 	MinCompleteRatio float64 `yaml:"min_complete_ratio"`
+	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
+	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
+	Deadline Duration `yaml:"deadline"`
 
 	// Requests, Targets, Format, JSON and Login declare the sources that are not one HTML page per
 	// GET (see request.go, jsonpage.go, login.go): request templates instead of start_urls or
@@ -73,9 +82,13 @@ type Site struct {
 	Format   string            `yaml:"format"` // "html" (the default) or "json"
 	JSON     *JSONPage         `yaml:"json"`
 	Login    *Login            `yaml:"login"`
+	// Charset, optional, is the encoding of the site's pages (a label such as euc-kr or cp949); it
+	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See decodeBody.
+	Charset Charset `yaml:"charset"`
 
 	tmpl *template.Template
 	req  *compiledRequests
+	list string // List, or the one derived from Row; empty: the holder remembered from a page with rows
 }
 
 // Fields are the selectors of a listing's cells. Course, RoundDate and TeeTime are required.
@@ -202,6 +215,11 @@ func (s *Site) Validate() error {
 	if strings.TrimSpace(s.Name) == "" {
 		return errors.New("a site has no name; the name is the events' source and is required")
 	}
+	if s.Charset != "" {
+		if _, _, err := LookupCharset(string(s.Charset)); err != nil {
+			return fail("%w", err)
+		}
+	}
 	switch {
 	case len(s.Requests) > 0 && (len(s.StartURLs) > 0 || s.URLTemplate != ""):
 		return fail("set requests, or start_urls or url_template, not both")
@@ -236,10 +254,14 @@ func (s *Site) Validate() error {
 	if s.Row == "" && s.Format != FormatJSON {
 		return fail("row (the selector of one listing) is required")
 	}
-	for _, sel := range []struct{ name, sel string }{{"row", s.Row}, {"next_page", s.NextPage}, {"follow", s.Follow}} {
+	for _, sel := range []struct{ name, sel string }{{"row", s.Row}, {"list", s.List}, {"next_page", s.NextPage}, {"follow", s.Follow}} {
 		if err := checkSelector(sel.sel); err != nil {
 			return fail("%s selector %q is invalid: %v", sel.name, sel.sel, err)
 		}
+	}
+	s.list = s.List
+	if s.list == "" && s.Format != FormatJSON {
+		s.list, _ = deriveList(s.Row)
 	}
 	for _, f := range []struct {
 		name     string
@@ -272,6 +294,9 @@ func (s *Site) Validate() error {
 	}
 	if s.MinCompleteRatio < 0 || s.MinCompleteRatio > 1 {
 		return fail("min_complete_ratio is %g; it must be between 0 and 1", s.MinCompleteRatio)
+	}
+	if s.Deadline < 0 || s.Deadline.D() > MaxSiteDeadline {
+		return fail("deadline is %s; it must be between 0 (the runner's default) and %s", s.Deadline.D(), MaxSiteDeadline)
 	}
 	if len(s.AllowedDomains) == 0 {
 		s.AllowedDomains = s.hosts()

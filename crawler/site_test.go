@@ -75,6 +75,8 @@ func TestParseSitesErrors(t *testing.T) {
 		{"RegexGroups", strings.Replace(minimalSite, `{selector: "td.t"}`, `{selector: "td.t", regex: "(\\d+):(\\d+)"}`, 1), "exactly one"},
 		{"Parallelism", minimalSite + "    politeness: {parallelism: 3}\n", "parallelism is 3"},
 		{"BareDuration", minimalSite + "    politeness: {delay: 1}\n", "must be a string with a unit"},
+		{"NegativeDeadline", minimalSite + "    deadline: -1s\n", "deadline is -1s"},
+		{"LongDeadline", minimalSite + "    deadline: 25h\n", "deadline is 25h0m0s"},
 		{"BadTemplate", strings.Replace(minimalSite, `start_urls: ["https://golf.example.kr/list"]`, `url_template: "https://x/{{.Nope}}"`, 1), "url_template"},
 		{"Duplicate", minimalSite + strings.TrimPrefix(minimalSite, "\nsites:\n"), "used twice"},
 	} {
@@ -180,9 +182,12 @@ func FuzzParsePage(f *testing.F) {
 	}
 	site := sites[0]
 	base, _ := url.Parse("http://127.0.0.1:8089/tee?date=20251206&page=1")
+	f.Add(eucKR(f, `<meta charset="euc-kr"><table class="tee-list"><tr class="tee-row"><td class="course">남서울 CC</td><td class="date">12/06(토)</td><td class="time">07:00</td></tr></table>`))
+	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		pg, err := parsePage(&site, base, body)
-		if err != nil {
+		body, dec := decodeBody(&site, "text/html", body)
+		pg, err := parsePage(&site, base, body, "")
+		if err != nil || checkDecoded(&site, pg.Rows, dec) != nil {
 			return
 		}
 		for _, row := range pg.Rows {
@@ -196,8 +201,8 @@ func FuzzParsePage(f *testing.F) {
 			if _, err := time.Parse("15:04", l.TeeTime); err != nil || len(l.TeeTime) != 5 {
 				t.Errorf("tee_time %q from %s", l.TeeTime, row)
 			}
-			if l.CourseName == "" {
-				t.Errorf("empty course from %s", row)
+			if l.CourseName == "" || strings.ContainsRune(l.CourseName, '\ufffd') || l.CourseName != CleanText(l.CourseName) {
+				t.Errorf("course %q from %s", l.CourseName, row)
 			}
 		}
 		for _, link := range pg.Links {

@@ -30,6 +30,8 @@ func FuzzParseJSONPage(f *testing.F) {
 		f.Add(fixture(f, name))
 	}
 	f.Add([]byte(`{"list":[{"bookTime":630,"greenFeeDC":1e3,"visitorCnt":"4~5"}]}`))
+	f.Add(eucKR(f, `{"list":[{"bookTime":"0630","CourseName":"서코스","greenFeeDC":"130,000원","visitorCnt":"4명"}],"msg":"OK"}`))
+	f.Add([]byte("{\"list\":[{\"bookTime\":\"0630\",\"CourseName\":\"\u200e\u1109\u1165 OUT\"}]}"))
 	var sites []Site
 	for _, name := range []string{"sim-api-get", "sim-api-post"} {
 		sites = append(sites, shippedSite(f, name, "http://127.0.0.1:8089", 0))

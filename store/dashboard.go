@@ -11,7 +11,7 @@ import (
 )
 
 // The dashboard's queries (cmd/booking-consumer/internal/dashboard). They read the listing_lifetimes
-// projection (booking_lifetimes_fast), the booking_events_hourly rollup and, for one listing, its
+// projection (booking_lifetimes), the booking_events_hourly rollup and, for one listing, its
 // events by key: every page stays a few index lookups or a scan of the projection at 1M events.
 var (
 	//go:embed queries/dashboard_events_per_hour.sql

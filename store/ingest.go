@@ -70,16 +70,12 @@ func (s *Store) ingest(ctx context.Context, rows eventRows, dead []deadRow, rowB
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var poison []deadRow
 		var err error
-		var touched []string // listing keys of the inserted events
 		if rowByRow {
-			res.Inserted, poison, err = insertOneByOne(ctx, tx, rows, &touched)
+			res.Inserted, poison, err = insertOneByOne(ctx, tx, rows)
 		} else {
-			res.Inserted, err = insertEvents(ctx, tx, rows, &touched)
+			res.Inserted, err = insertEvents(ctx, tx, rows)
 		}
 		if err != nil {
-			return err
-		}
-		if err := s.refreshProjection(ctx, tx, touched); err != nil {
 			return err
 		}
 		all := append(dead, poison...)
@@ -93,29 +89,28 @@ func (s *Store) ingest(ctx context.Context, rows eventRows, dead []deadRow, rowB
 	return res, interpret(err)
 }
 
-// insertEvents inserts rows and appends the listing key of each new event to touched.
-func insertEvents(ctx context.Context, tx pgx.Tx, rows eventRows, touched *[]string) (int, error) {
+// insertEvents inserts rows and returns how many were new. booking_events' trigger keeps the
+// listing_lifetimes projection in the same statement (store/queries/projection_triggers.sql).
+func insertEvents(ctx context.Context, tx pgx.Tx, rows eventRows) (int, error) {
 	if rows.len() == 0 {
 		return 0, nil
 	}
-	r, _ := tx.Query(ctx, insertEventsSQL, rows.args())
-	keys, err := pgx.CollectRows(r, pgx.RowTo[string])
+	tag, err := tx.Exec(ctx, insertEventsSQL, rows.args())
 	if err != nil {
-		return 0, fmt.Errorf("insert %d events: %w", rows.len(), interpret(err))
+		return 0, fmt.Errorf("insert %d events: %w", rows.len(), projectionErr(err))
 	}
-	*touched = append(*touched, keys...)
-	return len(keys), nil
+	return int(tag.RowsAffected()), nil
 }
 
 // insertOneByOne inserts each row in its own savepoint and returns the rows PostgreSQL rejected
 // as dead letters; any other error aborts.
-func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows, touched *[]string) (int, []deadRow, error) {
+func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []deadRow, error) {
 	inserted := 0
 	var poison []deadRow
 	for i := range rows.len() {
 		one := rows.slice(i)
 		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-			n, err := insertEvents(ctx, sp, one, touched)
+			n, err := insertEvents(ctx, sp, one)
 			inserted += n
 			return err
 		})

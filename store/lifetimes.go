@@ -25,9 +25,9 @@ const (
 	StatusExpired = "expired"
 )
 
-// LifetimeFilter selects rows of booking_lifetimes. Zero values mean no filter. The queries read
-// its projection (booking_lifetimes_fast over listing_lifetimes, indexed by play date, course,
-// source and stored status), never the view itself.
+// LifetimeFilter selects rows of booking_lifetimes. Zero values mean no filter. booking_lifetimes
+// is served from the listing_lifetimes projection (indexed by play date, course, source and stored
+// status), never from the definition booking_lifetimes_from_events.
 type LifetimeFilter struct {
 	Source string
 	Course string     // course_name, exact

@@ -1,14 +1,22 @@
 package store
 
-// The listing_lifetimes projection (issue 13): booking_lifetimes answered at interactive speed.
+// The listing_lifetimes projection (issues 13 and 21): booking_lifetimes answered at interactive
+// speed, under the name users query.
 //
-//	booking_lifetimes_stored  view (views/): the event-derived columns, from booking_events
-//	booking_lifetimes         view (views/): + expiry and lifetime at query time; THE definition
-//	listing_lifetimes         table: booking_lifetimes_stored's rows, kept by Ingest
-//	booking_lifetimes_fast    view over listing_lifetimes with booking_lifetimes' final layer
+//	booking_lifetimes_from_events_stored  view (views/): the event-derived columns, from booking_events
+//	booking_lifetimes_from_events         view (views/): + expiry and lifetime at query time; THE definition
+//	listing_lifetimes                     table: booking_lifetimes_from_events_stored's rows
+//	booking_lifetimes                     view over listing_lifetimes with the definition's final
+//	                                      layer: what users, the dashboard and lifetimes query
+//	booking_lifetimes_fast                alias of booking_lifetimes (its name before issue 21), for one release
+//
+// The definition views are code installed by every migrate (views.Install). The served views
+// exist only once the projection does: the build's swap creates them (create or replace, so the
+// name booking_lifetimes is never dropped and objects users built on it survive every rebuild), and
+// migrate builds the projection before it returns (EnsureProjection).
 //
 // Ingest refreshes, in the transaction of the insert, the listings whose events it inserted:
-// their rows are re-selected from booking_lifetimes_stored restricted to those keys and upserted
+// their rows are re-selected from booking_lifetimes_from_events_stored restricted to those keys and upserted
 // (projection_upsert.sql), so the projection is always what the view says. Two transactions touching one listing are
 // serialised by a transaction-scoped advisory lock per listing (taken in sorted order, and in a
 // statement of its own so that the recomputation's snapshot sees whatever the other committed).
@@ -21,8 +29,8 @@ package store
 //     while Ingest keeps updating the old table (readers keep seeing fresh rows).
 //  3. catch up: drain pending and recompute those keys into the new table, until few remain.
 //  4. swap, in one transaction holding the exclusive (1319, 0) lock: drain the last pending keys,
-//     recompute them, drop the old table, rename the new one in, re-create
-//     booking_lifetimes_fast, clear rebuilding, record the definitions' hash. Ingests that
+//     recompute them, rename the new table in, re-point booking_lifetimes (and its alias) at it,
+//     drop the old table, clear rebuilding, record the definitions' hash. Ingests that
 //     inserted meanwhile wait for that lock before refreshing, then refresh the new table.
 //
 // Every key touched after the build's snapshot is therefore either in pending (drained in 3 or
@@ -36,8 +44,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,32 +59,27 @@ var (
 	projectionBuildSQL string
 	//go:embed queries/projection_swap.sql
 	projectionSwapSQL string
-	//go:embed queries/projection_lock_all.sql
-	projectionLockAllSQL string
-	//go:embed queries/projection_lock_keys.sql
-	projectionLockKeysSQL string
+	//go:embed queries/projection_swap_finish.sql
+	projectionSwapFinishSQL string
 	//go:embed queries/projection_delete.sql
 	projectionDeleteSQL string
 	//go:embed queries/projection_catchup.sql
 	projectionCatchUpSQL string
-	//go:embed queries/projection_upsert.sql
-	projectionUpsertSQL string
-	//go:embed queries/projection_refresh_sql.sql
-	projectionRefreshColumnsSQL string
-	//go:embed queries/projection_pending.sql
-	projectionPendingSQL string
+	//go:embed queries/projection_triggers.sql
+	projectionTriggersSQL string
 	//go:embed queries/projection_verify.sql
 	projectionVerifySQL string
 )
 
-// projectionViewSQL creates booking_lifetimes_fast: booking_lifetimes answered from the
-// listing_lifetimes projection, with the view's own final layer (views.ClockLayer). Every
-// projection (re)build creates it, which swaps the table underneath.
-var projectionViewSQL = views.ClockLayer("booking_lifetimes_fast", "listing_lifetimes")
+// servedViewSQL creates (or re-points) booking_lifetimes, the served view: the definition's own
+// final layer (views.ClockLayer) over the listing_lifetimes projection. Every projection
+// (re)build runs it in its swap.
+var servedViewSQL = views.ClockLayer("booking_lifetimes", "listing_lifetimes")
 
 // ProjectionSources are the SQL files that define the projection besides the views: with
 // views.Sources, what ProjectionHash covers (storetest names its template databases after them).
-var ProjectionSources = []string{projectionViewSQL, projectionBuildSQL, projectionSwapSQL, projectionUpsertSQL}
+var ProjectionSources = []string{servedViewSQL, projectionBuildSQL, projectionSwapSQL,
+	projectionSwapFinishSQL, projectionTriggersSQL}
 
 // ProjectionHash is the hash of the definitions the projection is built from (the views and the
 // projection's own DDL). EnsureProjection rebuilds when the stored one differs.
@@ -100,78 +103,22 @@ const abandonRebuildSQL = `update listing_lifetimes_state set rebuilding = false
 // ErrRebuildRunning means another rebuild of the projection holds the rebuild lock.
 var ErrRebuildRunning = errors.New("another rebuild of listing_lifetimes is running")
 
-// keyLocks returns the advisory lock ids of keys, sorted and distinct: the order every refresh
-// takes them in. Two listings may share an id; that only serialises them needlessly.
-func keyLocks(keys []string) []int32 {
-	ids := make([]int32, 0, len(keys))
-	for _, k := range keys {
-		h := fnv.New32a()
-		h.Write([]byte(k))
-		ids = append(ids, int32(h.Sum32()))
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
-}
-
 func distinct(keys []string) []string {
 	keys = slices.Clone(keys)
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
 
-// refreshProjection recomputes the listing_lifetimes rows of keys inside tx (Ingest's
-// transaction, after its insert). Nothing to do for a batch of pure duplicates.
-func (s *Store) refreshProjection(ctx context.Context, tx pgx.Tx, keys []string) error {
-	if len(keys) == 0 || s.noProjection {
-		return nil
-	}
-	keys = distinct(keys)
-	// The locks first, in a round trip of their own: the next statements are parsed (and their
-	// snapshots taken) only once the locks are held. With them, the refresh statement for the
-	// table's current columns (written by the rebuild that swapped it in).
-	locks := &pgx.Batch{}
-	locks.Queue(projectionLockAllSQL)
-	if !s.noProjectionLocks {
-		locks.Queue(projectionLockKeysSQL, keyLocks(keys))
-	}
-	var refreshSQL string
-	locks.Queue("select refresh_sql from listing_lifetimes_state").QueryRow(func(row pgx.Row) error {
-		return row.Scan(&refreshSQL)
-	})
-	if err := tx.SendBatch(ctx, locks).Close(); err != nil {
-		return projectionErr("lock listings", len(keys), err)
-	}
-	if refreshSQL == "" {
-		return fmt.Errorf("refresh listing_lifetimes: the projection was never built (run booking-consumer migrate)")
-	}
-	b := &pgx.Batch{}
-	b.Queue(refreshSQL, keys)
-	b.Queue(projectionPendingSQL, keys)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return projectionErr("refresh listing_lifetimes", len(keys), err)
-	}
-	return nil
-}
-
-// refreshStatement fills projection_upsert.sql in with the columns of the listing_lifetimes just
-// swapped in (inside the swap's transaction).
-func refreshStatement(ctx context.Context, tx pgx.Tx) (string, error) {
-	var cols, excluded string
-	if err := tx.QueryRow(ctx, projectionRefreshColumnsSQL).Scan(&cols, &excluded); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf(projectionUpsertSQL, cols, excluded), nil
-}
-
-// projectionErr wraps a refresh error. A data exception or integrity violation there is never
-// the batch's data's fault (the events are already inserted), so it must not read as
-// ErrRejected: the batch would be dead-lettered row by row. Such errors lose their code.
-func projectionErr(what string, n int, err error) error {
+// projectionErr interprets an insert's error. A data exception or integrity violation raised
+// inside the projection's trigger (its PL/pgSQL context names a listing_lifetimes_ function) is
+// never the batch's data's fault, so it must not read as ErrRejected: the batch would be
+// dead-lettered row by row. Such errors lose their code and pause the stream loudly instead.
+func projectionErr(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && errors.Is(interpret(err), ErrRejected) {
-		return fmt.Errorf("%s (%d listings): %v", what, n, err)
+	if errors.As(err, &pgErr) && strings.Contains(pgErr.Where, "listing_lifetimes_") && errors.Is(interpret(err), ErrRejected) {
+		return fmt.Errorf("refresh listing_lifetimes: %v", err)
 	}
-	return fmt.Errorf("%s (%d listings): %w", what, n, err)
+	return interpret(err)
 }
 
 // RebuildStats says what a rebuild did.
@@ -297,18 +244,10 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 			return err
 		}
 		st.CaughtUp += n
-		if _, err := tx.Exec(ctx, projectionSwapSQL); err != nil {
+		if err := swap(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, projectionViewSQL); err != nil {
-			return err
-		}
-		refresh, err := refreshStatement(ctx, tx)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1, refresh_sql = $2",
-			st.ViewHash, refresh)
+		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1", st.ViewHash)
 		return err
 	}); err != nil {
 		return st, fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
@@ -322,6 +261,37 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	}
 	st.Total = time.Since(start)
 	return st, nil
+}
+
+// swap puts listing_lifetimes_next in place of listing_lifetimes and points the served views at
+// it, inside the rebuild's final transaction. booking_lifetimes is re-pointed with create or
+// replace, so it keeps its identity and the objects users built on it. Only when the definition's
+// columns changed incompatibly (a column dropped, renamed or retyped: 42P16, 42804) is it dropped
+// and created anew, RESTRICT: with objects depending on it the rebuild fails with PostgreSQL's
+// list of them and the old projection stays.
+func swap(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, projectionSwapSQL); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.Exec(ctx, servedViewSQL)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P16" || pgErr.Code == "42804") {
+		if _, err := tx.Exec(ctx, "drop view if exists booking_lifetimes_fast; drop view booking_lifetimes"); err != nil {
+			return fmt.Errorf("the columns of booking_lifetimes changed (%s), and it cannot be re-created: %w", pgErr.Message, err)
+		}
+		_, err = tx.Exec(ctx, servedViewSQL)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, projectionSwapFinishSQL); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, projectionTriggersSQL)
+	return err
 }
 
 // catchUp drains listing_lifetimes_pending and recomputes those listings in
@@ -341,7 +311,8 @@ func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
 	return len(keys), nil
 }
 
-// ProjectionDiff is one listing on which the projection and the view disagree.
+// ProjectionDiff is one listing on which the projection (booking_lifetimes) and the definition
+// (booking_lifetimes_from_events, "View") disagree.
 type ProjectionDiff struct {
 	ListingKey string
 	PlayDate   string
@@ -364,8 +335,9 @@ func (d ProjectionDiff) String() string {
 	return s
 }
 
-// VerifyProjection compares booking_lifetimes_fast with booking_lifetimes for every listing, in
-// one statement (one snapshot, one now()), and returns the listings where they differ.
+// VerifyProjection compares the served booking_lifetimes (the projection) with the definition
+// booking_lifetimes_from_events for every listing, in one statement (one snapshot, one clock),
+// and returns the listings where they differ.
 func (s *Store) VerifyProjection(ctx context.Context) ([]ProjectionDiff, error) {
 	rows, err := s.pool.Query(ctx, projectionVerifySQL)
 	if err != nil {

@@ -42,9 +42,6 @@ import (
 // Store runs the booking queries over a connection pool.
 type Store struct {
 	pool *pgxpool.Pool
-
-	noProjection      bool // benchmarks only (export_test.go): Ingest without the projection
-	noProjectionLocks bool // tests only: the refresh without its per-listing locks
 }
 
 // New returns a Store over pool; the pool stays the caller's to close.

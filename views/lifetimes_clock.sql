@@ -1,14 +1,18 @@
 -- The clock-dependent final layer of booking_lifetimes, written once: the expiry (an open listing
 -- whose tee time has passed is 'expired', closed at its tee time) and the lifetime, computed at
 -- query time from the stored columns. views.ClockLayer fills in the view's name (:view) and the
--- relation it reads (:stored): booking_lifetimes over booking_lifetimes_stored (the view), and
--- booking_lifetimes_fast over listing_lifetimes (the projection, store/projection.go). The tee time
--- as an instant is computed for the last rows only.
+-- relation it reads (:stored): booking_lifetimes_from_events over
+-- booking_lifetimes_from_events_stored (the definition), and booking_lifetimes over
+-- listing_lifetimes (the served view, store/projection.go). The tee time as an instant is
+-- computed for the last rows only.
+--
+-- "create or replace": the projection's swap re-points booking_lifetimes at the new table
+-- without dropping it, so views users built on booking_lifetimes survive a rebuild.
 --
 -- "Now" is the session setting golf.now when it is set (the dashboard's --as-of sets it with
 -- set_config('golf.now', ..., true) in its read-only transaction, so every number on a page is as
 -- of that time), else now().
-create view :view as
+create or replace view :view as
 select
     listing_key,
     source,

@@ -228,7 +228,7 @@ func (p *consumerProcess) start(ctx context.Context, metricsAddr string, cfg sta
 	}, nil
 }
 
-// ingester is what the consume loop writes batches to (*store.Store, *notify.Claimer).
+// ingester is what the consume loop writes batches to (*store.Store, *pgclaims.Claimer).
 type ingester interface {
 	Ingest(ctx context.Context, batch []store.Message) (store.Result, error)
 }

@@ -26,10 +26,10 @@ func rebuildAttrs(st store.RebuildStats) []any {
 }
 
 // errProjectionDiffers makes lifetimes --verify exit non-zero.
-var errProjectionDiffers = errors.New("listing_lifetimes differs from booking_lifetimes")
+var errProjectionDiffers = errors.New("booking_lifetimes (the listing_lifetimes projection) differs from booking_lifetimes_from_events")
 
-// verifyProjection is lifetimes --verify: every listing where the projection and the view
-// disagree, one line each, then a count; an error (exit 1) if there is any.
+// verifyProjection is lifetimes --verify: every listing where the served booking_lifetimes (the
+// projection) and the definition booking_lifetimes_from_events disagree, one line each, then a count; an error (exit 1) if there is any.
 func verifyProjection(ctx context.Context, s *store.Store, w io.Writer) error {
 	diffs, err := s.VerifyProjection(ctx)
 	if err != nil {
@@ -42,7 +42,7 @@ func verifyProjection(ctx context.Context, s *store.Store, w io.Writer) error {
 		fmt.Fprintf(w, "%d listings differ\n", len(diffs))
 		return fmt.Errorf("%w: %d listings (run lifetimes --rebuild)", errProjectionDiffers, len(diffs))
 	}
-	fmt.Fprintln(w, "listing_lifetimes equals booking_lifetimes for every listing")
+	fmt.Fprintln(w, "booking_lifetimes (listing_lifetimes) equals booking_lifetimes_from_events for every listing")
 	return nil
 }
 

@@ -30,7 +30,7 @@ func TestLifetimesVerifyAndRebuild(t *testing.T) {
 	env, conn := seeded(t)
 
 	out, _, err := runCLI(t, t.Context(), env, "lifetimes", "--verify")
-	if err != nil || !strings.Contains(out, "equals booking_lifetimes for every listing") {
+	if err != nil || !strings.Contains(out, "equals booking_lifetimes_from_events for every listing") {
 		t.Fatalf("--verify after ingest = %q, %v", out, err)
 	}
 

@@ -3,8 +3,8 @@
 //
 //	booking-consumer [run] [flags]    consume (the default): migrate, then Kafka -> booking_events
 //	booking-consumer migrate          apply migrations and (re)install the views, then exit
-//	booking-consumer lifetimes        query booking_lifetimes via its projection (table, --json, --csv, --summary;
-//	                                  --verify compares projection and view, --rebuild rebuilds the projection)
+//	booking-consumer lifetimes        query booking_lifetimes, served from its projection (table, --json, --csv, --summary;
+//	                                  --verify compares it with the definition, --rebuild rebuilds the projection)
 //	booking-consumer export           stored events as JSON lines, by occurred_at
 //	booking-consumer dead ...         list, show and re-drive dead letters (dead.go)
 //	booking-consumer serve            the read-only web dashboard (internal/dashboard)
@@ -53,7 +53,7 @@ Usage:
   booking-consumer lifetimes [flags]
                                    print the booking_lifetimes view: aligned table, --json or --csv;
                                    --summary for counts by status and median time to book;
-                                   --verify: projection == view?  --rebuild: rebuild the projection
+                                   --verify: projection == definition?  --rebuild: rebuild it
   booking-consumer export [flags]  write stored events as JSON lines ordered by occurred_at
   booking-consumer dead list|show|retry [flags]
                                    inspect the dead letters (booking_events_dead) and re-drive them

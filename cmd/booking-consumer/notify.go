@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,9 +13,11 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 )
 
 // Defaults of the notify subcommand.
@@ -56,14 +57,14 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	var cfg notifyConfig
 	cfg.define(fs, env.Getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
-	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time is skipped (stale)")
-	fs.DurationVar(&cfg.lease, "lease", notify.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
+	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time, or before a send, is skipped (stale)")
+	fs.DurationVar(&cfg.lease, "lease", pgclaims.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
 	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
-	fs.DurationVar(&cfg.settle, "settle", notify.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
+	fs.DurationVar(&cfg.settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", notify.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -122,20 +123,10 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
-	wakes := map[string]chan struct{}{}
-	for _, name := range channels {
-		wakes[name] = make(chan struct{}, 1)
-	}
-	claimer := &notify.Claimer{Pool: pool, Config: cfg.watches, MaxAge: cfg.maxAge, Lease: cfg.lease, Owner: owner,
-		Metrics: metrics, Logger: logger,
-		Wake: func(chs []string) {
-			for _, c := range chs {
-				select {
-				case wakes[c] <- struct{}{}:
-				default:
-				}
-			}
-		}}
+	wakes := notify.NewWakes(channels)
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle}
+	claimer := &pgclaims.Claimer{Store: claims, Config: cfg.watches, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
+		Wake: wakes.Wake}
 	if cfg.dryRun {
 		claimer.DryRun = env.Stdout
 	}
@@ -144,7 +135,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if !cfg.dryRun {
 		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		for _, name := range channels {
-			s := &notify.Sender{Pool: pool, Channel: cfg.watches.Channels[name], Owner: owner, Lease: cfg.lease,
+			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Watches: cfg.watches, MaxAge: cfg.maxAge,
 				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
 				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
 			senders.Go(func() { s.Run(sctx) })
@@ -179,12 +170,14 @@ func usedChannels(c *notify.Config) []string {
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
 func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs := newFlagSet(env, "notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
-		"status sending (claimed, being delivered), sent, failed (with the error) or skipped (with the reason).")
-	var dbURL, status, watch string
+		"status sending (claimed, being delivered), sent, failed (with the error), unknown (a chat channel\n"+
+		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).")
+	var dbURL, status, watch, tz string
 	var asJSON bool
 	var limit int
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed or skipped")
+	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed, unknown or skipped")
+	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps")
 	fs.StringVar(&watch, "watch", "", "only this watch")
 	fs.BoolVar(&asJSON, "json", false, "JSON lines instead of a table")
 	fs.IntVar(&limit, "limit", 1000, "at most this many rows")
@@ -197,33 +190,18 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	if limit < 1 {
 		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
 	}
+	loc, err := cli.Location(tz)
+	if err != nil {
+		return err
+	}
 	pool, err := openDatabase(ctx, env, dbURL)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	rows, err := notify.List(ctx, pool, status, watch, limit)
+	rows, err := (&pgclaims.Store{Pool: pool}).List(ctx, notify.Filter{Status: notify.Status(status), Watch: watch, Limit: limit})
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		for _, n := range rows {
-			if err := enc.Encode(n); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	t := &cli.Table{}
-	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
-	for _, n := range rows {
-		why := n.Reason
-		if n.Error != "" {
-			why = n.Error
-		}
-		t.Add(n.ClaimedAt.UTC().Format(time.RFC3339), n.Status, n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
-			n.TeeTime, strconv.Itoa(n.Attempts), why)
-	}
-	return t.Write(env.Stdout)
+	return notifylist.Write(env.Stdout, rows, loc, asJSON)
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
-	fs := newFlagSet(env, "lifetimes", "Print listings from booking_lifetimes (read from its listing_lifetimes projection): one row per listing with its status\n"+
+	fs := newFlagSet(env, "lifetimes", "Print listings from booking_lifetimes (served from its listing_lifetimes projection): one row per listing with its status\n"+
 		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
 		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
 		"to book by course and weekday of the play date.")
@@ -34,8 +34,8 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
 	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
 	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
-	fs.BoolVar(&verify, "verify", false, "compare the listing_lifetimes projection with the booking_lifetimes view for every listing; exit 1 if any differs")
-	fs.BoolVar(&rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running)")
+	fs.BoolVar(&verify, "verify", false, "compare booking_lifetimes (the listing_lifetimes projection) with its definition booking_lifetimes_from_events for every listing; exit 1 if any differs")
+	fs.BoolVar(&rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running; needed after a restore with triggers disabled)")
 	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
 )
 
 // Defaults of the crawl flags that have no constant in package crawler or events.
@@ -34,6 +35,8 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
   CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
   CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  CRAWLER_MAX_SITES           sites crawled at the same time (--max-sites; default 4); sites on one host
+                              share one politeness limit whatever this is
   CRAWLER_UNHEALTHY_AFTER     run only: /healthz answers 503 when a site has had no complete crawl for this
                               many crawls in a row (--unhealthy-after; default 6; 0 never)
   METRICS_ADDR                run only: /metrics and /healthz listen address (--metrics-addr;
@@ -58,9 +61,12 @@ type crawlConfig struct {
 	MissesToClose   int
 	CollapseCrawls  int
 	UnhealthyAfter  int
+	MaxSites        int
+	SiteDeadline    time.Duration
 	ShutdownTimeout time.Duration
 	NoInitialCrawl  bool
 	Publisher       kafkabus.PublisherConfig
+	Alerts          alertsConfig
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
@@ -75,22 +81,21 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
+	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
+	deadlineHelp := "0: " + onceDeadlineHelp
+	if scheduled {
+		deadlineHelp = "0: 0.8 × the schedule's interval (8m for the default schedule)"
+	}
+	fs.DurationVar(&cfg.SiteDeadline, "site-deadline", 0, "bound of one site's crawl, after which it is cancelled and incomplete (reason deadline), closing nothing; a site's deadline: key overrides it; "+deadlineHelp)
 	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
 	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
 	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, kafkabus.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
 	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, kafkabus.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
+	cfg.Alerts.define(fs, getenv, scheduled)
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
-		unhealthy := defaultUnhealthyAfter
-		if v := getenv("CRAWLER_UNHEALTHY_AFTER"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil && envErr == nil {
-				envErr = fmt.Errorf("CRAWLER_UNHEALTHY_AFTER=%q: not an integer", v)
-			}
-			unhealthy = n
-		}
-		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", unhealthy, "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
+		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
 	}
@@ -109,6 +114,10 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --misses-to-close is %d; it must be at least 1", cli.ErrUsage, cfg.MissesToClose)
 		case cfg.CollapseCrawls < 1:
 			return fmt.Errorf("%w: --collapse-crawls is %d; it must be at least 1", cli.ErrUsage, cfg.CollapseCrawls)
+		case cfg.MaxSites < 1:
+			return fmt.Errorf("%w: --max-sites is %d; it must be at least 1", cli.ErrUsage, cfg.MaxSites)
+		case cfg.SiteDeadline < 0 || cfg.SiteDeadline > crawler.MaxSiteDeadline:
+			return fmt.Errorf("%w: --site-deadline is %s; it must be between 0 (the default) and %s", cli.ErrUsage, cfg.SiteDeadline, crawler.MaxSiteDeadline)
 		case cfg.UnhealthyAfter < 0:
 			return fmt.Errorf("%w: --unhealthy-after is %d; it must be 0 (never) or more", cli.ErrUsage, cfg.UnhealthyAfter)
 		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
@@ -116,8 +125,42 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		case scheduled && cfg.ShutdownTimeout <= 0:
 			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
 		}
-		return nil
+		if cfg.SiteDeadline == 0 {
+			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
+		}
+		return cfg.Alerts.validate(scheduled)
 	}
+}
+
+// onceDeadlineHelp is the default --site-deadline of `crawler once`.
+const onceDeadlineHelp = "8m, 0.8 × the default schedule's 10 minutes"
+
+// defaultSiteDeadline is --site-deadline's default: 0.8 × the schedule's interval for `run`, and
+// for `once` (no schedule) that of the default schedule, 8 minutes. An invalid schedule gives 0
+// here; the schedule reports it when it starts.
+func defaultSiteDeadline(spec string, scheduled bool) time.Duration {
+	if !scheduled {
+		spec = crawler.DefaultSchedule
+	}
+	d, err := crawler.DefaultSiteDeadline(spec, crawler.Seoul(), time.Now())
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// envInt is the integer in the environment variable name, def when it is unset or empty; a value
+// that is not an integer sets *errp (unless it holds an error already) and gives 0.
+func envInt(getenv func(string) string, name string, def int, errp *error) int {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s=%q: not an integer", name, v)
+	}
+	return n
 }
 
 func durOr(d, def time.Duration) time.Duration {
@@ -140,12 +183,15 @@ type crawlDeps struct {
 	pub     kafkabus.Publisher
 	metrics *crawler.CrawlerMetrics
 	out     *crawler.EventLog
+	alerts  *alertsRuntime // nil: no --watches
 }
 
 // prepare is what once and run share: their flag set (name, usage and the crawl environment
-// help), their flags (schedule ones too when scheduled), parsed and validated, then setup.
-func prepare(env cli.Env, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
-	fs := env.NewFlagSet(name, usage, crawlEnvHelp+logEnvHelp)
+// help), their flags (schedule ones too when scheduled), parsed and validated, the watches file
+// loaded (its channels' secrets are scrubbed from env's output and logs from here on), then
+// setup.
+func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+	fs := env.NewFlagSet(name, usage, crawlEnvHelp+alertsEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.Getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
 		return nil, nil, err
@@ -153,17 +199,32 @@ func prepare(env cli.Env, name, usage string, args []string, scheduled bool) (*c
 	if err := validate(); err != nil {
 		return nil, nil, err
 	}
-	d, err := setup(env, cfg)
+	var watches *notify.Config
+	if cfg.Alerts.WatchesFile != "" {
+		w, err := notify.LoadFile(cfg.Alerts.WatchesFile, env.Getenv)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w (crawler check --watches FILE lists every error)", cli.ErrUsage, err)
+		}
+		watches = w
+		secrets := w.Secrets()
+		env.Stderr, env.Stdout = cli.ScrubWriter(env.Stderr, secrets), cli.ScrubWriter(env.Stdout, secrets)
+		if env.Logger, err = cli.NewLogger(env.Getenv, env.Stderr); err != nil {
+			return nil, nil, err
+		}
+	}
+	d, err := setup(*env, cfg, watches)
 	return cfg, d, err
 }
 
-// setup loads the sites and builds the publisher, metrics, events file and runner.
-func setup(env cli.Env, cfg *crawlConfig) (*crawlDeps, error) {
+// setup loads the sites and builds the publisher, metrics, events file, runner and, with
+// watches, the alerts.
+func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, error) {
 	env.Logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
 		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
 		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
+		"max_sites", cfg.MaxSites, "site_deadline", cfg.SiteDeadline,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
-		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize)
+		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize, "watches", cfg.Alerts.WatchesFile)
 	sites, err := crawler.LoadSites(cfg.Sites)
 	if err != nil {
 		return nil, err
@@ -181,12 +242,20 @@ func setup(env cli.Env, cfg *crawlConfig) (*crawlDeps, error) {
 	d.runner = &crawler.Runner{
 		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.Logger,
 		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
-		Diff: crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
+		Diff:     crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
+		MaxSites: cfg.MaxSites, SiteDeadline: cfg.SiteDeadline,
 	}
 	// One crawler per state dir, for the life of the process: a second one exits here, before
 	// crawling (crawler.ErrStateLocked says which dir and which pid holds it).
 	if err := d.runner.Lock(); err != nil {
 		return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
+	}
+	if watches != nil {
+		if d.alerts, err = openAlerts(context.Background(), env, cfg.StateDir, cfg.Alerts, watches, d.metrics); err != nil {
+			d.runner.Unlock()
+			return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
+		}
+		d.runner.Alerts = d.alerts.hook
 	}
 	return d, nil
 }
@@ -239,6 +308,11 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env) error {
 			errs = append(errs, err)
 		}
 	}
+	if d.alerts != nil {
+		if err := d.alerts.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	// The state dir's lock goes last, once nothing of this process writes there any more.
 	d.runner.Unlock()
 	if err := errors.Join(errs...); err != nil {
@@ -250,23 +324,36 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env) error {
 
 // onceCmd is `crawler once`.
 func onceCmd(ctx context.Context, env cli.Env, args []string) error {
-	_, d, err := prepare(env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
+	cfg, d, err := prepare(&env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
-		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).",
+		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).\n"+
+		"With --watches, the crawl's alerts are claimed in the state dir and sent during the crawl and for up\n"+
+		"to --alert-wait after it; the ones still unsent stay claimed and go out at the next run (logged). The\n"+
+		"alerts never change the exit status.",
 		args, false)
 	if err != nil {
 		return err
 	}
+	if d.alerts != nil {
+		d.alerts.start(ctx)
+	}
 	_, runErr := d.runner.Run(ctx)
+	if d.alerts != nil {
+		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+	}
 	return errors.Join(runErr, d.close(ctx, env))
 }
 
 // scheduleCmd is `crawler run`.
 func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
-	cfg, d, err := prepare(env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
+	cfg, d, err := prepare(&env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
-		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush.",
+		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush. With\n"+
+		"--watches, the crawler delivers the alerts itself: each site crawl's matches are claimed in\n"+
+		"<state-dir>/alerts.db before its snapshot is saved, and one sender per channel delivers them beside\n"+
+		"the crawl (a slow or dead channel never slows the crawl); at start-up every alert still unsent is\n"+
+		"sent again under its Idempotency-Key.",
 		args, true)
 	if err != nil {
 		return err
@@ -282,12 +369,18 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
+	if d.alerts != nil {
+		d.alerts.start(ctx)
+	}
 	sched := crawler.Schedule{
 		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
 		Job: func(ctx context.Context) {
 			// The runner has logged each site's failure; the schedule goes on.
 			_, _ = d.runner.Run(ctx)
+			if d.alerts != nil {
+				d.alerts.afterRun(ctx)
+			}
 		},
 	}
 	schedErr := sched.Run(ctx)

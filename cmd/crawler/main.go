@@ -1,10 +1,13 @@
 // Command crawler crawls golf tee-time listing sites on a schedule and publishes every listing
-// change as a booking event to Kafka (fire-and-forget) and optionally to a JSONL file.
+// change as a booking event to Kafka (fire-and-forget) and optionally to a JSONL file. With
+// --watches it delivers tee-time alerts itself, Kafka or not (claims in the state dir).
 //
 //	crawler [run] [flags]        crawl on the cron schedule until SIGINT/SIGTERM (the default)
 //	crawler once [flags]         crawl every site once, exit 1 if any crawl failed or was incomplete (never for Kafka)
 //	crawler try --site NAME      fetch one site's pages for one date and print what they gave
-//	crawler check                validate every site of the sites file without fetching
+//	crawler suggest --curl FILE  write a site entry from a request copied out of the browser
+//	crawler check                validate every site of the sites file (and --watches) without fetching
+//	crawler notifications        list the crawler-side alerts (the claims in the state dir)
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
 //	crawler replay FILE          publish recorded events with their original ids, acknowledged
@@ -36,8 +39,16 @@ Usage:
                                fetch one site's pages for one play date (and target) and print the
                                listings, the rejected rows with their reason and, with --dump, the raw
                                response: for writing a sites file
-  crawler check [--sites FILE] validate every site (selectors, paths, templates, required fields)
-                               without fetching
+  crawler suggest [--curl FILE | URL] [--date D --target 'id=..,name=..' --check]
+                               write a site entry from one request copied out of the browser
+                               ("Copy as cURL"), with its reasoning on stderr; exit status 2 when
+                               it is partial (fields missing, a login to fill in)
+  crawler check [--sites FILE] [--watches FILE]
+                               validate every site (selectors, paths, templates, required fields)
+                               without fetching, and the watches file (errors with their line)
+  crawler notifications [--status S] [--watch W] [--json]
+                               list the crawler-side alerts (--watches) claimed in the state dir,
+                               newest first, times in Asia/Seoul
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
   crawler sim --generate FILE [--days 21 --seed 1]
                                write the deterministic ~7k-event practice set (real crawl + diff path
@@ -53,16 +64,18 @@ Run "crawler <subcommand> --help" for the subcommand's flags.
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, cli.Env, []string) error{
-		"run":         scheduleCmd,
-		"once":        onceCmd,
-		"sim":         simCmd,
-		"healthcheck": healthcheckCmd,
-		"try":         tryCmd,
-		"check":       checkCmd,
+		"run":           scheduleCmd,
+		"once":          onceCmd,
+		"sim":           simCmd,
+		"healthcheck":   healthcheckCmd,
+		"try":           tryCmd,
+		"check":         checkCmd,
+		"notifications": notificationsCmd,
+		"suggest":       suggestCmd,
 	}
 	env := cli.Env{Program: "crawler", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	lookup := cli.Lookup(cmds, env)
-	help := rootHelp + crawlEnvHelp + logEnvHelp
+	help := rootHelp + crawlEnvHelp + alertsEnvHelp + logEnvHelp
 	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, help, func(sub string, args []string) cli.Command {
 		switch {
 		case sub == "replay":

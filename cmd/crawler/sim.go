@@ -10,8 +10,9 @@ import (
 )
 
 const simEnvHelp = `Environment:
-  SIM_CLUB_USER, SIM_CLUB_PASSWORD   the login of the club routes (/club/login); without a password
-                              no login succeeds (compose/dev/sites.yaml's sim-club-login reads the same)
+  SIM_CLUB_USER, SIM_CLUB_PASSWORD   the login of the club routes (/club/login); default golfer and the
+                              development password ` + sitesim.DevPassword + `, which compose/dev/sites.yaml's
+                              sim-club-login also uses when the variables are unset
 ` + logEnvHelp
 
 // simCmd is `crawler sim`: the simulated booking site with the demo dynamics.
@@ -42,7 +43,7 @@ func simCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg := sitesim.DemoConfig(*seed)
 	cfg.BookingSpeed = *booking
 	cfg.LoginUser = cli.EnvOr(env.Getenv, "SIM_CLUB_USER", sitesim.DefaultUser)
-	cfg.LoginPassword = env.Getenv("SIM_CLUB_PASSWORD")
+	cfg.LoginPassword = cli.EnvOr(env.Getenv, "SIM_CLUB_PASSWORD", sitesim.DevPassword)
 	if *speed != 1 {
 		cfg.Now = sitesim.SpeedClock(time.Now, time.Now(), cfg.Now(), *speed)
 	}

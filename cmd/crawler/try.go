@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
 )
 
 const tryEnvHelp = `Environment:
@@ -139,7 +142,7 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		case p.Err != nil:
 			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
 		case p.Empty:
-			fmt.Fprintf(b, "   status %d: an empty answer (empty_when holds): no tee times\n", p.Status)
+			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
 		default:
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
@@ -171,39 +174,93 @@ func optional[T int | int64](p *T) string {
 	return fmt.Sprint(*p)
 }
 
-// checkCmd is `crawler check`: validate every site of the sites file without fetching.
+// checkCmd is `crawler check`: validate every site of the sites file, and the watches file,
+// without fetching.
 func checkCmd(_ context.Context, env cli.Env, args []string) error {
 	fs := env.NewFlagSet("check", "Validate every site of the sites file without fetching anything: selectors compile, JSON\n"+
 		"paths parse, request and field templates execute for a sample date and every target, and\n"+
 		"course, round_date and tee_time are mapped. Login credential variables that are not set\n"+
-		"here are reported as warnings. Exit status 1 when a site is invalid.",
-		tryEnvHelp)
+		"here are reported as warnings, and so are an HTML site whose list selector cannot be derived\n"+
+		"from its row selector (set list:) and a JSON site with an is condition but no success.\n"+
+		"With --watches, validate the watches file too (every error with its line number); with\n"+
+		"--watches alone, the sites file is checked only when --sites or CRAWLER_SITES names one.\n"+
+		"Exit status 1 when a site or the watches file is invalid.",
+		tryEnvHelp+alertsEnvHelp)
 	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	watchesPath := fs.String("watches", env.Getenv("WATCHES_FILE"), "watches `file` to validate (the alerts' channels and watches) [WATCHES_FILE]")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	checks, err := crawler.CheckSites(*sitesPath, env.Getenv)
-	if err != nil {
-		return err
-	}
+	sitesGiven := env.Getenv("CRAWLER_SITES") != ""
+	fs.Visit(func(f *flag.Flag) { sitesGiven = sitesGiven || f.Name == "sites" })
 	var b strings.Builder
-	bad := 0
-	for _, c := range checks {
-		if c.Err != nil {
-			bad++
-			fmt.Fprintf(&b, "FAIL  %v\n", c.Err)
-			continue
+	var errs []error
+	if *watchesPath == "" || sitesGiven {
+		if err := checkSites(&b, *sitesPath, env.Getenv); err != nil {
+			errs = append(errs, err)
 		}
-		fmt.Fprintf(&b, "ok    %s: %s\n", c.Site.Name, c.Site.Describe())
-		if len(c.MissingEnv) > 0 {
-			fmt.Fprintf(&b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
+	}
+	if *watchesPath != "" {
+		if err := checkWatches(&b, *watchesPath, env.Getenv); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return err
 	}
-	if bad > 0 {
-		return fmt.Errorf("%d of %d site(s) in %s are invalid", bad, len(checks), *sitesPath)
+	return errors.Join(errs...)
+}
+
+// checkSites writes the check of every site of the sites file at path to b.
+func checkSites(b *strings.Builder, path string, getenv func(string) string) error {
+	checks, err := crawler.CheckSites(path, getenv)
+	if err != nil {
+		return err
 	}
+	bad := 0
+	for _, c := range checks {
+		if c.Err != nil {
+			bad++
+			fmt.Fprintf(b, "FAIL  %v\n", c.Err)
+			continue
+		}
+		fmt.Fprintf(b, "ok    %s: %s\n", c.Site.Name, c.Site.Describe())
+		for _, w := range c.Warnings {
+			fmt.Fprintf(b, "      warning: %s\n", w)
+		}
+		if len(c.MissingEnv) > 0 {
+			fmt.Fprintf(b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d site(s) in %s are invalid", bad, len(checks), path)
+	}
+	return nil
+}
+
+// checkWatches writes the check of the watches file at path to b: one line per error, each
+// naming its line. The channels' secrets (url_env, token_env) are read but never printed.
+func checkWatches(b *strings.Builder, path string, getenv func(string) string) error {
+	cfg, err := notify.LoadFile(path, getenv)
+	if err != nil {
+		var joined interface{ Unwrap() []error }
+		n := 1
+		if errors.As(err, &joined) {
+			n = len(joined.Unwrap())
+		}
+		msg := strings.TrimPrefix(err.Error(), "watches "+path+": ")
+		for _, line := range strings.Split(msg, "\n") {
+			fmt.Fprintf(b, "FAIL  %s: %s\n", path, strings.TrimPrefix(line, "watches: "))
+		}
+		return fmt.Errorf("the watches file %s is invalid (%d error(s))", path, n)
+	}
+	muted := 0
+	for _, w := range cfg.Watches {
+		if w.Muted {
+			muted++
+		}
+	}
+	fmt.Fprintf(b, "ok    watches %s: %d watch(es) (%d muted), %d channel(s) in use: %s\n", path, len(cfg.Watches), muted,
+		len(cfg.UsedChannels()), strings.Join(cfg.UsedChannels(), ", "))
 	return nil
 }

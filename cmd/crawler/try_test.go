@@ -98,10 +98,21 @@ func TestCheckSites(t *testing.T) {
 	}
 	for _, want := range []string{"ok    sim-golf: html, url_template x 15 day(s)",
 		"ok    sim-api-post: json, 1 request(s) x 4 target(s) x 7 day(s) = 28 requests a crawl",
-		"warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER"} {
+		"ok    sim-club-login: html, 1 request(s) x 4 target(s) x 7 day(s) = 28 requests a crawl, login http://127.0.0.1:8089/club/login\n" +
+			`      warning: no list selector can be derived from row "tr.slot"`} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	// The dev file's development login needs no variable; the Docker file's does.
+	if got := strings.Count(stdout.String(), "warning:"); got != 1 {
+		t.Errorf("%d warnings for the dev file, want the one about sim-club-login's list:\n%s", got, stdout.String())
+	}
+	stdout.Reset()
+	app := filepath.Join("..", "..", "compose", "app", "sites.yaml")
+	if err := run(t.Context(), []string{"check", "--sites", app}, env(nil), &stdout, &stderr); err != nil ||
+		!strings.Contains(stdout.String(), "warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER") {
+		t.Errorf("check %s: %v, want the login's variables warned about:\n%s", app, err, stdout.String())
 	}
 	bad := testkit.WriteTemp(t, "bad.yaml", `
 sites:
@@ -135,5 +146,38 @@ sites:
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// `crawler try` on the simulator's EUC-KR page, which declares its charset only in <meta>, shows
+// the course names as a browser does; forced to read it as UTF-8 (charset: utf-8), the page fails
+// as undecodable and shows no garbage listing (F1 of review 2).
+func TestTryShowsNamesOfAnEUCKRPage(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return at }})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	polite := "    politeness: {no_delay: true, ignore_robots_txt: true}\n"
+	sites := testkit.WriteTemp(t, "sites.yaml", "sites:\n"+sitesim.EUCKRSite("euc-meta", srv.URL)+polite+
+		sitesim.EUCKRSite("euc-forced-utf8", srv.URL)+polite+"    charset: utf-8\n")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "euc-meta", "--date", "2025-12-02", "--dump"}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("try: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"파인힐스 CC", "원", `<meta http-equiv="Content-Type" content="text/html; charset=euc-kr">`, "기준 시각"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, '\ufffd') || strings.Contains(out, "rejected (") {
+		t.Errorf("output has U+FFFD or rejected rows:\n%s", out)
+	}
+	stdout.Reset()
+	err := run(t.Context(), []string{"try", "--sites", sites, "--site", "euc-forced-utf8", "--date", "2025-12-02"}, env(nil), &stdout, &stderr)
+	out = stdout.String()
+	if err == nil || !strings.Contains(out, "undecodable") || strings.Contains(out, "파인힐스 CC ") {
+		t.Errorf("forced UTF-8: err %v, want the page failed as undecodable:\n%s", err, out)
 	}
 }

@@ -21,18 +21,23 @@ import (
 //	POST /club/login  user_id=..&user_pw=..                  login form; sets the SIMSESS cookie
 //	POST /club/ajax/teeList  golfResDate=YYYYMMDD&courseId=ID   login-guarded HTML fragment of rows
 //	GET  /list.asp?club_code=ID&book_date=YYYYMMDD            HTML list of one club per page
+//	GET  /tee_euc.asp?book_date=YYYYMMDD                     EUC-KR page declared only by <meta> (euckr.go)
 //
 // Every shape shows exactly the listings of the HTML site (/tee), from the same model and ground
 // truth; only the form differs. A malformed listing shows a bad tee time in every shape, since the
 // date there comes from the request, not the row.
 const (
-	PathAPIGet     = "/api/getTeeTimeList"
-	PathAPIPost    = "/api/v2/teetime/list"
-	PathLogin      = "/club/login"
-	PathClubAJAX   = "/club/ajax/teeList"
-	PathClubPage   = "/list.asp"
-	SessionCookie  = "SIMSESS"
-	DefaultUser    = "golfer"
+	PathAPIGet    = "/api/getTeeTimeList"
+	PathAPIPost   = "/api/v2/teetime/list"
+	PathLogin     = "/club/login"
+	PathClubAJAX  = "/club/ajax/teeList"
+	PathClubPage  = "/list.asp"
+	SessionCookie = "SIMSESS"
+	DefaultUser   = "golfer"
+	// DevPassword is the club login's documented development password: `crawler sim` uses it
+	// when SIM_CLUB_PASSWORD is unset, and compose/dev/sites.yaml names it under
+	// login.dev_defaults. Not a secret; compose/app never uses it.
+	DevPassword    = "sim-dev-password"
 	loginPageTitle = "회원 로그인"
 )
 
@@ -80,10 +85,10 @@ func (s *Site) ExpireSessions() {
 // isSourcePath reports whether path is one of the routes of this file.
 func isSourcePath(path string) bool {
 	switch path {
-	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage:
+	case PathAPIGet, PathAPIPost, PathLogin, PathClubAJAX, PathClubPage, PathEUCKRPage:
 		return true
 	}
-	return false
+	return isMoreSourcePath(path)
 }
 
 // serveSource serves the routes of this file; faults were applied by the caller (not to login).
@@ -99,6 +104,10 @@ func (s *Site) serveSource(w http.ResponseWriter, r *http.Request, now time.Time
 		s.serveClubAJAX(w, r, now)
 	case PathClubPage:
 		s.serveClubPage(w, r, now)
+	case PathEUCKRPage:
+		s.serveEUCKRPage(w, r, now)
+	default:
+		s.serveMoreSource(w, r, now)
 	}
 }
 

@@ -11,9 +11,10 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
-// checkProjection fails the test unless the listing_lifetimes projection says exactly what the
-// booking_lifetimes view says for every listing (store.VerifyProjection), whatever the scenario
-// did to the consumer, the broker or the database.
+// checkProjection fails the test unless booking_lifetimes (served from the listing_lifetimes
+// projection) says exactly what its definition booking_lifetimes_from_events says for every
+// listing (store.VerifyProjection), whatever the scenario did to the consumer, the broker or the
+// database.
 func checkProjection(t testing.TB, db *pgxpool.Pool) {
 	t.Helper()
 	var diffs []store.ProjectionDiff
@@ -25,9 +26,9 @@ func checkProjection(t testing.TB, db *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	for _, d := range diffs[:min(len(diffs), 20)] {
-		t.Errorf("projection != view: %s", d)
+		t.Errorf("projection != definition: %s", d)
 	}
 	if len(diffs) > 0 {
-		t.Errorf("%d listings differ between listing_lifetimes and booking_lifetimes", len(diffs))
+		t.Errorf("%d listings differ between booking_lifetimes (listing_lifetimes) and booking_lifetimes_from_events", len(diffs))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkMatch(b *testing.B) {
 // the webhook request arriving, through Kafka, the consume loop, the claim transaction and the
 // sender, against the real stack. Openings are published one at a time, each after the previous
 // one arrived, so the number is the latency of an alert, not of a backlog. The loop runs with the
-// notify command's batch wait (notify.DefaultBatchWait).
+// notify command's batch wait (pgclaims.DefaultBatchWait).
 func BenchmarkNotifyLatency(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	topic := kafkatest.Topic(b, addr, 3)
@@ -92,17 +93,18 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	wake := make(chan struct{}, 1)
-	claimer := &notify.Claimer{Pool: pool, Config: cfg, Owner: "bench", Logger: logger, Wake: func([]string) {
+	st := &pgclaims.Store{Pool: pool, Owner: "bench"}
+	claimer := &pgclaims.Claimer{Store: st, Config: cfg, Logger: logger, Wake: func([]string) {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
 	}}
-	sender := &notify.Sender{Pool: pool, Channel: cfg.Channels["hook"], Owner: "bench", Wake: wake, Logger: logger}
+	sender := &notify.Sender{Store: st, Channel: cfg.Channels["hook"], Wake: wake, Settle: pgclaims.DefaultSettle, Logger: logger}
 	var wg sync.WaitGroup
 	wg.Go(func() { sender.Run(ctx) })
 	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "g"))
-	run := consumertest.Start(b, ctx, r, claimer, consumertest.Production(consumer.Config{BatchWait: notify.DefaultBatchWait, Logger: logger}))
+	run := consumertest.Start(b, ctx, r, claimer, consumertest.Production(consumer.Config{BatchWait: pgclaims.DefaultBatchWait, Logger: logger}))
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
 		BatchTimeout: time.Millisecond}
 	defer w.Close()

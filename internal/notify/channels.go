@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -79,8 +81,9 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 		}
 		body = wb
 	case Slack:
-		body = map[string]any{"text": text}
+		body = map[string]any{"text": slackEscape.Replace(text)}
 	case Discord:
+		text = discordEscape.Replace(text)
 		if len([]rune(text)) > 2000 {
 			text = string([]rune(text)[:1997]) + "..."
 		}
@@ -115,16 +118,41 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: the URL does not parse", ch.Name)
 	}
+	if !ch.Idempotent() {
+		// Without GetBody Go's transport cannot replay the request (it replays one carrying an
+		// Idempotency-Key when a reused connection closes after the request was written): a
+		// chat channel would post it twice.
+		req.GetBody = nil
+	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("Idempotency-Key", m.Key.String())
 	req.Header.Set("User-Agent", "golf-crawler-notifier/1")
 	return req, nil
 }
 
-// SendError is a failed delivery: Transient ones are worth retrying (after RetryAfter, if the
-// channel said so). Its text never holds the channel's URL or token.
+// Text that came from a crawled page (course names, parts) must not act as markup:
+//   - Slack reads <!channel>, <!here> and <URL|label> as control sequences; its documented
+//     escaping is & < > as HTML entities (https://api.slack.com/reference/surfaces/formatting).
+//   - Discord reads markdown ([label](url) is a masked link); a backslash makes a character
+//     literal. Mentions are off anyway (allowed_mentions.parse: []).
+//   - Telegram gets plain text (no parse_mode): nothing to escape.
+var (
+	slackEscape   = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	discordEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`,
+		"[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`)
+)
+
+// Idempotent reports whether the channel honours the Idempotency-Key, so that a request re-sent
+// with the same key is delivered once: only the generic webhook's receivers are expected to.
+func (ch *Channel) Idempotent() bool { return ch.Type == Webhook }
+
+// SendError is a failed delivery. Transient ones are worth retrying (after RetryAfter, if the
+// channel said so). Unknown ones may have been delivered: the request was sent, no answer came,
+// and the channel honours no idempotency key, so a retry could post it twice. Its text never holds
+// the channel's URL or token.
 type SendError struct {
 	Transient  bool
+	Unknown    bool
 	Status     int
 	RetryAfter time.Duration
 	Msg        string
@@ -132,28 +160,27 @@ type SendError struct {
 
 func (e *SendError) Error() string { return e.Msg }
 
-// Send delivers m on ch with client, classifying the outcome: nil (2xx), or a *SendError.
+// noRedirects is a delivery's redirect policy: a 3xx is the answer (a followed 301/302/303 turns
+// the POST into a bodiless GET whose 2xx would count as delivered).
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// Send delivers m on ch with client (its redirect policy replaced by noRedirects), classifying
+// the outcome: nil (2xx), or a *SendError.
 func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) error {
 	rctx, cancel := context.WithTimeout(ctx, ch.Timeout)
 	defer cancel()
+	var sent atomic.Bool // the whole request was written
+	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) }})
 	req, err := ch.Request(rctx, m)
 	if err != nil {
 		return &SendError{Msg: err.Error()}
 	}
-	resp, err := client.Do(req)
+	c := *client
+	c.CheckRedirect = noRedirects
+	resp, err := c.Do(req)
 	if err != nil {
-		// *url.Error carries the full URL (a Slack or Discord URL, a Telegram token): keep only
-		// the cause.
-		var ue *url.Error
-		cause := err
-		if errors.As(err, &ue) {
-			cause = ue.Err
-		}
-		msg := cause.Error()
-		if errors.Is(cause, context.DeadlineExceeded) || ue != nil && ue.Timeout() {
-			msg = fmt.Sprintf("no answer within %v", ch.Timeout)
-		}
-		return &SendError{Transient: ctx.Err() == nil, Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
+		return ch.noAnswer(ctx, err, sent.Load())
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -163,12 +190,44 @@ func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) err
 	se := &SendError{Status: resp.StatusCode,
 		Msg: fmt.Sprintf("channel %s: HTTP %d: %s", ch.Name, resp.StatusCode, strings.TrimSpace(string(snippet)))}
 	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// The Location is not named: it may hold a secret, like the URL.
+		se.Msg = fmt.Sprintf("channel %s: HTTP %d %s: the channel redirected; deliveries never follow redirects (fix the channel's URL)",
+			ch.Name, resp.StatusCode, http.StatusText(resp.StatusCode))
 	case resp.StatusCode == http.StatusTooManyRequests:
 		se.Transient = true
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), snippet)
 	case resp.StatusCode >= 500, resp.StatusCode == http.StatusRequestTimeout:
 		se.Transient = true
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), nil)
+	}
+	return se
+}
+
+// noAnswer classifies a request that got no answer (err from the client), the one place that
+// decides between retrying and not: a request that never left (dial error, connection refused,
+// TLS handshake) is transient on every channel; one that was sent (sent) and then timed out or
+// lost its connection is transient under the webhook's Idempotency-Key and Unknown on a chat
+// channel. During shutdown (ctx ended) nothing unsent is transient: the claim stays for later.
+func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendError {
+	// *url.Error carries the full URL (a Slack or Discord URL, a Telegram token): keep only the
+	// cause.
+	var ue *url.Error
+	cause := err
+	if errors.As(err, &ue) {
+		cause = ue.Err
+	}
+	msg := cause.Error()
+	if errors.Is(cause, context.DeadlineExceeded) || ue != nil && ue.Timeout() {
+		msg = fmt.Sprintf("no answer within %v", ch.Timeout)
+	}
+	se := &SendError{Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
+	switch {
+	case sent && !ch.Idempotent():
+		se.Unknown = true
+		se.Msg += " (the request was sent: it may have been delivered, and the channel honours no idempotency key, so it is not re-sent)"
+	case ctx.Err() == nil:
+		se.Transient = true
 	}
 	return se
 }

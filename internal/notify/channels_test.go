@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,5 +132,100 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 	var se *SendError
 	if !errors.As(err, &se) || !se.Transient || strings.Contains(err.Error(), "SeCrEt") {
 		t.Errorf("refused connection: %v", err)
+	}
+}
+
+// hostileCourse is review-2 F12's course name: Slack control sequences (an @channel ping and a
+// disguised link) and Discord's masked-link markdown, as a crawled page may carry them.
+const hostileCourse = "<!channel> 레이크 CC <https://evil.example/pay|지금 예약 50% 할인> [무료](https://evil.example/) & *co*"
+
+// TestCrawledTextCannotControlChatChannels (review-2 F12): on Slack, & < > are escaped (Slack's
+// documented escaping), so no <!channel> ping and no <url|label> link; on Discord no mention is
+// parsed and markdown is escaped, so no masked link; Telegram gets plain text (no parse_mode).
+func TestCrawledTextCannotControlChatChannels(t *testing.T) {
+	e := ev(events.ListingOpened, hostileCourse, "2026-12-05", "07:30", 120000, 4)
+	e.OccurredAt = time.Now()
+	msg := Message{Key: uuid.New(), Watch: "w", CrawlID: "crawl-1", Events: []*events.Event{e}, Now: time.Now()}
+	cases := []struct {
+		typ   ChannelType
+		field string
+		want  []string // substrings of the text as sent
+		never []string
+		check func(t *testing.T, b map[string]any)
+	}{
+		{Slack, "text", []string{"&lt;!channel&gt; 레이크 CC &lt;https://evil.example/pay|지금 예약 50% 할인&gt;", "&amp; *co*"},
+			[]string{"<!channel>", "<https://", "& *co*"}, nil},
+		{Discord, "content", []string{`\[무료\](https://evil.example/)`, `\*co\*`}, []string{"[무료]("},
+			func(t *testing.T, b map[string]any) {
+				am, _ := b["allowed_mentions"].(map[string]any)
+				if p, ok := am["parse"].([]any); !ok || len(p) != 0 {
+					t.Errorf("discord allowed_mentions = %v, want parse: []", b["allowed_mentions"])
+				}
+			}},
+		{Telegram, "text", []string{hostileCourse}, nil, func(t *testing.T, b map[string]any) {
+			if _, ok := b["parse_mode"]; ok {
+				t.Errorf("telegram body has parse_mode: %v", b)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.typ), func(t *testing.T) {
+			srv, got := receiver(t, 200, nil, "ok")
+			ch := &Channel{Name: "c", Type: tc.typ, URL: "https://example.invalid/x", Token: "1:t", ChatID: "1", BaseURL: srv.URL,
+				Language: "ko", Timeout: 5 * time.Second}
+			if err := ch.Send(t.Context(), srv.Client(), msg); err != nil {
+				t.Fatal(err)
+			}
+			b := (<-got).body
+			text, _ := b[tc.field].(string)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s %s = %q, want it to contain %q", tc.typ, tc.field, text, w)
+				}
+			}
+			for _, w := range tc.never {
+				if strings.Contains(text, w) {
+					t.Errorf("%s %s = %q holds %q", tc.typ, tc.field, text, w)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, b)
+			}
+		})
+	}
+}
+
+// TestChatRequestIsNotReplayedByTheTransport: Go's transport silently re-sends a request that
+// carries an Idempotency-Key when a reused connection closes after the request was written. A chat
+// channel honours no key, so that replay would post the message twice: the request goes out once,
+// and the outcome is unknown.
+func TestChatRequestIsNotReplayedByTheTransport(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		if n == 2 { // read the request, then drop the connection without an answer
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ch := &Channel{Name: "c", Type: Slack, URL: "https://example.invalid/x", BaseURL: srv.URL, Timeout: 5 * time.Second}
+	client := srv.Client()
+	if err := ch.Send(t.Context(), client, Message{Key: uuid.New(), Watch: "w"}); err != nil {
+		t.Fatal(err) // the first request: a keep-alive connection to reuse
+	}
+	err := ch.Send(t.Context(), client, Message{Key: uuid.New(), Watch: "w"})
+	mu.Lock()
+	defer mu.Unlock()
+	var se *SendError
+	if requests != 2 || !errors.As(err, &se) || se.Transient {
+		t.Errorf("the second message reached the channel in %d requests (err %v), want 1 and an unknown outcome", requests-1, err)
 	}
 }

@@ -1,20 +1,12 @@
 package notify
 
 import (
-	"context"
-	_ "embed"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-//go:embed queries/list.sql
-var listSQL string
-
-// Notification is one row of the notifications table, as listed.
+// Notification is one claim, as listed (ClaimStore.List).
 type Notification struct {
 	Key        uuid.UUID  `json:"key"`
 	Watch      string     `json:"watch"`
@@ -34,24 +26,5 @@ type Notification struct {
 	SentAt     *time.Time `json:"sent_at,omitempty"`
 }
 
-// Statuses are the values of notifications.status.
-var Statuses = []string{"sending", "sent", "failed", "skipped"}
-
-// List returns up to limit notifications, newest claim first, filtered by status and watch ("" =
-// any).
-func List(ctx context.Context, pool *pgxpool.Pool, status, watch string, limit int) ([]Notification, error) {
-	rows, err := pool.Query(ctx, listSQL, status, watch, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list notifications: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Notification, error) {
-		var n Notification
-		err := r.Scan(&n.Key, &n.Watch, &n.Channel, &n.EventID, &n.CrawlID, &n.EventType, &n.Course,
-			&n.PlayDate, &n.TeeTime, &n.OccurredAt, &n.Status, &n.Reason, &n.Error, &n.Attempts, &n.ClaimedAt, &n.SentAt)
-		return n, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list notifications: %w", err)
-	}
-	return out, nil
-}
+// Statuses are the values of a claim's status.
+var Statuses = []string{"sending", "sent", "failed", "unknown", "skipped"}

@@ -71,18 +71,6 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	if len(w.Sources) > 0 && !slices.Contains(w.Sources, e.Source) {
 		return false
 	}
-	if len(w.Courses) > 0 || len(w.CoursesExact) > 0 {
-		ok := slices.Contains(w.CoursesExact, e.CourseName)
-		for _, c := range w.Courses {
-			if ok {
-				break
-			}
-			ok = strings.Contains(v.course, c)
-		}
-		if !ok {
-			return false
-		}
-	}
 	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() || w.NextDays > 0 || len(w.Weekdays) > 0 {
 		d := v.date
 		if d.IsZero() {
@@ -107,18 +95,40 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	if w.MinPlayers != nil && (players == nil || *players < *w.MinPlayers) {
 		return false
 	}
+	// Course substrings last: the costliest condition.
+	if len(w.Courses) > 0 || len(w.CoursesExact) > 0 {
+		ok := slices.Contains(w.CoursesExact, e.CourseName)
+		for _, c := range w.Courses {
+			if ok {
+				break
+			}
+			ok = strings.Contains(v.course, c)
+		}
+		if !ok {
+			return false
+		}
+	}
 	return true
 }
 
-// MatchAll returns the watches e enters, in the config's order.
+// MatchAll returns the watches e enters, in the config's order; a muted watch enters nothing.
 func (c *Config) MatchAll(e *events.Event, now time.Time) []*Watch {
 	if e.EventType == events.ListingClosed {
 		return nil
 	}
 	v := prepare(e, now)
 	var out []*Watch
+	if ix := c.index; ix != nil && ix.n == len(c.Watches) { // see index.go
+		var buf [64]int
+		for _, i := range ix.candidates(v, buf[:0]) {
+			if w := c.Watches[i]; !w.Muted && w.enters(v) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
 	for _, w := range c.Watches {
-		if w.enters(v) {
+		if !w.Muted && w.enters(v) {
 			out = append(out, w)
 		}
 	}

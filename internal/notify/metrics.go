@@ -5,9 +5,9 @@ import "github.com/prometheus/client_golang/prometheus"
 // Metrics are the notifier's Prometheus series (the consume loop's own, lag included, come from
 // internal/consumer). A nil *Metrics records nothing.
 type Metrics struct {
-	sentC, failedC, retriesC *prometheus.CounterVec
-	skippedC                 *prometheus.CounterVec
-	claimedC                 prometheus.Counter
+	sentC, failedC, unknownC, retriesC *prometheus.CounterVec
+	skippedC                           *prometheus.CounterVec
+	claimedC                           prometheus.Counter
 }
 
 // NewMetrics registers the notifier's series on reg.
@@ -17,14 +17,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Notifications the channel accepted (2xx)."}, []string{"channel"}),
 		failedC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_failed_total",
 			Help: "Notifications failed: a permanent answer or max attempts of transient ones."}, []string{"channel"}),
+		unknownC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_unknown_total",
+			Help: "Notifications of chat channels that timed out after the request was sent: maybe delivered, never re-sent."}, []string{"channel"}),
 		retriesC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_retries_total",
 			Help: "Transient send failures retried (timeouts, 5xx, 429)."}, []string{"channel"}),
 		skippedC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_skipped_total",
-			Help: "Matches recorded as skipped, by reason (stale, closed)."}, []string{"reason"}),
+			Help: "Matches recorded as skipped, by reason (stale, closed, watch_removed, watch_muted)."}, []string{"reason"}),
 		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
 			Help: "Matches claimed for sending."}),
 	}
-	reg.MustRegister(m.sentC, m.failedC, m.retriesC, m.skippedC, m.claimedC)
+	reg.MustRegister(m.sentC, m.failedC, m.unknownC, m.retriesC, m.skippedC, m.claimedC)
 	return m
 }
 
@@ -37,6 +39,12 @@ func (m *Metrics) sent(ch string, n int) {
 func (m *Metrics) failed(ch string, n int) {
 	if m != nil {
 		m.failedC.WithLabelValues(ch).Add(float64(n))
+	}
+}
+
+func (m *Metrics) unknown(ch string, n int) {
+	if m != nil {
+		m.unknownC.WithLabelValues(ch).Add(float64(n))
 	}
 }
 

@@ -2,8 +2,6 @@ package notify
 
 import (
 	"context"
-	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,31 +11,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
-var (
-	//go:embed queries/lease.sql
-	leaseSQL string
-	//go:embed queries/relet.sql
-	reletSQL string
-	//go:embed queries/attempt.sql
-	attemptSQL string
-	//go:embed queries/finish.sql
-	finishSQL string
-	//go:embed queries/extend.sql
-	extendSQL string
-)
-
 // Sender tuning defaults.
 const (
-	DefaultPoll = time.Second
-	// DefaultSettle is Sender.Settle's default: ample for the batches of one crawl's partitions.
-	DefaultSettle     = 500 * time.Millisecond
+	DefaultPoll       = time.Second
 	DefaultBatchLimit = 200
 	// MaxEventsPerMessage bounds one message (Telegram takes 4096 characters).
 	MaxEventsPerMessage = 20
@@ -45,36 +26,39 @@ const (
 	maxRetryAfter = 5 * time.Minute
 )
 
-// Sender delivers one channel's claims: it leases them (its own, and any whose lease expired),
-// groups them by watch and crawl into messages, waits for the channel's rate limit, sends, and
-// marks them sent or failed. Transient errors are retried with backoff (Retry-After honoured) up
-// to MaxAttempts, extending the lease before each attempt.
+// Sender delivers one channel's claims from a ClaimStore: it picks the groups ready to send, checks
+// each before it sends (see skip), waits for the channel's rate limit, sends, and finishes the
+// claims sent, failed or unknown. Transient errors are retried with backoff (Retry-After honoured)
+// up to MaxAttempts, the store told before each attempt (Attempt) and each wait (StatusRetry).
 type Sender struct {
-	Pool        *pgxpool.Pool
-	Channel     *Channel
-	Owner       string
-	Lease       time.Duration // DefaultLease if zero
+	Store   ClaimStore
+	Channel *Channel
+	// Watches is the watches file as loaded now: a claim of a watch no longer in it is skipped
+	// (watch_removed), one of a muted watch (enabled: false) skipped (watch_muted). Nil: no check.
+	Watches *Config
+	// MaxAge: a claim whose event occurred longer ago than this when its group is picked is skipped
+	// (stale); DefaultMaxAge if zero.
+	MaxAge      time.Duration
 	MaxAttempts int           // DefaultMaxAttempts if zero
 	BackoffBase time.Duration // first retry wait, doubling to BackoffMax (defaults 1s, 1m)
 	BackoffMax  time.Duration
-	Poll        time.Duration // how often to look for expired leases; DefaultPoll if zero
-	// Settle is how long the claims of one watch and crawl wait after the newest of them before
-	// they are leased, so that matches claimed in several consumer batches (one per partition) go
-	// out as one message; DefaultSettle if zero. A group still growing after 10 × Settle is leased
-	// anyway (its later claims go in a later message).
+	Poll        time.Duration // how often to look for claims without a wake; DefaultPoll if zero
+	// Settle, when set, is how long the sender waits after a wake before it picks, so that claims
+	// made in quick succession (several consumer batches of one crawl) are picked together.
 	Settle  time.Duration
 	Client  *http.Client
 	Wake    chan struct{} // a receive means new claims; may be nil
 	Metrics *Metrics
 	Logger  *slog.Logger
-	Secrets []string // scrubbed from every error stored or logged
+	Secrets []string         // scrubbed from every error stored or logged
+	Now     func() time.Time // time.Now if nil
 
 	last time.Time // the last send, for MinInterval
 }
 
 func (s *Sender) defaults() {
-	if s.Lease <= 0 {
-		s.Lease = DefaultLease
+	if s.MaxAge <= 0 {
+		s.MaxAge = DefaultMaxAge
 	}
 	if s.MaxAttempts <= 0 {
 		s.MaxAttempts = DefaultMaxAttempts
@@ -88,20 +72,19 @@ func (s *Sender) defaults() {
 	if s.Poll <= 0 {
 		s.Poll = DefaultPoll
 	}
-	if s.Settle <= 0 {
-		s.Settle = DefaultSettle
-	}
 	if s.Client == nil {
 		s.Client = &http.Client{}
 	}
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
 }
 
-// Run delivers until ctx ends. Database errors are logged and retried at the next poll. New claims
-// (a wake) are leased once they have settled: Settle after the last wake. Every poll also leases
-// what has settled meanwhile and what a dead sender's expired lease left.
+// Run delivers until ctx ends. Store errors are logged and retried at the next poll. A wake picks
+// (after Settle, if set); every poll picks too (claims whose retry time came, expired leases).
 func (s *Sender) Run(ctx context.Context) {
 	s.defaults()
 	t := time.NewTicker(s.Poll)
@@ -110,120 +93,48 @@ func (s *Sender) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		n, err := s.Once(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.Logger.WarnContext(ctx, "notifier: lease claims", "channel", s.Channel.Name, "err", s.scrub(err.Error()))
+			s.Logger.WarnContext(ctx, "notifier: pick claims", "channel", s.Channel.Name, "err", s.scrub(err.Error()))
 		}
 		if n > 0 && err == nil {
-			continue // there may be more
+			continue // progress: there may be more
 		}
-		for leaseNow := false; !leaseNow && ctx.Err() == nil; {
+		for pickNow := false; !pickNow && ctx.Err() == nil; {
 			select {
 			case <-ctx.Done():
 			case <-t.C:
-				leaseNow = true
+				pickNow = true
 			case <-settled:
-				settled, leaseNow = nil, true
+				settled, pickNow = nil, true
 			case <-s.Wake:
-				settled = time.After(s.Settle)
+				if s.Settle <= 0 {
+					pickNow = true
+				} else {
+					settled = time.After(s.Settle)
+				}
 			}
 		}
 	}
 }
 
-// group is the claims of one message.
-type group struct {
-	key            uuid.UUID
-	watch, crawlID string
-	keys           []uuid.UUID
-	evs            []*events.Event
-}
-
-// Once leases the claims available to this sender and delivers them; it returns how many it
-// leased.
+// Once picks the groups ready to send on this sender's channel and delivers them; it returns how
+// many claims it finished (a group left sending, for example after a store error or a lost lease,
+// does not count, so that Run waits for its next poll instead of picking it again at once).
 func (s *Sender) Once(ctx context.Context) (int, error) {
 	s.defaults()
-	groups, n, err := s.lease(ctx)
+	groups, err := s.Store.Pick(ctx, s.Channel.Name, s.Now(), DefaultBatchLimit)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("pick %s: %w", s.Channel.Name, err)
 	}
+	n := 0
 	for _, g := range groups {
 		if ctx.Err() != nil {
 			break
 		}
-		s.deliver(ctx, g)
+		if s.deliver(ctx, g) {
+			n += len(g.Claims)
+		}
 	}
 	return n, nil
-}
-
-func (s *Sender) lease(ctx context.Context) ([]*group, int, error) {
-	var groups []*group
-	n := 0
-	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		groups, n = nil, 0
-		rows, err := tx.Query(ctx, leaseSQL, s.Channel.Name, s.Owner, DefaultBatchLimit, s.Settle.Seconds())
-		if err != nil {
-			return err
-		}
-		byID := map[string]*group{}
-		var open []*group // groups without a send key yet, by watch and crawl
-		var key uuid.UUID
-		var sendKey *uuid.UUID
-		var watch, crawl string
-		var payload []byte
-		var attempts int
-		_, err = pgx.ForEachRow(rows, []any{&key, &watch, &crawl, &payload, &sendKey, &attempts}, func() error {
-			var e events.Event
-			if err := json.Unmarshal(payload, &e); err != nil {
-				return fmt.Errorf("notification %s: stored event: %w", key, err)
-			}
-			n++
-			var g *group
-			if sendKey != nil {
-				id := sendKey.String()
-				if g = byID[id]; g == nil {
-					g = &group{key: *sendKey, watch: watch, crawlID: crawl}
-					byID[id] = g
-					groups = append(groups, g)
-				}
-			} else {
-				for _, o := range open {
-					if o.watch == watch && o.crawlID == crawl && len(o.keys) < MaxEventsPerMessage {
-						g = o
-						break
-					}
-				}
-				if g == nil {
-					g = &group{watch: watch, crawlID: crawl}
-					open = append(open, g)
-					groups = append(groups, g)
-				}
-			}
-			g.keys = append(g.keys, key)
-			g.evs = append(g.evs, &e)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		var keys, sendKeys []uuid.UUID
-		for _, g := range groups {
-			if g.key == uuid.Nil {
-				g.key = groupKey(g.keys)
-			}
-			for _, k := range g.keys {
-				keys = append(keys, k)
-				sendKeys = append(sendKeys, g.key)
-			}
-		}
-		if len(keys) == 0 {
-			return nil
-		}
-		_, err = tx.Exec(ctx, reletSQL, keys, sendKeys, s.Owner, s.Lease.Seconds())
-		return err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("lease %s: %w", s.Channel.Name, err)
-	}
-	return groups, n, nil
 }
 
 // groupKey is the Idempotency-Key of a message: the claim key of a message of one, else a uuid v5
@@ -249,51 +160,109 @@ func (s *Sender) scrub(msg string) string {
 	return msg
 }
 
-// deliver sends one message, retrying transient failures, and records the outcome.
-func (s *Sender) deliver(ctx context.Context, g *group) {
-	ch := s.Channel
-	log := s.Logger.With("channel", ch.Name, "watch", g.watch, "crawl_id", g.crawlID, "key", g.key.String(), "matches", len(g.keys))
-	for attempt := 1; ; attempt++ {
-		// Hold the lease for the attempt (timeout and a margin); a sender that lost it (it slept
-		// past its lease and another took the rows) stops.
-		tag, err := s.Pool.Exec(ctx, attemptSQL, g.keys, s.Owner, (s.Lease + ch.Timeout).Seconds())
-		if err != nil {
-			if ctx.Err() == nil {
-				log.WarnContext(ctx, "notifier: extend lease; leaving the claims to a later lease", "err", err)
+// skip is the send-time check, before each attempt of a picked group: claims of a watch removed
+// from the watches file or muted, claims whose event occurred more than MaxAge ago, and claims whose
+// listing closed after their event are finished skipped with the reason. It returns the group of
+// what is left to send (same Key), or ok false when nothing is.
+func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bool) {
+	reasonOf := func(c GroupClaim) string {
+		if s.Watches != nil {
+			switch w := s.Watches.Watch(g.Watch); {
+			case w == nil:
+				return ReasonWatchRemoved
+			case w.Muted:
+				return ReasonWatchMuted
 			}
-			return
 		}
-		if tag.RowsAffected() == 0 {
-			log.InfoContext(ctx, "notifier: lease lost; another sender has the claims")
-			return
+		switch {
+		case c.Event.OccurredAt.Before(s.Now().Add(-s.MaxAge)):
+			return ReasonStale
+		case c.Closed.After(c.Event.OccurredAt):
+			return ReasonClosed
+		}
+		return ""
+	}
+	byReason := map[string][]GroupClaim{}
+	rest := g
+	rest.Claims = nil
+	for _, c := range g.Claims {
+		if r := reasonOf(c); r != "" {
+			byReason[r] = append(byReason[r], c)
+		} else {
+			rest.Claims = append(rest.Claims, c)
+		}
+	}
+	for r, cs := range byReason {
+		sk := g
+		sk.Claims = cs
+		if s.finish(ctx, log, sk, Outcome{Status: StatusSkipped, Reason: r}) {
+			s.Metrics.skipped(r, len(cs))
+			log.InfoContext(ctx, "notification skipped at send time", "reason", r, "claims", len(cs))
+		}
+	}
+	return rest, len(rest.Claims) > 0
+}
+
+// deliver sends one message, retrying transient failures, and records the outcome; it reports
+// whether the group's claims were finished.
+func (s *Sender) deliver(ctx context.Context, g Group) bool {
+	ch := s.Channel
+	log := s.Logger.With("channel", ch.Name, "watch", g.Watch, "crawl_id", g.CrawlID, "key", g.Key.String(), "matches", len(g.Claims))
+	for attempt := 1; ; attempt++ {
+		var ok bool
+		if g, ok = s.skip(ctx, log, g); !ok {
+			return true // every claim skipped
+		}
+		evs := make([]*events.Event, len(g.Claims))
+		for i, c := range g.Claims {
+			evs[i] = c.Event
+		}
+		// Hold the claims for the attempt (timeout and a margin); a sender that lost them (it slept
+		// past its lease and another took them) stops.
+		if err := s.Store.Attempt(ctx, g, ch.Timeout); err != nil {
+			switch {
+			case errors.Is(err, ErrLost):
+				log.InfoContext(ctx, "notifier: lease lost; another sender has the claims")
+			case ctx.Err() == nil:
+				log.WarnContext(ctx, "notifier: record the attempt; leaving the claims to a later pick", "err", s.scrub(err.Error()))
+			}
+			return false
 		}
 		if wait := ch.MinInterval - time.Since(s.last); ch.MinInterval > 0 && wait > 0 {
 			if !sleep(ctx, wait) {
-				return
+				return false
 			}
 		}
 		s.last = time.Now()
-		err = ch.Send(ctx, s.Client, Message{Key: g.key, Watch: g.watch, CrawlID: g.crawlID, Events: g.evs, Now: time.Now()})
+		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now()})
 		if err == nil {
-			s.finish(ctx, log, g, "sent", "")
-			s.Metrics.sent(ch.Name, len(g.keys))
+			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})
+			s.Metrics.sent(ch.Name, len(g.Claims))
 			log.InfoContext(ctx, "notification sent", "attempt", attempt)
-			return
-		}
-		if ctx.Err() != nil {
-			return // shutting down: the lease expires and the claims are sent again
+			return done
 		}
 		msg := s.scrub(err.Error())
 		var se *SendError
-		transient := errors.As(err, &se) && se.Transient
+		if errors.As(err, &se) && se.Unknown {
+			// Possibly delivered on a channel without idempotency: never re-sent automatically
+			// (also when shutting down: no other sender may take it).
+			done := s.finish(ctx, log, g, Outcome{Status: StatusUnknown, Error: msg})
+			s.Metrics.unknown(ch.Name, len(g.Claims))
+			log.ErrorContext(ctx, "notification outcome unknown: not re-sent", "attempt", attempt, "err", msg)
+			return done
+		}
+		if ctx.Err() != nil {
+			return false // shutting down: the claims stay sending and are sent again, same key
+		}
+		transient := se != nil && se.Transient
 		if !transient || attempt >= s.MaxAttempts {
 			if transient {
 				msg = fmt.Sprintf("%s (after %d attempts)", msg, attempt)
 			}
-			s.finish(ctx, log, g, "failed", msg)
-			s.Metrics.failed(ch.Name, len(g.keys))
+			done := s.finish(ctx, log, g, Outcome{Status: StatusFailed, Error: msg})
+			s.Metrics.failed(ch.Name, len(g.Claims))
 			log.ErrorContext(ctx, "notification failed", "attempt", attempt, "err", msg)
-			return
+			return done
 		}
 		s.Metrics.retry(ch.Name)
 		wait := s.backoff(attempt)
@@ -301,35 +270,32 @@ func (s *Sender) deliver(ctx context.Context, g *group) {
 			wait = min(se.RetryAfter, maxRetryAfter)
 		}
 		log.WarnContext(ctx, "notification: transient failure; retrying", "attempt", attempt, "wait", wait.String(), "err", msg)
-		// The lease must outlive the wait.
-		if wait > s.Lease/2 {
-			if _, err := s.Pool.Exec(ctx, extendSQL, g.keys, s.Owner, (wait + s.Lease).Seconds()); err != nil && ctx.Err() == nil {
-				log.WarnContext(ctx, "notifier: extend lease", "err", err)
-			}
+		if err := s.Store.Finish(ctx, g, Outcome{Status: StatusRetry, Error: msg, RetryAt: s.Now().Add(wait)}); err != nil && ctx.Err() == nil {
+			log.WarnContext(ctx, "notifier: record the retry", "err", s.scrub(err.Error()))
 		}
 		if !sleep(ctx, wait) {
-			return
+			return false
 		}
 	}
 }
 
-// finish marks the group's rows. The mark must land even when a SIGTERM arrives right after the
-// answer, and a database blip must not turn into a second send: it is retried for up to
-// markTimeout (the lease, extended by the attempt, still covers it).
-func (s *Sender) finish(ctx context.Context, log *slog.Logger, g *group, status, msg string) {
+// finish records a final outcome. The mark must land even when a SIGTERM arrives right after the
+// answer, and a store blip must not turn into a second send: it is retried for up to markTimeout
+// (a lease, extended by the attempt, still covers it). It reports whether the mark landed.
+func (s *Sender) finish(ctx context.Context, log *slog.Logger, g Group, o Outcome) bool {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
 	for attempt := 1; ; attempt++ {
-		_, err := s.Pool.Exec(mctx, finishSQL, g.keys, s.Owner, status, msg)
+		err := s.Store.Finish(mctx, g, o)
 		if err == nil {
-			return
+			return true
 		}
 		if mctx.Err() != nil {
-			log.ErrorContext(ctx, "notifier: could not mark the notification; it will be sent again after the lease expires",
-				"status", status, "err", err)
-			return
+			log.ErrorContext(ctx, "notifier: could not mark the notification; it will be sent again",
+				"status", string(o.Status), "err", s.scrub(err.Error()))
+			return false
 		}
-		log.WarnContext(ctx, "notifier: mark the notification; retrying", "status", status, "attempt", attempt, "err", err)
+		log.WarnContext(ctx, "notifier: mark the notification; retrying", "status", string(o.Status), "attempt", attempt, "err", s.scrub(err.Error()))
 		sleep(mctx, min(time.Duration(attempt)*200*time.Millisecond, 2*time.Second))
 	}
 }

@@ -1,28 +1,31 @@
-// Package notify is the tee-time alert side of the pipeline: a second consumer group on the
-// booking-events topic that matches each event against the golfers' watches, claims every match
-// in PostgreSQL (table notifications, one row per watch, channel and event) before the batch's
-// offsets are committed, and delivers the claims through per-channel senders (generic webhook,
-// Slack, Discord, Telegram).
+// Package notify is the tee-time alert engine: watches, the entering rule (Rule), claim batches
+// (Config.Batch), message groups (Groups), messages, channels (generic webhook, Slack, Discord,
+// Telegram) and the per-channel Sender. It keeps its claims behind ClaimStore and imports no
+// database: internal/notify/pgclaims is the PostgreSQL store of `booking-consumer notify` (a
+// second consumer group on booking-events, its Claimer the consume loop's sink),
+// internal/notify/liteclaims the SQLite store of the crawler's state dir. Both pass
+// internal/notify/claimstoretest.
 //
 // The guarantees, and why they hold:
 //
-//   - A match is claimed once. Claims are INSERT ... ON CONFLICT (watch, channel, event_id) DO
-//     NOTHING RETURNING, in the batch's one transaction: a redelivery, a replay, a second notifier
-//     process in the group or the same events arriving three times all find the row and claim
-//     nothing. The loop (internal/consumer) commits offsets only after that transaction.
+//   - A match is claimed once. A claim key is a uuid v5 over (watch, channel, event id); the
+//     store's Claim creates nothing for a key it has, in one durable transaction (the consume
+//     loop commits offsets only after it).
 //   - Nothing stale is sent. At claim time a match whose event occurred more than MaxAge ago, or
-//     whose listing already has a later close stored (in booking_events, written by the booking
-//     consumer, or in notification_closes, the closes this notifier itself has seen), is recorded
-//     as skipped with the reason instead (see Rule). A claimed alert is sent however long the
-//     channel was down.
-//   - A claim is delivered once in effect. Senders take claims under a lease, send, then mark them
-//     sent. A process that dies between the channel's answer and the mark leaves the lease to
-//     expire; another sender takes the claim again and sends it with the same Idempotency-Key
-//     (generic webhook: a deduplicating receiver sees one delivery). Slack, Discord and Telegram
-//     have no such key: there the crash window can repeat a message once.
+//     whose listing already has a later close stored, is recorded as skipped with the reason
+//     (see Rule). Before it sends a picked group, the Sender checks again: claims older than
+//     MaxAge by then, whose listing closed since, or of a watch removed from (watch_removed) or
+//     muted in (watch_muted) the watches file are skipped too.
+//   - A claim is delivered once in effect. A message has a stable Idempotency-Key (Group.Key);
+//     a process that dies between the channel's answer and the mark sends it again with the same
+//     key (generic webhook: a deduplicating receiver sees one delivery). Slack, Discord and
+//     Telegram have no such key: there that crash window, and only it, can repeat a message
+//     once; a request they may have received (a timeout after it was sent) is never re-sent
+//     (StatusUnknown).
 //   - A slow or broken channel blocks nothing else: one sender per channel, each rate-limited,
-//     transient errors (timeouts, 5xx, 429 with Retry-After) retried with backoff up to
-//     MaxAttempts, permanent ones (other 4xx) failing only that notification.
+//     transient errors (not-sent connection errors, 5xx, 408, 429 with Retry-After; timeouts
+//     after sending on the webhook) retried with backoff up to MaxAttempts, permanent ones (3xx,
+//     other 4xx) failing only that notification.
 package notify
 
 import (
@@ -93,12 +96,17 @@ type Watch struct {
 	MaxPriceKRW  *int64
 	MinPlayers   *int
 	Channels     []string
+	// Muted is `enabled: false`: the watch claims nothing, and its claims still waiting are
+	// skipped (watch_muted) at send time.
+	Muted bool
 }
 
 // Config is a parsed watches file.
 type Config struct {
 	Channels map[string]*Channel
 	Watches  []*Watch
+
+	index *watchIndex // built by Parse; MatchAll scans every watch without it
 }
 
 // Secrets returns every secret the config holds (URLs from url_env, tokens): for scrubbing.
@@ -148,6 +156,7 @@ type fileWatch struct {
 	MaxPriceKRW  *int64     `yaml:"max_price_krw"`
 	MinPlayers   *int       `yaml:"min_players"`
 	Channels     []string   `yaml:"channels"`
+	Enabled      *bool      `yaml:"enabled"`
 }
 
 // LoadFile reads and validates a watches file; secrets come from getenv.
@@ -253,6 +262,7 @@ func Parse(b []byte, getenv func(string) string) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	cfg.index = buildIndex(cfg.Watches)
 	return cfg, nil
 }
 
@@ -387,7 +397,8 @@ func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 		return nil
 	}
 	w := &Watch{Name: f.Name, Sources: f.Sources, Courses: f.Courses, CoursesExact: f.CoursesExact,
-		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels}
+		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels,
+		Muted: f.Enabled != nil && !*f.Enabled}
 	if !nameRE.MatchString(f.Name) {
 		errs.add(orNode(field(n, "name"), n), "watch name %q: required; letters, digits, '_', '-', '.'", f.Name)
 	}

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,31 @@ func TestDemoWatchesFileIsValid(t *testing.T) {
 	}
 	if len(c.Watches) == 0 || c.Channels["demo-hook"] == nil {
 		t.Errorf("demo watches: %+v", c)
+	}
+}
+
+// TestEnabledFalseMutesAWatch: enabled: false mutes a watch (it enters nothing); absent or true
+// does not; a non-boolean is an error with its line.
+func TestEnabledFalseMutesAWatch(t *testing.T) {
+	c, err := Parse([]byte("channels:\n  a: {type: webhook, url: http://x/}\nwatches:\n"+
+		"  - {name: on, channels: [a]}\n  - {name: also-on, enabled: true, channels: [a]}\n  - {name: off, enabled: false, channels: [a]}\n"),
+		env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muted []bool
+	for _, w := range c.Watches {
+		muted = append(muted, w.Muted)
+	}
+	if fmt.Sprint(muted) != "[false false true]" {
+		t.Errorf("muted = %v", muted)
+	}
+	e := ev(events.ListingOpened, "Lake", "2026-12-05", "07:00", 1, 4)
+	if got := c.MatchAll(e, time.Now()); len(got) != 2 || got[0].Name != "on" || got[1].Name != "also-on" {
+		t.Errorf("matched %d watches, want on and also-on", len(got))
+	}
+	_, err = Parse([]byte("channels:\n  a: {type: webhook, url: http://x/}\nwatches:\n  - name: w\n    enabled: maybe\n    channels: [a]\n"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "line 5") {
+		t.Errorf("enabled: maybe: %v, want an error on line 5", err)
 	}
 }

@@ -11,5 +11,5 @@ select course_name, extract(dow from play_date)::int, extract(epoch from lifetim
          when last_price_krw > open_price_krw then 'raised'
          else 'unchanged' end,
        change_count
-from booking_lifetimes_fast
+from booking_lifetimes
 where status = 'booked'

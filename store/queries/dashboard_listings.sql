@@ -6,7 +6,7 @@ select listing_key, source, course_name, course_part, play_date::text, to_char(t
        status, opened_at, closed_at, last_event_type, last_event_at,
        (extract(epoch from lifetime) * 1000000)::bigint as lifetime_us,
        open_price_krw, last_price_krw, change_count, reopen_count
-from booking_lifetimes_fast l
+from booking_lifetimes l
 where play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)
   and ($3::text = '' or source = $3)
   and ($4::text = '' or course_name = $4)

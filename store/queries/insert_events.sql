@@ -1,7 +1,7 @@
 -- InsertEvents: one set-based insert of a batch of events, one array parameter per column
 -- (whatever the batch size, far from the 65,535 bind-parameter limit). A known event_id is skipped;
--- the listing key of every new event comes back (their count is the number of new events, and
--- their listings are what the listing_lifetimes projection refreshes).
+-- the row count is the number of new events. The listing_lifetimes projection of the new events'
+-- listings is refreshed by booking_events' own trigger, inside this statement (migration 007).
 --
 -- The placeholders in double braces below are filled from store/eventrow.go's eventColumns, the one
 -- definition of the row: the column list, the named array parameters (one per column) and the
@@ -11,4 +11,3 @@ insert into booking_events ({{columns}})
 select {{selects}}
 from unnest({{arrays}}) as u({{columns}})
 on conflict (event_id) do nothing
-returning listing_key

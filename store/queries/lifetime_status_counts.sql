@@ -1,6 +1,6 @@
 -- LifetimeSummary, part 1: listings by status.
 select status, count(*)::int
-from booking_lifetimes_fast
+from booking_lifetimes
 where play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)
   and ($3::text = '' or source = $3)
   and ($4::text = '' or course_name = $4)

@@ -2,7 +2,7 @@
 -- play date (0 = Sunday), over booked listings only.
 select course_name, extract(dow from play_date)::int as weekday, count(*)::int,
        (extract(epoch from percentile_cont(0.5) within group (order by lifetime)) * 1000000)::bigint
-from booking_lifetimes_fast
+from booking_lifetimes
 where status = 'booked'
   and play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)
   and ($3::text = '' or source = $3)

@@ -1,5 +1,5 @@
--- Lifetimes: rows of booking_lifetimes, read from its projection booking_lifetimes_fast (the
--- listing_lifetimes table under the view's final layer: the same rows, see store/projection.go).
+-- Lifetimes: rows of booking_lifetimes, the served view (the listing_lifetimes projection under
+-- the definition's final layer: the definition's rows, see store/projection.go).
 -- The play-date bounds are always present (open ends become -infinity/infinity) so the filter
 -- reaches the play_date index whatever the plan.
 -- Empty source/course/status mean no filter.
@@ -7,7 +7,7 @@ select listing_key, source, course_name, course_part, play_date::text, to_char(t
        status, opened_at, closed_at, last_event_type, last_event_at,
        (extract(epoch from lifetime) * 1000000)::bigint as lifetime_us,
        open_price_krw, last_price_krw, change_count, reopen_count
-from booking_lifetimes_fast
+from booking_lifetimes
 where play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)
   and ($3::text = '' or source = $3)
   and ($4::text = '' or course_name = $4)

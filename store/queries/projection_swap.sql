@@ -1,10 +1,5 @@
--- Swap listing_lifetimes_next in as listing_lifetimes (inside the rebuild's final transaction,
--- after the catch-up), then rename its constraint and indexes to their final names.
-drop view if exists booking_lifetimes_fast;
-drop table if exists listing_lifetimes;
+-- Swap, part 1 (inside the rebuild's final transaction, after the catch-up): listing_lifetimes_next
+-- becomes listing_lifetimes; the old table steps aside until the served views are re-pointed at
+-- the new one (projection_swap_finish.sql), so booking_lifetimes itself is never dropped.
+alter table if exists listing_lifetimes rename to listing_lifetimes_old;
 alter table listing_lifetimes_next rename to listing_lifetimes;
-alter table listing_lifetimes rename constraint listing_lifetimes_next_pkey to listing_lifetimes_pkey;
-alter index listing_lifetimes_next_play_date_idx rename to listing_lifetimes_play_date_idx;
-alter index listing_lifetimes_next_course_idx rename to listing_lifetimes_course_idx;
-alter index listing_lifetimes_next_source_idx rename to listing_lifetimes_source_idx;
-alter index listing_lifetimes_next_status_idx rename to listing_lifetimes_status_idx;

@@ -21,6 +21,10 @@ import (
 // ErrUsage marks command-line mistakes; the mains exit with status 2 for it.
 var ErrUsage = errors.New("usage")
 
+// ErrPartial marks a result that is only partly there (`crawler suggest` printed an entry with
+// fields missing or a login to fill in); the mains exit with status 2 for it too.
+var ErrPartial = errors.New("partial")
+
 // IsHelp reports whether a is one of the spellings of --help.
 func IsHelp(a string) bool {
 	return a == "-h" || a == "-help" || a == "--help"
@@ -102,7 +106,7 @@ func Healthcheck(ctx context.Context, url string, timeout time.Duration) error {
 
 // Main runs a command: run gets a context cancelled by SIGINT or SIGTERM, the arguments without
 // the program name and the process environment; its error becomes the exit status (0; 2 for
-// ErrUsage; 1 otherwise), printed after the program's name.
+// ErrUsage and ErrPartial; 1 otherwise), printed after the program's name.
 func Main(name string, run func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
@@ -111,7 +115,7 @@ func Main(name string, run func(ctx context.Context, args []string, getenv func(
 		return
 	}
 	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-	if errors.Is(err, ErrUsage) {
+	if errors.Is(err, ErrUsage) || errors.Is(err, ErrPartial) {
 		os.Exit(2)
 	}
 	os.Exit(1)

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// TestNotificationsListsUnknownInSeoulTime: `notifications` prints its times in Asia/Seoul like
+// every other output (it printed UTC), and --status unknown lists the claims whose outcome is
+// unknown (review-2 F10).
+func TestNotificationsListsUnknownInSeoulTime(t *testing.T) {
+	t.Parallel()
+	db, dbURL := storetest.NewDBURL(t)
+	_, err := db.Exec(t.Context(), `insert into notifications (key, watch, channel, event_id, crawl_id, listing_key, occurred_at,
+	    event, status, error, attempts, claimed_at)
+	  values (gen_random_uuid(), 'w', 'slack', gen_random_uuid(), 'c1', 'k', '2026-12-01T08:00:00Z',
+	    '{"event_type":"listing_opened","course_name":"레이크 CC","play_date":"2026-12-05","tee_time":"07:00"}', 'unknown',
+	    'channel slack: no answer within 1s', 1, '2026-12-01T08:04:28Z')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": dbURL}, "notifications", "--status", "unknown")
+	if err != nil || !strings.Contains(out, "2026-12-01T17:04:28+09:00") || !strings.Contains(out, "unknown") ||
+		!strings.Contains(out, "no answer within 1s") {
+		t.Errorf("notifications --status unknown: %v\n%s\nwant the claim at 2026-12-01T17:04:28+09:00", err, out)
+	}
+}

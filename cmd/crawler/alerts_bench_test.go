@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+)
+
+// benchAlerts opens crawler-side alerts in a fresh dir for the watches file wf.
+func benchAlerts(b *testing.B, wf string) *alertsRuntime {
+	b.Helper()
+	watches, err := notify.LoadFile(wf, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := openAlerts(b.Context(), cli.Env{Logger: slog.New(slog.DiscardHandler)}, b.TempDir(),
+		alertsConfig{MaxAge: 365 * 24 * time.Hour, MaxAttempts: 6, RetryBase: time.Second, Retention: 365 * 24 * time.Hour},
+		watches, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a.start(b.Context())
+	b.Cleanup(func() { _ = a.close() })
+	return a
+}
+
+// benchWatchesFile is a watch of openings under 150,000원 (and, with weekend, one of weekend
+// tee times) on one webhook at url.
+func benchWatchesFile(b *testing.B, url string, weekend bool) string {
+	w := "channels:\n  hook: {type: webhook, url: \"" + url + "/alerts\", timeout: 1h}\n" +
+		"watches:\n  - name: cheap\n    max_price_krw: 150000\n    channels: [hook]\n"
+	if weekend {
+		w += "  - name: weekend\n    weekdays: [sat, sun]\n    channels: [hook]\n"
+	}
+	return testkit.WriteTemp(b, "watches.yaml", w)
+}
+
+// BenchmarkCrawlAlerts is the wall time of one crawl of the simulated site (the default sim, 14
+// days ahead: ~1600 events, zero politeness delay, every crawl from an empty snapshot, so every
+// listing is an event and about half of them are alerts) three ways, taking turns in one loop:
+// no alerts; crawler-side alerts to a healthy receiver; and to a receiver that accepts the
+// request and never answers (channel timeout 1h). It reports the median ms per crawl of each and
+//
+//	on_vs_off     target ≤ 1.3: the synced claim transaction per site crawl is the price
+//	hung_vs_on    target ≤ 1.05: a hung channel does not slow the crawl
+func BenchmarkCrawlAlerts(b *testing.B) {
+	clock := newSimClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 42, Now: clock.Now}))
+	b.Cleanup(srv.Close)
+	sites := benchSimSites(b, srv.URL)
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	b.Cleanup(healthy.Close)
+	stop := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	b.Cleanup(hung.Close)
+	b.Cleanup(func() { close(stop) })
+	hooks := []crawler.Alerts{nil, benchAlerts(b, benchWatchesFile(b, healthy.URL, true)).hook, benchAlerts(b, benchWatchesFile(b, hung.URL, true)).hook}
+	const off, on, hang = 0, 1, 2
+	dir := b.TempDir()
+	crawl := func(a crawler.Alerts) time.Duration {
+		state, err := os.MkdirTemp(dir, "state-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: state}, Logger: slog.New(slog.DiscardHandler), Alerts: a, Now: clock.Now}
+		t0 := time.Now()
+		sum, err := r.Run(b.Context())
+		d := time.Since(t0)
+		if sum.Events() == 0 {
+			b.Fatalf("crawl: %v, no events", err)
+		}
+		return d
+	}
+	for _, a := range hooks { // warm up
+		crawl(a)
+	}
+	var ms [3][]float64
+	i := 0
+	for b.Loop() {
+		for k := range hooks {
+			h := (i + k) % len(hooks)
+			ms[h] = append(ms[h], crawl(hooks[h]).Seconds()*1000)
+		}
+		i++
+		clock.Add(time.Second) // crawl ids have second resolution
+	}
+	med := [3]float64{benchMedian(ms[off]), benchMedian(ms[on]), benchMedian(ms[hang])}
+	b.ReportMetric(med[off], "off_ms/crawl")
+	b.ReportMetric(med[on], "on_ms/crawl")
+	b.ReportMetric(med[hang], "hung_ms/crawl")
+	b.ReportMetric(med[on]/med[off], "on_vs_off")
+	b.ReportMetric(med[hang]/med[on], "hung_vs_on")
+}
+
+// BenchmarkCrawlerAlertLatency is the crawler-side alert latency of an opening: from the Runner's
+// call of the alerts hook (the moment the crawl's events exist; the Kafka path's counterpart is
+// the Publish call of BenchmarkNotifyLatency) to the request reaching a local webhook. Each
+// iteration opens one tee time on a local site and crawls it, after the previous alert arrived.
+func BenchmarkCrawlerAlertLatency(b *testing.B) {
+	var open atomic.Int64
+	site := teePage(b, func() []teeRow {
+		rows := make([]teeRow, open.Load())
+		for i := range rows {
+			rows[i] = teeRow{Date: fmt.Sprintf("12/%02d", 10+i/100%18), Time: fmt.Sprintf("%02d:%02d", 5+i%100/6, i%6*10), Price: 120000}
+		}
+		return rows
+	})
+	arrived := make(chan time.Time, 16)
+	hook := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, _ *http.Request) { arrived <- time.Now() }))
+	b.Cleanup(hook.Close)
+	a := benchAlerts(b, benchWatchesFile(b, hook.URL, false))
+	timed := &timedAlerts{next: a.hook}
+	clock := newSimClock(time.Now()) // the events must not be stale by the real clock at send time
+	sites, err := crawler.LoadSites(teeSitesFile(b, site.URL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: b.TempDir()}, Logger: slog.New(slog.DiscardHandler),
+		Alerts: timed, Now: clock.Now}
+	var lat []float64
+	for b.Loop() {
+		open.Add(1)
+		clock.Add(time.Minute)
+		if _, err := r.Run(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case t := <-arrived:
+			lat = append(lat, t.Sub(timed.at.Load().(time.Time)).Seconds()*1000)
+		case <-time.After(30 * time.Second):
+			b.Fatal("no alert within 30s")
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(lat[len(lat)/2], "p50_ms")
+	b.ReportMetric(lat[min(len(lat)-1, len(lat)*99/100)], "p99_ms")
+	b.ReportMetric(float64(len(lat)), "openings")
+}
+
+// timedAlerts records when the hook was last called.
+type timedAlerts struct {
+	next crawler.Alerts
+	at   atomic.Value // time.Time
+}
+
+func (t *timedAlerts) Claim(ctx context.Context, site, crawlID string, evs []events.Event) error {
+	t.at.Store(time.Now())
+	return t.next.Claim(ctx, site, crawlID, evs)
+}
+
+// benchSimSites is the HTML site of compose/dev/sites.yaml against base, 14 days ahead, no delay.
+func benchSimSites(b *testing.B, base string) []crawler.Site {
+	raw, err := os.ReadFile("../../compose/dev/sites.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(raw), "http://"+sitesim.DefaultAddr, base)
+	s = strings.ReplaceAll(s, `allowed_domains: ["127.0.0.1"]`, "")
+	s = strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
+	s, _, _ = strings.Cut(s, "\n\n  - name: sim-api-get")
+	sites, err := crawler.LoadSites(testkit.WriteTemp(b, "sites.yaml", s))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sites
+}
+
+func benchMedian(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/notify/liteclaims"
+)
+
+// alertStore is the claim store of the crawler's alerts: SQLite in the state dir.
+type alertStore interface {
+	notify.ClaimStore
+	Close() error
+}
+
+// openAlertStore opens (creating it if needed) the alerts database of stateDir. A database that
+// cannot be read (a truncated file, a bad header) is an error naming the file, never a fresh
+// start that would alert everything again.
+func openAlertStore(ctx context.Context, stateDir string) (alertStore, error) {
+	st, err := liteclaims.Open(ctx, alertsPath(stateDir))
+	if err != nil {
+		return nil, fmt.Errorf("alerts: %w", err)
+	}
+	return st, nil
+}
+
+// alertsRuntime is the crawler-side alerts of one crawler process: the claim store in the state
+// dir, the Runner's hook and one sender per used channel, running beside the crawl so that a
+// slow or dead channel never slows the crawl nor the other channels.
+type alertsRuntime struct {
+	cfg     alertsConfig
+	watches *notify.Config
+	store   alertStore
+	hook    *crawlAlerts
+	health  *channelHealth
+	metrics *notify.Metrics
+	logger  *slog.Logger
+	secrets []string
+
+	stop    context.CancelFunc
+	senders sync.WaitGroup
+}
+
+// openAlerts opens the state dir's alerts database for watches and registers the notifier's
+// metrics, the oldest unsent claim's age and the channels' /healthz section on m. The caller
+// holds the state dir's lock.
+func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsConfig, watches *notify.Config,
+	m *crawler.CrawlerMetrics) (*alertsRuntime, error) {
+	st, err := openAlertStore(ctx, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	a := &alertsRuntime{cfg: cfg, watches: watches, store: st, logger: env.Logger, secrets: watches.Secrets(),
+		health: newChannelHealth(time.Now, cfg.FailingAfter, watches.UsedChannels())}
+	if m != nil {
+		a.metrics = notify.NewMetrics(m.Registry())
+		m.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
+			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, a.oldestUnsent))
+		m.AddHealthCheck("alerts", a.health.check)
+	}
+	a.hook = newCrawlAlerts(watches, st, cfg.MaxAge, env.Logger, a.metrics)
+	if n, err := st.Prune(ctx, time.Now().Add(-cfg.Retention)); err != nil {
+		env.Logger.WarnContext(ctx, "alerts: prune old claims", "err", cli.Scrub(err.Error(), a.secrets))
+	} else if n > 0 {
+		env.Logger.InfoContext(ctx, "alerts: old claims deleted", "deleted", n, "retention", cfg.Retention.String())
+	}
+	left, err := unsent(ctx, st)
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	env.Logger.InfoContext(ctx, "alerts ready", "db", alertsPath(stateDir), "watches", len(watches.Watches),
+		"channels", watches.UsedChannels(), "unsent_from_before", left)
+	return a, nil
+}
+
+// oldestUnsent is the gauge crawler_alerts_oldest_unsent_seconds.
+func (a *alertsRuntime) oldestUnsent() float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rows, err := a.store.List(ctx, notify.Filter{Status: notify.StatusSending, Limit: 1_000_000})
+	if err != nil || len(rows) == 0 {
+		return 0
+	}
+	oldest := rows[0].ClaimedAt
+	for _, r := range rows {
+		if r.ClaimedAt.Before(oldest) {
+			oldest = r.ClaimedAt
+		}
+	}
+	return time.Since(oldest).Seconds()
+}
+
+// start runs one sender per used channel until close. Each sender first sends every claim still
+// sending from before (a crash, or `crawler once` that left them), with its Idempotency-Key.
+func (a *alertsRuntime) start(ctx context.Context) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	a.stop = stop
+	for _, name := range a.watches.UsedChannels() {
+		ch := a.watches.Channels[name]
+		client := &http.Client{Transport: a.health.transport(name, http.DefaultTransport.(*http.Transport).Clone()),
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		s := &notify.Sender{Store: a.store, Watches: a.watches, Channel: ch, MaxAge: a.cfg.MaxAge,
+			MaxAttempts: a.cfg.MaxAttempts, BackoffBase: a.cfg.RetryBase, Client: client, Wake: a.hook.wakes[name],
+			Metrics: a.metrics, Logger: a.logger, Secrets: a.secrets}
+		a.senders.Go(func() { s.Run(sctx) })
+	}
+}
+
+// afterRun prunes old claims (the schedule calls it after each run).
+func (a *alertsRuntime) afterRun(ctx context.Context) {
+	if _, err := a.store.Prune(ctx, time.Now().Add(-a.cfg.Retention)); err != nil && ctx.Err() == nil {
+		a.logger.WarnContext(ctx, "alerts: prune old claims", "err", cli.Scrub(err.Error(), a.secrets))
+	}
+}
+
+// wait waits up to d for every claim to be sent (or failed, or skipped) and returns how many are
+// still unsent; `crawler once` leaves them for its next run.
+func (a *alertsRuntime) wait(ctx context.Context, d time.Duration) (int, error) {
+	deadline := time.Now().Add(d)
+	for {
+		n, err := unsent(ctx, a.store)
+		if err != nil || n == 0 || !time.Now().Before(deadline) {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return n, nil
+		case <-time.After(min(50*time.Millisecond, time.Until(deadline))):
+		}
+	}
+}
+
+// close stops the senders (a send in flight is abandoned: its claim stays sending and is sent
+// again at the next start, under the same key) and closes the database.
+func (a *alertsRuntime) close() error {
+	if a.stop != nil {
+		a.stop()
+	}
+	a.senders.Wait()
+	return a.store.Close()
+}
+
+// waitAndReport is `crawler once`'s wait for its sends: up to d, then one line saying how many
+// alerts stay claimed for the next run.
+func (a *alertsRuntime) waitAndReport(ctx context.Context, d time.Duration) {
+	left, err := a.wait(ctx, d)
+	switch {
+	case err != nil:
+		a.logger.WarnContext(ctx, "alerts: count the unsent claims", "err", cli.Scrub(err.Error(), a.secrets))
+	case left > 0:
+		a.logger.WarnContext(ctx, "alerts left claimed for the next run", "unsent", left, "alert_wait", d.String(),
+			"note", "the next crawler run or once sends them under the same Idempotency-Key, unless older than --alert-max-age by then")
+	default:
+		a.logger.InfoContext(ctx, "alerts: every claim sent, failed or skipped")
+	}
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/suggest"
+)
+
+const suggestHelp = `Write a site entry of the sites file from one request copied out of the browser: open the
+page that lists tee times, open the developer tools' Network tab, find the request whose answer
+holds them (a document or an XHR), right-click it and choose "Copy as cURL" (bash), then
+  crawler suggest --curl - --date 2026-12-05 --target 'id=137,name=파인힐스 CC' < request.txt > site.yaml
+or give the page's URL instead of --curl. The request is sent as a crawl sends it (robots.txt
+obeyed, the crawler's politeness and decoding), with the copied cookies, and once without them.
+Nothing is guessed by a model: the rows are the JSON array or the repeated HTML element whose
+cells look like tee times (06:30, 0630, 06:30:00, 6:30) beside prices and player counts; the
+fields are chosen by value shape and by name; the play date's spellings in the URL and body
+become templates over {{.Date}} (full-year ones only without --date), a given target's id becomes
+{{.Target.id}}, and one more request for a date ` + "180" + ` days ahead shows what an empty answer
+looks like (json.success, empty_when). Every decision is printed on stderr with its evidence; the
+sites file goes to stdout. Cookie, Authorization and session or CSRF headers never reach it.
+
+Exit status 0 when the entry is complete, 2 when it is partial (fields missing, or a login page:
+the login block names the variables to set), 1 on errors.`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ", ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// suggestCmd is `crawler suggest`.
+func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := env.NewFlagSet("suggest", suggestHelp, logEnvHelp)
+	curlFile := fs.String("curl", "", "`file` holding the browser's \"Copy as cURL\" text; '-' reads stdin (else give the URL)")
+	date := fs.String("date", "", "the play `date` YYYY-MM-DD the request asked for (default: a full-year date found in it)")
+	var targets, examples stringList
+	fs.Var(&targets, "target", "a `target` to crawl, as 'id=137,name=파인힐스 CC'; repeat for every club")
+	fs.Var(&examples, "example", "a `value` seen on the page (06:30, 130,000), checked against the fields found; repeatable")
+	name := fs.String("name", "", "the site's `name`, the events' source (default: from the host)")
+	days := fs.Int("days-ahead", 14, "how many `days` after the crawl's date to crawl")
+	probe := fs.Bool("probe-empty", true, "ask for a far-ahead date too, to learn what an empty answer looks like")
+	check := fs.Bool("check", false, "run `crawler try` on the suggestion and print the listings it reads (stderr)")
+	arg, err := cli.ParseOne(fs, args, "URL")
+	if err != nil {
+		return err
+	}
+	req, err := suggestRequest(env, *curlFile, arg)
+	if err != nil {
+		return err
+	}
+	// The fetches are crawls of one page each: their progress is the reasoning on stderr, their
+	// log only what went wrong.
+	quiet, err := cli.NewLoggerDefault(env.Getenv, env.Stderr, slog.LevelWarn, "text")
+	if err != nil {
+		return err
+	}
+	o := suggest.Options{Request: req, Examples: examples, Name: *name, DaysAhead: *days, ProbeEmpty: *probe,
+		Fetcher: suggest.Fetcher{Logger: quiet, Getenv: env.Getenv},
+		Say:     func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) }}
+	if *date != "" {
+		if o.Date, err = time.ParseInLocation("2006-01-02", *date, crawler.Seoul()); err != nil {
+			return fmt.Errorf("%w: --date must be YYYY-MM-DD: %v", cli.ErrUsage, err)
+		}
+	}
+	for _, t := range targets {
+		tg, err := parseTarget(t)
+		if err != nil {
+			return err
+		}
+		o.Targets = append(o.Targets, tg)
+	}
+	sg, err := suggest.Suggest(ctx, o)
+	if len(sg.YAML) > 0 {
+		if _, werr := env.Stdout.Write(sg.YAML); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if *check && sg.Site.Name != "" {
+		// The table shows every rejected row and failed page; the log would say them twice.
+		errorsOnly, err := cli.NewLoggerDefault(env.Getenv, env.Stderr, slog.LevelError, "text")
+		if err != nil {
+			return err
+		}
+		if err := suggestCheck(ctx, env, errorsOnly, sg); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(sg.Missing) > 0:
+		return fmt.Errorf("%w: the entry lacks %s (see above)", cli.ErrPartial, strings.Join(sg.Missing, ", "))
+	case sg.Login:
+		return fmt.Errorf("%w: the site needs a login: set the login block's credential variables", cli.ErrPartial)
+	}
+	return nil
+}
+
+// suggestRequest is the request of --curl FILE, or a GET of the URL argument.
+func suggestRequest(env cli.Env, file, rawURL string) (suggest.Request, error) {
+	switch {
+	case file != "" && rawURL != "":
+		return suggest.Request{}, fmt.Errorf("%w: give --curl or a URL, not both", cli.ErrUsage)
+	case file == "" && rawURL == "":
+		return suggest.Request{}, fmt.Errorf("%w: give --curl FILE (\"Copy as cURL\" text, '-' for stdin) or the page's URL", cli.ErrUsage)
+	case rawURL != "":
+		return suggest.ParseCurl("curl '" + strings.ReplaceAll(rawURL, "'", `'\''`) + "'")
+	}
+	var (
+		b   []byte
+		err error
+	)
+	if file == "-" {
+		b, err = io.ReadAll(os.Stdin)
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return suggest.Request{}, fmt.Errorf("read --curl: %w", err)
+	}
+	r, err := suggest.ParseCurl(string(b))
+	if errors.Is(err, suggest.ErrCurl) {
+		return r, fmt.Errorf("%w: --curl %s: %v", cli.ErrUsage, file, err)
+	}
+	return r, err
+}
+
+// parseTarget reads 'id=137,name=파인힐스 CC'; a part without = belongs to the value before it.
+func parseTarget(s string) (crawler.Target, error) {
+	t := crawler.Target{}
+	last := ""
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " ") {
+			if last == "" {
+				return nil, fmt.Errorf("%w: --target %q: want key=value pairs such as id=137,name=파인힐스 CC", cli.ErrUsage, s)
+			}
+			t[last] += "," + part
+			continue
+		}
+		t[k], last = strings.TrimSpace(v), k
+	}
+	return t, nil
+}
+
+// suggestCheck is `crawler try` on the suggestion: its play date and target, the listings read
+// printed on stderr (stdout holds the sites file).
+func suggestCheck(ctx context.Context, env cli.Env, logger *slog.Logger, sg suggest.Suggestion) error {
+	site := sg.Site
+	want := ""
+	if sg.Target != nil {
+		want = sg.Target["id"]
+	}
+	if err := pickTarget(&site, want); err != nil {
+		return err
+	}
+	site.DaysAhead = 0
+	site.Politeness.MaxPages = min(site.Politeness.MaxPages, tryMaxPages)
+	at := sg.Date
+	if at.IsZero() {
+		at = time.Now().In(crawler.Seoul())
+	}
+	at = at.Add(12 * time.Hour)
+	var (
+		mu      sync.Mutex
+		reports []crawler.PageReport
+	)
+	res, err := crawler.Collect(ctx, site, at, crawler.CollectDeps{
+		Logger: logger, Getenv: env.Getenv,
+		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
+	})
+	sort.SliceStable(reports, func(i, j int) bool { return reports[i].Request < reports[j].Request })
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ncheck: crawler try --site %s --date %s on the suggestion:\n", site.Name, at.Format("2006-01-02"))
+	writeTry(&b, reports, false)
+	fmt.Fprintf(&b, "check: %d page(s), %d listing(s), %d row(s) rejected, %d page(s) failed\n",
+		res.Pages, len(res.Listings), res.Rejected, len(res.FailedPages))
+	if _, err := fmt.Fprint(env.Stderr, crawler.Redact(b.String(), site.Secrets(env.Getenv))); err != nil {
+		return err
+	}
+	if n := len(res.FailedPages); n > 0 {
+		if sg.Login && len(site.Secrets(env.Getenv)) == 0 {
+			fmt.Fprintln(env.Stderr, "check: the login's variables are not set here, so the login failed")
+			return nil
+		}
+		return fmt.Errorf("check: %d page(s) of the suggestion failed", n)
+	}
+	return nil
+}

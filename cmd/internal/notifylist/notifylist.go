@@ -1,0 +1,42 @@
+// Package notifylist prints tee-time alert claims (notify.Notification) for both commands'
+// `notifications` subcommands: JSON lines, or a table with terminal-width columns.
+package notifylist
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/internal/notify"
+)
+
+// Write writes rows to w, times in loc: JSON lines when asJSON, else a table.
+func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, n := range rows {
+			n.ClaimedAt, n.OccurredAt = n.ClaimedAt.In(loc), n.OccurredAt.In(loc)
+			if n.SentAt != nil {
+				at := n.SentAt.In(loc)
+				n.SentAt = &at
+			}
+			if err := enc.Encode(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t := &cli.Table{}
+	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
+	for _, n := range rows {
+		why := n.Reason
+		if n.Error != "" {
+			why = n.Error
+		}
+		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), string(n.Status), n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
+			n.TeeTime, strconv.Itoa(n.Attempts), why)
+	}
+	return t.Write(w)
+}

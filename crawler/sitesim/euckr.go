@@ -1,0 +1,82 @@
+package sitesim
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"net/http"
+	"strconv"
+	"time"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/korean"
+)
+
+// PathEUCKRPage is the classic ASP/IIS shape: every course of one date on one page, encoded in
+// EUC-KR (windows-949) and declared only by <meta http-equiv="Content-Type">; the HTTP
+// Content-Type is a bare text/html, as such servers send it.
+//
+//	GET /tee_euc.asp?book_date=YYYYMMDD
+const PathEUCKRPage = "/tee_euc.asp"
+
+const eucKRHead = `<html>
+<head>
+<meta http-equiv="Content-Type" content="text/html; charset=euc-kr">
+<title>%s</title>
+</head>
+<body>
+<p class="now">기준 시각: %s</p>
+<table id="teeList" border="0">
+<tr><th>골프장</th><th>코스</th><th>시간</th><th>그린피</th><th>인원</th></tr>
+`
+
+func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.Time) {
+	date, ok := s.parseDay(r.URL.Query().Get("book_date"), "20060102")
+	if !ok {
+		http.Error(w, "book_date (YYYYMMDD) is required", http.StatusBadRequest)
+		return
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, eucKRHead, "티타임 예약 "+date.Format("2006-01-02"), now.In(s.cfg.Location).Format("2006-01-02 15:04"))
+	rows := s.visibleOn(date, now)
+	if len(rows) == 0 {
+		b.WriteString(noTeeTimesRow("none", 5))
+	}
+	for _, l := range rows {
+		price, players := l.StateAt(now)
+		fmt.Fprintf(&b, "<tr class=\"res\"><td class=\"club\">%s</td><td class=\"cos\">%s</td><td class=\"tm\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
+			html.EscapeString(l.Course), html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players)
+	}
+	b.WriteString("</table>\n</body>\n</html>\n")
+	writeEUCKR(w, b.Bytes())
+}
+
+// writeEUCKR writes an HTML page encoded in EUC-KR under a bare text/html, as IIS serves it; a
+// rune EUC-KR lacks becomes a numeric character reference, as IIS writes it.
+func writeEUCKR(w http.ResponseWriter, page []byte) {
+	body, err := encoding.HTMLEscapeUnsupported(korean.EUCKR.NewEncoder()).Bytes(page)
+	if err != nil {
+		http.Error(w, "encode: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// EUCKRSite is the sites-file entry (a list item, indented for "sites:") that reads
+// PathEUCKRPage at base under name. It says nothing about the charset: the page's <meta> does.
+func EUCKRSite(name, base string) string {
+	return `  - name: ` + name + `
+    requests:
+      - url: '` + base + PathEUCKRPage + `?book_date={{.Date.Format "20060102"}}'
+    row: "#teeList tr.res"
+    fields:
+      course: {selector: "td.club"}
+      course_part: {selector: "td.cos"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td.tm"}
+      price: {selector: "td.fee"}
+      players: {selector: "td.cnt"}
+`
+}

@@ -1,0 +1,90 @@
+package sitesim
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Two more shapes of the same model, after the request and answer shapes public tee-time crawlers
+// of Korean club sites show (no code taken from them):
+//
+//	GET /Reservation/TeeList.asp?gc=ID&ymd=YYYY.MM.DD   an old ASP page of one club in EUC-KR, declared
+//	                                                    only by its <meta>, rows without classes (every
+//	                                                    club on one page is euckr.go's)
+//	GET /api/teeTimes.json?ccNo=ID&playDate=YYYYMMDD     JSON rows with year-less MM/DD dates
+const (
+	PathASP       = "/Reservation/TeeList.asp"
+	PathJSONMMDD  = "/api/teeTimes.json"
+	aspNoTeeTimes = "예약 가능한 시간이 없습니다."
+)
+
+func isMoreSourcePath(path string) bool { return path == PathASP || path == PathJSONMMDD }
+
+func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
+	switch r.URL.Path {
+	case PathASP:
+		s.serveASP(w, r, now)
+	case PathJSONMMDD:
+		s.serveJSONMMDD(w, r, now)
+	}
+}
+
+// serveASP writes one club's day as an EUC-KR table without classes on its rows.
+func (s *Site) serveASP(w http.ResponseWriter, r *http.Request, now time.Time) {
+	q := r.URL.Query()
+	ci, ok := s.club(q.Get("gc"))
+	date, okDate := s.parseDay(q.Get("ymd"), "2006.01.02")
+	if !ok || !okDate {
+		http.Error(w, "gc and ymd (YYYY.MM.DD) are required", http.StatusBadRequest)
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString("<html>\r\n<head>\r\n<meta http-equiv=\"Content-Type\" content=\"text/html; charset=euc-kr\">\r\n")
+	fmt.Fprintf(&b, "<title>%s 실시간예약</title>\r\n</head>\r\n<body>\r\n<table class=\"tbl_list\" width=\"100%%\">\r\n", html.EscapeString(s.cfg.Courses[ci].Name))
+	b.WriteString("<tr><th>코스</th><th>시간</th><th>그린피</th><th>인원</th><th>예약</th></tr>\r\n")
+	rows := s.clubRows(ci, date, now)
+	if len(rows) == 0 {
+		fmt.Fprintf(&b, "<tr><td colspan=\"5\" align=\"center\">%s</td></tr>\r\n", aspNoTeeTimes)
+	}
+	for _, l := range rows {
+		price, players := l.StateAt(now)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d명</td><td><a href=\"javascript:goRes('%s')\">예약</a></td></tr>\r\n",
+			html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players, l.ID)
+	}
+	b.WriteString("</table>\r\n</body>\r\n</html>\r\n")
+	writeEUCKR(w, b.Bytes())
+}
+
+// serveJSONMMDD answers a club's day as JSON whose rows carry the play date as MM/DD.
+func (s *Site) serveJSONMMDD(w http.ResponseWriter, r *http.Request, now time.Time) {
+	q := r.URL.Query()
+	ci, ok := s.club(q.Get("ccNo"))
+	date, okDate := s.parseDay(q.Get("playDate"), "20060102")
+	if !ok || !okDate {
+		writeJSON(w, map[string]any{"rtnCode": "99", "rtnMsg": "invalid parameter", "resultList": nil})
+		return
+	}
+	rows := s.clubRows(ci, date, now)
+	list := make([]map[string]any, 0, len(rows))
+	for _, l := range rows {
+		price, players := l.StateAt(now)
+		fee := ""
+		if price != nil {
+			fee = won(*price)
+			fee = fee[:len(fee)-len("원")]
+		}
+		list = append(list, map[string]any{
+			"playDay": date.Format("01/02"), "teeTm": s.shownTime(l, false), "courseNm": l.Part,
+			"greenFee": fee, "playerCnt": strconv.Itoa(players),
+		})
+	}
+	msg := "success"
+	if len(list) == 0 {
+		msg = "no data"
+	}
+	writeJSON(w, map[string]any{"rtnCode": "00", "rtnMsg": msg, "resultCnt": len(list), "resultList": list})
+}

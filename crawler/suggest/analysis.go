@@ -1,0 +1,252 @@
+package suggest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// analysis is one run of Suggest past the request template: the fetches and what they showed.
+type analysis struct {
+	o     Options
+	t     templated
+	date  time.Time
+	say   func(string, ...any)
+	out   *outSite
+	login bool
+	// loginDone: the login block's credentials were set and the login worked
+	loginDone bool
+	missing   []string
+	page      Page
+	isJSON    bool
+}
+
+func (a *analysis) run(ctx context.Context) error {
+	f := a.o.Fetcher
+	page, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, a.t.secret)
+	if err != nil {
+		return err
+	}
+	a.say("fetched %s: status %d, %d bytes", page.Request, page.Status, len(page.Body))
+	if page.Err != nil && len(page.Body) == 0 {
+		return fmt.Errorf("the page failed: %w", page.Err)
+	}
+	if lp, ok := loginForm(page.Body, requestURL(page.Request)); ok {
+		a.setLogin(lp, "the page itself is a login page (a form with a password field): the copied session has expired, or the page needs one")
+		if p, ok, err := a.loggedIn(ctx); err != nil {
+			return err
+		} else if ok {
+			page = p
+		}
+	} else if len(a.t.dropped) > 0 {
+		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
+		if err != nil {
+			return err
+		}
+		a.compareBare(page, bare)
+	}
+	a.page = page
+	a.out.Charset = a.charset(page.Body)
+	if err := a.rows(); err != nil {
+		return err
+	}
+	a.request()
+	if a.o.ProbeEmpty {
+		return a.probeEmpty(ctx)
+	}
+	if a.isJSON && a.out.JSON != nil {
+		a.out.JSON.EmptyWhen = []outCond{{Path: a.out.JSON.Rows, Is: "empty"}}
+		a.say("empty_when: %s is empty (a guess: --probe-empty=false did not ask for an empty date)", a.out.JSON.Rows)
+	}
+	return nil
+}
+
+// compareBare says whether the page answers the same without the dropped credentials.
+func (a *analysis) compareBare(with, bare Page) {
+	if lp, ok := loginForm(bare.Body, requestURL(bare.Request)); ok {
+		a.setLogin(lp, fmt.Sprintf("without %s the site answers with a login page (status %d)", strings.Join(a.t.dropped, ", "), bare.Status))
+		return
+	}
+	switch {
+	case bare.Err != nil:
+		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
+	case bytes.Equal(with.Body, bare.Body):
+		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
+	case rowCount(with.Body) > 0 && rowCount(bare.Body) == 0:
+		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
+	default:
+		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
+	}
+}
+
+// rowCount is how many rows of tee times an answer holds, JSON or HTML.
+func rowCount(body []byte) int {
+	b := bytes.TrimSpace(body)
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
+		jr, _, _ := findJSONRows(b)
+		return jr.rows
+	}
+	hr, _, _ := findHTMLRows(body)
+	return hr.rows
+}
+
+// requestURL is the URL of a page key ("URL" or "METHOD URL BODY").
+func requestURL(key string) string {
+	parts := strings.SplitN(key, " ", 3)
+	if len(parts) >= 2 && (parts[0] == http.MethodPost || parts[0] == http.MethodGet) {
+		return parts[1]
+	}
+	return key
+}
+
+// rows finds the rows and fields in the page, JSON or HTML.
+func (a *analysis) rows() error {
+	body := bytes.TrimSpace(a.page.Body)
+	var targetNames []string
+	for _, t := range a.o.Targets {
+		if n := t["name"]; n != "" {
+			targetNames = append(targetNames, crawler.CleanText(n))
+		}
+	}
+	var cols []column
+	if len(body) > 0 && (body[0] == '{' || body[0] == '[') && json.Valid(body) {
+		a.isJSON = true
+		jr, ok, err := findJSONRows(body)
+		if err != nil {
+			return fmt.Errorf("read the JSON answer: %w", err)
+		}
+		if !ok {
+			return a.noRows("no array of objects in the JSON answer has a member that looks like tee times")
+		}
+		a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
+		a.out.Format = crawler.FormatJSON
+		a.out.JSON = &outJSON{Rows: jr.path}
+		cols = jr.cols
+	} else {
+		hr, ok, err := findHTMLRows(a.page.Body)
+		if err != nil {
+			return fmt.Errorf("read the HTML answer: %w", err)
+		}
+		if !ok {
+			return a.noRows("no repeated element of the HTML answer holds tee times")
+		}
+		a.say("row ← %s: %d elements of one kind, their cells hold tee times; list ← %s, the element that holds them", hr.row, hr.rows, hr.list)
+		a.out.Row, a.out.List = hr.row, hr.list
+		if hr.next != "" {
+			a.out.NextPage = hr.next
+			a.say("next_page ← %s: a link that says next (to %s)", hr.next, hr.nextHref)
+		}
+		cols = hr.cols
+	}
+	as := assignFields(cols, targetNames, a.say)
+	for _, name := range fieldOrder {
+		if p, ok := as.fields[name]; ok {
+			a.out.Fields.set(name, p, a.isJSON)
+		}
+	}
+	a.missing = as.missing
+	if !as.yearless {
+		a.roundDateFromRequest()
+	}
+	a.examples(cols, as)
+	return nil
+}
+
+func (a *analysis) noRows(why string) error {
+	a.say("rows: %s", why)
+	if !a.login {
+		a.say("no login page either: is this the request that lists the tee times? (Network tab, the XHR or document that holds them)")
+	}
+	a.missing = append(a.missing, "tee_time", "course", "round_date")
+	return nil
+}
+
+func (a *analysis) roundDateFromRequest() {
+	if a.t.dateFound {
+		a.out.Fields.set("round_date", pick{value: `{{.Date.Format "2006-01-02"}}`}, a.isJSON)
+		a.say("round_date ← {{.Date}}: the rows carry no year-less date, the request names the play date")
+		return
+	}
+	a.missing = append(a.missing, "round_date")
+	a.say("round_date: the rows carry no date and the request names none; give --date")
+}
+
+// examples says where each --example value was found.
+func (a *analysis) examples(cols []column, as assignment) {
+	for _, ex := range a.o.Examples {
+		want := crawler.CleanText(ex)
+		var in []string
+		for _, c := range cols {
+			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
+				field := "no field"
+				for _, name := range fieldOrder {
+					if p, ok := as.fields[name]; ok && p.where == c.where {
+						field = name
+					}
+				}
+				in = append(in, c.where+" ("+field+")")
+			}
+		}
+		if len(in) == 0 {
+			a.say("example %q: not in any row; the rows found may be the wrong ones (low confidence)", ex)
+			continue
+		}
+		a.say("example %q: found in %s", ex, strings.Join(in, ", "))
+	}
+}
+
+// request writes the request part of the entry: url_template for a plain GET of an HTML list
+// without targets, requests otherwise; the targets.
+func (a *analysis) request() {
+	rt := a.t.req
+	plain := rt.Method == "" && len(rt.Headers) == 0 && len(a.o.Targets) == 0 && a.out.Login == nil &&
+		!a.isJSON && !a.out.Fields.hasValue()
+	if plain {
+		a.out.URLTemplate = rt.URL
+		a.say("url_template: a plain GET of an HTML list, one URL per play date")
+	} else {
+		a.out.Requests = []outRequest{{Method: rt.Method, URL: rt.URL, Headers: rt.Headers, Form: rt.Form, JSON: rt.JSON}}
+	}
+	if len(a.o.Targets) > 0 {
+		a.out.Targets = a.o.Targets
+	}
+	if a.out.DaysAhead == 0 && !a.t.dateFound {
+		return
+	}
+	if !a.t.dateFound {
+		a.say("days_ahead: %d, but the request names no date: every day would fetch the same page", a.out.DaysAhead)
+	}
+}
+
+func (f outFields) hasValue() bool {
+	for _, p := range []*outField{f.Course, f.CoursePart, f.RoundDate, f.TeeTime, f.Price, f.Players} {
+		if p != nil && p.Value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether an example and a row's value say the same: the same text, the same
+// tee time (0630 and 06:30) or the same price (130,000 and 130000).
+func sameValue(example, v string) bool {
+	v = crawler.CleanText(v)
+	if v == example || strings.Contains(v, example) {
+		return true
+	}
+	if a, err := crawler.ParseTeeTime(example); err == nil {
+		if b, err := crawler.ParseTeeTime(v); err == nil && a == b {
+			return true
+		}
+	}
+	a, errA := crawler.ParsePrice(example)
+	b, errB := crawler.ParsePrice(v)
+	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
+}

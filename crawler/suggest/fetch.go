@@ -1,0 +1,120 @@
+package suggest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// Page is one answer of the site.
+type Page struct {
+	Request string // what was asked (the crawler's page key: URL, or method, URL and body)
+	Status  int
+	Body    []byte
+	Err     error // the crawler gave up on the page (status, robots.txt, size)
+}
+
+// Fetcher fetches one request the way a crawl does (crawler.Collect: robots.txt obeyed, the
+// politeness's timeout and retries, the crawler's decoding of the page), so that what suggest
+// sees is what the crawl will see.
+type Fetcher struct {
+	Logger     *slog.Logger
+	Transport  http.RoundTripper // nil: http.DefaultTransport
+	Politeness crawler.Politeness
+	// Getenv reads a login's credentials (FetchLoggedIn); nil: no login can be made.
+	Getenv func(string) string
+}
+
+// Fetch sends rt for the play date date (and target, nil for none) with extra headers added
+// (the copied request's credentials, for the first look) and returns the answer.
+func (f Fetcher) Fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header) (Page, error) {
+	return f.fetch(ctx, rt, target, date, extra, nil)
+}
+
+// FetchLoggedIn is Fetch after the login (the crawler's login step, its credentials read with
+// Getenv).
+func (f Fetcher) FetchLoggedIn(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, login *crawler.Login) (Page, error) {
+	return f.fetch(ctx, rt, target, date, nil, login)
+}
+
+func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header, login *crawler.Login) (Page, error) {
+	rt.Headers = copyMap(rt.Headers)
+	for k, vs := range extra {
+		if rt.Headers == nil {
+			rt.Headers = map[string]string{}
+		}
+		rt.Headers[k] = literal(joinHeader(vs))
+	}
+	site := crawler.Site{
+		Name:     "suggest",
+		Requests: []crawler.RequestTemplate{rt},
+		// Nothing is read from the page here: only its bytes are wanted.
+		Row: "suggest-reads-no-row",
+		Fields: crawler.Fields{
+			Course: crawler.Field{Value: "-"}, RoundDate: crawler.Field{Value: "2026-01-01"}, TeeTime: crawler.Field{Value: "06:00"},
+		},
+		Politeness: f.Politeness,
+		Login:      login,
+	}
+	if target != nil {
+		site.Targets = []crawler.Target{target}
+	}
+	site.Politeness.MaxPages = 1
+	var (
+		mu   sync.Mutex
+		page *Page
+	)
+	logger := f.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	_, err := crawler.Collect(ctx, site, date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: logger, Transport: f.Transport, Getenv: f.getenv(),
+		OnPage: func(p crawler.PageReport) {
+			mu.Lock()
+			defer mu.Unlock()
+			page = &Page{Request: p.Request, Status: p.Status, Body: p.Body, Err: p.Err}
+		},
+	})
+	if err != nil {
+		return Page{}, fmt.Errorf("fetch: %w", err)
+	}
+	if page == nil {
+		return Page{}, fmt.Errorf("fetch %s: the crawler reported no page", rt.URL)
+	}
+	return *page, nil
+}
+
+func joinHeader(vs []string) string {
+	out := ""
+	for i, v := range vs {
+		if i > 0 {
+			out += "; "
+		}
+		out += v
+	}
+	return out
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (f Fetcher) getenv() func(string) string {
+	if f.Getenv == nil {
+		return func(string) string { return "" }
+	}
+	return f.Getenv
+}

@@ -1,0 +1,119 @@
+package suggest
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// loginPage is a login form found in an answer.
+type loginPage struct {
+	action   string            // absolute URL the form posts to
+	fields   map[string]string // its fields: templates over the credentials, hidden values as they are
+	selector string            // how to recognise the page
+}
+
+// loginForm finds a form with a password field in an HTML answer.
+func loginForm(body []byte, pageURL string) (loginPage, bool) {
+	if len(body) == 0 || !bytes.Contains(bytes.ToLower(body), []byte("password")) {
+		return loginPage{}, false
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return loginPage{}, false
+	}
+	pw := doc.Find(`input[type=password]`).First()
+	if pw.Length() == 0 {
+		return loginPage{}, false
+	}
+	form := pw.Closest("form")
+	lp := loginPage{fields: map[string]string{}, selector: "input[type=password]"}
+	if id := form.AttrOr("id", ""); id != "" && !strings.ContainsAny(id, " .#:[]") {
+		lp.selector = "form#" + id
+	}
+	base, _ := url.Parse(pageURL)
+	action := form.AttrOr("action", "")
+	if u, err := url.Parse(action); err == nil && base != nil {
+		lp.action = base.ResolveReference(u).String()
+	} else {
+		lp.action = pageURL
+	}
+	user := false
+	form.Find("input[name]").Each(func(_ int, in *goquery.Selection) {
+		name := in.AttrOr("name", "")
+		switch strings.ToLower(in.AttrOr("type", "text")) {
+		case "password":
+			lp.fields[name] = "{{.Credentials.password}}"
+		case "hidden":
+			lp.fields[name] = literal(in.AttrOr("value", ""))
+		case "text", "email", "tel", "":
+			if !user {
+				lp.fields[name] = "{{.Credentials.user}}"
+				user = true
+			}
+		}
+	})
+	return lp, true
+}
+
+var reNotEnv = regexp.MustCompile(`[^A-Z0-9]+`)
+
+// setLogin writes the login block to fill in: the credentials are read from two environment
+// variables named after the site.
+func (a *analysis) setLogin(lp loginPage, why string) {
+	a.login = true
+	prefix := strings.Trim(reNotEnv.ReplaceAllString(strings.ToUpper(a.out.Name), "_"), "_")
+	if prefix == "" || (prefix[0] >= '0' && prefix[0] <= '9') {
+		prefix = "SITE_" + prefix
+	}
+	creds := map[string]string{"password": prefix + "_PASSWORD"}
+	for _, v := range lp.fields {
+		if strings.Contains(v, ".Credentials.user") {
+			creds["user"] = prefix + "_USER"
+		}
+	}
+	a.out.Login = &outLogin{URL: lp.action, Form: lp.fields, Credentials: creds,
+		LoginPage: outLoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
+	names := sortedKeys(lp.fields)
+	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
+	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); with them set, suggest logs in itself", strings.Join(sortedValues(creds), " and "))
+}
+
+func sortedValues(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+// loggedIn fetches the page again after the login block's login when its credential variables
+// are set (the second run, after the golfer set them): the rows are then behind it.
+func (a *analysis) loggedIn(ctx context.Context) (Page, bool, error) {
+	l := a.out.Login
+	getenv := a.o.Fetcher.getenv()
+	for _, env := range sortedValues(l.Credentials) {
+		if getenv(env) == "" {
+			return Page{}, false, nil
+		}
+	}
+	login := &crawler.Login{URL: l.URL, Form: l.Form, Credentials: l.Credentials,
+		Page: crawler.LoginPage{Selector: l.LoginPage.Selector, Statuses: l.LoginPage.Statuses}}
+	page, err := a.o.Fetcher.FetchLoggedIn(ctx, a.t.req, a.t.target, a.date, login)
+	if err != nil {
+		return Page{}, false, err
+	}
+	if page.Err != nil {
+		a.say("login: with %s set the login or the page failed: %v", strings.Join(sortedValues(l.Credentials), " and "), page.Err)
+		return Page{}, false, nil
+	}
+	a.say("login: %s are set: logged in and fetched the page again (status %d, %d bytes)", strings.Join(sortedValues(l.Credentials), " and "), page.Status, len(page.Body))
+	a.loginDone = true
+	return page, true, nil
+}

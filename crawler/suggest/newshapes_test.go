@@ -1,0 +1,116 @@
+package suggest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+)
+
+// The hand-written entries of the two shapes the shipped sites file does not crawl (yet): they
+// are what a developer would write for them, the reference the suggestions are held to.
+const newShapesSites = `sites:
+  - name: sim-asp-euckr
+    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
+    requests:
+      - url: 'BASE/Reservation/TeeList.asp?gc={{.Target.id}}&ymd={{.Date.Format "2006.01.02"}}'
+    row: "table.tbl_list tr:has(td)"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "td:nth-child(1)"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td:nth-child(2)"}
+      price: {selector: "td:nth-child(3)"}
+      players: {selector: "td:nth-child(4)"}
+  - name: sim-json-mmdd
+    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
+    requests:
+      - url: 'BASE/api/teeTimes.json?ccNo={{.Target.id}}&playDate={{.Date.Format "20060102"}}'
+    format: json
+    json:
+      rows: resultList
+      empty_when: [{path: rtnMsg, equals: "no data"}]
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: courseNm}
+      round_date: {path: playDay}
+      tee_time: {path: teeTm}
+      price: {path: greenFee}
+      players: {path: playerCnt}
+`
+
+func newShapeSite(t *testing.T, name, base string) crawler.Site {
+	t.Helper()
+	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(newShapesSites, "BASE", base)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no site %s", name)
+	return crawler.Site{}
+}
+
+// TestSuggestedEntryForYearlessJSONDates: JSON rows that carry the play date as MM/DD; the
+// suggestion reads round_date from the rows (the crawler infers the year, across the new year
+// here), and crawls like the hand-written entry.
+func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	clock := &simClock{t: simStart}
+	sim, srv := simServer(t, clock)
+	curl := "curl '" + srv.URL + sitesim.PathJSONMMDD + "?ccNo=139&playDate=" + day.Format("20060102") + "' -H 'Accept: application/json, text/javascript, */*; q=0.01' -H 'X-Requested-With: XMLHttpRequest'"
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim)})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	if !strings.Contains(stderr, "round_date ← playDay: ") || sg.Site.Fields.RoundDate.Path != "playDay" {
+		t.Errorf("round_date is not read from the rows' MM/DD: %+v", sg.Site.Fields.RoundDate)
+	}
+	sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-mmdd", srv.URL), sg.Site))
+}
+
+// TestSuggestedEntryForEUCKRPage: old ASP pages in EUC-KR that say so only in their <meta>: one
+// club a page with rows without classes (sources_more.go), and every club on one page
+// (sitesim.EUCKRSite); the suggestion reads them as the crawler decodes them, declares the
+// charset, and crawls like the hand-written entry.
+func TestSuggestedEntryForEUCKRPage(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	for _, tc := range []struct {
+		name    string
+		path    string
+		targets bool
+		hand    func(base string) crawler.Site
+	}{
+		{name: "one club a page", path: sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02"), targets: true,
+			hand: func(base string) crawler.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
+		{name: "every club on one page", path: sitesim.PathEUCKRPage + "?book_date=" + day.Format("20060102"),
+			hand: func(base string) crawler.Site {
+				sites, err := crawler.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sites[0]
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &simClock{t: simStart}
+			sim, srv := simServer(t, clock)
+			o := Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true}
+			if tc.targets {
+				o.Targets = clubTargets(sim)
+			}
+			sg, stderr := runSuggest(t, "curl '"+srv.URL+tc.path+"' -H 'Accept: text/html' -b 'ASPSESSIONIDQAQB=KJHGFDSA'", o)
+			if !sg.Complete {
+				t.Fatalf("partial: %v", sg.Missing)
+			}
+			if !strings.Contains(stderr, "charset ← euc-kr") || sg.Site.Charset == "" {
+				t.Errorf("the charset is not declared (charset %q)", sg.Site.Charset)
+			}
+			sameEvents(t, crawlWeek(t, clock, noEnv, tc.hand(srv.URL), sg.Site))
+		})
+	}
+}

@@ -1,0 +1,125 @@
+// Package suggest writes a site entry of the sites file from one request a golfer copied out of
+// the browser ("Copy as cURL", or a URL): it fetches the page as a crawl would, finds the rows of
+// tee times and their fields by value shape and by name, turns the play date and the target's id
+// into templates and learns what an empty answer looks like. Every decision is said with its
+// evidence; nothing is guessed by a model.
+package suggest
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// Options are the inputs of Suggest.
+type Options struct {
+	Request    Request
+	Date       time.Time // the play date the request asked for; zero: found in the request
+	Targets    []crawler.Target
+	Examples   []string // values seen on the page, checked against the fields found
+	Name       string   // the site's name; "": from the host
+	DaysAhead  int
+	ProbeEmpty bool // fetch a far-ahead date to learn what an empty answer looks like
+	Fetcher    Fetcher
+	Say        func(format string, args ...any) // the reasoning, one line each (stderr)
+}
+
+// Suggestion is what Suggest found.
+type Suggestion struct {
+	YAML     []byte         // the sites file, one site
+	Site     crawler.Site   // that site, validated
+	Complete bool           // every required field was found and no login is to be filled in
+	Login    bool           // the page needs a login: the login block's credentials are to be set
+	Missing  []string       // required fields not found
+	Dropped  []string       // credential headers left out of the output
+	Date     time.Time      // the play date used
+	Target   crawler.Target // the given target the request asked for (nil: none)
+}
+
+// ProbeDays is how far after the play date the empty probe asks.
+const ProbeDays = 180
+
+// Suggest fetches the request and writes a site entry for it.
+func Suggest(ctx context.Context, o Options) (Suggestion, error) {
+	say := o.Say
+	if say == nil {
+		say = func(string, ...any) {}
+	}
+	var sg Suggestion
+	date := o.Date
+	if date.IsZero() {
+		d, where, ok := findDate(o.Request)
+		if ok {
+			date = d
+			say("date: %s holds %s in a full-year spelling: the play date (give --date to also find 12/05)", where, d.Format("2006-01-02"))
+		} else {
+			say("date: the request names no play date in a full-year spelling; every crawl would ask for the same page (give --date)")
+		}
+	}
+	sg.Date = date
+	t, err := makeTemplate(o.Request, date, !o.Date.IsZero(), o.Targets, say)
+	if err != nil {
+		return sg, err
+	}
+	sg.Dropped, sg.Target = t.dropped, t.target
+	if len(t.dropped) > 0 {
+		say("dropped from the output (a login, session or CSRF token does not belong in a sites file): %s", strings.Join(t.dropped, ", "))
+	}
+	if len(o.Targets) > 0 && t.target == nil {
+		say("target: no given target's id is in the request; every target would ask for the same page")
+	}
+	fetchDate := date
+	if fetchDate.IsZero() {
+		fetchDate = time.Now().In(crawler.Seoul())
+	}
+	out := outSite{Name: siteName(o), DaysAhead: o.DaysAhead}
+	a := analysis{o: o, t: t, date: fetchDate, say: say, out: &out}
+	if err := a.run(ctx); err != nil {
+		return sg, err
+	}
+	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
+	sg.Complete = !sg.Login && len(a.missing) == 0
+	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
+	b, err := marshal(out, comment)
+	if err != nil {
+		return sg, err
+	}
+	sg.YAML = b
+	if len(a.missing) > 0 {
+		return sg, nil // a partial entry does not validate: fields are missing
+	}
+	sites, err := crawler.ParseSites(b)
+	if err != nil {
+		return sg, fmt.Errorf("the suggested entry does not validate: %w", err)
+	}
+	sg.Site = sites[0]
+	return sg, nil
+}
+
+// siteName is --name, else the host without www. and with dots as dashes.
+func siteName(o Options) string {
+	if o.Name != "" {
+		return o.Name
+	}
+	u, err := url.Parse(o.Request.URL)
+	if err != nil {
+		return "site"
+	}
+	h := strings.TrimPrefix(u.Hostname(), "www.")
+	return regexp.MustCompile(`[^A-Za-z0-9-]+`).ReplaceAllString(h, "-")
+}
+
+// redactURL is a URL for the output's comment: its query values are not repeated there.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.RawQuery, u.User, u.Fragment = "", nil, ""
+	return u.String()
+}

@@ -1,0 +1,306 @@
+//go:build chaos
+
+package chaos_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+)
+
+// TestSIGKILLCrawlerAlerts: `crawler run --watches` (no Kafka, no PostgreSQL) is SIGKILLed once
+// in each of CHAOS_ALERT_PHASES phases (20): in a third of them while a request is at the
+// receiver (during a send: it answers after 20-170 ms, one request in ten with a 500), in a third
+// right after the phase's claims are logged (between a site crawl's claim and its snapshot save,
+// or between the save and the send), in a third at a random moment 0-CHAOS_ALERT_KILL_JITTER
+// (1500 ms) into the phase.
+// Each phase the test's site opens 4 tee times (2 under the "cheap" watch's price cap) and drops
+// one earlier tee time's price into the watch. After each kill the crawler is started again and
+// the phase ends once the receiver has every match so far. No match is lost, none is delivered
+// more than twice, no Idempotency-Key is accepted more than twice, and nothing else is sent.
+func TestSIGKILLCrawlerAlerts(t *testing.T) {
+	phases := testkit.EnvInt(t, "CHAOS_ALERT_PHASES", 20)
+	jitter := testkit.EnvDuration(t, "CHAOS_ALERT_KILL_JITTER", 1500*time.Millisecond)
+	bin := builtBinary(t, "crawler")
+
+	var phase atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tee-list">`)
+		for _, l := range alertPhaseListings(int(phase.Load())) {
+			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">킬 CC</td><td class="part">OUT</td><td class="date">12/20</td>`+
+				`<td class="time">%s</td><td class="price">%d</td><td class="players">4</td></tr>`, l.tee, l.price)
+		}
+		b.WriteString(`</table></body></html>`)
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(site.Close)
+	rc := newKillReceiver(t)
+
+	dir := t.TempDir()
+	sites := filepath.Join(dir, "sites.yaml")
+	watches := filepath.Join(dir, "watches.yaml")
+	writeChaosFile(t, sites, fmt.Sprintf(`sites:
+  - name: killsite
+    start_urls: ["%s/tee"]
+    row: "table.tee-list tr.tee-row"
+    fields:
+      course: {selector: "td.course"}
+      course_part: {selector: "td.part"}
+      round_date: {selector: "td.date"}
+      tee_time: {selector: "td.time"}
+      price: {selector: "td.price"}
+      players: {selector: "td.players"}
+    politeness: {no_delay: true, ignore_robots_txt: true, no_retry: true}
+`, site.URL))
+	writeChaosFile(t, watches, fmt.Sprintf(`channels:
+  hook: {type: webhook, url: "%s/alerts", timeout: 2s}
+watches:
+  - name: cheap
+    max_price_krw: 150000
+    channels: [hook]
+  - name: all
+    channels: [hook]
+`, rc.srv.URL))
+	env := []string{"KAFKA_BOOTSTRAP=", "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
+	args := []string{"run", "--sites", sites, "--watches", watches, "--state-dir", filepath.Join(dir, "state"),
+		"--schedule", "@every 1s", "--no-initial-crawl", "--alert-retry-backoff", "50ms", "--alert-max-attempts", "20",
+		"--alert-max-age", "24h"}
+	start := func() *testkit.Proc { return testkit.Start(t, bin, env, args...) }
+
+	windows := map[string]int{}
+	p := start()
+	for k := 1; k <= phases; k++ {
+		claims := strings.Count(p.Logs.String(), `msg="claimed matches"`)
+		select {
+		case <-rc.arrivals: // an arrival of the phase before
+		default:
+		}
+		phase.Store(int64(k))
+		// The kill's moment: a third of the phases while a request is at the receiver (during a
+		// send), a third as soon as the phase's claims are logged (between claim and snapshot save,
+		// or between the save and the send), a third at random.
+		switch k % 3 {
+		case 0:
+			testkit.Recv(t, rc.arrivals, time.Minute, "a request of the phase at the receiver") // it answers 20 ms later at the earliest
+		case 1:
+			testkit.WaitFor(t, time.Minute, "the phase's claims", func() bool {
+				return strings.Count(p.Logs.String(), `msg="claimed matches"`) > claims
+			})
+		default:
+			time.Sleep(rand.N(jitter))
+		}
+		windows[lastStep(p.Logs.String(), rc.inFlight.Load() > 0)]++
+		if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = p.Wait(t, time.Minute) // killed: its exit error is expected
+		p = start()
+		want := alertExpected(k)
+		testkit.WaitForf(t, 2*time.Minute, func() string {
+			return fmt.Sprintf("phase %d: %d of %d matches delivered\n%s", k, rc.distinct(want), len(want), testkit.Tail(p.Logs.String(), 3000))
+		}, func() bool {
+			p.Alive(t, fmt.Sprintf("in phase %d", k))
+			return rc.distinct(want) == len(want)
+		})
+		// and every claim finished (a message resent after the kill included), so that each kill
+		// cuts into a window of its own: two kills in one message's window are two crashes.
+		testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), func() bool {
+			out, err := exec.Command(bin, "notifications", "--state-dir", filepath.Join(dir, "state"), "--status", "sending", "--json").Output()
+			return err == nil && len(out) == 0
+		})
+	}
+	p.Stop(t, 30*time.Second)
+
+	want := alertExpected(phases)
+	got, keys := rc.snapshot()
+	twice := 0
+	for m := range want {
+		switch n := got[m]; {
+		case n == 0:
+			t.Errorf("match %s lost", m)
+		case n > 2:
+			t.Errorf("match %s delivered %d times", m, n)
+		case n == 2:
+			twice++
+		}
+	}
+	for m, n := range got {
+		if !want[m] {
+			t.Errorf("%s delivered %d times: not a match", m, n)
+		}
+	}
+	repeated := 0
+	for k, n := range keys {
+		if n > 2 {
+			t.Errorf("Idempotency-Key %s accepted %d times", k, n)
+		}
+		if n == 2 {
+			repeated++
+		}
+	}
+	t.Logf("%d phases, %d kills (last step before each: %v): %d matches in %d messages, %d matches and %d keys delivered twice",
+		phases, phases, windows, len(want), len(keys), twice, repeated)
+}
+
+// alertListing is one tee time of the kill scenario's site.
+type alertListing struct {
+	tee   string
+	price int64
+}
+
+// alertPhaseListings is the site in phase k: 4 tee times opened per phase (the first two at
+// 120,000, under the cheap watch's cap, the others at 200,000), and in phase k the third tee
+// time of phase k-1 drops to 140,000.
+func alertPhaseListings(k int) []alertListing {
+	var out []alertListing
+	for j := 1; j <= k; j++ {
+		for i := range 4 {
+			n := (j-1)*4 + i
+			l := alertListing{tee: fmt.Sprintf("%02d:%02d", 5+n/6, (n%6)*10), price: 120000}
+			if i >= 2 {
+				l.price = 200000
+			}
+			if i == 2 && j < k {
+				l.price = 140000
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// alertExpected is every match up to phase k, as "watch event_type tee_time price": both watches
+// get every opening under the cap, "all" every opening, "cheap" every drop into it.
+func alertExpected(k int) map[string]bool {
+	out := map[string]bool{}
+	for j := 1; j <= k; j++ {
+		for i, l := range alertPhaseListings(j)[(j-1)*4:] {
+			price := l.price
+			if i == 2 {
+				price = 200000 // opened at 200,000; dropped in the next phase
+			}
+			out[fmt.Sprintf("all listing_opened %s %d", l.tee, price)] = true
+			if price <= 150000 {
+				out[fmt.Sprintf("cheap listing_opened %s %d", l.tee, price)] = true
+			}
+			if i == 2 && j < k {
+				out[fmt.Sprintf("cheap listing_changed %s %d", l.tee, 140000)] = true
+			}
+		}
+	}
+	return out
+}
+
+// lastStep names where a kill landed: during a send when a request is at the receiver, else after
+// the crawler's last logged step.
+func lastStep(logs string, sending bool) string {
+	if sending {
+		return "during a send"
+	}
+	best, at := "start-up", -1
+	for step, msg := range map[string]string{"after claim": `msg="claimed matches"`, "after send": `msg="notification sent"`,
+		"after snapshot save": `msg="site crawled"`, "during a send (retrying)": `msg="notification: transient failure; retrying"`} {
+		if i := strings.LastIndex(logs, msg); i > at {
+			best, at = step, i
+		}
+	}
+	return best
+}
+
+// killReceiver is the scenario's webhook: it answers after 0-150 ms, one request in ten with a
+// 500, and counts the accepted (2xx) deliveries per Idempotency-Key and per match.
+type killReceiver struct {
+	srv      *httptest.Server
+	inFlight atomic.Int64  // requests being answered
+	arrivals chan struct{} // a request arrived (buffer of one, never blocks)
+	mu       sync.Mutex
+	keys     map[string]int
+	matches  map[string]int
+}
+
+func newKillReceiver(t *testing.T) *killReceiver {
+	rc := &killReceiver{keys: map[string]int{}, matches: map[string]int{}, arrivals: make(chan struct{}, 1)}
+	var n atomic.Int64
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc.inFlight.Add(1)
+		defer rc.inFlight.Add(-1)
+		select {
+		case rc.arrivals <- struct{}{}:
+		default:
+		}
+		b, _ := io.ReadAll(r.Body)
+		time.Sleep(rand.N(150*time.Millisecond) + 20*time.Millisecond) // a slow receiver: kills land mid-send
+		if n.Add(1)%10 == 0 {
+			http.Error(w, "on purpose", http.StatusInternalServerError)
+			return
+		}
+		var body struct {
+			Watch   string `json:"watch"`
+			Matches []struct {
+				EventType string `json:"event_type"`
+				TeeTime   string `json:"tee_time"`
+				PriceKRW  int64  `json:"price_krw"`
+			} `json:"matches"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Errorf("receiver: %v", err)
+		}
+		rc.mu.Lock()
+		rc.keys[r.Header.Get("Idempotency-Key")]++
+		for _, m := range body.Matches {
+			rc.matches[fmt.Sprintf("%s %s %s %d", body.Watch, m.EventType, m.TeeTime, m.PriceKRW)]++
+		}
+		rc.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// distinct counts the matches of want delivered at least once.
+func (rc *killReceiver) distinct(want map[string]bool) int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	n := 0
+	for m := range want {
+		if rc.matches[m] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (rc *killReceiver) snapshot() (matches, keys map[string]int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	matches, keys = map[string]int{}, map[string]int{}
+	for k, v := range rc.matches {
+		matches[k] = v
+	}
+	for k, v := range rc.keys {
+		keys[k] = v
+	}
+	return matches, keys
+}
+
+func writeChaosFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

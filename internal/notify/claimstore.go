@@ -1,0 +1,207 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// ClaimStore keeps the alert engine's claims: one row per (watch, channel, event) match, from the
+// claim to its final status. The engine (matching, grouping, messages, channels, the Sender)
+// never sees the database behind it. Two implementations: internal/notify/pgclaims (PostgreSQL,
+// `booking-consumer notify`, several processes under a lease) and internal/notify/liteclaims
+// (SQLite in the crawler's state dir, one process). Both pass internal/notify/claimstoretest.
+//
+// The store's promises, which the engine's guarantees rest on:
+//
+//   - Claim is one durable transaction (committed and synced when it returns nil). A claim whose
+//     Key exists already (a redelivery, a replay, the next crawl re-deriving the same transition)
+//     creates nothing and is not returned. At claim time a claim whose event occurred before
+//     batch.Now-batch.MaxAge is stored as skipped "stale", one whose listing has a close stored
+//     later than its event as skipped "closed". The batch's Closes are stored in the same
+//     transaction (the latest close per listing), for that rule and for Group.Closed.
+//   - Pick returns the groups of channel ready to send at now, at most limit claims in all: every
+//     claim still StatusSending, none already finished. A group is one message: the claims of one
+//     watch, channel and crawl (at most MaxEventsPerMessage of them), in claim order. Its Key (the
+//     Idempotency-Key) is fixed the first time the group is picked and returned unchanged by every
+//     later Pick, after retries and restarts. A leasing store (PostgreSQL) gives each group to one
+//     process at a time and hands it out again once the lease expired (the holder died); a
+//     single-process store (SQLite) returns at start-up every claim still sending, and afterwards
+//     each group once per Finish(StatusRetry) whose RetryAt has passed. A claim finished as sent,
+//     failed, unknown or skipped is never picked again. Pick is called by one sender per channel.
+//   - Attempt counts an attempt of g before its request leaves; hold is how long the attempt may
+//     take (a leasing store keeps its lease at least that long). ErrLost: another process holds
+//     the group now; do not send.
+//   - Finish records o for g's claims (the ones in g.Claims only, so that the engine can skip part
+//     of a group and send the rest). A final status (sent, failed, unknown, skipped) ends the
+//     claims; StatusRetry keeps them sending, with o.Error kept, until o.RetryAt.
+//   - List returns claims newest first, filtered.
+//   - Prune deletes the sent and skipped claims claimed before before and returns how many.
+//
+// Errors (o.Error, and any error a store returns) never hold a channel's URL or token: the engine
+// scrubs o.Error before Finish.
+type ClaimStore interface {
+	Claim(ctx context.Context, batch ClaimBatch) ([]Claimed, error)
+	Pick(ctx context.Context, channel string, now time.Time, limit int) ([]Group, error)
+	Attempt(ctx context.Context, g Group, hold time.Duration) error
+	Finish(ctx context.Context, g Group, o Outcome) error
+	List(ctx context.Context, f Filter) ([]Notification, error)
+	Prune(ctx context.Context, before time.Time) (int, error)
+}
+
+// ErrLost is Attempt's answer when the group is no longer this process's to send.
+var ErrLost = errors.New("claims lost: another sender holds them")
+
+// Status is a claim's status (notifications.status).
+type Status string
+
+// The statuses. Sending is the only one that is not final (Retry is an Outcome that keeps a claim
+// sending).
+const (
+	StatusSending Status = "sending" // claimed; being delivered
+	StatusSent    Status = "sent"    // the channel answered 2xx
+	StatusFailed  Status = "failed"  // a permanent answer, or max attempts of transient ones
+	// StatusUnknown: a chat channel (no idempotency key) timed out after the request was sent;
+	// it may have been delivered, so it is never re-sent automatically.
+	StatusUnknown Status = "unknown"
+	StatusSkipped Status = "skipped" // never sent; Reason says why
+	StatusRetry   Status = "retry"   // Outcome only: keep sending at RetryAt
+)
+
+// Reasons of skipped claims.
+const (
+	ReasonStale        = "stale"         // the event occurred more than MaxAge before the claim or the send
+	ReasonClosed       = "closed"        // a later close of the listing was stored
+	ReasonWatchRemoved = "watch_removed" // the watch is no longer in the watches file
+	ReasonWatchMuted   = "watch_muted"   // the watch has enabled: false
+)
+
+// Claim is one match to claim: watch Watch fired on Event, to be sent on Channel.
+type Claim struct {
+	Key     uuid.UUID // ClaimKey(Watch, Channel, Event.EventID)
+	Watch   string
+	Channel string
+	Event   *events.Event
+}
+
+// Close is a listing's close seen in a batch.
+type Close struct {
+	ListingKey string
+	At         time.Time
+}
+
+// ClaimBatch is what one Claim transaction records (Config.Batch builds it from events).
+type ClaimBatch struct {
+	Claims []Claim
+	Closes []Close
+	Now    time.Time     // claim time, for the stale rule
+	MaxAge time.Duration // DefaultMaxAge if zero
+}
+
+// Claimed is one claim Claim created: Status is StatusSending, or StatusSkipped with the Reason.
+type Claimed struct {
+	Key     uuid.UUID
+	Channel string
+	Status  Status
+	Reason  string
+}
+
+// Group is the claims of one message, as Pick returns them.
+type Group struct {
+	Key     uuid.UUID // the Idempotency-Key of the message, stable across Picks
+	Watch   string
+	Channel string
+	CrawlID string
+	Claims  []GroupClaim
+}
+
+// GroupClaim is one claim of a Group.
+type GroupClaim struct {
+	Key       uuid.UUID
+	Event     *events.Event
+	Attempts  int       // attempts so far
+	ClaimedAt time.Time //
+	// Closed is the latest close of the event's listing the store knows of (zero: none); the
+	// sender skips the claim when it is later than the event.
+	Closed time.Time
+}
+
+// Outcome is what Finish records.
+type Outcome struct {
+	Status  Status    // sent, failed, unknown, skipped, or retry
+	Reason  string    // skipped: why (ReasonStale, ...)
+	Error   string    // failed, unknown, retry: the last error (scrubbed)
+	RetryAt time.Time // retry: not before (a leasing store holds its lease until then)
+}
+
+// Filter selects the claims List returns ("" = any).
+type Filter struct {
+	Status Status
+	Watch  string
+	Limit  int // 1000 if zero
+}
+
+// PickRow is one sending claim a store read for Pick, in claim order.
+type PickRow struct {
+	GroupClaim
+	Watch, Channel, CrawlID string
+	SendKey                 uuid.UUID // uuid.Nil until its group was first picked
+}
+
+// Groups forms the messages of rows, for a store's Pick: rows that have a send key go in the group
+// of that key; the others by watch, channel and crawl, at most MaxEventsPerMessage per group,
+// under a new key (the claim key of a group of one, else a uuid v5 over its sorted claim keys).
+// The store then persists every group's Key on its claims, so that the next Pick returns it.
+func Groups(rows []PickRow) []Group {
+	var groups []*Group
+	byKey := map[uuid.UUID]*Group{}
+	var open []*Group // groups without a send key yet
+	for _, r := range rows {
+		var g *Group
+		if r.SendKey != uuid.Nil {
+			if g = byKey[r.SendKey]; g == nil {
+				g = &Group{Key: r.SendKey, Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID}
+				byKey[r.SendKey] = g
+				groups = append(groups, g)
+			}
+		} else {
+			for _, o := range open {
+				if o.Watch == r.Watch && o.Channel == r.Channel && o.CrawlID == r.CrawlID && len(o.Claims) < MaxEventsPerMessage {
+					g = o
+					break
+				}
+			}
+			if g == nil {
+				g = &Group{Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID}
+				open = append(open, g)
+				groups = append(groups, g)
+			}
+		}
+		g.Claims = append(g.Claims, r.GroupClaim)
+	}
+	out := make([]Group, len(groups))
+	for i, g := range groups {
+		if g.Key == uuid.Nil {
+			keys := make([]uuid.UUID, len(g.Claims))
+			for j, c := range g.Claims {
+				keys[j] = c.Key
+			}
+			g.Key = groupKey(keys)
+		}
+		out[i] = *g
+	}
+	return out
+}
+
+// Keys are the claim keys of g.
+func (g Group) Keys() []uuid.UUID {
+	out := make([]uuid.UUID, len(g.Claims))
+	for i, c := range g.Claims {
+		out[i] = c.Key
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+-- Claim matches: one row per (watch, channel, event), sending under this process's lease, or
+-- skipped with the reason (stale: older than the freshness window now; closed: a later close of the
+-- listing is already stored, by the booking consumer or seen by the notifier). A row that exists
+-- already (redelivery, replay, another notifier) claims nothing.
+-- $1 key, $2 watch, $3 channel, $4 event_id, $5 crawl_id, $6 listing_key, $7 occurred_at,
+-- $8 event (arrays, one element per match); $9 max age (s); $10 lease owner; $11 lease (s);
+-- $13 claim time (the batch's Now); $12 dry run (--dry-run): write nothing, and instead return what a claim would do with every
+-- match: sending, skipped (with the reason), or 'claimed' for a match that already has a row.
+with m as (
+    select u.key, u.watch, u.channel, u.event_id, u.crawl_id, u.listing_key, u.occurred_at, u.event, s.reason
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::jsonb[])
+             as u(key, watch, channel, event_id, crawl_id, listing_key, occurred_at, event)
+    cross join lateral (
+        select case
+            when u.occurred_at < $13::timestamptz - $9::float8 * interval '1 second' then 'stale'
+            when exists (select 1 from booking_events b
+                         where b.listing_key = u.listing_key collate "C" and b.event_type = 'listing_closed'
+                           and b.occurred_at > u.occurred_at)
+              or exists (select 1 from notification_closes c
+                         where c.listing_key = u.listing_key collate "C" and c.closed_at > u.occurred_at) then 'closed'
+        end as reason
+    ) s
+), claimed as (
+    insert into notifications (key, watch, channel, event_id, crawl_id, listing_key, occurred_at, event,
+                               status, reason, lease_owner, lease_until)
+    select key, watch, channel, event_id, crawl_id, listing_key, occurred_at, event,
+           case when reason is null then 'sending' else 'skipped' end,
+           reason,
+           case when reason is null then $10::text end,
+           case when reason is null then now() + $11::float8 * interval '1 second' end
+    from m
+    where not $12::boolean
+    on conflict do nothing
+    returning key, channel, status, coalesce(reason, '')
+)
+select * from claimed
+union all
+select m.key, m.channel,
+       case when n.key is not null then 'claimed'
+            when m.reason is null then 'sending' else 'skipped' end,
+       coalesce(m.reason, '')
+from m
+left join notifications n on n.key = m.key
+where $12::boolean

@@ -1,0 +1,162 @@
+-- The projection's trigger functions (the triggers are migration 007's), installed by the
+-- rebuild's swap in the transaction that puts the table they write in place. Each runs once per
+-- statement on booking_events, with the statement's rows as transition tables, takes the
+-- listings' locks (listing_lifetimes_lock, migration 007) in a statement of its own and then
+-- refreshes their rows: every statement after the lock sees what a concurrent writer of the same
+-- listings committed.
+--
+-- listing_lifetimes_recompute(keys): the rows of the listings keys again, from all their stored
+-- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
+-- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
+-- price change, most events) PostgreSQL updates the row in place without touching the indexes
+-- (HOT; the table has fillfactor 70).
+create or replace function listing_lifetimes_recompute(keys text[]) returns void
+language plpgsql as $fn$
+begin
+    insert into listing_lifetimes
+    select * from booking_lifetimes_from_events_stored where listing_key = any(keys)
+    on conflict (listing_key, play_date) do update set
+        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
+         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
+      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
+            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
+            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
+            excluded.change_count, excluded.reopen_count);
+end
+$fn$;
+
+-- listing_lifetimes_redo(keys): an UPDATE's or DELETE's listings, recomputed; a listing whose
+-- events are all gone loses its row.
+create or replace function listing_lifetimes_redo(keys text[]) returns void
+language plpgsql as $fn$
+begin
+    perform listing_lifetimes_lock(keys);
+    perform listing_lifetimes_recompute(keys);
+    delete from listing_lifetimes l
+    where l.listing_key = any(keys)
+      and not exists (select from booking_events e
+                      where e.listing_key = l.listing_key and e.play_date = l.play_date);
+end
+$fn$;
+
+-- listing_lifetimes_after_insert: the new events' listings. Most writes are appends: every new
+-- event of the listing is strictly newer (occurred_at after the stored last_event_at) than
+-- everything stored for it, or the listing is new. Those are FOLDED into the stored row: the
+-- definition's window passes (views/booking_lifetimes_from_events.sql) run over the new events
+-- alone, seeded with the stored row (its last event type decides whether the first new event
+-- starts a lifetime; its opened_at, open price, change and reopen counts carry over while no new
+-- lifetime starts), without reading the listing's older events. A listing with a new event at or
+-- before its stored last one (out of order, or a tie, which the event type and event_id order)
+-- is recomputed from all its events. TestProjectionEqualsViewOverRandomHistories proves the
+-- two equal over out-of-order, duplicate and equal-timestamp delivery.
+create or replace function listing_lifetimes_after_insert() returns trigger
+language plpgsql as $fn$
+declare
+    keys text[] := array(select distinct listing_key from new_events);
+    redo text[];
+begin
+    if cardinality(keys) = 0 then
+        return null;
+    end if;
+    perform listing_lifetimes_lock(keys);
+    redo := array(
+        select f.listing_key
+        from (select listing_key, play_date, min(occurred_at) as first_at from new_events group by 1, 2) f
+        join listing_lifetimes l on l.listing_key = f.listing_key and l.play_date = f.play_date
+        where f.first_at <= l.last_event_at);
+
+    insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
+        status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
+        change_count, reopen_count)
+    with ordered as ( -- the new events in the definition's order, each with its listing's stored row
+        select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
+               e.close_reason, e.occurred_at, e.price_krw, l.listing_key is not null as stored,
+               l.last_event_at as stored_last_at, l.opened_at as stored_opened_at,
+               l.open_price_krw as stored_open_price, l.change_count as stored_changes,
+               l.reopen_count as stored_reopens,
+               min(e.occurred_at) over p                                               as first_at,
+               coalesce(lag(e.event_type) over w, l.last_event_type)                   as before_type,
+               lead(e.event_type) over w is null                                       as is_last,
+               count(*) filter (where e.event_type = 'listing_changed') over w         as changes
+        from new_events e
+        left join listing_lifetimes l on l.listing_key = e.listing_key and l.play_date = e.play_date
+        cross join lateral (
+            select case e.event_type when 'listing_opened' then 0
+                                     when 'listing_changed' then 1
+                                     else 2 end as type_rank
+        ) r
+        window w as (partition by e.play_date, e.listing_key order by e.occurred_at, r.type_rank, e.event_id),
+               p as (partition by e.play_date, e.listing_key)
+    ), marked as ( -- only the appended listings (the rest is redo's); the event before the first is the stored last
+        select o.*, (o.before_type is null
+                     or (o.before_type = 'listing_closed' and o.event_type <> 'listing_closed')) as is_start
+        from ordered o
+        where not o.stored or o.first_at > o.stored_last_at
+    ), folded as ( -- per listing (whole-partition windows: no join): the starts among the new events, the latest one's values
+        select m.*,
+               count(*) filter (where is_start) over p                                 as starts,
+               max(occurred_at) filter (where is_start) over p                         as new_opened_at,
+               max(array[extract(epoch from occurred_at), price_krw]) filter (where is_start) over p
+                                                                                       as open_start,
+               max(changes - (event_type = 'listing_changed')::int) filter (where is_start) over p
+                                                                                       as changes_before_open,
+               max(changes) over p                                                     as new_changes
+        from marked m
+        window p as (partition by play_date, listing_key)
+    )
+    select listing_key, source, course_name, course_part, play_date, tee_time,
+           case when event_type = 'listing_closed' then close_reason else 'open' end,
+           case when starts > 0 then new_opened_at else stored_opened_at end,
+           case when event_type = 'listing_closed' then occurred_at end,
+           event_type,
+           occurred_at,
+           case when starts > 0 then open_start[2]::bigint else stored_open_price end,
+           price_krw,
+           (case when starts > 0 then new_changes - changes_before_open
+                 else stored_changes + new_changes end)::int,
+           (coalesce(stored_reopens + 1, 0) + starts - 1)::int
+    from folded
+    where is_last
+    on conflict (listing_key, play_date) do update set
+        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
+         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
+      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
+            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
+            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
+            excluded.change_count, excluded.reopen_count);
+
+    if cardinality(redo) > 0 then
+        perform listing_lifetimes_recompute(redo);
+    end if;
+    return null;
+end
+$fn$;
+
+create or replace function listing_lifetimes_after_update() returns trigger
+language plpgsql as $fn$
+begin
+    perform listing_lifetimes_redo(array(select listing_key from old_events union select listing_key from new_events));
+    return null;
+end
+$fn$;
+
+create or replace function listing_lifetimes_after_delete() returns trigger
+language plpgsql as $fn$
+begin
+    perform listing_lifetimes_redo(array(select distinct listing_key from old_events));
+    return null;
+end
+$fn$;
+
+-- TRUNCATE booking_events empties the projection, and the table a rebuild is building.
+create or replace function listing_lifetimes_after_truncate() returns trigger
+language plpgsql as $fn$
+begin
+    perform pg_advisory_xact_lock(1319, 0);
+    truncate listing_lifetimes;
+    if to_regclass('listing_lifetimes_next') is not null then
+        truncate listing_lifetimes_next;
+    end if;
+    return null;
+end
+$fn$;
