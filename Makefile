@@ -29,6 +29,9 @@ bench: stack/up ## every benchmark against the real stack; writes BENCHMARKS.md
 chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, restarts, soak, hostile pages
 	compose/dev/chaos
 
+chaos-cluster: ## the three-node Kafka gate (not in make test or make chaos): node and controller SIGKILLs, a rolling restart, a paused node, consumer kills
+	compose/dev/chaos-cluster
+
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
 	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzDecodeBody FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
 		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
@@ -60,4 +63,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo alerts-demo practice chaos test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset
+.PHONY: help demo alerts-demo practice chaos chaos-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

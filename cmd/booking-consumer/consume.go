@@ -271,6 +271,7 @@ type consumingFlags struct {
 	forceReset   bool
 	metricsAddr  string
 	partitions   int
+	replication  int
 }
 
 // consumingDefaults is what differs between the subcommands' consumingFlags: the group's and the
@@ -291,6 +292,8 @@ func (c *consumingFlags) define(fs *flag.FlagSet, getenv func(string) string, d 
 		"listen address for /metrics and /healthz ($"+d.metricsEnv+"); --metrics-addr= turns it off")
 	fs.IntVar(&c.partitions, "create-partitions", defaultPartitions,
 		"create the topic with this many partitions when it does not exist; 0: never create it")
+	fs.IntVar(&c.replication, "replication-factor", 0,
+		"replicas per partition of a topic it creates; 0: 3 when the cluster has at least three brokers, else 1")
 }
 
 // fromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
@@ -323,7 +326,7 @@ func (c *consumingFlags) validate() []error {
 // startUpConfig is what startUp needs to read as group with a pool of conns connections.
 func (c *consumingFlags) startUpConfig(group string, conns int32) startUpConfig {
 	return startUpConfig{databaseURL: c.databaseURL, conns: conns, noMigrate: c.noMigrate, brokers: c.brokers,
-		topic: c.topic, group: group, from: c.from, partitions: c.partitions, forceReset: c.forceReset}
+		topic: c.topic, group: group, from: c.from, partitions: c.partitions, replication: c.replication, forceReset: c.forceReset}
 }
 
 // startUpConfig is what startUp needs of a consuming subcommand's configuration.
@@ -334,6 +337,7 @@ type startUpConfig struct {
 	brokers            []string
 	topic, group, from string
 	partitions         int
+	replication        int
 	forceReset         bool
 }
 
@@ -365,7 +369,7 @@ func startUp(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 		}
 	}
 	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
-		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions)
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions, cfg.replication)
 	}); err != nil {
 		return fail(err)
 	}
@@ -407,12 +411,12 @@ func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 	}
 }
 
-// reachKafka creates the topic if asked to (partitions > 0), or else asks for its metadata: either
-// way one of the brokers answered. A topic that does not exist yet is not waited for here; the
-// Reader picks it up once it appears.
-func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions int) error {
+// reachKafka creates the topic if asked to (partitions > 0; replication as ensureTopic takes it),
+// or else asks for its metadata: either way one of the brokers answered. A topic that does not
+// exist yet is not waited for here; the Reader picks it up once it appears.
+func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions, replication int) error {
 	if partitions > 0 {
-		return ensureTopic(ctx, logger, brokers, topic, partitions)
+		return ensureTopic(ctx, logger, brokers, topic, partitions, replication)
 	}
 	if _, err := kafkabus.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, kafkabus.ErrTopicNotReady) {
 		return err

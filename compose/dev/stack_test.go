@@ -194,3 +194,44 @@ func TestStackLifecycleAndFaults(t *testing.T) {
 		}
 	}
 }
+
+// A cluster's nodes record the node count they were formatted for: 'up' with another count (or a
+// single-broker data dir under a cluster's settings) is refused before anything starts, and the
+// later verbs find the cluster without KAFKA_BROKERS. No JVM runs: the refusal comes first.
+func TestStackRefusesAnotherNodeCount(t *testing.T) {
+	s := newStack(t)
+	node1 := filepath.Join(s.dir, "kafka-1")
+	if err := os.MkdirAll(node1, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(node1, "nodes"), []byte("nodes=3\nport=41092\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := s.mustRun("env")
+	if !strings.Contains(env, "KAFKA_BOOTSTRAP='127.0.0.1:41092,127.0.0.1:41094,127.0.0.1:41096'") {
+		t.Fatalf("env of a recorded 3-node cluster does not list its three nodes:\n%s", env)
+	}
+	base := s.env
+	for _, n := range []string{"2", "1"} {
+		s.env = append(base, "KAFKA_BROKERS="+n)
+		s.mustFail("up", "formatted for a 3-node cluster, not "+n)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "postgres")); !os.IsNotExist(err) {
+		t.Fatalf("a refused up started PostgreSQL first (stat err %v)", err)
+	}
+
+	// A single broker's formatted data dir under a cluster's settings.
+	if err := os.RemoveAll(node1); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(s.dir, "kafka", "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "meta.properties"), []byte("node.id=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env = append(base, "KAFKA_BROKERS=3")
+	s.mustFail("up", "formatted for a single broker")
+	s.env = base
+}

@@ -61,8 +61,11 @@ func NewSyncWriter(cfg PublisherConfig) *SyncWriter {
 	return s
 }
 
-// WriteEvents writes evs and waits for the acknowledgements. Transient failures are retried up to
-// 4 times in all (100 ms → 5 s jittered backoff), resending only the failed events. It returns nil
+// WriteEvents writes evs and waits for the acknowledgements. Transient failures (a leader change,
+// NOT_ENOUGH_REPLICAS while a node is down, a refused connection) are retried with 100 ms → 5 s
+// jittered backoff, resending only the failed events: until ctx's deadline when it has one (the
+// caller's window: a SIGKILLed leader is replaced only after the broker session timeout, 15 s on
+// the dev cluster), else 4 times in all. It returns nil
 // when every event was acknowledged, else a *WriteEventsError naming the others. Retries may
 // duplicate events; consumers deduplicate by event_id.
 func (s *SyncWriter) WriteEvents(ctx context.Context, evs []events.Event) error {
@@ -81,6 +84,7 @@ func (s *SyncWriter) WriteEvents(ctx context.Context, evs []events.Event) error 
 		todo, msgs = append(todo, e), append(msgs, m)
 	}
 	var bo backoff
+	_, windowed := ctx.Deadline()
 	for attempt := 1; len(todo) > 0; attempt++ {
 		err := s.w.WriteMessages(ctx, msgs...)
 		if err == nil {
@@ -96,7 +100,7 @@ func (s *SyncWriter) WriteEvents(ctx context.Context, evs []events.Event) error 
 			}
 			switch {
 			case ei == nil:
-			case permanent(ei) || ctx.Err() != nil || attempt == syncAttempts:
+			case permanent(ei) || ctx.Err() != nil || (!windowed && attempt == syncAttempts):
 				werr.Failed = append(werr.Failed, EventError{todo[i].EventID, todo[i].ListingKey, ei})
 			default:
 				keepE, keepM = append(keepE, todo[i]), append(keepM, msgs[i])
@@ -113,7 +117,7 @@ func (s *SyncWriter) WriteEvents(ctx context.Context, evs []events.Event) error 
 		case <-ctx.Done():
 			t.Stop()
 			for _, e := range todo {
-				werr.Failed = append(werr.Failed, EventError{e.EventID, e.ListingKey, ctx.Err()})
+				werr.Failed = append(werr.Failed, EventError{e.EventID, e.ListingKey, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)})
 			}
 			todo = nil
 		}

@@ -11,9 +11,10 @@ import (
 	"github.com/segmentio/kafka-go"
 )
 
-// CreateTopic creates topic with the given partition count (replication factor 1: the stack is one
-// broker) through the cluster's controller. A topic that exists already is left as it is, whatever
-// its partition count, and is no error (kafka-go's CreateTopics does not tell the two apart).
+// CreateTopic creates topic with the given partition count and the cluster's replication factor
+// (ClusterReplicationFactor: 1 on the single dev broker, 3 on a cluster of three or more) through
+// the cluster's controller. A topic that exists already is left as it is, whatever its partition
+// count, and is no error (kafka-go's CreateTopics does not tell the two apart).
 func CreateTopic(ctx context.Context, addr, topic string, partitions int) error {
 	return CreateTopicOn(ctx, []string{addr}, topic, partitions, nil)
 }
@@ -23,8 +24,31 @@ func CreateTopic(ctx context.Context, addr, topic string, partitions int) error 
 // (e.g. "max.message.bytes"); an existing topic keeps its own. When every broker fails it returns
 // each one's error.
 func CreateTopicOn(ctx context.Context, brokers []string, topic string, partitions int, configs map[string]string) error {
+	return CreateTopicWith(ctx, brokers, topic, TopicSpec{Partitions: partitions, Configs: configs})
+}
+
+// TopicSpec is how CreateTopicWith creates a topic.
+type TopicSpec struct {
+	Partitions int
+	// ReplicationFactor is the replicas per partition; 0 asks the cluster for its broker count and
+	// takes ClusterReplicationFactor of it.
+	ReplicationFactor int
+	Configs           map[string]string // topic settings, e.g. "min.insync.replicas"
+}
+
+// CreateTopicWith is CreateTopicOn with a replication factor of the caller's choosing.
+func CreateTopicWith(ctx context.Context, brokers []string, topic string, spec TopicSpec) error {
 	if len(brokers) == 0 {
 		return fmt.Errorf("create topic %s: %w", topic, ErrNoBrokers)
+	}
+	partitions, configs := spec.Partitions, spec.Configs
+	rf := spec.ReplicationFactor
+	if rf <= 0 {
+		r, err := InspectTopic(ctx, brokers, topic)
+		if err != nil {
+			return fmt.Errorf("create topic %s: count the brokers: %w", topic, err)
+		}
+		rf = ClusterReplicationFactor(r.Brokers)
 	}
 	var entries []kafka.ConfigEntry
 	for k, v := range configs {
@@ -32,7 +56,7 @@ func CreateTopicOn(ctx context.Context, brokers []string, topic string, partitio
 	}
 	var errs []error
 	for _, addr := range brokers {
-		err := createTopic(ctx, addr, kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1,
+		err := createTopic(ctx, addr, kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: rf,
 			ConfigEntries: entries})
 		if err == nil {
 			return nil

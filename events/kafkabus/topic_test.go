@@ -52,3 +52,60 @@ func TestWaitForTopic(t *testing.T) {
 		t.Logf("topic ready %v after the wait began", time.Since(start))
 	})
 }
+
+func TestTopicReplicationWarnings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                      string
+		brokers, replicas, minISR int
+		exists                    bool
+		want                      []string // one substring per warning, in order
+	}{
+		{"single broker", 1, 1, 1, true, nil},
+		{"missing topic", 3, 0, 0, false, nil},
+		{"cluster, full", 3, 3, 2, true, nil},
+		{"five brokers, three replicas", 5, 3, 2, true, nil},
+		{"cluster, one replica", 3, 1, 1, true, []string{"1 replica(s) per partition on a cluster of 3 brokers (want 3)"}},
+		{"two brokers, one replica", 2, 1, 1, true, []string{"(want 2)"}},
+		{"cluster, min ISR 1", 3, 3, 1, true, []string{"min.insync.replicas=1 on a cluster of 3"}},
+		{"min ISR unknown", 3, 3, 0, true, nil},
+		{"min ISR above replicas", 1, 1, 2, true, []string{"NOT_ENOUGH_REPLICAS"}},
+		{"cluster, one replica, min ISR 2", 3, 1, 2, true, []string{"(want 3)", "NOT_ENOUGH_REPLICAS"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := kafkabus.TopicReplication{Topic: "t", Brokers: tc.brokers, Exists: tc.exists, Replicas: tc.replicas, MinISR: tc.minISR}
+			got := r.Warnings()
+			if len(got) != len(tc.want) {
+				t.Fatalf("Warnings() = %q, want %d warning(s) %q", got, len(tc.want), tc.want)
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("warning %d = %q, want it to say %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestClusterReplicationFactor(t *testing.T) {
+	t.Parallel()
+	for brokers, want := range map[int]int{0: 1, 1: 1, 2: 2, 3: 3, 5: 3} {
+		if got := kafkabus.ClusterReplicationFactor(brokers); got != want {
+			t.Errorf("ClusterReplicationFactor(%d) = %d, want %d", brokers, got, want)
+		}
+	}
+}
+
+func TestInspectTopic(t *testing.T) {
+	t.Parallel()
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 2)
+	r, err := kafkabus.InspectTopic(t.Context(), []string{addr}, topic)
+	if err != nil || !r.Exists || r.Brokers != 1 || r.Replicas != 1 || r.MinISR != 1 {
+		t.Fatalf("InspectTopic(%s) = %+v, %v; want it to exist with 1 broker, 1 replica, min ISR 1", topic, r, err)
+	}
+	missing, err := kafkabus.InspectTopic(t.Context(), []string{addr}, kafkatest.Name(t, "missing"))
+	if err != nil || missing.Exists || missing.Brokers != 1 {
+		t.Fatalf("InspectTopic(missing) = %+v, %v; want not existing, 1 broker", missing, err)
+	}
+}

@@ -1,0 +1,212 @@
+//go:build cluster
+
+package chaoscluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+)
+
+// crawl is the crawler side: the simulated site crawled every second, its events published by
+// the real KafkaPublisher through recorder, which remembers every id handed over.
+type crawl struct {
+	pub    *kafkabus.KafkaPublisher
+	logs   *testkit.SyncBuffer
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	ids    map[uuid.UUID]bool
+	runs   int
+}
+
+func (c *crawl) Publish(e events.Event) {
+	c.mu.Lock()
+	c.ids[e.EventID] = true
+	c.mu.Unlock()
+	c.pub.Publish(e)
+}
+
+// startCrawl starts crawling with a new publisher; state persists across crawls.
+func startCrawl(t *testing.T, brokers []string, topic string, site crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
+	logs := &testkit.SyncBuffer{}
+	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
+	ctx, cancel := context.WithCancel(t.Context())
+	c := &crawl{pub: pub, logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
+	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
+	go func() {
+		defer close(c.done)
+		for ctx.Err() == nil {
+			_, _ = runner.Run(ctx)
+			c.mu.Lock()
+			c.runs++
+			c.mu.Unlock()
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return c
+}
+
+// stop ends the crawls and closes the publisher (its full retry window), returning its stats.
+func (c *crawl) stop(t *testing.T) kafkabus.PublisherStats {
+	t.Helper()
+	c.cancel()
+	testkit.Recv(t, c.done, time.Minute, "the crawl loop")
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 6*time.Minute)
+	defer cancel()
+	if err := c.pub.Close(ctx); err != nil {
+		t.Errorf("publisher Close: %v", err)
+	}
+	return c.pub.Stats()
+}
+
+// lossesLogged counts the publisher's log records that name a lost event (event_id and reason).
+func (c *crawl) lossesLogged(t *testing.T) int {
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(c.logs.String()), "\n") {
+		var r map[string]any
+		if json.Unmarshal([]byte(line), &r) == nil && r["event_id"] != nil && r["reason"] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *crawl) idList() []uuid.UUID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]uuid.UUID, 0, len(c.ids))
+	for id := range c.ids {
+		out = append(out, id)
+	}
+	return out
+}
+
+// fastSim serves the simulated site on a clock 600× real time; simSite is compose/dev/sites.yaml's
+// simulated site pointed at it, without politeness delays.
+func fastSim(t *testing.T, root string) (crawler.Site, func() time.Time) {
+	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 24, Now: clock, Epoch: clock(), DaysAhead: 7, TeeTimesPerDay: 24,
+		BookingSpeed: 20}))
+	t.Cleanup(srv.Close)
+	sites, err := crawler.LoadSites(filepath.Join(root, "compose/dev/sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sites[0]
+	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, srv.URL, 1)
+	s.DaysAhead = 7
+	s.Politeness.NoDelay = true
+	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
+	s.Politeness.BackoffBase, s.Politeness.BackoffCap = crawler.Duration(10*time.Millisecond), crawler.Duration(50*time.Millisecond)
+	s.Politeness.RequestTimeout = crawler.Duration(5 * time.Second)
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return s, clock
+}
+
+// consumers are the booking-consumer run processes of one group, started with the top test's t
+// (a process started by a scenario outlives it).
+type consumers struct {
+	t                        *testing.T
+	bin, dbURL, topic, group string
+	brokers                  []string
+	procs                    []*testkit.Proc
+	exits                    int // processes that ended on their own (restarted, as compose would)
+}
+
+func (cs *consumers) start() *testkit.Proc {
+	p := testkit.Start(cs.t, cs.bin, []string{"LOG_LEVEL=info"}, "run", "--database-url", cs.dbURL,
+		"--kafka-bootstrap", strings.Join(cs.brokers, ","), "--topic", cs.topic, "--group", cs.group,
+		"--metrics-addr=", "--no-migrate")
+	cs.procs = append(cs.procs, p)
+	return p
+}
+
+// keepAlive restarts any process that exited on its own (compose: restart: unless-stopped).
+func (cs *consumers) keepAlive(t *testing.T) {
+	t.Helper()
+	for i, p := range cs.procs {
+		select {
+		case err := <-p.Exited:
+			p.Exited <- err
+			cs.exits++
+			t.Logf("consumer %d exited on its own (%v); restarting it. Last logs:\n%s", i, err, testkit.Tail(p.Logs.String(), 1500))
+			cs.procs = append(cs.procs[:i:i], cs.procs[i+1:]...)
+			cs.start()
+			return
+		default:
+		}
+	}
+}
+
+func (cs *consumers) stopAll(t *testing.T) {
+	for _, p := range cs.procs {
+		p.Stop(t, time.Minute)
+	}
+	cs.procs = nil
+}
+
+func buildConsumer(t *testing.T, root string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "booking-consumer")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/booking-consumer")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func repoRoot(t *testing.T) string {
+	d, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			t.Fatal("no go.mod above the test")
+		}
+	}
+}
+
+func countQuery(t *testing.T, db *pgxpool.Pool, q string, args ...any) int {
+	t.Helper()
+	var n int
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute)
+	defer cancel()
+	if err := db.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func summary(st kafkabus.PublisherStats) string {
+	return fmt.Sprintf("published %d, failed %d, dropped %d", st.Published, st.Failed, st.Dropped)
+}
