@@ -59,15 +59,10 @@ begin
         return null;
     end if;
     perform listing_lifetimes_lock(keys);
-    redo := array(
-        select f.listing_key
-        from (select listing_key, play_date, min(occurred_at) as first_at from new_events group by 1, 2) f
-        join listing_lifetimes l on l.listing_key = f.listing_key and l.play_date = f.play_date
-        where f.first_at <= l.last_event_at);
 
-    insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
-        status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
-        change_count, reopen_count)
+    -- One statement: the fold (a data-modifying CTE, always run to completion) and the listings
+    -- left to recompute, found in the same join with the stored rows (one snapshot: the rows as
+    -- they were before the fold).
     with ordered as ( -- the new events in the definition's order, each with its listing's stored row
         select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
                e.close_reason, e.occurred_at, e.price_krw, l.listing_key is not null as stored,
@@ -103,27 +98,34 @@ begin
                max(changes) over p                                                     as new_changes
         from marked m
         window p as (partition by play_date, listing_key)
+    ), fold as (
+        insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
+            status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
+            change_count, reopen_count)
+        select listing_key, source, course_name, course_part, play_date, tee_time,
+               case when event_type = 'listing_closed' then close_reason else 'open' end,
+               case when starts > 0 then new_opened_at else stored_opened_at end,
+               case when event_type = 'listing_closed' then occurred_at end,
+               event_type,
+               occurred_at,
+               case when starts > 0 then open_start[2]::bigint else stored_open_price end,
+               price_krw,
+               (case when starts > 0 then new_changes - changes_before_open
+                     else stored_changes + new_changes end)::int,
+               (coalesce(stored_reopens + 1, 0) + starts - 1)::int
+        from folded
+        where is_last
+        on conflict (listing_key, play_date) do update set
+            (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
+             last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
+          = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
+                excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
+                excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
+                excluded.change_count, excluded.reopen_count)
     )
-    select listing_key, source, course_name, course_part, play_date, tee_time,
-           case when event_type = 'listing_closed' then close_reason else 'open' end,
-           case when starts > 0 then new_opened_at else stored_opened_at end,
-           case when event_type = 'listing_closed' then occurred_at end,
-           event_type,
-           occurred_at,
-           case when starts > 0 then open_start[2]::bigint else stored_open_price end,
-           price_krw,
-           (case when starts > 0 then new_changes - changes_before_open
-                 else stored_changes + new_changes end)::int,
-           (coalesce(stored_reopens + 1, 0) + starts - 1)::int
-    from folded
-    where is_last
-    on conflict (listing_key, play_date) do update set
-        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
-            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
-            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
-            excluded.change_count, excluded.reopen_count);
+    select coalesce(array_agg(distinct listing_key) filter (where stored and first_at <= stored_last_at), '{}')
+    into redo
+    from ordered;
 
     if cardinality(redo) > 0 then
         perform listing_lifetimes_recompute(redo);
