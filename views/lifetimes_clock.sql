@@ -33,6 +33,6 @@ select
     reopen_count
 from (
     select s.*, (s.play_date + s.tee_time) at time zone 'Asia/Seoul' as tee_at,
-           coalesce(nullif(current_setting('golf.now', true), '')::timestamptz, now()) as clock_now
+           (select coalesce(nullif(current_setting('golf.now', true), '')::timestamptz, now())) as clock_now -- an InitPlan: parsed once a query, not once a row
     from :stored s
 ) s;
