@@ -121,12 +121,7 @@ func TestAlertsHookOrder(t *testing.T) {
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changed := map[string]int{}
-	for _, e := range pub.events() {
-		if e.EventType == events.ListingChanged {
-			changed[e.EventID.String()]++
-		}
-	}
+	changed := changedIDs(pub.events())
 	if len(changed) != 3 {
 		t.Errorf("3 price changes published as %d distinct events: %v", len(changed), changed)
 	}

@@ -260,12 +260,7 @@ func TestSaveBeforePublish(t *testing.T) {
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changed := map[string]int{}
-	for _, e := range pub.events() {
-		if e.EventType == events.ListingChanged {
-			changed[e.EventID.String()]++
-		}
-	}
+	changed := changedIDs(pub.events())
 	if len(changed) != 3 {
 		t.Errorf("3 price changes published as %d distinct listing_changed events: %v", len(changed), changed)
 	}
@@ -483,4 +478,15 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 	if code, body := health(); code != http.StatusOK {
 		t.Errorf("after a complete crawl: /healthz %d %s", code, body)
 	}
+}
+
+// changedIDs counts the listing_changed events of evs by event id.
+func changedIDs(evs []events.Event) map[string]int {
+	changed := map[string]int{}
+	for _, e := range evs {
+		if e.EventType == events.ListingChanged {
+			changed[e.EventID.String()]++
+		}
+	}
+	return changed
 }

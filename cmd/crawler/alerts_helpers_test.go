@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/notify"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -122,17 +123,5 @@ func teePage(t testing.TB, rows func() []teeRow) *httptest.Server {
 
 // teeSitesFile is a sites file of one site, "tee", reading teePage at base.
 func teeSitesFile(t testing.TB, base string) string {
-	return testkit.WriteTemp(t, "sites.yaml", fmt.Sprintf(`sites:
-  - name: tee
-    start_urls: ["%s/tee"]
-    row: "table.tee-list tr.tee-row"
-    fields:
-      course: {selector: "td.course"}
-      course_part: {selector: "td.part"}
-      round_date: {selector: "td.date"}
-      tee_time: {selector: "td.time"}
-      price: {selector: "td.price"}
-      players: {selector: "td.players"}
-    politeness: {no_delay: true, ignore_robots_txt: true, no_retry: true}
-`, base))
+	return testkit.WriteTemp(t, "sites.yaml", "sites:\n"+sitesim.TeeListSite("tee", base+"/tee"))
 }

@@ -80,3 +80,21 @@ func EUCKRSite(name, base string) string {
       players: {selector: "td.cnt"}
 `
 }
+
+// TeeListSite is the sites-file entry (a list item, indented for "sites:") of a one-page tee list
+// in the shipped HTML shape (table.tee-list tr.tee-row, a cell per field) at url, under name,
+// with no delay, no retry and robots.txt ignored: the shape tests serve from their own handlers.
+func TeeListSite(name, url string) string {
+	return `  - name: ` + name + `
+    start_urls: ["` + url + `"]
+    row: "table.tee-list tr.tee-row"
+    fields:
+      course: {selector: "td.course"}
+      course_part: {selector: "td.part"}
+      round_date: {selector: "td.date"}
+      tee_time: {selector: "td.time"}
+      price: {selector: "td.price"}
+      players: {selector: "td.players"}
+    politeness: {no_delay: true, ignore_robots_txt: true, no_retry: true}
+`
+}

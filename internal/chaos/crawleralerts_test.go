@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -54,19 +55,7 @@ func TestSIGKILLCrawlerAlerts(t *testing.T) {
 	dir := t.TempDir()
 	sites := filepath.Join(dir, "sites.yaml")
 	watches := filepath.Join(dir, "watches.yaml")
-	writeChaosFile(t, sites, fmt.Sprintf(`sites:
-  - name: killsite
-    start_urls: ["%s/tee"]
-    row: "table.tee-list tr.tee-row"
-    fields:
-      course: {selector: "td.course"}
-      course_part: {selector: "td.part"}
-      round_date: {selector: "td.date"}
-      tee_time: {selector: "td.time"}
-      price: {selector: "td.price"}
-      players: {selector: "td.players"}
-    politeness: {no_delay: true, ignore_robots_txt: true, no_retry: true}
-`, site.URL))
+	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("killsite", site.URL+"/tee"))
 	writeChaosFile(t, watches, fmt.Sprintf(`channels:
   hook: {type: webhook, url: "%s/alerts", timeout: 2s}
 watches:
