@@ -32,14 +32,8 @@ chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, r
 chaos-cluster: ## the three-node Kafka gate (not in make test or make chaos): node and controller SIGKILLs, a rolling restart, a paused node, consumer kills
 	compose/dev/chaos-cluster
 
-fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
-	@for t in FuzzPlayDate FuzzParsePrice FuzzParsePlayers FuzzParseTeeTime FuzzCleanText FuzzParsePage FuzzDecodeBody FuzzCheckPath FuzzParseJSONPage FuzzRequestTemplates; do \
-		go test ./crawler -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
-	@for t in FuzzDecode FuzzDecodeAgreesWithEncodingJSON; do \
-		go test ./events -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
-	go test ./events/kafkabus -run '^$$' -fuzz '^FuzzParseBrokers$$' -fuzztime $${FUZZTIME:-30s}
-	go test ./cmd/internal/cli -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $${FUZZTIME:-30s}
-	go test ./crawler/suggest -run '^$$' -fuzz '^FuzzParseCurl$$' -fuzztime $${FUZZTIME:-30s}
+fuzz: ## fuzz every Fuzz* target in the module (found by compose/dev/fuzz, not listed) for FUZZTIME each (default 30s)
+	compose/dev/fuzz
 
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(shell go env GOPATH)/bin/golangci-lint

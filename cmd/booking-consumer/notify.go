@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/consumer"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
-	"github.com/golfcrawler/golf-crawler/internal/notify/pgclaims"
 )
 
 // Defaults of the notify subcommand.

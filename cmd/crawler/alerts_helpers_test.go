@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 

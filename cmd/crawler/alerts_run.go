@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/liteclaims"
 	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
-	"github.com/golfcrawler/golf-crawler/internal/notify/liteclaims"
 )
 
 // alertStore is the claim store of the crawler's alerts: SQLite in the state dir.

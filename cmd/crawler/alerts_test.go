@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 

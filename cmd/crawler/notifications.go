@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
 )
 
 // notificationsCmd is `crawler notifications`: the crawler-side alerts' claims, newest first.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/replay"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/replay"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
 )
 
 const tryEnvHelp = `Environment:

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
-	"github.com/golfcrawler/golf-crawler/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
 // Write writes rows to w, times in loc: JSON lines when asJSON, else a table.

@@ -1,0 +1,163 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// benchWatches is n watches of every shape: course substrings, date ranges, weekdays, tee-time
+// windows, price caps and player minimums.
+func benchWatches(n int) *notify.Config {
+	b := []byte("channels:\n  hook: {type: webhook, url: http://127.0.0.1:1/}\nwatches:\n")
+	days := []string{"[sat, sun]", "[mon, tue, wed, thu, fri]", "[fri]"}
+	for i := range n {
+		b = fmt.Appendf(b, "  - name: w%d\n    courses: [course-%d]\n    play_dates: {from: 2026-12-01, to: 2026-12-%02d}\n    weekdays: %s\n"+
+			"    tee_time: {from: \"%02d:00\", to: \"%02d:59\"}\n    max_price_krw: %d\n    min_players: %d\n    channels: [hook]\n",
+			i, i%50, 10+i%20, days[i%3], 5+i%6, 7+i%6, 100000+1000*(i%100), 1+i%4)
+	}
+	c, err := notify.Parse(b, func(string) string { return "" })
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func benchEvents(n int) []*events.Event {
+	out := make([]*events.Event, n)
+	for i := range out {
+		price, players := int64(80000+500*(i%200)), 1+i%4
+		l := events.Listing{Source: "sim", CourseName: fmt.Sprintf("Course-%d", i%60), RoundDate: "2026-12-05",
+			PlayDate: fmt.Sprintf("2026-12-%02d", 1+i%28), TeeTime: fmt.Sprintf("%02d:%02d", 5+i%12, (i%4)*15), PriceKRW: &price, Players: &players}
+		e := events.Opened(l, "bench", time.Now())
+		out[i] = &e
+	}
+	return out
+}
+
+// BenchmarkMatch is the matching throughput: events/s, each matched against 1,000 watches.
+func BenchmarkMatch(b *testing.B) {
+	cfg := benchWatches(1000)
+	evs := benchEvents(10000)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	matches, n := 0, 0
+	start := time.Now()
+	for b.Loop() {
+		for _, e := range evs {
+			matches += len(cfg.MatchAll(e, now))
+		}
+		n += len(evs)
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64(matches)/float64(n), "matches/event")
+}
+
+// BenchmarkNotifyLatency is the end-to-end latency of an opening: from the Publish of its event to
+// the webhook request arriving, through Kafka, the consume loop, the claim transaction and the
+// sender, against the real stack. Openings are published one at a time, each after the previous
+// one arrived, so the number is the latency of an alert, not of a backlog. The loop runs with the
+// notify command's batch wait (pgclaims.DefaultBatchWait).
+func BenchmarkNotifyLatency(b *testing.B) {
+	addr := kafkatest.Bootstrap(b)
+	topic := kafkatest.Topic(b, addr, 3)
+	pool := storetest.NewDB(b)
+	arrived := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- r.Header.Get("Idempotency-Key")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	cfg, err := notify.Parse([]byte("channels:\n  hook: {type: webhook, url: "+srv.URL+"/}\nwatches:\n  - name: all\n    channels: [hook]\n"),
+		func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logger := slog.New(slog.DiscardHandler)
+	wake := make(chan struct{}, 1)
+	st := &pgclaims.Store{Pool: pool, Owner: "bench"}
+	claimer := &pgclaims.Claimer{Store: st, Config: cfg, Logger: logger, Wake: func([]string) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}}
+	sender := &notify.Sender{Store: st, Channel: cfg.Channels["hook"], Wake: wake, Settle: pgclaims.DefaultSettle, Logger: logger}
+	var wg sync.WaitGroup
+	wg.Go(func() { sender.Run(ctx) })
+	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "g"))
+	run := consumertest.Start(b, ctx, r, claimer, consumertest.Production(consumer.Config{BatchWait: pgclaims.DefaultBatchWait, Logger: logger}))
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond}
+	defer w.Close()
+
+	var lat []time.Duration
+	i := 0
+	publish := func() (uuid.UUID, time.Time) {
+		i++
+		price, players := int64(100000), 4
+		l := events.Listing{Source: "bench", CourseName: fmt.Sprintf("Latency %d", i), RoundDate: "2026-12-05",
+			PlayDate: "2026-12-05", TeeTime: "07:00", PriceKRW: &price, Players: &players}
+		e := events.Opened(l, fmt.Sprintf("crawl-%d", i), time.Now())
+		v, err := events.Encode(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := w.WriteMessages(ctx, kafka.Message{Key: []byte(e.ListingKey), Value: v}); err != nil {
+			b.Fatal(err)
+		}
+		return notify.ClaimKey("all", "hook", e.EventID), t0
+	}
+	await := func(key uuid.UUID) {
+		timeout := time.After(60 * time.Second)
+		for {
+			select {
+			case k := <-arrived:
+				if k == key.String() {
+					return
+				}
+			case <-timeout:
+				b.Fatalf("opening %s not delivered within 60 s", key)
+			}
+		}
+	}
+	key, _ := publish() // warm-up: the group join
+	await(key)
+	const perLoop = 50
+	for b.Loop() {
+		for range perLoop {
+			key, t0 := publish()
+			await(key)
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	run.Stop(b)
+	cancel()
+	consumertest.Close(b, r)
+	wg.Wait()
+	slices.Sort(lat)
+	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(ms(0.5), "p50_ms")
+	b.ReportMetric(ms(0.99), "p99_ms")
+	b.ReportMetric(float64(len(lat)), "openings")
+}

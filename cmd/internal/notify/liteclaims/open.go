@@ -1,0 +1,127 @@
+// Package liteclaims is the alert engine's embedded claim store: SQLite (modernc.org/sqlite, pure
+// Go) in one file of the crawler's state dir. One process uses it (the state-dir lock), so there
+// are no leases: at start-up every claim still sending is picked again, with its send key. Its
+// SQL is in queries/.
+//
+// Durability: WAL journal, synchronous=FULL (every commit, the claim transaction above all, is on
+// disk when Claim returns), a busy timeout, and one connection, so that claims from sites crawled
+// in parallel serialise on one writer. A file that is not a readable SQLite database (truncated,
+// a bad header, failing quick_check) fails Open with an error naming it: a silent fresh start
+// would alert every open listing again.
+package liteclaims
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+)
+
+//go:embed queries/schema.sql
+var schemaSQL string
+
+// BusyTimeout is how long a statement waits for the database's lock.
+const BusyTimeout = 10 * time.Second
+
+// ErrCorrupt is wrapped by Open's error for a file that is not a usable SQLite database.
+var ErrCorrupt = errors.New("not a usable alerts database (truncated or corrupt; move it away to start afresh, which re-alerts open listings)")
+
+// Store is a notify.ClaimStore in one SQLite file.
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+var _ notify.ClaimStore = (*Store)(nil)
+
+// Open opens (or creates) the alerts database at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(" + fmt.Sprint(BusyTimeout.Milliseconds()) +
+		")&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("alerts database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path, now: time.Now}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context) error {
+	var check string
+	if err := s.db.QueryRowContext(ctx, "pragma quick_check").Scan(&check); err != nil {
+		return fmt.Errorf("alerts database %s: %w: %w", s.path, ErrCorrupt, err)
+	}
+	if check != "ok" {
+		return fmt.Errorf("alerts database %s: %w: quick_check: %s", s.path, ErrCorrupt, check)
+	}
+	if _, err := s.db.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("alerts database %s: create tables: %w", s.path, err)
+	}
+	return nil
+}
+
+// sqliteMagic is the first 16 bytes of every SQLite 3 database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// checkFile refuses an existing file that cannot be a whole SQLite database: shorter than its
+// header, a wrong magic, a size that is no multiple of its page size or below the page count its
+// header records. A missing file is fine (created); an empty one is not (truncated).
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("alerts database %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("alerts database %s: %w", path, err)
+	}
+	hdr := make([]byte, 100)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return fmt.Errorf("alerts database %s: %w: %d bytes, shorter than the 100-byte header", path, ErrCorrupt, st.Size())
+	}
+	if !bytes.Equal(hdr[:16], sqliteMagic) {
+		return fmt.Errorf("alerts database %s: %w: bad header (not SQLite format 3)", path, ErrCorrupt)
+	}
+	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
+		return fmt.Errorf("alerts database %s: %w: bad page size %d", path, ErrCorrupt, pageSize)
+	}
+	pages := int64(binary.BigEndian.Uint32(hdr[28:32]))
+	valid := bytes.Equal(hdr[24:28], hdr[92:96]) // the page count is valid for this change counter
+	if st.Size()%pageSize != 0 || valid && st.Size() < pages*pageSize {
+		return fmt.Errorf("alerts database %s: %w: %d bytes for %d pages of %d", path, ErrCorrupt, st.Size(), pages, pageSize)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }

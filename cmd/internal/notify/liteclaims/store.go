@@ -1,0 +1,252 @@
+package liteclaims
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+var (
+	//go:embed queries/close.sql
+	closeSQL string
+	//go:embed queries/claim.sql
+	claimSQL string
+	//go:embed queries/pick.sql
+	pickSQL string
+	//go:embed queries/sendkey.sql
+	sendKeySQL string
+	//go:embed queries/attempt.sql
+	attemptSQL string
+	//go:embed queries/finish.sql
+	finishSQL string
+	//go:embed queries/retry.sql
+	retrySQL string
+	//go:embed queries/list.sql
+	listSQL string
+	//go:embed queries/prune.sql
+	pruneSQL string
+)
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// keysJSON is a group's claim keys as the JSON array the queries' json_each reads.
+func keysJSON(g notify.Group) string {
+	b, _ := json.Marshal(g.Keys())
+	return string(b)
+}
+
+// tx runs fn in one write transaction (BEGIN IMMEDIATE: _txlock), committed (synced) on nil.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
+func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claimed, error) {
+	now, maxAge := b.Now, b.MaxAge
+	if now.IsZero() {
+		now = s.now()
+	}
+	if maxAge <= 0 {
+		maxAge = notify.DefaultMaxAge
+	}
+	var out []notify.Claimed
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		if len(b.Closes) > 0 {
+			closeStmt, err := tx.PrepareContext(ctx, closeSQL)
+			if err != nil {
+				return fmt.Errorf("record close: %w", err)
+			}
+			defer closeStmt.Close()
+			for _, c := range b.Closes {
+				if _, err := closeStmt.ExecContext(ctx, c.ListingKey, nanos(c.At)); err != nil {
+					return fmt.Errorf("record close: %w", err)
+				}
+			}
+		}
+		if len(b.Claims) == 0 {
+			return nil
+		}
+		// Prepared once per transaction: parsing claim.sql for every claim was most of a site
+		// crawl's alert cost (BenchmarkCrawlAlerts).
+		claim, err := tx.PrepareContext(ctx, claimSQL)
+		if err != nil {
+			return fmt.Errorf("claim: %w", err)
+		}
+		defer claim.Close()
+		for _, c := range b.Claims {
+			e := c.Event
+			payload, err := json.Marshal(e)
+			if err != nil {
+				return fmt.Errorf("encode event %s: %w", e.EventID, err)
+			}
+			reason := ""
+			if e.OccurredAt.Before(now.Add(-maxAge)) {
+				reason = notify.ReasonStale
+			}
+			var status string
+			err = claim.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
+				e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now), reason).Scan(&status, &reason)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // claimed before
+			}
+			if err != nil {
+				return fmt.Errorf("claim %s: %w", c.Key, err)
+			}
+			out = append(out, notify.Claimed{Key: c.Key, Channel: c.Channel, Status: notify.Status(status), Reason: reason})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("alerts database %s: claim: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Pick implements notify.ClaimStore: every claim of channel still sending whose retry time (if
+// any) has come, grouped, with the send keys of new groups fixed in the same transaction.
+func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit int) ([]notify.Group, error) {
+	var groups []notify.Group
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, pickSQL, channel, nanos(now), limit)
+		if err != nil {
+			return err
+		}
+		var picked []notify.PickRow
+		for rows.Next() {
+			var r notify.PickRow
+			var key, sendKey, payload string
+			var claimedAt, closed int64
+			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Attempts, &claimedAt, &closed); err != nil {
+				rows.Close()
+				return err
+			}
+			var e events.Event
+			if err := json.Unmarshal([]byte(payload), &e); err != nil {
+				rows.Close()
+				return fmt.Errorf("claim %s: stored event: %w", key, err)
+			}
+			r.Key, r.Event, r.Channel = uuid.MustParse(key), &e, channel
+			r.ClaimedAt, r.Closed = fromNanos(claimedAt), fromNanos(closed)
+			if sendKey != "" {
+				r.SendKey = uuid.MustParse(sendKey)
+			}
+			picked = append(picked, r)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		groups = notify.Groups(picked)
+		for _, g := range groups {
+			for _, c := range g.Claims {
+				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("alerts database %s: pick %s: %w", s.path, channel, err)
+	}
+	return groups, nil
+}
+
+// Attempt implements notify.ClaimStore (no lease: hold is not needed).
+func (s *Store) Attempt(ctx context.Context, g notify.Group, _ time.Duration) error {
+	res, err := s.db.ExecContext(ctx, attemptSQL, keysJSON(g), nanos(s.now()))
+	if err != nil {
+		return fmt.Errorf("alerts database %s: attempt: %w", s.path, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notify.ErrLost
+	}
+	return nil
+}
+
+// Finish implements notify.ClaimStore.
+func (s *Store) Finish(ctx context.Context, g notify.Group, o notify.Outcome) error {
+	var err error
+	if o.Status == notify.StatusRetry {
+		_, err = s.db.ExecContext(ctx, retrySQL, keysJSON(g), o.Error, nanos(o.RetryAt), nanos(s.now()))
+	} else {
+		_, err = s.db.ExecContext(ctx, finishSQL, keysJSON(g), string(o.Status), o.Error, o.Reason, nanos(s.now()))
+	}
+	if err != nil {
+		return fmt.Errorf("alerts database %s: finish %s: %w", s.path, o.Status, err)
+	}
+	return nil
+}
+
+// List implements notify.ClaimStore.
+func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notification, error) {
+	if f.Limit <= 0 {
+		f.Limit = 1000
+	}
+	rows, err := s.db.QueryContext(ctx, listSQL, string(f.Status), f.Watch, f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("alerts database %s: list: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []notify.Notification
+	for rows.Next() {
+		var n notify.Notification
+		var key, eventID, payload string
+		var claimedAt, sentAt int64
+		if err := rows.Scan(&key, &n.Watch, &n.Channel, &eventID, &n.CrawlID, &payload, &n.Status, &n.Reason, &n.Error,
+			&n.Attempts, &claimedAt, &sentAt); err != nil {
+			return nil, fmt.Errorf("alerts database %s: list: %w", s.path, err)
+		}
+		var e events.Event
+		if err := json.Unmarshal([]byte(payload), &e); err != nil {
+			return nil, fmt.Errorf("alerts database %s: claim %s: stored event: %w", s.path, key, err)
+		}
+		n.Key, n.EventID = uuid.MustParse(key), uuid.MustParse(eventID)
+		n.EventType, n.Course, n.PlayDate, n.TeeTime, n.OccurredAt = string(e.EventType), e.CourseName, e.PlayDate, e.TeeTime, e.OccurredAt
+		n.ClaimedAt = fromNanos(claimedAt)
+		if sentAt != 0 {
+			t := fromNanos(sentAt)
+			n.SentAt = &t
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("alerts database %s: list: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Prune implements notify.ClaimStore.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.db.ExecContext(ctx, pruneSQL, nanos(before))
+	if err != nil {
+		return 0, fmt.Errorf("alerts database %s: prune: %w", s.path, err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

@@ -1,0 +1,96 @@
+package pgclaims
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// DefaultBatchWait is the notifier's consume-loop batch wait: an alert waits at most this long for
+// company in its claim transaction (the booking consumer's 200 ms would add latency).
+const DefaultBatchWait = 50 * time.Millisecond
+
+// Claimer is the notifier's sink for the consume loop (internal/consumer): Ingest matches a batch
+// against the watches (notify.Config.Batch) and claims every match in one transaction of Store, so
+// that the loop commits the batch's offsets only once every match is durable. Undecodable messages
+// are ignored (the booking consumer dead-letters them).
+type Claimer struct {
+	Store  *Store
+	Config *notify.Config
+	MaxAge time.Duration // notify.DefaultMaxAge if zero
+	// Wake is called after a commit with the channels that got new claims.
+	Wake    func(channels []string)
+	Metrics *notify.Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time // "today" for next_days and the claim time; time.Now if nil
+	// DryRun, when set, writes what would be sent there and writes nothing to the database.
+	DryRun io.Writer
+}
+
+// Ingest claims the matches of one batch (see the notify package documentation).
+func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Result, error) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	evs := make([]*events.Event, 0, len(batch))
+	invalid := 0
+	for _, m := range batch {
+		if m.Err != nil || m.Event == nil {
+			invalid++ // the booking consumer dead-letters it; nothing to notify
+			continue
+		}
+		evs = append(evs, m.Event)
+	}
+	if invalid > 0 && c.Logger != nil {
+		c.Logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
+	}
+	b := c.Config.Batch(evs, now(), c.MaxAge)
+	if c.DryRun != nil {
+		return store.Result{Duplicates: len(batch)}, c.preview(ctx, b)
+	}
+	in := notify.Intake{Store: c.Store, Metrics: c.Metrics, Logger: c.Logger, Wake: c.Wake}
+	claimed, err := in.Claim(ctx, b)
+	if err != nil {
+		return store.Result{}, fmt.Errorf("a batch of %d: %w", len(batch), err)
+	}
+	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
+}
+
+// preview prints, per match, what a real run would do with it (Store.Preview writes nothing).
+func (c *Claimer) preview(ctx context.Context, b notify.ClaimBatch) error {
+	res, err := c.Store.Preview(ctx, b)
+	if err != nil {
+		return err
+	}
+	byKey := map[[16]byte]notify.Claim{}
+	for _, cl := range b.Claims {
+		byKey[cl.Key] = cl
+	}
+	now := time.Now()
+	for _, r := range res {
+		cl := byKey[r.Key]
+		lang := "ko"
+		if ch := c.Config.Channels[r.Channel]; ch != nil {
+			lang = ch.Language
+		}
+		switch r.Status {
+		case notify.StatusSending:
+			fmt.Fprintf(c.DryRun, "would send to %s (watch %s, key %s):\n%s\n\n", r.Channel, cl.Watch, r.Key,
+				notify.Text(lang, cl.Watch, []*events.Event{cl.Event}, now))
+		default:
+			reason := r.Reason
+			if reason == "" {
+				reason = string(r.Status)
+			}
+			fmt.Fprintf(c.DryRun, "would skip %s for %s (watch %s, key %s): %s\n", cl.Event.EventID, r.Channel, cl.Watch, r.Key, reason)
+		}
+	}
+	return nil
+}

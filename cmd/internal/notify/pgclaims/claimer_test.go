@@ -1,0 +1,135 @@
+package pgclaims_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+func msgs(evs ...events.Event) []store.Message {
+	out := make([]store.Message, len(evs))
+	for i := range evs {
+		b, _ := events.Encode(evs[i])
+		out[i] = store.Message{Topic: "t", Offset: int64(i), Value: b, Event: &evs[i]}
+	}
+	return out
+}
+
+func listing(course string) events.Listing {
+	price, players := int64(100000), 4
+	return events.Listing{Source: "s", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05", TeeTime: "07:00",
+		PriceKRW: &price, Players: &players}
+}
+
+// TestClaimRules: claimed once, stale and closed (by the booking consumer's table or by a close the
+// notifier consumed) skipped with the reason, closes of other listings and earlier closes ignored.
+func TestClaimRules(t *testing.T) {
+	t.Parallel()
+	db := storetest.NewDB(t)
+	cfg, err := notify.Parse([]byte("channels:\n  a: {type: webhook, url: http://x/}\n  b: {type: webhook, url: http://y/}\n"+
+		"watches:\n  - name: w\n    channels: [a, b]\n"), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg}
+	now := time.Now()
+	fresh := events.Opened(listing("fresh"), "c1", now)
+	old := events.Opened(listing("old"), "c1", now.Add(-31*time.Minute))
+	// A close stored by the booking consumer, after the opening.
+	closedByStore := events.Opened(listing("closed-store"), "c1", now.Add(-2*time.Minute))
+	if _, err := store.New(db).Ingest(t.Context(), msgs(events.Closed(listing("closed-store"), "c2", now.Add(-time.Minute), events.Booked))); err != nil {
+		t.Fatal(err)
+	}
+	// A close the notifier consumed in an earlier batch, and one before the opening (a reopen).
+	closedSeen := events.Opened(listing("closed-seen"), "c1", now.Add(-2*time.Minute))
+	reopened := events.Opened(listing("reopened"), "c3", now.Add(-time.Minute))
+	if _, err := c.Ingest(t.Context(), msgs(events.Closed(listing("closed-seen"), "c2", now.Add(-time.Minute), events.Booked),
+		events.Closed(listing("reopened"), "c2", now.Add(-2*time.Minute), events.Expired))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Ingest(t.Context(), msgs(fresh, old, closedByStore, closedSeen, reopened))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Inserted != 4 { // fresh and reopened, on two channels each
+		t.Errorf("claimed %d, want 4", res.Inserted)
+	}
+	// The same batch again, and shuffled: nothing more.
+	for _, batch := range [][]store.Message{msgs(fresh, old, closedByStore, closedSeen, reopened), msgs(reopened, closedSeen, fresh)} {
+		if res, err := c.Ingest(t.Context(), batch); err != nil || res.Inserted != 0 {
+			t.Errorf("redelivery claimed %d (%v)", res.Inserted, err)
+		}
+	}
+	got := map[string]string{}
+	rows, err := db.Query(t.Context(), "select event->>'course_name', channel, status || coalesce(':' || reason, '') from notifications")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var course, ch, st string
+		if err := rows.Scan(&course, &ch, &st); err != nil {
+			t.Fatal(err)
+		}
+		got[course+"/"+ch] = st
+		n++
+	}
+	want := map[string]string{"fresh": "sending", "old": "skipped:stale", "closed-store": "skipped:closed",
+		"closed-seen": "skipped:closed", "reopened": "sending"}
+	for course, st := range want {
+		for _, ch := range []string{"a", "b"} {
+			if got[course+"/"+ch] != st {
+				t.Errorf("%s on %s: %q, want %q", course, ch, got[course+"/"+ch], st)
+			}
+		}
+	}
+	if n != 10 {
+		t.Errorf("%d rows, want 10", n)
+	}
+}
+
+// TestDryRunSaysWhatAClaimWouldDoAndWritesNothing: claim.sql in its dry-run mode reports a new
+// match as sent, a stale one as skipped, and one that already has a row as claimed, and adds no row.
+func TestDryRunSaysWhatAClaimWouldDoAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	db := storetest.NewDB(t)
+	cfg, err := notify.Parse([]byte("channels:\n  a: {type: webhook, url: http://x/}\nwatches:\n  - name: w\n    channels: [a]\n"),
+		func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claimed := events.Opened(listing("claimed"), "c1", now)
+	if res, err := (&pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg}).Ingest(t.Context(), msgs(claimed)); err != nil || res.Inserted != 1 {
+		t.Fatalf("claim: %d, %v", res.Inserted, err)
+	}
+	var out testkit.SyncBuffer
+	dry := &pgclaims.Claimer{Store: &pgclaims.Store{Pool: db, Owner: "test"}, Config: cfg, DryRun: &out}
+	fresh, old := events.Opened(listing("fresh"), "c2", now), events.Opened(listing("old"), "c2", now.Add(-31*time.Minute))
+	if _, err := dry.Ingest(t.Context(), msgs(claimed, fresh, old)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"would send to a (watch w", "fresh", "would skip " + claimed.EventID.String() + " for a", ": claimed",
+		"would skip " + old.EventID.String() + " for a", ": stale"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run printed:\n%s\nwant %q", out.String(), want)
+		}
+	}
+	if n := strings.Count(out.String(), "would "); n != 3 {
+		t.Errorf("dry run printed %d lines for 3 matches:\n%s", n, out.String())
+	}
+	var rows int
+	if err := db.QueryRow(t.Context(), "select count(*) from notifications").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 {
+		t.Errorf("%d notifications after the dry run, want the 1 claimed before", rows)
+	}
+}
