@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/cmd/booking-consumer/internal/dashboard"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -239,9 +238,12 @@ type ingester interface {
 func (p *consumerProcess) consume(ctx context.Context, opts kafkabus.GroupReaderOptions, s ingester,
 	cfg consumer.Config, stopped func()) error {
 	opts.Logger = p.logger
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(opts))
+	r, err := kafkabus.NewGroupReader(opts)
+	if err != nil {
+		return err
+	}
 	cfg.Health, cfg.Logger, cfg.Metrics = p.health, p.logger, consumer.NewPrometheus(p.reg)
-	err := consumer.Run(ctx, r, s, cfg)
+	err = consumer.Run(ctx, r, s, cfg)
 	p.alive.Store(false)
 	if stopped != nil {
 		stopped()
@@ -425,7 +427,7 @@ func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topi
 }
 
 // closeReader closes r, giving up after closeTimeout: the process is exiting anyway.
-func closeReader(logger *slog.Logger, r *kafka.Reader) {
+func closeReader(logger *slog.Logger, r *kafkabus.GroupReader) {
 	done := make(chan error, 1)
 	go func() { done <- r.Close() }()
 	select {
