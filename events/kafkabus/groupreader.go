@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/segmentio/kafka-go"
 )
@@ -136,6 +137,11 @@ func (r *GroupReader) readPartition(ctx context.Context, gen *kafka.Generation, 
 		}
 		if err != nil { // the partition reader retries by itself; this is what it gave up on
 			r.logger.Warn("partition reader", "topic", c.Topic, "partition", c.Partition, "err", err)
+			select { // never a tight loop, whatever the error
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
 			continue
 		}
 		select {
