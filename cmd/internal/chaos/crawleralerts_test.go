@@ -136,7 +136,8 @@ func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Pr
 	p = a.start()
 	want := alertExpected(k)
 	testkit.WaitForf(t, 2*time.Minute, func() string {
-		return fmt.Sprintf("phase %d: %d of %d matches delivered\n%s", k, a.rc.distinct(want), len(want), testkit.Tail(p.Logs.String(), 3000))
+		return fmt.Sprintf("phase %d: %d of %d matches delivered; missing: %v\nclaims:\n%s\n%s", k, a.rc.distinct(want), len(want),
+			a.rc.missing(want), a.claimsOf(a.rc.missing(want)), testkit.Tail(p.Logs.String(), 3000))
 	}, func() bool {
 		p.Alive(t, fmt.Sprintf("in phase %d", k))
 		return a.rc.distinct(want) == len(want)
@@ -311,6 +312,38 @@ func (rc *killReceiver) distinct(want map[string]bool) int {
 		}
 	}
 	return n
+}
+
+// missing is the matches of want never delivered, as "watch event_type tee_time price".
+func (rc *killReceiver) missing(want map[string]bool) []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for m := range want {
+		if rc.matches[m] == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// claimsOf is the state dir's claims (`crawler notifications`) of the tee times of matches, for
+// a failure message.
+func (a *alertKills) claimsOf(matches []string) string {
+	out, err := exec.Command(a.bin, "notifications", "--state-dir", a.stateDir).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("notifications: %v: %s", err, out)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, m := range matches {
+			if f := strings.Fields(m); len(f) == 4 && strings.Contains(line, f[2]) {
+				b.WriteString(line + "\n")
+				break
+			}
+		}
+	}
+	return b.String()
 }
 
 func (rc *killReceiver) snapshot() (matches, keys map[string]int) {
