@@ -31,7 +31,8 @@ import (
 // (1500 ms) into the phase.
 // Each phase the test's site opens 4 tee times (2 under the "cheap" watch's price cap) and drops
 // one earlier tee time's price into the watch. After each kill the crawler is started again and
-// the phase ends once the receiver has every match so far. No match is lost, none is delivered
+// the phase ends once the receiver has every match so far and the new crawler has crawled the
+// phase's page (so that the next phase is diffed against this one's snapshot). No match is lost, none is delivered
 // more than twice, no Idempotency-Key is accepted more than twice, and nothing else is sent.
 func TestSIGKILLCrawlerAlerts(t *testing.T) {
 	phases := testkit.EnvInt(t, "CHAOS_ALERT_PHASES", 20)
@@ -106,7 +107,8 @@ type alertKills struct {
 
 // killPhase runs phase k against the running crawler p: the site moves to phase k, p is SIGKILLed
 // at the phase's moment, a new crawler starts, and the phase ends once the receiver has every
-// match so far and no claim is left sending. It returns the new crawler.
+// match so far, the new crawler has crawled the phase (its snapshot saved) and no claim is left
+// sending. It returns the new crawler.
 func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Proc {
 	t.Helper()
 	claims := strings.Count(p.Logs.String(), `msg="claimed matches"`)
@@ -141,6 +143,14 @@ func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Pr
 	}, func() bool {
 		p.Alive(t, fmt.Sprintf("in phase %d", k))
 		return a.rc.distinct(want) == len(want)
+	})
+	// and the new crawler crawled the phase's page and saved its snapshot: until then the state
+	// dir may hold the snapshot of the phase before (a kill between the claim and the save), and
+	// the next phase's page diffed against it opens the dropped tee time at its new price
+	// (listing_opened into "cheap") instead of the listing_changed the next phase expects.
+	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: a crawl of the new crawler", k), func() bool {
+		p.Alive(t, fmt.Sprintf("in phase %d", k))
+		return strings.Count(p.Logs.String(), `msg="site crawled"`) > 0
 	})
 	// and every claim finished (a message resent after the kill included), so that each kill
 	// cuts into a window of its own: two kills in one message's window are two crashes.
