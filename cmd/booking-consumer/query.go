@@ -60,7 +60,7 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if asJSON && asCSV {
 		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func exportCmd(ctx context.Context, env cli.Env, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}
