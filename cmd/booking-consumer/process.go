@@ -43,7 +43,7 @@ func newConsumerProcess(logger *slog.Logger) *consumerProcess {
 // retries (logged, /healthz 503) instead of exiting. stop closes the pool, then the server.
 func (p *consumerProcess) start(ctx context.Context, metricsAddr string, cfg startUpConfig) (pool *pgxpool.Pool, stop func(), err error) {
 	if _, err := cli.ParseDatabaseURL(cfg.databaseURL); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("invalid database URL: %w", err)
 	}
 	stopHTTP := func() {}
 	if metricsAddr != "" {

@@ -65,7 +65,7 @@ func hostPort(host string, port uint16) string {
 func ParseDatabaseURL(dsn string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, ScrubError(fmt.Errorf("database URL: %w", err), DatabaseSecrets(dsn))
+		return nil, ScrubError(fmt.Errorf("DATABASE_URL: %w", err), DatabaseSecrets(dsn))
 	}
 	return cfg, nil
 }

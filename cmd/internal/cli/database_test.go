@@ -78,7 +78,7 @@ func TestOpenDatabaseNeverShowsThePassword(t *testing.T) {
 				if strings.Contains(msg, clitest.Marker) || strings.Contains(msg, f.Password) {
 					t.Fatalf("OpenDatabase(%s): the error shows the password: %s", f.DSN, msg)
 				}
-				want := []string{"database URL: cannot parse"}
+				want := []string{"DATABASE_URL: cannot parse"}
 				if f.Valid {
 					want = []string{"golf@" + f.HostPort + "/golf", target.want}
 				}
