@@ -15,7 +15,7 @@
 //     ParsePlayers ("3~4명") and ParseTeeTime ("오후 1:05") do the same for the other cells. A
 //     cell that cannot be read is an error wrapping ErrBadRoundDate, ErrBadPrice, ErrBadPlayers or
 //     ErrBadTeeTime: the row is skipped and counted, never guessed.
-//  3. Diff (diff.go) compares the crawl with the source's previous Snapshot and emits
+//  3. Diff (diff.go) compares the crawl with the source's previous Snapshot (snapshot.go) and emits
 //     listing_opened, listing_changed (price or players) and listing_closed events whose ids are
 //     derived from the transition (events.TransitionID: listing, epoch, lifetime, change number),
 //     never from the crawl, so re-diffing the same snapshot in any later crawl yields the same
