@@ -33,7 +33,9 @@ type Metrics interface {
 	PageFailed(site, reason string)
 }
 
-// The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log).
+// The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log). The
+// missing_<cell> and bad_<cell> reasons are derived from the cell's name in cellTable (cell.go);
+// the constants name the ones of today's cells.
 const (
 	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
 	RejectMissingCourse = "missing_course"

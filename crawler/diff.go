@@ -51,75 +51,6 @@ type DiffOptions struct {
 	Location       *time.Location
 }
 
-// Snapshot is what the crawler remembers of one source between crawls: every open listing by its
-// listing key, and every closed one whose tee time is still ahead (a tombstone, ClosedAt set), as
-// of crawl CrawlID at At. Epoch is the event id epoch of this state (see events.Seq): the id of the
-// crawl that started it, kept as long as the state lives. It is stored as JSON by StateDir.
-type Snapshot struct {
-	Source   string                   `json:"source"`
-	CrawlID  string                   `json:"crawl_id"`
-	At       time.Time                `json:"at"`
-	Epoch    string                   `json:"epoch,omitempty"`
-	Listings map[string]SnapshotEntry `json:"listings"`
-
-	// LastCompleteAt and LastCompleteSeen are the time and the listing count of the last complete
-	// crawl (zero in a snapshot written before they were kept): the collapse guard's reference.
-	LastCompleteAt   time.Time `json:"last_complete_at,omitzero"`
-	LastCompleteSeen int       `json:"last_complete_seen,omitempty"`
-	// Collapses counts the collapsed crawls in a row with the same listings, since CollapsedSince,
-	// not believed yet. Incomplete counts the crawls since the last complete one.
-	Collapses      int       `json:"collapses,omitempty"`
-	CollapsedSince time.Time `json:"collapsed_since,omitzero"`
-	Incomplete     int       `json:"incomplete,omitempty"`
-
-	// ListSeen is the holder of the rows on the source's last pages with rows (Result.ListSeen):
-	// what a page without rows must show to count as sold out when the site has no list selector.
-	// TargetCollapses counts, per target (course name), the collapsed crawls in a row of the
-	// per-target collapse guard, not believed yet. The runner keeps both; Diff does not.
-	ListSeen        string         `json:"list_seen,omitempty"`
-	TargetCollapses map[string]int `json:"target_collapses,omitempty"`
-}
-
-// SnapshotEntry is one listing: its last seen values, how many complete crawls in a row have
-// missed it since, when it was first seen and, while it is being missed, the first of those
-// complete crawls (MissedAt: the close's occurred_at, and what decides booked or expired).
-// Lifetime and Changes number its transitions (events.Seq): Lifetime counts its openings (0 in a
-// snapshot written before they were counted: 1), Changes its changes within the lifetime. A closed
-// listing is kept as a tombstone (ClosedAt set) until its tee time has passed, so that a reopen
-// starts lifetime Lifetime+1 instead of reusing the ids of the closed one.
-type SnapshotEntry struct {
-	Listing   events.Listing `json:"listing"`
-	Misses    int            `json:"misses"`
-	FirstSeen time.Time      `json:"first_seen"`
-	MissedAt  time.Time      `json:"missed_at,omitzero"`
-	Lifetime  int            `json:"lifetime,omitempty"`
-	Changes   int            `json:"changes,omitempty"`
-	ClosedAt  time.Time      `json:"closed_at,omitzero"`
-	// Suspect counts the collapsed crawls of the current collapse that missed the listing, since
-	// SuspectSince: misses held back until the collapse is believed.
-	Suspect      int       `json:"suspect,omitempty"`
-	SuspectSince time.Time `json:"suspect_since,omitzero"`
-}
-
-// Open reports whether the entry is an open listing, not a tombstone.
-func (e SnapshotEntry) Open() bool { return e.ClosedAt.IsZero() }
-
-// seq is the events.Seq of the entry's current lifetime in epoch.
-func (e SnapshotEntry) seq(epoch string) events.Seq {
-	return events.Seq{Epoch: epoch, Lifetime: max(e.Lifetime, 1), Change: e.Changes}
-}
-
-// OpenCount is the number of open listings in the snapshot (tombstones excluded).
-func (s Snapshot) OpenCount() int {
-	n := 0
-	for _, e := range s.Listings {
-		if e.Open() {
-			n++
-		}
-	}
-	return n
-}
-
 // DiffStats counts what one Diff saw, for logs and metrics.
 type DiffStats struct {
 	Seen          int                        // distinct valid listings in the crawl
@@ -186,6 +117,21 @@ type InvalidListing struct {
 // reopens in its next lifetime. next.Epoch is prev's; a prev without one starts a new epoch (see
 // Snapshot). c.ID must be non-empty and c.At non-zero. Diff does not modify prev.
 func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []events.Event, next Snapshot, stats DiffStats) {
+	d := newDiffer(prev, c, opt.withDefaults(), len(cur))
+	for _, l := range cur {
+		d.see(l)
+	}
+	d.settleCompleteness(len(cur))
+	for key, e := range prev.Listings {
+		if !d.seen[key] {
+			d.miss(key, e)
+		}
+	}
+	return d.finish()
+}
+
+// withDefaults fills in the zero fields of opt (see DiffOptions).
+func (opt DiffOptions) withDefaults() DiffOptions {
 	if opt.MissesToClose <= 0 {
 		opt.MissesToClose = DefaultMissesToClose
 	}
@@ -195,7 +141,35 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 	if opt.CollapseCrawls <= 0 {
 		opt.CollapseCrawls = DefaultCollapseCrawls
 	}
-	next = Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Epoch: prev.Epoch, Listings: make(map[string]SnapshotEntry, len(cur))}
+	return opt
+}
+
+// differ is one Diff in progress: the inputs, the snapshot update (next), the events and counts
+// so far, and what the steps share. Diff runs its steps in order: see every listing of the crawl
+// (open, change), settle whether the crawl counts as complete, miss every listing of prev it did
+// not see, finish.
+type differ struct {
+	prev Snapshot
+	c    Crawl
+	opt  DiffOptions
+
+	next  Snapshot
+	out   []events.Event
+	stats DiffStats
+
+	seen map[string]bool // keys of cur taken (valid, or invalid but open)
+	dups map[string]bool // keys of cur seen more than once
+	// sameListings stays true while every listing of this crawl was open and seen by the previous
+	// crawl: the condition for a collapse to continue the previous one.
+	sameListings bool
+	// complete is whether the crawl counts as complete for misses (settleCompleteness).
+	complete bool
+}
+
+// newDiffer starts the snapshot update: next has c's header and prev's epoch; a prev without one
+// starts a new epoch (see Snapshot).
+func newDiffer(prev Snapshot, c Crawl, opt DiffOptions, listings int) *differ {
+	next := Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Epoch: prev.Epoch, Listings: make(map[string]SnapshotEntry, listings)}
 	switch {
 	case next.Epoch != "":
 	case prev.CrawlID != "":
@@ -203,143 +177,184 @@ func Diff(prev Snapshot, cur []events.Listing, c Crawl, opt DiffOptions) (out []
 	default:
 		next.Epoch = c.ID // a new state: a new epoch
 	}
-	stats.Reasons = map[events.CloseReason]int{}
-	seen := make(map[string]bool, len(cur))
-	dups := map[string]bool{}
-	// sameListings stays true while every listing of this crawl was open and seen by the previous
-	// crawl: the condition for a collapse to continue the previous one.
-	sameListings := prev.Collapses > 0
-
-	for _, l := range cur {
-		key := l.Key()
-		if seen[key] {
-			stats.Duplicates++
-			dups[key] = true
-			continue
-		}
-		old, ok := prev.Listings[key]
-		live := ok && old.Open()
-		if err := checkListing(l, c); err != nil {
-			stats.Invalid = append(stats.Invalid, InvalidListing{Listing: l, Err: err})
-			if live {
-				seen[key] = true
-				old.Misses, old.MissedAt, old.Suspect, old.SuspectSince = 0, time.Time{}, 0, time.Time{}
-				next.Listings[key] = old
-			}
-			continue
-		}
-		seen[key] = true
-		stats.Seen++
-		if !live || old.Suspect > 0 {
-			sameListings = false
-		}
-		if !live && teeTimePassed(l, c.At, opt.Location) {
-			stats.Past++ // nothing can book it any more: opening it would only expire it again
-			continue
-		}
-		if !live {
-			e := SnapshotEntry{Listing: l, FirstSeen: c.At, Lifetime: 1}
-			if ok { // a tombstone: this is a reopen, the next lifetime
-				e.Lifetime = max(old.Lifetime, 1) + 1
-			}
-			out = append(out, events.OpenedSeq(l, e.seq(next.Epoch), c.ID, c.At))
-			stats.Opened++
-			next.Listings[key] = e
-			continue
-		}
-		e := SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen, Lifetime: max(old.Lifetime, 1), Changes: old.Changes}
-		if !equalInt64(old.Listing.PriceKRW, l.PriceKRW) || !equalInt(old.Listing.Players, l.Players) {
-			e.Changes++
-			out = append(out, events.ChangedSeq(old.Listing, l, e.seq(next.Epoch), c.ID, c.At))
-			stats.Changed++
-		}
-		next.Listings[key] = e
+	return &differ{
+		prev: prev, c: c, opt: opt, next: next,
+		stats:        DiffStats{Reasons: map[events.CloseReason]int{}},
+		seen:         make(map[string]bool, listings),
+		dups:         map[string]bool{},
+		sameListings: prev.Collapses > 0,
 	}
+}
 
-	complete := c.Complete
+// see takes one listing of the crawl: a repeated key is a duplicate, an invalid listing is
+// dropped (an open entry of its key kept as if seen), a listing still open changes or not, a new
+// one (or one with a tombstone) opens unless its tee time has passed.
+func (d *differ) see(l events.Listing) {
+	key := l.Key()
+	if d.seen[key] {
+		d.stats.Duplicates++
+		d.dups[key] = true
+		return
+	}
+	old, ok := d.prev.Listings[key]
+	live := ok && old.Open()
+	if err := checkListing(l, d.c); err != nil {
+		d.stats.Invalid = append(d.stats.Invalid, InvalidListing{Listing: l, Err: err})
+		if live {
+			d.seen[key] = true
+			old.Misses, old.MissedAt, old.Suspect, old.SuspectSince = 0, time.Time{}, 0, time.Time{}
+			d.next.Listings[key] = old
+		}
+		return
+	}
+	d.seen[key] = true
+	d.stats.Seen++
+	if !live || old.Suspect > 0 {
+		d.sameListings = false
+	}
+	switch {
+	case live:
+		d.change(key, l, old)
+	case teeTimePassed(l, d.c.At, d.opt.Location):
+		d.stats.Past++ // nothing can book it any more: opening it would only expire it again
+	default:
+		d.open(key, l, old, ok)
+	}
+}
+
+// open starts a lifetime of l: the first, or after tomb (reopen) the next one.
+func (d *differ) open(key string, l events.Listing, tomb SnapshotEntry, reopen bool) {
+	e := SnapshotEntry{Listing: l, FirstSeen: d.c.At, Lifetime: 1}
+	if reopen {
+		e.Lifetime = max(tomb.Lifetime, 1) + 1
+	}
+	d.out = append(d.out, events.OpenedSeq(l, e.seq(d.next.Epoch), d.c.ID, d.c.At))
+	d.stats.Opened++
+	d.next.Listings[key] = e
+}
+
+// change takes l, seen again while open (old): a listing_changed when valuesChanged, and in any
+// case the new values, with the misses reset.
+func (d *differ) change(key string, l events.Listing, old SnapshotEntry) {
+	e := SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen, Lifetime: max(old.Lifetime, 1), Changes: old.Changes}
+	if valuesChanged(old.Listing, l) {
+		e.Changes++
+		d.out = append(d.out, events.ChangedSeq(old.Listing, l, e.seq(d.next.Epoch), d.c.ID, d.c.At))
+		d.stats.Changed++
+	}
+	d.next.Listings[key] = e
+}
+
+// valuesChanged reports whether a listing's change from old to cur is a listing_changed: its
+// price or players differ. Any other difference (round_date text, URL) only updates the snapshot.
+func valuesChanged(old, cur events.Listing) bool {
+	return !equalInt64(old.PriceKRW, cur.PriceKRW) || !equalInt(old.Players, cur.Players)
+}
+
+// settleCompleteness decides whether the crawl counts as complete for misses (a collapse counts
+// only once believed) and records the collapse so far and the last complete crawl in next.
+func (d *differ) settleCompleteness(listings int) {
+	prev, c, next := d.prev, d.c, &d.next
+	d.complete = c.Complete
 	switch {
 	case !c.Complete:
 		next.Collapses, next.CollapsedSince = prev.Collapses, prev.CollapsedSince
 	case c.Collapsed:
 		next.Collapses, next.CollapsedSince = 1, c.At
-		if sameListings {
+		if d.sameListings {
 			next.Collapses, next.CollapsedSince = prev.Collapses+1, prev.CollapsedSince
 		}
-		stats.Collapses = next.Collapses
-		stats.Believed = next.Collapses >= opt.CollapseCrawls
-		complete = stats.Believed
-		if stats.Believed {
+		d.stats.Collapses = next.Collapses
+		d.stats.Believed = next.Collapses >= d.opt.CollapseCrawls
+		d.complete = d.stats.Believed
+		if d.stats.Believed {
 			next.Collapses, next.CollapsedSince = 0, time.Time{}
 		}
 	}
-	if complete && c.Withheld == nil {
-		next.LastCompleteAt, next.LastCompleteSeen = c.At, len(cur)
+	if d.complete && c.Withheld == nil {
+		next.LastCompleteAt, next.LastCompleteSeen = c.At, listings
 	} else {
 		next.LastCompleteAt, next.LastCompleteSeen, next.Incomplete = prev.LastCompleteAt, prev.LastCompleteSeen, prev.Incomplete+1
 	}
+}
 
-	for key, e := range prev.Listings {
-		if seen[key] {
-			continue
+// miss takes an entry of prev the crawl did not see: a tombstone stays while a reopen is
+// possible; an open listing is held back (a collapsed crawl's suspect miss), kept (an incomplete
+// crawl, a withheld page set), counted as missed, or closed (booked or expired).
+func (d *differ) miss(key string, e SnapshotEntry) {
+	c := d.c
+	if !e.Open() {
+		// A tombstone is kept while a reopen is possible: until its tee time has passed.
+		if !teeTimePassed(e.Listing, c.At, d.opt.Location) {
+			d.next.Listings[key] = e
 		}
-		if !e.Open() {
-			// A tombstone is kept while a reopen is possible: until its tee time has passed.
-			if !teeTimePassed(e.Listing, c.At, opt.Location) {
-				next.Listings[key] = e
-			}
-			continue
+		return
+	}
+	if c.Complete && c.Collapsed {
+		// A collapsed crawl's miss is held back as suspect; a new collapse starts the count over.
+		if !d.sameListings || e.Suspect == 0 {
+			e.Suspect, e.SuspectSince = 0, c.At
 		}
-		if c.Complete && c.Collapsed {
-			// A collapsed crawl's miss is held back as suspect; a new collapse starts the count over.
-			if !sameListings || e.Suspect == 0 {
-				e.Suspect, e.SuspectSince = 0, c.At
-			}
-			e.Suspect++
+		e.Suspect++
+	}
+	if !d.complete || (c.Withheld != nil && c.Withheld(e.Listing)) {
+		d.next.Listings[key] = e
+		d.stats.Kept++
+		return
+	}
+	e = countMiss(e, c)
+	reason := events.Booked
+	if teeTimePassed(e.Listing, e.MissedAt, d.opt.Location) {
+		reason = events.Expired
+	} else if e.Misses < d.opt.MissesToClose {
+		d.next.Listings[key] = e
+		d.stats.Missed++
+		return
+	}
+	d.closeListing(key, e, reason)
+}
+
+// countMiss counts the miss of e by a crawl that counts as complete: after a believed collapse
+// each collapsed crawl that missed it is a miss (MissedAt the first of them); otherwise one miss,
+// and misses held back by an unbelieved collapse are dropped.
+func countMiss(e SnapshotEntry, c Crawl) SnapshotEntry {
+	if c.Collapsed && e.Suspect > 0 {
+		e.Misses += e.Suspect
+		if e.MissedAt.IsZero() {
+			e.MissedAt = e.SuspectSince
 		}
-		if !complete || (c.Withheld != nil && c.Withheld(e.Listing)) {
-			next.Listings[key] = e
-			stats.Kept++
-			continue
-		}
-		switch {
-		case c.Collapsed && e.Suspect > 0: // a believed collapse: each collapsed crawl that missed it was a miss
-			e.Misses += e.Suspect
-			if e.MissedAt.IsZero() {
-				e.MissedAt = e.SuspectSince
-			}
-			e.Suspect, e.SuspectSince = 0, time.Time{}
-		default: // a complete crawl: misses held back by an unbelieved collapse are dropped
-			e.Suspect, e.SuspectSince = 0, time.Time{}
-			e.Misses++
-			if e.MissedAt.IsZero() {
-				e.MissedAt = c.At
-			}
-		}
-		reason := events.Booked
-		if teeTimePassed(e.Listing, e.MissedAt, opt.Location) {
-			reason = events.Expired
-		} else if e.Misses < opt.MissesToClose {
-			next.Listings[key] = e
-			stats.Missed++
-			continue
-		}
-		out = append(out, events.ClosedSeq(e.Listing, e.seq(next.Epoch), c.ID, e.MissedAt, reason))
-		stats.Closed++
-		stats.Reasons[reason]++
-		if !teeTimePassed(e.Listing, c.At, opt.Location) {
-			e.ClosedAt = e.MissedAt
-			next.Listings[key] = e
+	} else {
+		e.Misses++
+		if e.MissedAt.IsZero() {
+			e.MissedAt = c.At
 		}
 	}
+	e.Suspect, e.SuspectSince = 0, time.Time{}
+	return e
+}
 
-	slices.SortFunc(out, func(a, b events.Event) int {
+// closeListing ends e's lifetime for reason, observed at e.MissedAt; e stays as a tombstone while its tee
+// time is ahead.
+func (d *differ) closeListing(key string, e SnapshotEntry, reason events.CloseReason) {
+	d.out = append(d.out, events.ClosedSeq(e.Listing, e.seq(d.next.Epoch), d.c.ID, e.MissedAt, reason))
+	d.stats.Closed++
+	d.stats.Reasons[reason]++
+	if !teeTimePassed(e.Listing, d.c.At, d.opt.Location) {
+		e.ClosedAt = e.MissedAt
+		d.next.Listings[key] = e
+	}
+}
+
+// finish sorts the events by listing key, then type, and lists the duplicate keys.
+func (d *differ) finish() ([]events.Event, Snapshot, DiffStats) {
+	slices.SortFunc(d.out, func(a, b events.Event) int {
 		return cmp.Or(strings.Compare(a.ListingKey, b.ListingKey), typeOrder(a.EventType)-typeOrder(b.EventType))
 	})
-	for k := range dups {
-		stats.DuplicateKeys = append(stats.DuplicateKeys, k)
+	for k := range d.dups {
+		d.stats.DuplicateKeys = append(d.stats.DuplicateKeys, k)
 	}
-	slices.Sort(stats.DuplicateKeys)
-	return out, next, stats
+	slices.Sort(d.stats.DuplicateKeys)
+	return d.out, d.next, d.stats
 }
 
 // Collapsed reports whether a crawl found so few listings compared with the last complete crawl

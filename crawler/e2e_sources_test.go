@@ -131,26 +131,9 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.1, SlowRate: 0.02, SlowDelay: 20 * time.Millisecond})
 	// One club's day answers 404 in some crawls, and club 139 is in maintenance for a day: the
 	// test's own faults on top of the sim's.
-	var broken atomic.Value
-	broken.Store("")
-	var maintenance atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		all := r.URL.RawQuery + string(body)
-		if maintenance.Load() && r.URL.Path != sitesim.PathLogin && strings.Contains(all, maintClub) {
-			serveMaintenance(w, r)
-			return
-		}
-		if b := broken.Load().(string); b != "" && r.URL.Path != sitesim.PathLogin {
-			club, date, _ := strings.Cut(b, "|")
-			if strings.Contains(all, club) && (strings.Contains(all, date) || strings.Contains(all, date[:4]+"-"+date[4:6]+"-"+date[6:])) {
-				http.NotFound(w, r)
-				return
-			}
-		}
-		sim.ServeHTTP(w, r)
-	}))
+	faults := &e2eFaults{}
+	faults.broken.Store("")
+	srv := faults.server(sim)
 	t.Cleanup(srv.Close)
 	site := e2eSite(t, name, srv.URL, days)
 	out := openEventLog(t, t.TempDir())
@@ -159,7 +142,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]
 	}
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
-		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
+		Metrics: newTestMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
 
 	var crawls []e2eCrawl
 	// The maintenance is of one club: sim-euc-kr shows every club of a date on one page, so it has
@@ -169,15 +152,15 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	maintPages := 0 // club 139's pages answered during the maintenance: one per date and crawl
 	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {
 		clock.Set(at)
-		maintenance.Store(perClub && !at.Before(maintFrom) && at.Before(maintTo))
+		faults.maintenance.Store(perClub && !at.Before(maintFrom) && at.Before(maintTo))
 		if i%9 == 4 { // club 138's day after tomorrow is broken
-			broken.Store("138|" + at.AddDate(0, 0, 2).Format("20060102"))
+			faults.broken.Store("138|" + at.AddDate(0, 0, 2).Format("20060102"))
 		} else {
-			broken.Store("")
+			faults.broken.Store("")
 		}
 		s := e2eRun(t, r, at)
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete, Failed: s.FailedSets})
-		if maintenance.Load() {
+		if faults.maintenance.Load() {
 			e2eMaintenanceCrawl(t, name, s, at, days)
 			maintPages += days + 1
 		}
@@ -211,6 +194,34 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	if perClub && name != "sim-api-get" && others == 0 {
 		t.Error("no other club closed anything during the maintenance: the crawl must be incomplete for that club only")
 	}
+}
+
+// e2eFaults are the source week's own faults on top of the sim's: broken ("club|yyyymmdd") is a
+// club's day that answers 404, maintenance puts club maintClub in maintenance.
+type e2eFaults struct {
+	broken      atomic.Value
+	maintenance atomic.Bool
+}
+
+// server serves sim behind f's faults (the login page is never broken nor in maintenance).
+func (f *e2eFaults) server(sim *sitesim.Site) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		all := r.URL.RawQuery + string(body)
+		if f.maintenance.Load() && r.URL.Path != sitesim.PathLogin && strings.Contains(all, maintClub) {
+			serveMaintenance(w, r)
+			return
+		}
+		if b := f.broken.Load().(string); b != "" && r.URL.Path != sitesim.PathLogin {
+			club, date, _ := strings.Cut(b, "|")
+			if strings.Contains(all, club) && (strings.Contains(all, date) || strings.Contains(all, date[:4]+"-"+date[4:6]+"-"+date[6:])) {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		sim.ServeHTTP(w, r)
+	}))
 }
 
 // The club in maintenance for a day of the source week (the third course, 139).

@@ -252,7 +252,7 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 	out := make([]rawRow, 0, len(elems))
 	for i, row := range elems {
 		var r rawRow
-		for _, c := range f.cells(&r) {
+		for j, c := range f.cells(&r) {
 			if c.field.Path == "" {
 				continue
 			}
@@ -265,7 +265,7 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 				continue
 			}
 			s := jsonText(v)
-			if c.name == "tee_time" && v.Type == gjson.Number && len(s) == 3 {
+			if j == cellTeeTime && v.Type == gjson.Number && len(s) == 3 {
 				s = "0" + s // 630 → 0630
 			}
 			s, ok := c.field.narrow(s)

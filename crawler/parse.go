@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // page is what parsePage reads from one HTML page: its listing rows and the links to crawl next.
@@ -22,23 +19,6 @@ type page struct {
 	// NoList: the page has no rows and does not show the list that holds them (Site.List, derived
 	// or remembered), so it is not a sold-out page but some other page (maintenance, error).
 	NoList bool
-}
-
-// rawRow is one row's cells as the page shows them (entities decoded, not yet trimmed); Missing
-// names the configured cells that were absent or did not match their regex.
-type rawRow struct {
-	Course, CoursePart, RoundDate, TeeTime, Price, Players string
-	Missing                                                []string
-}
-
-// String renders the row for the log's raw key.
-func (r rawRow) String() string {
-	s := fmt.Sprintf("course=%q part=%q round_date=%q tee_time=%q price=%q players=%q",
-		r.Course, r.CoursePart, r.RoundDate, r.TeeTime, r.Price, r.Players)
-	if len(r.Missing) > 0 {
-		s += " missing=" + strings.Join(r.Missing, ",")
-	}
-	return s
 }
 
 // parsePage reads the rows and links of one page of site. It does not judge content: a page
@@ -128,64 +108,4 @@ func (f Field) narrow(v string) (string, bool) {
 		return "", false
 	}
 	return m[1], true
-}
-
-// cell is one cell of a raw row: its name (as Missing reports it), the Field that reads it, where
-// the row keeps it, and whether a listing needs it.
-type cell struct {
-	name     string
-	field    Field
-	dst      *string
-	required bool
-}
-
-// cells lists r's cells as f declares them, in report order.
-func (f Fields) cells(r *rawRow) []cell {
-	return []cell{
-		{"course", f.Course, &r.Course, true}, {"course_part", f.CoursePart, &r.CoursePart, false},
-		{"round_date", f.RoundDate, &r.RoundDate, true}, {"tee_time", f.TeeTime, &r.TeeTime, true},
-		{"price", f.Price, &r.Price, false}, {"players", f.Players, &r.Players, false},
-	}
-}
-
-// listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On
-// error, reason is one of the Reject* constants.
-func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Listing, string, error) {
-	for _, m := range r.Missing {
-		if m == "course" || m == "round_date" || m == "tee_time" {
-			return events.Listing{}, RejectMissingField, fmt.Errorf("required cell %s is missing", m)
-		}
-	}
-	l := events.Listing{
-		Source:     s.Name,
-		CourseName: CleanText(r.Course),
-		CoursePart: CleanText(r.CoursePart),
-		RoundDate:  strings.TrimSpace(r.RoundDate),
-		URL:        pageURL,
-	}
-	if l.CourseName == "" {
-		return events.Listing{}, RejectMissingCourse, fmt.Errorf("the course cell is empty")
-	}
-	// Bounds first: an overlong cell is junk whatever else it holds, and the key must fit an index.
-	if err := l.CheckBounds(); err != nil {
-		return events.Listing{}, RejectFieldTooLong, err
-	}
-	var err error
-	if l.PlayDate, err = PlayDate(l.RoundDate, crawledAt); err != nil {
-		return events.Listing{}, RejectBadRoundDate, err
-	}
-	if l.TeeTime, err = ParseTeeTime(r.TeeTime); err != nil {
-		return events.Listing{}, RejectBadTeeTime, err
-	}
-	// A missing optional cell is an unknown value, like an empty one.
-	if l.PriceKRW, err = ParsePrice(r.Price); err != nil {
-		return events.Listing{}, RejectBadPrice, err
-	}
-	if l.Players, err = ParsePlayers(r.Players); err != nil {
-		return events.Listing{}, RejectBadPlayers, err
-	}
-	if err := l.CheckBounds(); err != nil { // the key, now that it has its play date and tee time
-		return events.Listing{}, RejectFieldTooLong, err
-	}
-	return l, "", nil
 }

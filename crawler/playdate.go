@@ -96,76 +96,105 @@ func playDate(raw string, crawledAt time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, reason("empty")
 	}
-	var (
-		year, month, day int
-		yearDigits       int
-		rest             string
-	)
-	if m := reFullDate.FindStringSubmatch(s); m != nil {
-		yearDigits = len(m[1])
-		year = atoi(m[1])
-		if m[2] != "" {
-			month, day = atoi(m[3]), atoi(m[4])
-		} else {
-			month, day = atoi(m[5]), atoi(m[6])
-		}
-		rest = s[len(m[0]):]
-	} else if m := reMonthDay.FindStringSubmatch(s); m != nil {
-		if m[2] != "" {
-			month, day = atoi(m[1]), atoi(m[2])
-		} else {
-			month, day = atoi(m[1]), atoi(m[3])
-		}
-		rest = s[len(m[0]):]
-	} else {
+	p, ok := splitDate(s)
+	if !ok {
 		return time.Time{}, reason("no month and day")
 	}
-	wd, hasWD, err := parseWeekday(rest)
+	wd, hasWD, err := parseWeekday(p.rest)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if month < 1 || month > 12 {
-		return time.Time{}, reason(fmt.Sprintf("month %d out of range", month))
+	if p.month < 1 || p.month > 12 {
+		return time.Time{}, reason(fmt.Sprintf("month %d out of range", p.month))
 	}
-	if day < 1 || day > 31 {
-		return time.Time{}, reason(fmt.Sprintf("day %d out of range", day))
+	if p.day < 1 || p.day > 31 {
+		return time.Time{}, reason(fmt.Sprintf("day %d out of range", p.day))
 	}
-
-	seoul := Seoul()
-	c := crawledAt.In(seoul)
-	crawlDay := time.Date(c.Year(), c.Month(), c.Day(), 0, 0, 0, 0, time.UTC)
-	lo := crawlDay.AddDate(0, 0, -WindowBeforeDays)
-	hi := crawlDay.AddDate(0, 0, WindowAfterDays)
-	inWindow := func(d time.Time) bool { return !d.Before(lo) && !d.After(hi) }
-
-	if yearDigits > 0 {
-		if yearDigits == 2 {
-			year += 2000
-		}
-		d, ok := realDate(year, month, day)
-		if !ok {
-			return time.Time{}, reason(fmt.Sprintf("%04d-%02d-%02d is not a real date", year, month, day))
-		}
-		if hasWD && d.Weekday() != wd {
-			return time.Time{}, reason(fmt.Sprintf("%s is a %s, not a %s", d.Format(dateLayout), d.Weekday(), wd))
-		}
-		if yearDigits == 2 && !inWindow(d) {
-			return time.Time{}, reason(fmt.Sprintf("two-digit year date %s outside [%s, %s]",
-				d.Format(dateLayout), lo.Format(dateLayout), hi.Format(dateLayout)))
-		}
-		return d, nil
+	w := windowAround(crawledAt)
+	if p.yearDigits > 0 {
+		return givenYear(p, wd, hasWD, w)
 	}
+	return inferYear(p.month, p.day, wd, hasWD, w)
+}
 
+// dateParts is what the date regexps read: a year (yearDigits 0: none shown), month and day, and
+// the text after the date.
+type dateParts struct {
+	year, yearDigits, month, day int
+	rest                         string
+}
+
+// splitDate reads a full date (reFullDate) or a month-day (reMonthDay) at the start of s.
+func splitDate(s string) (dateParts, bool) {
+	if m := reFullDate.FindStringSubmatch(s); m != nil {
+		p := dateParts{yearDigits: len(m[1]), year: atoi(m[1]), rest: s[len(m[0]):]}
+		if m[2] != "" {
+			p.month, p.day = atoi(m[3]), atoi(m[4])
+		} else {
+			p.month, p.day = atoi(m[5]), atoi(m[6])
+		}
+		return p, true
+	}
+	if m := reMonthDay.FindStringSubmatch(s); m != nil {
+		p := dateParts{rest: s[len(m[0]):]}
+		if m[2] != "" {
+			p.month, p.day = atoi(m[1]), atoi(m[2])
+		} else {
+			p.month, p.day = atoi(m[1]), atoi(m[3])
+		}
+		return p, true
+	}
+	return dateParts{}, false
+}
+
+// dateWindow is the play_date window around a crawl's calendar date in Asia/Seoul (crawlDay, at
+// midnight UTC like realDate's dates): [lo, hi].
+type dateWindow struct{ crawlDay, lo, hi time.Time }
+
+func windowAround(crawledAt time.Time) dateWindow {
+	c := crawledAt.In(Seoul())
+	day := time.Date(c.Year(), c.Month(), c.Day(), 0, 0, 0, 0, time.UTC)
+	return dateWindow{crawlDay: day, lo: day.AddDate(0, 0, -WindowBeforeDays), hi: day.AddDate(0, 0, WindowAfterDays)}
+}
+
+func (w dateWindow) contains(d time.Time) bool { return !d.Before(w.lo) && !d.After(w.hi) }
+
+func (w dateWindow) String() string {
+	return fmt.Sprintf("[%s, %s]", w.lo.Format(dateLayout), w.hi.Format(dateLayout))
+}
+
+// givenYear checks a date shown with its year: real, its weekday (when shown) right and, for a
+// two-digit year (20YY), inside the window.
+func givenYear(p dateParts, wd time.Weekday, hasWD bool, w dateWindow) (time.Time, error) {
+	year := p.year
+	if p.yearDigits == 2 {
+		year += 2000
+	}
+	d, ok := realDate(year, p.month, p.day)
+	if !ok {
+		return time.Time{}, reason(fmt.Sprintf("%04d-%02d-%02d is not a real date", year, p.month, p.day))
+	}
+	if hasWD && d.Weekday() != wd {
+		return time.Time{}, reason(fmt.Sprintf("%s is a %s, not a %s", d.Format(dateLayout), d.Weekday(), wd))
+	}
+	if p.yearDigits == 2 && !w.contains(d) {
+		return time.Time{}, reason(fmt.Sprintf("two-digit year date %s outside %s", d.Format(dateLayout), w))
+	}
+	return d, nil
+}
+
+// inferYear gives a month-day the one year that puts it in the window with the shown weekday.
+func inferYear(month, day int, wd time.Weekday, hasWD bool, w dateWindow) (time.Time, error) {
 	var fits []time.Time
 	var mismatch []string
 	real := false
-	for y := crawlDay.Year() - 1; y <= crawlDay.Year()+1; y++ {
+	for y := w.crawlDay.Year() - 1; y <= w.crawlDay.Year()+1; y++ {
 		d, ok := realDate(y, month, day)
 		if !ok {
 			continue
 		}
 		real = true
-		if !inWindow(d) {
+		if !w.contains(d) {
 			continue
 		}
 		if hasWD && d.Weekday() != wd {
@@ -184,8 +213,7 @@ func playDate(raw string, crawledAt time.Time) (time.Time, error) {
 	case !real:
 		return time.Time{}, reason(fmt.Sprintf("%02d-%02d is not a real date", month, day))
 	default:
-		return time.Time{}, reason(fmt.Sprintf("no year puts %02d-%02d within [%s, %s]",
-			month, day, lo.Format(dateLayout), hi.Format(dateLayout)))
+		return time.Time{}, reason(fmt.Sprintf("no year puts %02d-%02d within %s", month, day, w))
 	}
 }
 

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +61,7 @@ type Runner struct {
 	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
 	Alerts    Alerts              // nil: no crawler-side alerts
 	EventsOut *EventLog           // nil: no JSONL copy of the events
-	Metrics   *CrawlerMetrics     // nil: not counted
+	Metrics   RunMetrics          // nil: not counted (cmd/crawler: Prometheus)
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper   // nil: http.DefaultTransport
 	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
@@ -198,7 +197,7 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 		outcome = OutcomeFailed
 	}
 	if r.Metrics != nil {
-		r.Metrics.runFinished(outcome, end, sum.Duration)
+		r.Metrics.RunFinished(outcome, end, sum.Duration)
 	}
 	r.Logger.InfoContext(ctx, "run finished", "outcome", outcome, "sites", len(sum.Sites),
 		"events", sum.Events(), "duration", sum.Duration)
@@ -213,151 +212,4 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 		return sum, errors.Join(append([]error{err}, errs...)...)
 	}
 	return sum, nil
-}
-
-// crawlSite does one site's crawl; every failure ends up in the summary's Err.
-func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time) (s SiteSummary) {
-	start := now()
-	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
-	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
-	defer func() {
-		s.Duration = now().Sub(start)
-		if s.Err != nil {
-			log.ErrorContext(ctx, "site crawl failed", "err", s.Err, "duration", s.Duration)
-			return
-		}
-		log.InfoContext(ctx, "site crawled", "pages", s.Pages, "rows", s.Rows, "rejected", s.Rejected,
-			"listings", s.Listings, "failed_pages", len(s.FailedPages), "opened", s.Opened, "changed", s.Changed,
-			"closed", s.Closed, "complete", s.Complete, "duration", s.Duration)
-	}()
-
-	prev, err := r.State.Load(site.Name)
-	if err != nil {
-		s.Err = err
-		return s
-	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: r.hosts}
-	if r.Metrics != nil {
-		deps.Metrics = r.Metrics
-	}
-	res, deadline, err := r.collect(ctx, site, start, deps, log)
-	if err != nil {
-		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
-		s.Err = err
-		return s
-	}
-	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
-	s.FailedSets = res.FailedSets
-
-	s.Complete = true
-	switch {
-	case deadline:
-		s.Complete, s.Incomplete = false, IncompleteDeadline
-	case len(res.FailedPages) > 0:
-		s.Complete, s.Incomplete = false, IncompleteFailedPages
-	case res.MaxPagesHit:
-		s.Complete, s.Incomplete = false, IncompleteMaxPages
-	case !res.Complete:
-		s.Complete, s.Incomplete = false, IncompleteCancelled
-	}
-	// The collapse guard's reference is the last complete crawl's count; a snapshot written before
-	// it was kept falls back to its open listings.
-	reference := prev.LastCompleteSeen
-	if prev.LastCompleteAt.IsZero() {
-		reference = prev.OpenCount()
-	}
-	crawl := Crawl{ID: s.CrawlID, Source: site.Name, At: start, Complete: s.Complete,
-		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
-	// Completeness per page set: when every failed page names the listings it would have shown,
-	// the others may still close (see withheldBy), unless the pages that answered collapsed
-	// against what they showed before.
-	if s.Incomplete == IncompleteFailedPages && !res.MaxPagesHit && ctx.Err() == nil {
-		if ok, withheld := withheldBy(res.FailedSets); ok {
-			before := 0
-			for _, e := range prev.Listings {
-				if e.Open() && !withheld(e.Listing) {
-					before++
-				}
-			}
-			if !collapsed(site, before, len(res.Listings)) {
-				crawl.Complete, crawl.Withheld = true, withheld
-				log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
-			}
-		}
-	}
-	guard := targetGuard{Next: prev.TargetCollapses}
-	if crawl.Complete && !crawl.Collapsed {
-		guard = guardTargets(site, prev, res.Listings, crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
-		r.logTargetGuard(ctx, log, guard)
-		if len(guard.Withheld) > 0 {
-			crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
-			s.FailedSets = append(s.FailedSets, guard.Withheld...)
-			if s.Complete {
-				s.Complete, s.Incomplete = false, IncompleteCollapsed
-			}
-		}
-	}
-	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
-	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
-	switch {
-	case crawl.Collapsed && stats.Believed:
-		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",
-			"collapsed_crawls", stats.Collapses, "listings", len(res.Listings), "last_complete_listings", reference)
-	case crawl.Collapsed:
-		s.Complete, s.Incomplete = false, IncompleteCollapsed
-	}
-	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
-	if !s.Complete {
-		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
-			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
-	}
-	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
-	for _, inv := range stats.Invalid {
-		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
-			"listing_key", inv.Listing.Key(), "err", inv.Err)
-	}
-	// The file first, then the alerts' claims, then the snapshot, then Kafka. If the file, the
-	// claims or the save fails, nothing is published and the old snapshot stays, so the next crawl
-	// derives the same transitions again, with the same ids (they do not depend on the crawl): the
-	// file may hold an event twice (same id, harmless: replay and the consumer deduplicate), a
-	// claim already made is not made again (its key is the watch, channel and event id), and
-	// Kafka gets each one once. Publishing after the save costs nothing: Publish only queues in
-	// memory, so a crash after it loses the queued events whichever the order; saving first means
-	// a failed save never publishes transitions the next crawl would send again.
-	if r.EventsOut != nil {
-		if err := r.EventsOut.Append(out); err != nil {
-			s.Err = err
-			return s
-		}
-	}
-	if r.Alerts != nil {
-		if err := r.Alerts.Claim(ctx, site.Name, s.CrawlID, out); err != nil {
-			s.Err = fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
-			return s
-		}
-	}
-	save := r.saveState
-	if save == nil {
-		save = r.State.Save
-	}
-	if err := save(next); err != nil {
-		s.Err = fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
-		return s
-	}
-	if r.Publisher != nil {
-		for _, e := range out {
-			r.Publisher.Publish(e)
-		}
-	}
-	return s
-}
-
-// collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
-// complete crawl's listing count.
-func collapsed(site Site, lastCompleteCount, curCount int) bool {
-	if site.MinCompleteRatio > 0 {
-		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
-	}
-	return Collapsed(lastCompleteCount, curCount)
 }

@@ -1,11 +1,15 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // errSiteDeadline is the cause of a site's context ended by its deadline.
@@ -33,7 +37,7 @@ func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSum
 			defer func() { <-slots }()
 			s := r.crawlSite(ctx, site, now)
 			if r.Metrics != nil {
-				r.Metrics.siteCrawled(s)
+				r.Metrics.SiteCrawled(s)
 			}
 			out[i] = s
 		})
@@ -68,4 +72,181 @@ func (r *Runner) collect(ctx context.Context, site Site, start time.Time, deps C
 		return res, true, nil
 	}
 	return res, false, err
+}
+
+// crawlSite does one site's crawl, in steps: load the snapshot, collect, decide what the crawl
+// may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
+// Every failure ends up in the summary's Err.
+func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time) (s SiteSummary) {
+	start := now()
+	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
+	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
+	defer func() {
+		s.Duration = now().Sub(start)
+		if s.Err != nil {
+			log.ErrorContext(ctx, "site crawl failed", "err", s.Err, "duration", s.Duration)
+			return
+		}
+		log.InfoContext(ctx, "site crawled", "pages", s.Pages, "rows", s.Rows, "rejected", s.Rejected,
+			"listings", s.Listings, "failed_pages", len(s.FailedPages), "opened", s.Opened, "changed", s.Changed,
+			"closed", s.Closed, "complete", s.Complete, "duration", s.Duration)
+	}()
+
+	prev, err := r.State.Load(site.Name)
+	if err != nil {
+		s.Err = err
+		return s
+	}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: r.hosts}
+	if r.Metrics != nil {
+		deps.Metrics = r.Metrics
+	}
+	res, deadline, err := r.collect(ctx, site, start, deps, log)
+	if err != nil {
+		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
+		s.Err = err
+		return s
+	}
+	s.Pages, s.Rows, s.Rejected, s.Listings, s.FailedPages = res.Pages, res.Rows, res.Rejected, len(res.Listings), res.FailedPages
+	s.FailedSets = res.FailedSets
+	s.Incomplete = incompleteReason(res, deadline)
+	s.Complete = s.Incomplete == ""
+
+	crawl, reference := crawlOf(ctx, site, prev, res, s, log)
+	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
+	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
+	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
+	s.Err = r.emit(ctx, site.Name, s.CrawlID, out, next)
+	return s
+}
+
+// incompleteReason is why the collected result is incomplete (an Incomplete* reason), or "".
+func incompleteReason(res Result, deadline bool) string {
+	switch {
+	case deadline:
+		return IncompleteDeadline
+	case len(res.FailedPages) > 0:
+		return IncompleteFailedPages
+	case res.MaxPagesHit:
+		return IncompleteMaxPages
+	case !res.Complete:
+		return IncompleteCancelled
+	}
+	return ""
+}
+
+// crawlOf is the Crawl that Diff gets: complete as s says, collapsed against reference (the last
+// complete crawl's listing count; a snapshot written before it was kept falls back to its open
+// listings), and complete per page set when every failed page names the listings it would have
+// shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
+func crawlOf(ctx context.Context, site Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+	reference = prev.LastCompleteSeen
+	if prev.LastCompleteAt.IsZero() {
+		reference = prev.OpenCount()
+	}
+	crawl = Crawl{ID: s.CrawlID, Source: site.Name, At: s.At, Complete: s.Complete,
+		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
+		return crawl, reference
+	}
+	if ok, withheld := withheldBy(res.FailedSets); ok {
+		before := 0
+		for _, e := range prev.Listings {
+			if e.Open() && !withheld(e.Listing) {
+				before++
+			}
+		}
+		if !collapsed(site, before, len(res.Listings)) {
+			crawl.Complete, crawl.Withheld = true, withheld
+			log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+		}
+	}
+	return crawl, reference
+}
+
+// guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
+// collapsed: the page sets of a collapsed target are withheld from crawl, and s becomes
+// incomplete (IncompleteCollapsed). Otherwise the guard's counts carry over unchanged.
+func (r *Runner) guardTargetsOf(ctx context.Context, site Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
+	if !crawl.Complete || crawl.Collapsed {
+		return targetGuard{Next: prev.TargetCollapses}
+	}
+	guard := guardTargets(site, prev, res.Listings, *crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
+	r.logTargetGuard(ctx, log, guard)
+	if len(guard.Withheld) > 0 {
+		crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
+		s.FailedSets = append(s.FailedSets, guard.Withheld...)
+		if s.Complete {
+			s.Complete, s.Incomplete = false, IncompleteCollapsed
+		}
+	}
+	return guard
+}
+
+// noteDiff records the diff in s (an unbelieved collapse makes it incomplete; the counts) and
+// logs what a reader of the log must know: a believed collapse, an incomplete crawl, dropped
+// listings.
+func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl, res Result, stats DiffStats, next Snapshot, reference int) {
+	switch {
+	case crawl.Collapsed && stats.Believed:
+		log.WarnContext(ctx, "collapse believed: the listing count stayed low with the same listings; missing listings count as missed",
+			"collapsed_crawls", stats.Collapses, "listings", len(res.Listings), "last_complete_listings", reference)
+	case crawl.Collapsed:
+		s.Complete, s.Incomplete = false, IncompleteCollapsed
+	}
+	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
+	if !s.Complete {
+		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
+			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
+			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
+	}
+	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
+	for _, inv := range stats.Invalid {
+		log.WarnContext(ctx, "listing dropped: it would not make a valid event", "url", inv.Listing.URL,
+			"listing_key", inv.Listing.Key(), "err", inv.Err)
+	}
+}
+
+// emit hands one site crawl's events on: the file first, then the alerts' claims, then the
+// snapshot, then Kafka. If the file, the claims or the save fails, nothing is published and the
+// old snapshot stays, so the next crawl derives the same transitions again, with the same ids
+// (they do not depend on the crawl): the file may hold an event twice (same id, harmless: replay
+// and the consumer deduplicate), a claim already made is not made again (its key is the watch,
+// channel and event id), and Kafka gets each one once. Publishing after the save costs nothing:
+// Publish only queues in memory, so a crash after it loses the queued events whichever the order;
+// saving first means a failed save never publishes transitions the next crawl would send again.
+func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Event, next Snapshot) error {
+	if r.EventsOut != nil {
+		if err := r.EventsOut.Append(out); err != nil {
+			return err
+		}
+	}
+	if r.Alerts != nil {
+		if err := r.Alerts.Claim(ctx, site, crawlID, out); err != nil {
+			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
+		}
+	}
+	save := r.saveState
+	if save == nil {
+		save = r.State.Save
+	}
+	if err := save(next); err != nil {
+		return fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
+	}
+	if r.Publisher != nil {
+		for _, e := range out {
+			r.Publisher.Publish(e)
+		}
+	}
+	return nil
+}
+
+// collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
+// complete crawl's listing count.
+func collapsed(site Site, lastCompleteCount, curCount int) bool {
+	if site.MinCompleteRatio > 0 {
+		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
+	}
+	return Collapsed(lastCompleteCount, curCount)
 }

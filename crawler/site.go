@@ -263,34 +263,8 @@ func (s *Site) Validate() error {
 	if s.list == "" && s.Format != FormatJSON {
 		s.list, _ = deriveList(s.Row)
 	}
-	for _, f := range []struct {
-		name     string
-		field    *Field
-		required bool
-	}{
-		{"course", &s.Fields.Course, true}, {"course_part", &s.Fields.CoursePart, false},
-		{"round_date", &s.Fields.RoundDate, true}, {"tee_time", &s.Fields.TeeTime, true},
-		{"price", &s.Fields.Price, false}, {"players", &s.Fields.Players, false},
-	} {
-		if f.required && !f.field.mapped() {
-			return fail("fields.%s needs a selector, attr, path or value; course, round_date and tee_time are required", f.name)
-		}
-		if err := s.validateField(f.name, f.field); err != nil {
-			return fail("%v", err)
-		}
-		if err := checkSelector(f.field.Selector); err != nil {
-			return fail("fields.%s selector %q is invalid: %v", f.name, f.field.Selector, err)
-		}
-		if f.field.Regex != "" {
-			re, err := regexp.Compile(f.field.Regex)
-			if err != nil {
-				return fail("fields.%s regex %q does not compile: %v", f.name, f.field.Regex, err)
-			}
-			if re.NumSubexp() != 1 {
-				return fail("fields.%s regex %q has %d capture groups; it needs exactly one, the value", f.name, f.field.Regex, re.NumSubexp())
-			}
-			f.field.re = re
-		}
+	if err := s.validateFields(fail); err != nil {
+		return err
 	}
 	if s.MinCompleteRatio < 0 || s.MinCompleteRatio > 1 {
 		return fail("min_complete_ratio is %g; it must be between 0 and 1", s.MinCompleteRatio)

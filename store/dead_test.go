@@ -85,21 +85,7 @@ func TestRetryDeadRedrivesFixedAndKeepsBad(t *testing.T) {
 	s := store.New(pool)
 	ctx := t.Context()
 
-	already := events.Opened(listing(1), "crawl-1", t0)
-	mustIngest(t, s, []store.Message{message(t, already, 0)})
-	var fixed []events.Event
-	ids := map[string][]int64{}
-	for i := range 5 {
-		e := events.Opened(listing(10+i), "crawl-1", t0.Add(time.Duration(i)*time.Second))
-		fixed = append(fixed, e)
-		ids["fixed"] = append(ids["fixed"], deadRow(t, pool, "t", int64(100+i), encode(t, e), "malformed event: listing_key too long (an old bound)"))
-	}
-	ids["already"] = append(ids["already"], deadRow(t, pool, "t", 200, encode(t, already), "malformed event: unknown event_type"))
-	ids["bad"] = append(ids["bad"],
-		deadRow(t, pool, "t", 300, []byte("{not json"), "malformed event: not a JSON event object"),
-		deadRow(t, pool, "t", 301, []byte("\xff\xfe\x00binary"), "malformed event: invalid UTF-8"),
-		deadRow(t, pool, "t", 302, nil, "message has no value"),
-		deadRow(t, pool, "t", 303, longKeyEvent(t), "index row size exceeds btree maximum"))
+	fixed, ids := seedDeadLetters(t, s, pool)
 	before, err := s.CountEvents(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -135,36 +121,7 @@ func TestRetryDeadRedrivesFixedAndKeepsBad(t *testing.T) {
 	if n, _ := s.CountEvents(ctx); n != before+5 {
 		t.Errorf("%d events stored, want %d", n, before+5)
 	}
-	var stored int
-	for _, e := range fixed {
-		var n int
-		if err := pool.QueryRow(ctx, "select count(*) from booking_events where event_id = $1 and kafka_offset between 100 and 104", e.EventID).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		stored += n
-	}
-	if stored != 5 {
-		t.Errorf("%d of the 5 fixed events are stored at their dead-lettered position", stored)
-	}
-	dead := deadRows(t, pool)
-	if len(dead) != 4 {
-		t.Fatalf("%d dead letters left, want the 4 still bad: %v", len(dead), dead)
-	}
-	for _, id := range ids["bad"] {
-		d, ok := dead[id]
-		if !ok || d.attempts != 2 || d.reason == "" {
-			t.Errorf("still-bad dead letter %d = %+v, want kept with attempts 2 and today's reason", id, d)
-		}
-	}
-	if d := dead[ids["bad"][2]]; d.reason == "message has no value" || !strings.Contains(d.reason, "malformed event") {
-		t.Errorf("reason of the empty value = %q, want today's decode error instead of the recorded one", d.reason)
-	}
-	if d := dead[ids["bad"][0]]; !strings.Contains(d.reason, "not a JSON") {
-		t.Errorf("reason of the bad JSON = %q", d.reason)
-	}
-	if d := dead[ids["bad"][3]]; !strings.Contains(d.reason, "54000") && !errorsMention(d.reason, "listing_key", "course_name") {
-		t.Errorf("reason of the oversize key = %q, want PostgreSQL's 54000 or a bound on the key", d.reason)
-	}
+	checkRedriven(t, pool, fixed, ids["bad"])
 
 	// Twice: nothing left to re-drive; the still-bad ones are re-validated again (attempts 3).
 	res, err = s.RetryDead(ctx, store.DeadFilter{}, false, nil)
@@ -191,6 +148,66 @@ func TestRetryDeadRedrivesFixedAndKeepsBad(t *testing.T) {
 	}
 	if _, err := s.DeadLetterByID(ctx, 999999); !errors.Is(err, store.ErrNoDeadLetter) {
 		t.Errorf("DeadLetterByID(999999) = %v, want ErrNoDeadLetter", err)
+	}
+}
+
+// seedDeadLetters stores one event and dead-letters 10 messages: 5 fixed events (a bound that was
+// lifted), the stored one again, and 4 still bad (bad JSON, binary, no value, an oversize key).
+// ids holds their ids by kind: fixed, already, bad.
+func seedDeadLetters(t *testing.T, s *store.Store, pool *pgxpool.Pool) (fixed []events.Event, ids map[string][]int64) {
+	t.Helper()
+	already := events.Opened(listing(1), "crawl-1", t0)
+	mustIngest(t, s, []store.Message{message(t, already, 0)})
+	ids = map[string][]int64{}
+	for i := range 5 {
+		e := events.Opened(listing(10+i), "crawl-1", t0.Add(time.Duration(i)*time.Second))
+		fixed = append(fixed, e)
+		ids["fixed"] = append(ids["fixed"], deadRow(t, pool, "t", int64(100+i), encode(t, e), "malformed event: listing_key too long (an old bound)"))
+	}
+	ids["already"] = append(ids["already"], deadRow(t, pool, "t", 200, encode(t, already), "malformed event: unknown event_type"))
+	ids["bad"] = append(ids["bad"],
+		deadRow(t, pool, "t", 300, []byte("{not json"), "malformed event: not a JSON event object"),
+		deadRow(t, pool, "t", 301, []byte("\xff\xfe\x00binary"), "malformed event: invalid UTF-8"),
+		deadRow(t, pool, "t", 302, nil, "message has no value"),
+		deadRow(t, pool, "t", 303, longKeyEvent(t), "index row size exceeds btree maximum"))
+	return fixed, ids
+}
+
+// checkRedriven: after the retry, the 5 fixed events are stored at their dead-lettered positions
+// and only the 4 still-bad dead letters are left (bad lists their ids), each with attempts 2 and
+// today's reason.
+func checkRedriven(t *testing.T, pool *pgxpool.Pool, fixed []events.Event, bad []int64) {
+	t.Helper()
+	ctx := t.Context()
+	var stored int
+	for _, e := range fixed {
+		var n int
+		if err := pool.QueryRow(ctx, "select count(*) from booking_events where event_id = $1 and kafka_offset between 100 and 104", e.EventID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		stored += n
+	}
+	if stored != 5 {
+		t.Errorf("%d of the 5 fixed events are stored at their dead-lettered position", stored)
+	}
+	dead := deadRows(t, pool)
+	if len(dead) != 4 {
+		t.Fatalf("%d dead letters left, want the 4 still bad: %v", len(dead), dead)
+	}
+	for _, id := range bad {
+		d, ok := dead[id]
+		if !ok || d.attempts != 2 || d.reason == "" {
+			t.Errorf("still-bad dead letter %d = %+v, want kept with attempts 2 and today's reason", id, d)
+		}
+	}
+	if d := dead[bad[2]]; d.reason == "message has no value" || !strings.Contains(d.reason, "malformed event") {
+		t.Errorf("reason of the empty value = %q, want today's decode error instead of the recorded one", d.reason)
+	}
+	if d := dead[bad[0]]; !strings.Contains(d.reason, "not a JSON") {
+		t.Errorf("reason of the bad JSON = %q", d.reason)
+	}
+	if d := dead[bad[3]]; !strings.Contains(d.reason, "54000") && !errorsMention(d.reason, "listing_key", "course_name") {
+		t.Errorf("reason of the oversize key = %q, want PostgreSQL's 54000 or a bound on the key", d.reason)
 	}
 }
 

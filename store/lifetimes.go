@@ -49,24 +49,25 @@ func datePtr(t *time.Time) *string {
 }
 
 // Lifetime is one row of booking_lifetimes: a listing's latest state and its current lifetime
-// (since it last (re)opened).
+// (since it last (re)opened). Its fields are the view's columns, read by name (db tags); the same
+// fields, in this order, are the keys of --json and the columns of the CSV (lifetimes_fields.go).
 type Lifetime struct {
-	ListingKey    string
-	Source        string
-	CourseName    string
-	CoursePart    string
-	PlayDate      string // YYYY-MM-DD
-	TeeTime       string // HH:MM
-	Status        string
-	OpenedAt      time.Time
-	ClosedAt      *time.Time
-	LastEventType string
-	LastEventAt   time.Time
-	Lifetime      time.Duration // ClosedAt - OpenedAt, or now - OpenedAt while open
-	OpenPriceKRW  *int64
-	LastPriceKRW  *int64
-	ChangeCount   int // listing_changed events in the current lifetime
-	ReopenCount   int // times the listing opened again after a close
+	PlayDate      Date          `db:"play_date" json:"play_date" csv:"play_date"`
+	TeeTime       TimeOfDay     `db:"tee_time" json:"tee_time" csv:"tee_time"`
+	Source        string        `db:"source" json:"source" csv:"source"`
+	CourseName    string        `db:"course_name" json:"course_name" csv:"course"`
+	CoursePart    string        `db:"course_part" json:"course_part" csv:"part"`
+	Status        string        `db:"status" json:"status" csv:"status"`
+	OpenedAt      time.Time     `db:"opened_at" json:"opened_at" csv:"opened_at"`
+	ClosedAt      *time.Time    `db:"closed_at" json:"closed_at" csv:"closed_at"`
+	LastEventType string        `db:"last_event_type" json:"last_event_type"`
+	LastEventAt   time.Time     `db:"last_event_at" json:"last_event_at"`
+	Lifetime      time.Duration `db:"lifetime" json:"lifetime_seconds" csv:"lifetime"` // ClosedAt - OpenedAt, or now - OpenedAt while open
+	OpenPriceKRW  *int64        `db:"open_price_krw" json:"open_price_krw" csv:"open_price_krw"`
+	LastPriceKRW  *int64        `db:"last_price_krw" json:"last_price_krw" csv:"last_price_krw"`
+	ChangeCount   int           `db:"change_count" json:"change_count" csv:"changes"` // listing_changed events in the current lifetime
+	ReopenCount   int           `db:"reopen_count" json:"reopen_count" csv:"reopens"` // times the listing opened again after a close
+	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key"`
 }
 
 // Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.
@@ -74,21 +75,14 @@ func (s *Store) Lifetimes(ctx context.Context, f LifetimeFilter) ([]Lifetime, er
 	return queryLifetimes(ctx, s.pool, lifetimesSQL, f.args()...)
 }
 
-// queryLifetimes runs a query returning lifetimes.sql's columns and scans its rows.
+// queryLifetimes runs a query selecting booking_lifetimes' columns (select *) and scans its rows
+// into Lifetime by column name.
 func queryLifetimes(ctx context.Context, q querier, sql string, args ...any) ([]Lifetime, error) {
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query lifetimes: %w", interpret(err))
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Lifetime, error) {
-		var l Lifetime
-		var us int64
-		err := row.Scan(&l.ListingKey, &l.Source, &l.CourseName, &l.CoursePart, &l.PlayDate, &l.TeeTime,
-			&l.Status, &l.OpenedAt, &l.ClosedAt, &l.LastEventType, &l.LastEventAt, &us,
-			&l.OpenPriceKRW, &l.LastPriceKRW, &l.ChangeCount, &l.ReopenCount)
-		l.Lifetime = time.Duration(us) * time.Microsecond
-		return l, err
-	})
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Lifetime])
 	if err != nil {
 		return nil, fmt.Errorf("read lifetimes: %w", interpret(err))
 	}

@@ -3,43 +3,55 @@ package store
 import (
 	"encoding/csv"
 	"io"
-	"slices"
-	"strconv"
+	"reflect"
 	"strings"
 	"time"
 )
 
 // LifetimeCSVHeader is the header row of the lifetimes CSV (`booking-consumer lifetimes --csv` and
-// the dashboard's download, which share LifetimeRecord and WriteLifetimesCSV).
-var LifetimeCSVHeader = []string{"play_date", "tee_time", "source", "course", "part", "status", "opened_at",
-	"closed_at", "lifetime", "open_price_krw", "last_price_krw", "changes", "reopens", "listing_key"}
+// the dashboard's download, which share LifetimeRecord and WriteLifetimesCSV): the csv tags of
+// Lifetime, in field order.
+var LifetimeCSVHeader = func() (h []string) {
+	for _, f := range csvFields {
+		h = append(h, f.csv)
+	}
+	return h
+}()
+
+// csvFields are the fields of Lifetime with a csv tag: the CSV's columns.
+var csvFields = func() (fs []lifetimeField) {
+	for _, f := range lifetimeFields {
+		if f.csv != "" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}()
 
 // LifetimeRecord is one lifetime as the CSV's cells, timestamps in RFC 3339 in loc, as stored
 // (the CLI's table prints them so); WriteLifetimesCSV neutralises the text cells.
-func LifetimeRecord(l Lifetime, loc *time.Location) []string {
-	closed := ""
-	if l.ClosedAt != nil {
-		closed = l.ClosedAt.In(loc).Format(time.RFC3339)
-	}
-	return []string{l.PlayDate, l.TeeTime, l.Source, l.CourseName, l.CoursePart, l.Status,
-		l.OpenedAt.In(loc).Format(time.RFC3339), closed, l.Lifetime.Round(time.Second).String(),
-		optInt(l.OpenPriceKRW), optInt(l.LastPriceKRW), strconv.Itoa(l.ChangeCount), strconv.Itoa(l.ReopenCount), l.ListingKey}
-}
+func LifetimeRecord(l Lifetime, loc *time.Location) []string { return lifetimeRecord(&l, loc) }
 
-func optInt(p *int64) string {
-	if p == nil {
-		return ""
+func lifetimeRecord(l *Lifetime, loc *time.Location) []string {
+	v := reflect.ValueOf(l).Elem()
+	rec := make([]string, len(csvFields))
+	for i, f := range csvFields {
+		rec[i] = cellValue(v.Field(f.index), loc)
 	}
-	return strconv.FormatInt(*p, 10)
+	return rec
 }
 
 // csvTextColumns are the indexes in LifetimeCSVHeader of the columns holding text (a crawled page
-// or a sites file chose it), the ones neutraliseCSVCell applies to. The others are numbers, times
-// and durations this package formats, written as they are: a price is never negative (the event
-// codec refuses one), so no number starts with '-', and a quote would make it text.
+// or a sites file chose it): the string fields, the ones neutraliseCSVCell applies to. The others
+// are numbers, times and durations this package formats, written as they are: a price is never
+// negative (the event codec refuses one), so no number starts with '-', and a quote would make it
+// text.
 var csvTextColumns = func() (idx []int) {
-	for _, c := range []string{"play_date", "tee_time", "source", "course", "part", "status", "listing_key"} {
-		idx = append(idx, slices.Index(LifetimeCSVHeader, c))
+	t := reflect.TypeFor[Lifetime]()
+	for i, f := range csvFields {
+		if t.Field(f.index).Type.Kind() == reflect.String {
+			idx = append(idx, i)
+		}
 	}
 	return idx
 }()
@@ -63,8 +75,8 @@ func neutraliseCSVCell(s string) string {
 func WriteLifetimesCSV(w io.Writer, rows []Lifetime, loc *time.Location) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(LifetimeCSVHeader)
-	for _, l := range rows {
-		rec := LifetimeRecord(l, loc)
+	for i := range rows {
+		rec := lifetimeRecord(&rows[i], loc)
 		for _, i := range csvTextColumns {
 			rec[i] = neutraliseCSVCell(rec[i])
 		}

@@ -41,7 +41,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -67,8 +66,6 @@ var (
 	projectionCatchUpSQL string
 	//go:embed queries/projection_triggers.sql
 	projectionTriggersSQL string
-	//go:embed queries/projection_verify.sql
-	projectionVerifySQL string
 )
 
 // servedViewSQL creates (or re-points) booking_lifetimes, the served view: the definition's own
@@ -156,46 +153,104 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 	}
 	defer c.Release()
 	conn := c.Conn()
-	if onlyIfStale {
-		if _, err := conn.Exec(ctx, rebuildLockSQL); err != nil {
-			return st, fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
-		}
-	} else {
-		var ok bool
-		if err := conn.QueryRow(ctx, "select pg_try_advisory_lock(1319, 1)").Scan(&ok); err != nil {
-			return st, fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
-		}
-		if !ok {
-			return st, ErrRebuildRunning
-		}
+	if err := lockRebuild(ctx, conn, onlyIfStale); err != nil {
+		return st, err
 	}
 	defer func() {
-		if _, uerr := conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(1319, 1)"); uerr != nil {
-			conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a connection that may hold the lock must not go back
-			if err == nil {
-				err = fmt.Errorf("rebuild listing_lifetimes: unlock: %w", uerr)
-			}
+		if uerr := unlockRebuild(ctx, conn); uerr != nil && err == nil {
+			err = uerr
 		}
 	}()
+	if done, err := upToDate(ctx, conn, onlyIfStale, &st); done || err != nil {
+		return st, err
+	}
 
+	if err := register(ctx, conn); err != nil {
+		return st, err
+	}
+	defer func() {
+		if err != nil { // stop the logging; the next rebuild starts over
+			_, _ = conn.Exec(context.WithoutCancel(ctx), abandonRebuildSQL)
+		}
+	}()
+	t := time.Now()
+	if _, err := conn.Exec(ctx, projectionBuildSQL); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: build: %w", err)
+	}
+	st.Build = time.Since(t)
+	if err := catchUpWhileIngesting(ctx, conn, &st); err != nil {
+		return st, err
+	}
+	t = time.Now()
+	if err := finalSwap(ctx, conn, &st); err != nil {
+		return st, err
+	}
+	st.Swap = time.Since(t)
+	if err := conn.QueryRow(ctx, "select count(*) from listing_lifetimes").Scan(&st.Listings); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: count: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "analyze listing_lifetimes"); err != nil {
+		return st, fmt.Errorf("rebuild listing_lifetimes: analyze: %w", err)
+	}
+	st.Total = time.Since(start)
+	return st, nil
+}
+
+// lockRebuild takes the rebuild's session lock (1319, 1) on conn: waiting for it (onlyIfStale,
+// EnsureProjection: several migrates take turns) or failing with ErrRebuildRunning.
+func lockRebuild(ctx context.Context, conn *pgx.Conn, wait bool) error {
+	if wait {
+		if _, err := conn.Exec(ctx, rebuildLockSQL); err != nil {
+			return fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
+		}
+		return nil
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, "select pg_try_advisory_lock(1319, 1)").Scan(&ok); err != nil {
+		return fmt.Errorf("rebuild listing_lifetimes: lock: %w", err)
+	}
+	if !ok {
+		return ErrRebuildRunning
+	}
+	return nil
+}
+
+// unlockRebuild releases the session lock; a connection that may still hold it is closed rather
+// than returned to the pool.
+func unlockRebuild(ctx context.Context, conn *pgx.Conn) error {
+	if _, err := conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(1319, 1)"); err != nil {
+		conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // a connection that may hold the lock must not go back
+		return fmt.Errorf("rebuild listing_lifetimes: unlock: %w", err)
+	}
+	return nil
+}
+
+// upToDate reads the projection's state into st and says whether there is nothing to do
+// (onlyIfStale and the table was built from the installed definitions). It clears what a rebuild
+// that died halfway left behind (the caller holds its lock).
+func upToDate(ctx context.Context, conn *pgx.Conn, onlyIfStale bool, st *RebuildStats) (bool, error) {
 	var stored string
 	var exists, rebuilding bool
 	if err := conn.QueryRow(ctx, `select view_hash, to_regclass('listing_lifetimes') is not null, rebuilding
 		from listing_lifetimes_state`).Scan(&stored, &exists, &rebuilding); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: read state: %w", err)
+		return false, fmt.Errorf("rebuild listing_lifetimes: read state: %w", err)
 	}
 	st.FirstTime = !exists
-	if onlyIfStale && exists && stored == st.ViewHash {
-		st.UpToDate = true
-		if rebuilding { // a rebuild died halfway (we hold its lock): stop Ingest logging keys for it
-			if _, err := conn.Exec(ctx, abandonRebuildSQL); err != nil {
-				return st, fmt.Errorf("rebuild listing_lifetimes: clear an abandoned rebuild: %w", err)
-			}
-		}
-		return st, nil
+	if !onlyIfStale || !exists || stored != st.ViewHash {
+		return false, nil
 	}
+	st.UpToDate = true
+	if rebuilding { // stop Ingest logging keys for the dead rebuild
+		if _, err := conn.Exec(ctx, abandonRebuildSQL); err != nil {
+			return true, fmt.Errorf("rebuild listing_lifetimes: clear an abandoned rebuild: %w", err)
+		}
+	}
+	return true, nil
+}
 
-	// 1. register: from the commit on, refreshes log their keys.
+// register is step 1: under the exclusive (1319, 0) lock, mark the rebuild in progress; from the
+// commit on, refreshes log their keys in listing_lifetimes_pending.
+func register(ctx context.Context, conn *pgx.Conn) error {
 	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(1319, 0)"); err != nil {
 			return err
@@ -203,38 +258,34 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 		_, err := tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = true; delete from listing_lifetimes_pending")
 		return err
 	}); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: register: %w", err)
+		return fmt.Errorf("rebuild listing_lifetimes: register: %w", err)
 	}
-	defer func() {
-		if err != nil { // stop the logging; the next rebuild starts over
-			_, _ = conn.Exec(context.WithoutCancel(ctx), abandonRebuildSQL)
-		}
-	}()
+	return nil
+}
 
-	// 2. build from one snapshot.
-	t := time.Now()
-	if _, err := conn.Exec(ctx, projectionBuildSQL); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: build: %w", err)
-	}
-	st.Build = time.Since(t)
-
-	// 3. catch up while ingest runs, until a round finds few keys.
+// catchUpWhileIngesting is step 3: drain pending into the new table while ingest runs, until a
+// round finds few keys (at most 10 rounds).
+func catchUpWhileIngesting(ctx context.Context, conn *pgx.Conn, st *RebuildStats) error {
 	for range 10 {
 		var n int
 		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var err error
 			n, err = catchUp(ctx, tx)
 			return err
 		}); err != nil {
-			return st, fmt.Errorf("rebuild listing_lifetimes: catch up: %w", err)
+			return fmt.Errorf("rebuild listing_lifetimes: catch up: %w", err)
 		}
 		st.CaughtUp += n
 		if n < 1000 {
 			break
 		}
 	}
+	return nil
+}
 
-	// 4. swap.
-	t = time.Now()
+// finalSwap is step 4, one transaction under the exclusive (1319, 0) lock: the last pending keys,
+// the swap, and the state (not rebuilding, the definitions' hash).
+func finalSwap(ctx context.Context, conn *pgx.Conn, st *RebuildStats) error {
 	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(1319, 0)"); err != nil {
 			return err
@@ -250,17 +301,9 @@ func (s *Store) rebuild(ctx context.Context, onlyIfStale bool) (st RebuildStats,
 		_, err = tx.Exec(ctx, "update listing_lifetimes_state set rebuilding = false, view_hash = $1", st.ViewHash)
 		return err
 	}); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
+		return fmt.Errorf("rebuild listing_lifetimes: swap: %w", err)
 	}
-	st.Swap = time.Since(t)
-	if err := conn.QueryRow(ctx, "select count(*) from listing_lifetimes").Scan(&st.Listings); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: count: %w", err)
-	}
-	if _, err := conn.Exec(ctx, "analyze listing_lifetimes"); err != nil {
-		return st, fmt.Errorf("rebuild listing_lifetimes: analyze: %w", err)
-	}
-	st.Total = time.Since(start)
-	return st, nil
+	return nil
 }
 
 // swap puts listing_lifetimes_next in place of listing_lifetimes and points the served views at
@@ -309,72 +352,4 @@ func catchUp(ctx context.Context, tx pgx.Tx) (int, error) {
 		}
 	}
 	return len(keys), nil
-}
-
-// ProjectionDiff is one listing on which the projection (booking_lifetimes) and the definition
-// (booking_lifetimes_from_events, "View") disagree.
-type ProjectionDiff struct {
-	ListingKey string
-	PlayDate   string
-	View       map[string]any // nil: the view has no such row
-	Projection map[string]any // nil: the projection has no such row
-	Columns    []string       // the columns that differ (all of them when a side is missing)
-}
-
-func (d ProjectionDiff) String() string {
-	if d.View == nil {
-		return fmt.Sprintf("%s %s: only in the projection", d.PlayDate, d.ListingKey)
-	}
-	if d.Projection == nil {
-		return fmt.Sprintf("%s %s: missing from the projection", d.PlayDate, d.ListingKey)
-	}
-	s := fmt.Sprintf("%s %s:", d.PlayDate, d.ListingKey)
-	for _, c := range d.Columns {
-		s += fmt.Sprintf(" %s view=%v projection=%v;", c, d.View[c], d.Projection[c])
-	}
-	return s
-}
-
-// VerifyProjection compares the served booking_lifetimes (the projection) with the definition
-// booking_lifetimes_from_events for every listing, in one statement (one snapshot, one clock),
-// and returns the listings where they differ.
-func (s *Store) VerifyProjection(ctx context.Context) ([]ProjectionDiff, error) {
-	rows, err := s.pool.Query(ctx, projectionVerifySQL)
-	if err != nil {
-		return nil, fmt.Errorf("verify listing_lifetimes: %w", interpret(err))
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ProjectionDiff, error) {
-		var d ProjectionDiff
-		var v, p []byte
-		if err := row.Scan(&d.ListingKey, &d.PlayDate, &v, &p); err != nil {
-			return d, err
-		}
-		for _, x := range []struct {
-			b   []byte
-			dst *map[string]any
-		}{{v, &d.View}, {p, &d.Projection}} {
-			if x.b == nil || string(x.b) == "null" {
-				continue
-			}
-			if err := json.Unmarshal(x.b, x.dst); err != nil {
-				return d, err
-			}
-		}
-		for c, vv := range d.View {
-			if d.Projection == nil || fmt.Sprint(vv) != fmt.Sprint(d.Projection[c]) {
-				d.Columns = append(d.Columns, c)
-			}
-		}
-		for c := range d.Projection {
-			if d.View == nil {
-				d.Columns = append(d.Columns, c)
-			}
-		}
-		slices.Sort(d.Columns)
-		return d, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("verify listing_lifetimes: %w", interpret(err))
-	}
-	return out, nil
 }

@@ -25,10 +25,12 @@
 -- view, is the same final layer over the projection table; it is not made here but by the
 -- projection's build (store/projection.go), so it exists only once the projection does.
 --
--- How: one sort, two window passes with running frames, then the last row of each listing:
---   ordered   lag/lead mark starts and the last row; running count of changes
---   running   running number of starts, time, price and change count at the latest start
---   last row  everything the view shows
+-- How: one sort, two window passes, then the last row of each listing:
+--   ordered      lag/lead mark starts and the last row; running count of changes
+--   per_listing  number of starts, time, price and change count at the latest start, over the
+--                whole listing (no ORDER BY: each aggregate is computed once a listing, not once
+--                an event; only the last row is kept, whose running frame is the whole listing)
+--   last row     everything the view shows
 -- Every window is partitioned by (play_date, listing_key), so PostgreSQL pushes a filter on either
 -- column down to the index scan on booking_events (EXPLAIN in views/bench_test.go).
 select pg_advisory_xact_lock(7305218846250914); -- two installers at once: one after the other
@@ -79,8 +81,8 @@ from (
         window w as (partition by e.play_date, e.listing_key
                      order by e.occurred_at, r.type_rank, e.event_id)
     ) ordered
-    window w as (partition by play_date, listing_key order by occurred_at, type_rank, event_id)
-) running
+    window w as (partition by play_date, listing_key)
+) per_listing
 where is_last;
 
 -- The clock-dependent layer, booking_lifetimes_from_events over

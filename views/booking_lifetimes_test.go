@@ -190,8 +190,8 @@ func recompute(evs []events.Event, now time.Time) store.Lifetime {
 	}
 	last := evs[len(evs)-1]
 	l := store.Lifetime{
-		ListingKey: last.ListingKey, Source: last.Source, CourseName: last.CourseName, PlayDate: last.PlayDate,
-		TeeTime: last.TeeTime, Status: "open", OpenedAt: start.OccurredAt, LastEventType: string(last.EventType),
+		ListingKey: last.ListingKey, Source: last.Source, CourseName: last.CourseName, PlayDate: store.Date(last.PlayDate),
+		TeeTime: store.TimeOfDay(last.TeeTime), Status: "open", OpenedAt: start.OccurredAt, LastEventType: string(last.EventType),
 		LastEventAt: last.OccurredAt, OpenPriceKRW: start.PriceKRW, LastPriceKRW: last.PriceKRW,
 		ChangeCount: changes, ReopenCount: starts - 1,
 	}

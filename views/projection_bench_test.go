@@ -48,27 +48,18 @@ func extraBatch(b *testing.B, k int) []store.Message {
 	return out
 }
 
-// BenchmarkLifetimesProjection loads benchEventsSQL's 1M events / 100k listings (play dates over
-// 90 days) straight into booking_events, rebuilds the projection from them while store.Ingest
-// keeps ingesting new listings (batches of 1000), then reports side by side:
-//
-//	rebuild_s                      --rebuild of the 1M events (build, catch-up, swap)
-//	ingest_during_rebuild_events/s Ingest throughput while the rebuild ran
-//	ingest_alone_events/s          the same Ingest after it, for as many batches
-//	fast_window_ms                 14-day play_date aggregate on booking_lifetimes, the served view (target <= 50)
-//	view_window_ms                 the same over the definition booking_lifetimes_from_events; view/fast (target >= 10)
-//	fast_listing_ms                one listing from booking_lifetimes (target <= 1)
-//	summary_ms                     store.LifetimeSummary over everything: lifetimes --summary (target <= 200)
-//	verify_ms                      store.VerifyProjection over everything (it must find nothing)
-//
-//	go test ./views/ -run '^$' -bench LifetimesProjection -benchtime 1x -v
-func BenchmarkLifetimesProjection(b *testing.B) {
-	pool := storetest.NewDB(b)
-	ctx := b.Context()
-	storetest.LoadBenchEvents(b, pool)
-	s := store.New(pool)
+// rebuildResult is what rebuildBesideIngest measured: the rebuild's stats, the batches ingested
+// while it ran and how long they took, and the time of as many batches ingested after it, alone.
+type rebuildResult struct {
+	st            store.RebuildStats
+	batches       int
+	during, alone time.Duration
+}
 
-	// Ingest beside the rebuild, one batch at a time, until the rebuild is done.
+// rebuildBesideIngest runs RebuildProjection while store.Ingest keeps storing extraBatch batches,
+// one at a time, until the rebuild is done; then ingests as many batches again, alone.
+func rebuildBesideIngest(b *testing.B, s *store.Store) rebuildResult {
+	ctx := b.Context()
 	var stop atomic.Bool
 	type result struct {
 		batches int
@@ -101,10 +92,33 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	alone := time.Since(start)
+	return rebuildResult{st: st, batches: d.batches, during: d.took, alone: time.Since(start)}
+}
+
+// BenchmarkLifetimesProjection loads benchEventsSQL's 1M events / 100k listings (play dates over
+// 90 days) straight into booking_events, rebuilds the projection from them while store.Ingest
+// keeps ingesting new listings (batches of 1000), then reports side by side:
+//
+//	rebuild_s                      --rebuild of the 1M events (build, catch-up, swap)
+//	ingest_during_rebuild_events/s Ingest throughput while the rebuild ran
+//	ingest_alone_events/s          the same Ingest after it, for as many batches
+//	fast_window_ms                 14-day play_date aggregate on booking_lifetimes, the served view (target <= 50)
+//	view_window_ms                 the same over the definition booking_lifetimes_from_events; view/fast (target >= 10)
+//	fast_listing_ms                one listing from booking_lifetimes (target <= 1)
+//	summary_ms                     store.LifetimeSummary over everything: lifetimes --summary (target <= 200)
+//	verify_ms                      store.VerifyProjection over everything (it must find nothing)
+//
+//	go test ./views/ -run '^$' -bench LifetimesProjection -benchtime 1x -v
+func BenchmarkLifetimesProjection(b *testing.B) {
+	pool := storetest.NewDB(b)
+	ctx := b.Context()
+	storetest.LoadBenchEvents(b, pool)
+	s := store.New(pool)
+
+	r := rebuildBesideIngest(b, s)
 	mustExec(b, pool, "analyze listing_lifetimes")
 
-	start = time.Now()
+	start := time.Now()
 	diffs, err := s.VerifyProjection(ctx)
 	verify := time.Since(start)
 	if err != nil || len(diffs) > 0 {
@@ -132,10 +146,10 @@ func BenchmarkLifetimesProjection(b *testing.B) {
 	}
 	rate := func(batches int, d time.Duration) float64 { return float64(batches*1000) / d.Seconds() }
 
-	b.ReportMetric(st.Total.Seconds(), "rebuild_s")
-	b.ReportMetric(float64(d.batches*1000), "ingested_during_rebuild")
-	b.ReportMetric(rate(d.batches, d.took), "ingest_during_rebuild_events/s")
-	b.ReportMetric(rate(d.batches, alone), "ingest_alone_events/s")
+	b.ReportMetric(r.st.Total.Seconds(), "rebuild_s")
+	b.ReportMetric(float64(r.batches*1000), "ingested_during_rebuild")
+	b.ReportMetric(rate(r.batches, r.during), "ingest_during_rebuild_events/s")
+	b.ReportMetric(rate(r.batches, r.alone), "ingest_alone_events/s")
 	b.ReportMetric(ms(fast), "fast_window_ms")
 	b.ReportMetric(ms(view), "view_window_ms")
 	b.ReportMetric(float64(view)/float64(fast), "view/fast")

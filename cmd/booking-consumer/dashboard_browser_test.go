@@ -184,13 +184,11 @@ func attr(t *testing.T, ctx context.Context, sel, name string) string {
 	return must(t, ctx, name+" of "+sel, chromedp.AttributeValue(chromedp.CSS(sel), name)).Value
 }
 
-func TestDashboardInABrowser(t *testing.T) {
-	dbURL := practiceDatabase(t)
-	env := map[string]string{"DATABASE_URL": dbURL}
-	base := startServe(t, env, "--as-of", "2026-04-21")
-	ctx := newBrowser(t)
+// screenshotter returns shot(name), which saves a full-page screenshot in a temporary folder (and
+// in $DASHBOARD_SCREENSHOTS; the overview also in views/ with UPDATE_SCREENSHOT=1).
+func screenshotter(t *testing.T, ctx context.Context) func(name string) {
 	shots := t.TempDir()
-	shot := func(name string) {
+	return func(name string) {
 		t.Helper()
 		png := must(t, ctx, "screenshot", chromedp.FullScreenshot(100))
 		p := filepath.Join(shots, name+".png")
@@ -207,8 +205,39 @@ func TestDashboardInABrowser(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
 		}
 	}
+}
 
-	// Overview: six charts, each with data points; no script anywhere.
+func TestDashboardInABrowser(t *testing.T) {
+	dbURL := practiceDatabase(t)
+	env := map[string]string{"DATABASE_URL": dbURL}
+	base := startServe(t, env, "--as-of", "2026-04-21")
+	ctx := newBrowser(t)
+	shot := screenshotter(t, ctx)
+	browseOverview(t, ctx, base, shot)
+	totalBooked := browseListingsFilter(t, ctx, base, shot)
+	browseCSV(t, ctx, base, env, totalBooked)
+
+	// Sorting and paging by links.
+	open(t, ctx, base+"/listings?sort=lifetime&dir=desc&size=25")
+	if n, first := count(t, ctx, "#listings tbody tr"), text(t, ctx, "#listings tbody tr:first-child td:nth-child(9)"); n != 25 || first == "" {
+		t.Fatalf("sorted page: %d rows (want 25), longest lifetime %q", n, first)
+	}
+	must(t, ctx, "next page", chromedp.Click(chromedp.CSS("#next")))
+	waitURL(t, ctx, "page=2")
+
+	browseHostileListing(t, ctx, base, shot)
+
+	// Pipeline: without Kafka it says so; dead letters and the last ingest from PostgreSQL.
+	open(t, ctx, base+"/pipeline")
+	shot("pipeline")
+	if page := text(t, ctx, "main"); count(t, ctx, "#kafka-off") != 1 || !strings.Contains(page, "last ingest") || !strings.Contains(page, "No dead letters") {
+		t.Fatalf("pipeline page:\n%s", page)
+	}
+}
+
+// browseOverview: six charts, each with data points; no script anywhere.
+func browseOverview(t *testing.T, ctx context.Context, base string, shot func(string)) {
+	t.Helper()
 	open(t, ctx, base+"/")
 	shot("overview")
 	if n, s := count(t, ctx, "svg.chart"), count(t, ctx, "script"); n != 6 || s != 0 {
@@ -224,8 +253,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	if open := text(t, ctx, ".card .sw-open + .n"); open == "" || open == "0" {
 		t.Errorf("overview as of 2026-04-21: %q open listings, want some", open)
 	}
+}
 
-	// Listings: the filter form (no JavaScript needed) changes the table.
+// browseListingsFilter: the filter form (no JavaScript needed) changes the table. It returns the
+// filtered page's total.
+func browseListingsFilter(t *testing.T, ctx context.Context, base string, shot func(string)) string {
+	t.Helper()
 	open(t, ctx, base+"/listings")
 	all, totalAll := count(t, ctx, "#listings tbody tr"), text(t, ctx, "#total")
 	shot("listings")
@@ -247,8 +280,13 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Fatalf("listings: %d rows of %s unfiltered; filtered: %d rows of %s, %d not booked, %d of another course",
 			all, totalAll, booked, totalBooked, notBooked, otherCourse)
 	}
+	return totalBooked
+}
 
-	// The CSV the page links to is `booking-consumer lifetimes --csv` with the same filters.
+// browseCSV: the CSV the filtered page links to is `booking-consumer lifetimes --csv` with the
+// same filters, and has the page's total of rows.
+func browseCSV(t *testing.T, ctx context.Context, base string, env map[string]string, totalBooked string) {
+	t.Helper()
 	csvHref := attr(t, ctx, "#csv", "href")
 	u, err := url.Parse(base + csvHref)
 	if err != nil {
@@ -273,16 +311,12 @@ func TestDashboardInABrowser(t *testing.T) {
 	if n := strings.Count(want, "\n") - 1; fmt.Sprint(n) != totalBooked {
 		t.Fatalf("CSV has %d rows, the page says %s", n, totalBooked)
 	}
+}
 
-	// Sorting and paging by links.
-	open(t, ctx, base+"/listings?sort=lifetime&dir=desc&size=25")
-	if n, first := count(t, ctx, "#listings tbody tr"), text(t, ctx, "#listings tbody tr:first-child td:nth-child(9)"); n != 25 || first == "" {
-		t.Fatalf("sorted page: %d rows (want 25), longest lifetime %q", n, first)
-	}
-	must(t, ctx, "next page", chromedp.Click(chromedp.CSS("#next")))
-	waitURL(t, ctx, "page=2")
-
-	// A hostile course name is text, not markup.
+// browseHostileListing: a hostile course name is text, not markup; its listing's page shows its
+// events with Kafka positions and its timeline.
+func browseHostileListing(t *testing.T, ctx context.Context, base string, shot func(string)) {
+	t.Helper()
 	open(t, ctx, base+"/listings?"+url.Values{"course": {browserHostileCourse}}.Encode())
 	shot("hostile")
 	if cell, s := text(t, ctx, "#listings td.course a"), count(t, ctx, "script"); cell != browserHostileCourse || s != 0 {
@@ -290,18 +324,10 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	hostileLink := attr(t, ctx, "#listings td.course a", "href")
 
-	// One listing: its events with Kafka positions and its timeline.
 	open(t, ctx, base+hostileLink)
 	shot("listing")
 	evRows, points, table := count(t, ctx, "#event-table tbody tr"), count(t, ctx, "#timeline svg.chart .datum"), text(t, ctx, "#event-table")
 	if evRows != 2 || points != 3 || count(t, ctx, "script") != 0 || !strings.Contains(table, "booking-events/") || !strings.Contains(table, "99,000원") {
 		t.Fatalf("one listing: %d event rows (want 2), %d timeline points (want 2 events + 1 lifetime); table:\n%s", evRows, points, table)
-	}
-
-	// Pipeline: without Kafka it says so; dead letters and the last ingest from PostgreSQL.
-	open(t, ctx, base+"/pipeline")
-	shot("pipeline")
-	if page := text(t, ctx, "main"); count(t, ctx, "#kafka-off") != 1 || !strings.Contains(page, "last ingest") || !strings.Contains(page, "No dead letters") {
-		t.Fatalf("pipeline page:\n%s", page)
 	}
 }

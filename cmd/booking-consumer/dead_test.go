@@ -75,6 +75,15 @@ func TestDeadListShowAndRetry(t *testing.T) {
 	hostile := []byte("{\"x\":\"\x1b[2J\x1b[31mred\x07\u202eevil\xff\xfe\x00" + strings.Repeat("long ", 40) + "END\"}")
 	deadLetterThrough(t, db, 0, fixed, []byte("{not json"), hostile)
 
+	checkDeadList(t, env)
+	checkDeadShow(t, db, env, hostile)
+	checkDeadRetry(t, db, env)
+}
+
+// checkDeadList: dead list escapes control characters and invalid UTF-8, cuts long values to
+// --width, and --json --reason --limit selects.
+func checkDeadList(t *testing.T, env map[string]string) {
+	t.Helper()
 	list, _, err := runCLI(t, t.Context(), env, "dead", "list", "--width", "80")
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +108,12 @@ func TestDeadListShowAndRetry(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &listed); err != nil || len(listed) != 1 || listed[0].Topic != "earlier" || listed[0].Partition != 1 {
 		t.Fatalf("dead list --json --reason --limit 1 = %v (%v):\n%s", listed, err, js)
 	}
+}
 
+// checkDeadShow: dead show prints the whole hostile value escaped, with its size; --json carries
+// it in base64; an unknown id is ErrNoDeadLetter.
+func checkDeadShow(t *testing.T, db *pgxpool.Pool, env map[string]string, hostile []byte) {
+	t.Helper()
 	var hostileID int64
 	if err := db.QueryRow(t.Context(), "select id from booking_events_dead where kafka_partition = 1 and kafka_offset = 1").Scan(&hostileID); err != nil {
 		t.Fatal(err)
@@ -120,7 +134,12 @@ func TestDeadListShowAndRetry(t *testing.T) {
 	if _, _, err := runCLI(t, t.Context(), env, "dead", "show", "999999"); !errors.Is(err, store.ErrNoDeadLetter) {
 		t.Errorf("dead show 999999 = %v, want no such dead letter", err)
 	}
+}
 
+// checkDeadRetry: a dry run changes nothing; a retry re-drives the 3 fixed events and keeps the 2
+// bad ones; a second retry re-drives nothing and counts another attempt.
+func checkDeadRetry(t *testing.T, db *pgxpool.Pool, env map[string]string) {
+	t.Helper()
 	dry, _, err := runCLI(t, t.Context(), env, "dead", "retry", "--dry-run")
 	if err != nil || !strings.Contains(dry, "re-driven 3 (new 3, already stored 0), still bad 2 (dry run: nothing changed)") {
 		t.Fatalf("dead retry --dry-run = %v:\n%s", err, dry)

@@ -172,7 +172,11 @@ func TestLifetimesOutputFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []lifetimeJSON
+	var rows []struct {
+		CourseName      string  `json:"course_name"`
+		TeeTime         string  `json:"tee_time"`
+		LifetimeSeconds float64 `json:"lifetime_seconds"`
+	}
 	if err := json.Unmarshal([]byte(js), &rows); err != nil {
 		t.Fatalf("--json output is not a JSON array: %v\n%s", err, js)
 	}
@@ -188,7 +192,7 @@ func TestLifetimesOutputFormats(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--csv: %v", err)
 	}
-	if len(recs) != 3 || len(recs[0]) != len(lifetimeHeader) || recs[1][3] != "Beta CC" {
+	if len(recs) != 3 || len(recs[0]) != len(store.LifetimeCSVHeader) || recs[1][3] != "Beta CC" {
 		t.Errorf("--csv --course 'Beta CC' = %q, want a header and 2 Beta CC rows", recs)
 	}
 
@@ -196,7 +200,11 @@ func TestLifetimesOutputFormats(t *testing.T) {
 	if err != nil || !strings.Contains(none, "0 listings") {
 		t.Errorf("lifetimes --from 2100-01-01 = %q, %v; want 0 listings", none, err)
 	}
+}
 
+func TestLifetimesSummaryFormats(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": seed(t)}
 	sum, _, err := runCLI(t, t.Context(), env, "lifetimes", "--summary")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -15,52 +16,71 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
-func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
+// lifetimesOptions are the flags of the lifetimes command.
+type lifetimesOptions struct {
+	dbURL, source, course, from, to, status, tz string
+	asJSON, asCSV, summary, verify, rebuild     bool
+}
+
+func lifetimesFlags(env cli.Env, o *lifetimesOptions) *flag.FlagSet {
 	fs := newFlagSet(env, "lifetimes", "Print listings from booking_lifetimes (served from its listing_lifetimes projection): one row per listing with its status\n"+
 		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
 		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
 		"to book by course and weekday of the play date.")
-	var (
-		dbURL, source, course, from, to, status, tz string
-		asJSON, asCSV, summary                      bool
-		verify, rebuild                             bool
-	)
-	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&source, "source", "", "only this source (site) name")
-	fs.StringVar(&course, "course", "", "only this course name (exact)")
-	fs.StringVar(&from, "from", "", "first play date, `YYYY-MM-DD`, inclusive")
-	fs.StringVar(&to, "to", "", "last play date, `YYYY-MM-DD`, inclusive")
-	fs.StringVar(&status, "status", "", "only listings in this status: open, booked or expired")
-	fs.BoolVar(&asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
-	fs.BoolVar(&asCSV, "csv", false, "print CSV with a header row")
-	fs.BoolVar(&summary, "summary", false, "print counts by status and median time to book by course and weekday")
-	fs.BoolVar(&verify, "verify", false, "compare booking_lifetimes (the listing_lifetimes projection) with its definition booking_lifetimes_from_events for every listing; exit 1 if any differs")
-	fs.BoolVar(&rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running; needed after a restore with triggers disabled)")
-	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
-	if err := cli.Parse(fs, args); err != nil {
+	fs.StringVar(&o.dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&o.source, "source", "", "only this source (site) name")
+	fs.StringVar(&o.course, "course", "", "only this course name (exact)")
+	fs.StringVar(&o.from, "from", "", "first play date, `YYYY-MM-DD`, inclusive")
+	fs.StringVar(&o.to, "to", "", "last play date, `YYYY-MM-DD`, inclusive")
+	fs.StringVar(&o.status, "status", "", "only listings in this status: open, booked or expired")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
+	fs.BoolVar(&o.asCSV, "csv", false, "print CSV with a header row")
+	fs.BoolVar(&o.summary, "summary", false, "print counts by status and median time to book by course and weekday")
+	fs.BoolVar(&o.verify, "verify", false, "compare booking_lifetimes (the listing_lifetimes projection) with its definition booking_lifetimes_from_events for every listing; exit 1 if any differs")
+	fs.BoolVar(&o.rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running; needed after a restore with triggers disabled)")
+	fs.StringVar(&o.tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
+	return fs
+}
+
+// filter checks the options and returns the rows they select.
+func (o lifetimesOptions) filter() (store.LifetimeFilter, error) {
+	f := store.LifetimeFilter{Source: o.source, Course: o.course}
+	var err error
+	if f.From, err = parseDate("--from", o.from); err != nil {
+		return f, err
+	}
+	if f.To, err = parseDate("--to", o.to); err != nil {
+		return f, err
+	}
+	switch o.status {
+	case "", store.StatusOpen, store.StatusBooked, store.StatusExpired:
+		f.Status = o.status
+	default:
+		return f, fmt.Errorf("%w: --status %q: want open, booked or expired", cli.ErrUsage, o.status)
+	}
+	switch {
+	case o.asJSON && o.asCSV:
+		return f, fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
+	case o.verify && o.rebuild:
+		return f, fmt.Errorf("%w: --verify and --rebuild are exclusive", cli.ErrUsage)
+	}
+	return f, nil
+}
+
+func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
+	var o lifetimesOptions
+	if err := cli.Parse(lifetimesFlags(env, &o), args); err != nil {
 		return err
 	}
-	loc, err := cli.Location(tz)
+	loc, err := cli.Location(o.tz)
 	if err != nil {
 		return err
 	}
-	f := store.LifetimeFilter{Source: source, Course: course}
-	if f.From, err = parseDate("--from", from); err != nil {
+	f, err := o.filter()
+	if err != nil {
 		return err
 	}
-	if f.To, err = parseDate("--to", to); err != nil {
-		return err
-	}
-	switch status {
-	case "", store.StatusOpen, store.StatusBooked, store.StatusExpired:
-		f.Status = status
-	default:
-		return fmt.Errorf("%w: --status %q: want open, booked or expired", cli.ErrUsage, status)
-	}
-	if asJSON && asCSV {
-		return fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
-	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, o.dbURL), 0)
 	if err != nil {
 		return err
 	}
@@ -68,41 +88,39 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 	s := store.New(pool)
 	w := bufio.NewWriter(env.Stdout)
 	switch {
-	case verify && rebuild:
-		return fmt.Errorf("%w: --verify and --rebuild are exclusive", cli.ErrUsage)
-	case verify:
-		err := verifyProjection(ctx, s, w)
-		return errors.Join(err, w.Flush())
-	case rebuild:
-		err := rebuildProjection(ctx, s, w, env.Logger)
-		return errors.Join(err, w.Flush())
-	}
-	if summary {
-		sum, err := s.LifetimeSummary(ctx, f)
-		if err != nil {
-			return err
+	case o.verify:
+		err = verifyProjection(ctx, s, w)
+	case o.rebuild:
+		err = rebuildProjection(ctx, s, w, env.Logger)
+	case o.summary:
+		var sum store.Summary
+		if sum, err = s.LifetimeSummary(ctx, f); err == nil {
+			err = writeSummary(w, sum, o.asJSON, o.asCSV)
 		}
-		if err := writeSummary(w, sum, asJSON, asCSV); err != nil {
-			return err
-		}
-		return w.Flush()
+	default:
+		err = writeLifetimes(ctx, s, w, f, o, loc)
 	}
+	return errors.Join(err, w.Flush())
+}
+
+// writeLifetimes writes the rows f selects as the options say: JSON, CSV or a table.
+func writeLifetimes(ctx context.Context, s *store.Store, w io.Writer, f store.LifetimeFilter, o lifetimesOptions, loc *time.Location) error {
 	rows, err := s.Lifetimes(ctx, f)
 	if err != nil {
 		return err
 	}
 	switch {
-	case asJSON:
+	case o.asJSON:
 		err = writeLifetimesJSON(w, rows, loc)
-	case asCSV:
-		err = writeLifetimesCSV(w, rows, loc)
+	case o.asCSV:
+		err = store.WriteLifetimesCSV(w, rows, loc)
 	default:
 		err = writeLifetimesTable(w, rows, loc)
 	}
 	if err != nil {
 		return fmt.Errorf("write lifetimes: %w", err)
 	}
-	return w.Flush()
+	return nil
 }
 
 func parseDate(flag, s string) (*time.Time, error) {
@@ -116,18 +134,12 @@ func parseDate(flag, s string) (*time.Time, error) {
 	return &t, nil
 }
 
-// lifetimeHeader and lifetimeRecord are the store's CSV cells (store/lifetimes_csv.go), shared
-// with the dashboard's CSV download so the two always agree.
-var lifetimeHeader = store.LifetimeCSVHeader
-
 // defaultTZ is the zone timestamps are printed in: the booking sites are Korean, so their tee
 // times and the moments listings opened and closed read best side by side in Korean time.
 const defaultTZ = "Asia/Seoul"
 
-func lifetimeRecord(l store.Lifetime, loc *time.Location) []string {
-	return store.LifetimeRecord(l, loc)
-}
-
+// writeLifetimesTable prints the CSV's cells (store.LifetimeRecord, shared with the dashboard's
+// download) as an aligned table, without the listing key.
 func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
 	var t cli.Table
 	addRow := func(r []string) {
@@ -139,9 +151,9 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location)
 		}
 		t.Add(r...)
 	}
-	addRow(lifetimeHeader)
+	addRow(store.LifetimeCSVHeader)
 	for _, l := range rows {
-		addRow(lifetimeRecord(l, loc))
+		addRow(store.LifetimeRecord(l, loc))
 	}
 	if err := t.Write(w); err != nil {
 		return err
@@ -150,41 +162,12 @@ func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location)
 	return err
 }
 
-func writeLifetimesCSV(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
-	return store.WriteLifetimesCSV(w, rows, loc)
-}
-
-// lifetimeJSON is the --json shape of a row: snake_case, lifetime in seconds.
-type lifetimeJSON struct {
-	ListingKey      string     `json:"listing_key"`
-	Source          string     `json:"source"`
-	CourseName      string     `json:"course_name"`
-	CoursePart      string     `json:"course_part"`
-	PlayDate        string     `json:"play_date"`
-	TeeTime         string     `json:"tee_time"`
-	Status          string     `json:"status"`
-	OpenedAt        time.Time  `json:"opened_at"`
-	ClosedAt        *time.Time `json:"closed_at"`
-	LastEventType   string     `json:"last_event_type"`
-	LastEventAt     time.Time  `json:"last_event_at"`
-	LifetimeSeconds float64    `json:"lifetime_seconds"`
-	OpenPriceKRW    *int64     `json:"open_price_krw"`
-	LastPriceKRW    *int64     `json:"last_price_krw"`
-	ChangeCount     int        `json:"change_count"`
-	ReopenCount     int        `json:"reopen_count"`
-}
-
+// writeLifetimesJSON writes the --json shape of the rows (store.LifetimesJSON: the json tags of
+// store.Lifetime, lifetime in seconds, times in loc).
 func writeLifetimesJSON(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
-	out := make([]lifetimeJSON, len(rows))
-	for i, l := range rows {
-		var closed *time.Time
-		if l.ClosedAt != nil {
-			c := l.ClosedAt.In(loc)
-			closed = &c
-		}
-		out[i] = lifetimeJSON{l.ListingKey, l.Source, l.CourseName, l.CoursePart, l.PlayDate, l.TeeTime, l.Status,
-			l.OpenedAt.In(loc), closed, l.LastEventType, l.LastEventAt.In(loc), l.Lifetime.Seconds(), l.OpenPriceKRW,
-			l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
+	out, err := store.LifetimesJSON(rows, loc)
+	if err != nil {
+		return err
 	}
 	return cli.WriteJSON(w, out)
 }
@@ -267,7 +250,7 @@ func exportCmd(ctx context.Context, env cli.Env, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}

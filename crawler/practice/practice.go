@@ -26,9 +26,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	devsites "github.com/golfcrawler/golf-crawler/compose/dev"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -119,9 +122,13 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	}
 	defer os.RemoveAll(dir)
 
+	sim, err := simSite(opts.Interval)
+	if err != nil {
+		return stats, fmt.Errorf("generate practice set: %w", err)
+	}
 	pub := &collector{}
 	runner := &crawler.Runner{
-		Sites:     []crawler.Site{simSite(opts.Interval)},
+		Sites:     []crawler.Site{sim},
 		State:     crawler.StateDir{Dir: dir},
 		Logger:    opts.Logger,
 		Publisher: pub,
@@ -154,20 +161,8 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 				stats.Incomplete++
 			}
 		}
-		for _, e := range pub.evs {
-			b, err := events.Encode(e)
-			if err != nil {
-				_ = bw.Flush()
-				return stats, fmt.Errorf("generate practice set: encode event %s: %w", e.EventID, err)
-			}
-			if _, err := bw.Write(b); err != nil {
-				return stats, fmt.Errorf("generate practice set: write: %w", err)
-			}
-			if err := bw.WriteByte('\n'); err != nil {
-				return stats, fmt.Errorf("generate practice set: write: %w", err)
-			}
-			stats.Events++
-			stats.ByType[e.EventType]++
+		if err := writeEvents(bw, pub.evs, &stats); err != nil {
+			return stats, fmt.Errorf("generate practice set: %w", err)
 		}
 		if stats.First.IsZero() {
 			stats.First = at
@@ -180,38 +175,58 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	return stats, nil
 }
 
+// writeEvents writes evs to bw, one events.Encode per line, and counts them in stats. On an
+// encoding error it flushes what came before, so the output stays a valid prefix.
+func writeEvents(bw *bufio.Writer, evs []events.Event, stats *Stats) error {
+	for _, e := range evs {
+		b, err := events.Encode(e)
+		if err != nil {
+			_ = bw.Flush()
+			return fmt.Errorf("encode event %s: %w", e.EventID, err)
+		}
+		if _, err := bw.Write(b); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		stats.Events++
+		stats.ByType[e.EventType]++
+	}
+	return nil
+}
+
 // collector is the runner's publisher: it keeps the events of the current crawl in order.
 type collector struct{ evs []events.Event }
 
 func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
 
-// simSite is the shipped sites file's entry for the simulated site (same selectors), pointed at
-// the in-memory host, with no politeness delay: nothing real is being crawled.
-func simSite(interval time.Duration) crawler.Site {
-	return crawler.Site{
-		Name:        DefaultSource,
-		URLTemplate: `http://` + simHost + `/tee?date={{.Date.Format "20060102"}}&page=1`,
-		DaysAhead:   14,
-		Row:         "table.tee-list tr.tee-row",
-		Fields: crawler.Fields{
-			Course:     crawler.Field{Selector: "td.course"},
-			CoursePart: crawler.Field{Selector: "td.part"},
-			RoundDate:  crawler.Field{Selector: "td.date"},
-			TeeTime:    crawler.Field{Selector: "td.time"},
-			Price:      crawler.Field{Selector: "td.price"},
-			Players:    crawler.Field{Selector: "td.players"},
-		},
-		NextPage:       "div.paging a.next",
-		AllowedDomains: []string{simHost},
-		Politeness: crawler.Politeness{
-			NoDelay:        true,
-			Parallelism:    2,
-			RequestTimeout: crawler.Duration(min(interval, 10*time.Second)),
-			Retries:        1,
-			BackoffBase:    crawler.Duration(time.Millisecond),
-			BackoffCap:     crawler.Duration(time.Millisecond),
-		},
+// simSite is the DefaultSource entry of compose/dev/sites.yaml (its one definition, embedded by
+// compose/dev), pointed at the in-memory host, with no politeness delay: nothing real is crawled.
+func simSite(interval time.Duration) (crawler.Site, error) {
+	sites, err := crawler.ParseSites(devsites.SitesYAML)
+	if err != nil {
+		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml: %w", err)
 	}
+	i := slices.IndexFunc(sites, func(s crawler.Site) bool { return s.Name == DefaultSource })
+	if i < 0 {
+		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml has no site %s", DefaultSource)
+	}
+	s := sites[i]
+	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr+"/", "http://"+simHost+"/", 1)
+	s.AllowedDomains = []string{simHost}
+	s.Politeness = crawler.Politeness{
+		NoDelay:        true,
+		Parallelism:    2,
+		RequestTimeout: crawler.Duration(min(interval, 10*time.Second)),
+		Retries:        1,
+		BackoffBase:    crawler.Duration(time.Millisecond),
+		BackoffCap:     crawler.Duration(time.Millisecond),
+	}
+	if err := s.Validate(); err != nil {
+		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
+	}
+	return s, nil
 }
 
 // handlerTransport answers every request by calling the site's handler in-process: no sockets,

@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +97,27 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(a, c) {
 		t.Error("seeds 7 and 8 gave the same set")
+	}
+}
+
+// The practice site is compose/dev/sites.yaml's sim-golf, read from the file itself (embedded by
+// compose/dev): the same selectors and dates, pointed at the in-memory host.
+func TestSimSiteIsTheDevSitesFileEntry(t *testing.T) {
+	t.Parallel()
+	got, err := simSite(DefaultInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites, err := crawler.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sites[slices.IndexFunc(sites, func(s crawler.Site) bool { return s.Name == DefaultSource })]
+	if !strings.HasPrefix(got.URLTemplate, "http://"+simHost+"/") || got.AllowedDomains[0] != simHost {
+		t.Errorf("the practice site is not pointed at %s: %s %v", simHost, got.URLTemplate, got.AllowedDomains)
+	}
+	if got.Row != want.Row || got.NextPage != want.NextPage || got.DaysAhead != want.DaysAhead ||
+		fmt.Sprint(got.Fields) != fmt.Sprint(want.Fields) {
+		t.Errorf("the practice site differs from compose/dev/sites.yaml's %s:\n%+v\n%+v", DefaultSource, got, want)
 	}
 }

@@ -158,15 +158,10 @@ func meanTimeToBook(day time.Weekday, tee time.Duration) time.Duration {
 
 // listingsOn computes every listing of calendar day date (midnight in the site's zone), in page
 // order: course, part, tee time. Each listing's life is drawn from its own generator seeded with
-// the site seed and the listing id, so the result depends on (seed, date) only.
+// the site seed and the listing id (drawsFor), so the result depends on (seed, date) only.
 func (s *Site) listingsOn(date time.Time) []*listing {
 	cfg := s.cfg
-	loc := cfg.Location
-	y, m, d := date.Date()
-	day := time.Date(y, m, d, 0, 0, 0, 0, loc)
-	opened := time.Date(y, m, d-cfg.DaysAhead, cfg.ReleaseHour, 0, 0, 0, loc)
-	discountAt := time.Date(y, m, d-2, cfg.ReleaseHour, 0, 0, 0, loc)
-	weekend := day.Weekday() == time.Saturday || day.Weekday() == time.Sunday
+	d := newSimDay(cfg, date)
 	var out []*listing
 	for ci, c := range cfg.Courses {
 		parts := c.Parts
@@ -175,88 +170,144 @@ func (s *Site) listingsOn(date time.Time) []*listing {
 		}
 		for pi, part := range parts {
 			for _, tee := range teeTimes(cfg.TeeTimesPerDay) {
-				start := day.Add(tee)
-				id := listingID(ci, pi, start)
-				h := fnv.New64a()
-				h.Write([]byte(id))
-				rng := rand.New(rand.NewPCG(uint64(cfg.Seed), h.Sum64()))
-				l := &listing{course: ci, part: pi}
-				l.ID = id
-				l.Course, l.Part = c.Name, part
-				l.PlayDate = day.Format("2006-01-02")
-				l.TeeTime = start.Format("15:04")
-				l.RoundDate = day.Format("01/02") + "(" + weekdayKO[day.Weekday()] + ")"
-				l.ShownTeeTime = l.TeeTime
-				l.OpenedAt, l.ExpiresAt = opened, start
-				l.Players = 4
-
-				// Draws happen in a fixed order so that one listing's life never depends on another's.
-				uBook, uNever, uPrice := rng.Float64(), rng.Float64(), rng.Float64()
-				uDiscount, uPct := rng.Float64(), rng.Float64()
-				uPlayers, uPlayersAt := rng.Float64(), rng.Float64()
-				uBad, uBadKind := rng.Float64(), rng.Float64()
-
-				if uNever >= 0.08 {
-					mean := float64(meanTimeToBook(day.Weekday(), tee)) / cfg.BookingSpeed
-					delay := time.Duration(-math.Log(1-uBook) * mean).Truncate(time.Second)
-					from := opened
-					if cfg.Epoch.After(from) {
-						from = cfg.Epoch.Truncate(time.Second)
-					}
-					if b := from.Add(delay); b.Before(start) {
-						l.booked = &b
-					}
-				}
-				if uPrice >= 0.03 {
-					p := c.BasePriceKRW
-					if weekend {
-						p = p * 13 / 10
-					}
-					if tee < 10*time.Hour {
-						p = p * 11 / 10
-					}
-					p = (p + 5000) / 10000 * 10000
-					l.PriceKRW = &p
-				}
-				closed := l.closedAt()
-				if l.PriceKRW != nil && uDiscount < 0.3 && discountAt.After(opened) && discountAt.Before(closed) {
-					pct := int64(10)
-					if uPct < 0.5 {
-						pct = 20
-					}
-					np := *l.PriceKRW * (100 - pct) / 100 / 1000 * 1000
-					l.Changes = append(l.Changes, Change{At: discountAt, PriceKRW: &np, Players: 4})
-				}
-				if uPlayers < 0.1 {
-					at := opened.Add(time.Duration(uPlayersAt * 0.5 * float64(start.Sub(opened)))).Truncate(time.Second)
-					if at.Before(closed) {
-						price := l.PriceKRW
-						if len(l.Changes) > 0 && l.Changes[0].At.Before(at) {
-							price = l.Changes[0].PriceKRW
-						}
-						l.Changes = append(l.Changes, Change{At: at, PriceKRW: price, Players: 3})
-						sort.Slice(l.Changes, func(i, j int) bool { return l.Changes[i].At.Before(l.Changes[j].At) })
-						// A discount after the players change keeps the new players count.
-						for i := range l.Changes {
-							if l.Changes[i].At.After(at) {
-								l.Changes[i].Players = 3
-							}
-						}
-					}
-				}
-				if uBad < cfg.BadRowRate {
-					l.Malformed = true
-					if uBadKind < 0.5 {
-						l.RoundDate = "13/45(" + weekdayKO[day.Weekday()] + ")"
-					} else {
-						l.ShownTeeTime = "25:99"
-					}
-				}
-				out = append(out, l)
+				out = append(out, newListing(cfg, d, ci, pi, part, tee))
 			}
 		}
 	}
 	return out
+}
+
+// simDay is one calendar day of the site: midnight in its zone, when its tee times are released
+// and when the last-minute discount comes.
+type simDay struct {
+	day, opened, discountAt time.Time
+	weekend                 bool
+}
+
+func newSimDay(cfg Config, date time.Time) simDay {
+	loc := cfg.Location
+	y, m, d := date.Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	return simDay{
+		day:        day,
+		opened:     time.Date(y, m, d-cfg.DaysAhead, cfg.ReleaseHour, 0, 0, 0, loc),
+		discountAt: time.Date(y, m, d-2, cfg.ReleaseHour, 0, 0, 0, loc),
+		weekend:    day.Weekday() == time.Saturday || day.Weekday() == time.Sunday,
+	}
+}
+
+// draws are the uniform draws of one listing's life, made in a fixed order from its own generator
+// (seeded with the site seed and the listing id), so that one listing's life never depends on
+// another's.
+type draws struct {
+	book, never, price, discount, pct, players, playersAt, bad, badKind float64
+}
+
+func drawsFor(seed int64, id string) draws {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	var u draws
+	u.book, u.never, u.price = rng.Float64(), rng.Float64(), rng.Float64()
+	u.discount, u.pct = rng.Float64(), rng.Float64()
+	u.players, u.playersAt = rng.Float64(), rng.Float64()
+	u.bad, u.badKind = rng.Float64(), rng.Float64()
+	return u
+}
+
+// newListing draws the life of the listing of course ci, part pi at tee on day d: its booking,
+// price, changes and whether its row is malformed.
+func newListing(cfg Config, d simDay, ci, pi int, part string, tee time.Duration) *listing {
+	start := d.day.Add(tee)
+	l := &listing{course: ci, part: pi}
+	l.ID = listingID(ci, pi, start)
+	l.Course, l.Part = cfg.Courses[ci].Name, part
+	l.PlayDate = d.day.Format("2006-01-02")
+	l.TeeTime = start.Format("15:04")
+	l.RoundDate = d.day.Format("01/02") + "(" + weekdayKO[d.day.Weekday()] + ")"
+	l.ShownTeeTime = l.TeeTime
+	l.OpenedAt, l.ExpiresAt = d.opened, start
+	l.Players = 4
+	u := drawsFor(cfg.Seed, l.ID)
+	if u.never >= 0.08 {
+		l.booked = bookingAt(cfg, d, tee, u.book)
+	}
+	if u.price >= 0.03 {
+		l.PriceKRW = priceOf(cfg.Courses[ci], d, tee)
+	}
+	l.drawChanges(d, u)
+	if u.bad < cfg.BadRowRate {
+		l.Malformed = true
+		if u.badKind < 0.5 {
+			l.RoundDate = "13/45(" + weekdayKO[d.day.Weekday()] + ")"
+		} else {
+			l.ShownTeeTime = "25:99"
+		}
+	}
+	return l
+}
+
+// bookingAt is when the listing at tee is booked: an exponential delay after its release (or the
+// site's epoch, if later); nil when that is not before the tee time.
+func bookingAt(cfg Config, d simDay, tee time.Duration, uBook float64) *time.Time {
+	mean := float64(meanTimeToBook(d.day.Weekday(), tee)) / cfg.BookingSpeed
+	delay := time.Duration(-math.Log(1-uBook) * mean).Truncate(time.Second)
+	from := d.opened
+	if cfg.Epoch.After(from) {
+		from = cfg.Epoch.Truncate(time.Second)
+	}
+	if b := from.Add(delay); b.Before(d.day.Add(tee)) {
+		return &b
+	}
+	return nil
+}
+
+// priceOf is the green fee at tee: the course's base, +30% on weekends, +10% in the morning,
+// rounded to 10,000 won.
+func priceOf(c Course, d simDay, tee time.Duration) *int64 {
+	p := c.BasePriceKRW
+	if d.weekend {
+		p = p * 13 / 10
+	}
+	if tee < 10*time.Hour {
+		p = p * 11 / 10
+	}
+	p = (p + 5000) / 10000 * 10000
+	return &p
+}
+
+// drawChanges adds the listing's changes before it closes: a 10% or 20% discount two days ahead
+// (30% of priced listings), and one player fewer at a random time in the first half of its
+// release (10%), which a later discount keeps.
+func (l *listing) drawChanges(d simDay, u draws) {
+	closed := l.closedAt()
+	if l.PriceKRW != nil && u.discount < 0.3 && d.discountAt.After(d.opened) && d.discountAt.Before(closed) {
+		pct := int64(10)
+		if u.pct < 0.5 {
+			pct = 20
+		}
+		np := *l.PriceKRW * (100 - pct) / 100 / 1000 * 1000
+		l.Changes = append(l.Changes, Change{At: d.discountAt, PriceKRW: &np, Players: 4})
+	}
+	if u.players >= 0.1 {
+		return
+	}
+	at := d.opened.Add(time.Duration(u.playersAt * 0.5 * float64(l.ExpiresAt.Sub(d.opened)))).Truncate(time.Second)
+	if !at.Before(closed) {
+		return
+	}
+	price := l.PriceKRW
+	if len(l.Changes) > 0 && l.Changes[0].At.Before(at) {
+		price = l.Changes[0].PriceKRW
+	}
+	l.Changes = append(l.Changes, Change{At: at, PriceKRW: price, Players: 3})
+	sort.Slice(l.Changes, func(i, j int) bool { return l.Changes[i].At.Before(l.Changes[j].At) })
+	// A discount after the players change keeps the new players count.
+	for i := range l.Changes {
+		if l.Changes[i].At.After(at) {
+			l.Changes[i].Players = 3
+		}
+	}
 }
 
 func listingID(course, part int, start time.Time) string {

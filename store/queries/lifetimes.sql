@@ -1,12 +1,10 @@
 -- Lifetimes: rows of booking_lifetimes, the served view (the listing_lifetimes projection under
--- the definition's final layer: the definition's rows, see store/projection.go).
+-- the definition's final layer: the definition's rows, see store/projection.go). Every column, by
+-- name: store.Lifetime has one field per column (store/lifetimes_fields.go).
 -- The play-date bounds are always present (open ends become -infinity/infinity) so the filter
 -- reaches the play_date index whatever the plan.
 -- Empty source/course/status mean no filter.
-select listing_key, source, course_name, course_part, play_date::text, to_char(tee_time, 'HH24:MI'),
-       status, opened_at, closed_at, last_event_type, last_event_at,
-       (extract(epoch from lifetime) * 1000000)::bigint as lifetime_us,
-       open_price_krw, last_price_krw, change_count, reopen_count
+select *
 from booking_lifetimes
 where play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)
   and ($3::text = '' or source = $3)

@@ -31,7 +31,8 @@ import (
 // (1500 ms) into the phase.
 // Each phase the test's site opens 4 tee times (2 under the "cheap" watch's price cap) and drops
 // one earlier tee time's price into the watch. After each kill the crawler is started again and
-// the phase ends once the receiver has every match so far. No match is lost, none is delivered
+// the phase ends once the receiver has every match so far and the new crawler has crawled the
+// phase's page (so that the next phase is diffed against this one's snapshot). No match is lost, none is delivered
 // more than twice, no Idempotency-Key is accepted more than twice, and nothing else is sent.
 func TestSIGKILLCrawlerAlerts(t *testing.T) {
 	phases := testkit.EnvInt(t, "CHAOS_ALERT_PHASES", 20)
@@ -39,6 +40,28 @@ func TestSIGKILLCrawlerAlerts(t *testing.T) {
 	bin := builtBinary(t, "crawler")
 
 	var phase atomic.Int64
+	site := alertKillSite(t, &phase)
+	rc := newKillReceiver(t)
+
+	dir := t.TempDir()
+	sites, watches := writeAlertKillFiles(t, dir, site.URL, rc.srv.URL)
+	env := []string{"KAFKA_BOOTSTRAP=", "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
+	args := []string{"run", "--sites", sites, "--watches", watches, "--state-dir", filepath.Join(dir, "state"),
+		"--schedule", "@every 1s", "--no-initial-crawl", "--alert-retry-backoff", "50ms", "--alert-max-attempts", "20",
+		"--alert-max-age", "24h"}
+	kills := &alertKills{bin: bin, stateDir: filepath.Join(dir, "state"), rc: rc, phase: &phase, jitter: jitter,
+		start: func() *testkit.Proc { return testkit.Start(t, bin, env, args...) }, windows: map[string]int{}}
+
+	p := kills.start()
+	for k := 1; k <= phases; k++ {
+		p = kills.killPhase(t, p, k)
+	}
+	p.Stop(t, 30*time.Second)
+	checkAlertDeliveries(t, rc, phases, kills.windows)
+}
+
+// alertKillSite serves the kill scenario's tee list: alertPhaseListings of the current phase.
+func alertKillSite(t *testing.T, phase *atomic.Int64) *httptest.Server {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tee-list">`)
@@ -50,12 +73,15 @@ func TestSIGKILLCrawlerAlerts(t *testing.T) {
 		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(site.Close)
-	rc := newKillReceiver(t)
+	return site
+}
 
-	dir := t.TempDir()
-	sites := filepath.Join(dir, "sites.yaml")
-	watches := filepath.Join(dir, "watches.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("killsite", site.URL+"/tee"))
+// writeAlertKillFiles writes the scenario's sites file (the tee list at siteURL) and watches file
+// (a "cheap" watch under 150,000 and an "all" watch, both on the webhook at receiverURL) into dir.
+func writeAlertKillFiles(t *testing.T, dir, siteURL, receiverURL string) (sites, watches string) {
+	sites = filepath.Join(dir, "sites.yaml")
+	watches = filepath.Join(dir, "watches.yaml")
+	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("killsite", siteURL+"/tee"))
 	writeChaosFile(t, watches, fmt.Sprintf(`channels:
   hook: {type: webhook, url: "%s/alerts", timeout: 2s}
 watches:
@@ -64,57 +90,81 @@ watches:
     channels: [hook]
   - name: all
     channels: [hook]
-`, rc.srv.URL))
-	env := []string{"KAFKA_BOOTSTRAP=", "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
-	args := []string{"run", "--sites", sites, "--watches", watches, "--state-dir", filepath.Join(dir, "state"),
-		"--schedule", "@every 1s", "--no-initial-crawl", "--alert-retry-backoff", "50ms", "--alert-max-attempts", "20",
-		"--alert-max-age", "24h"}
-	start := func() *testkit.Proc { return testkit.Start(t, bin, env, args...) }
+`, receiverURL))
+	return sites, watches
+}
 
-	windows := map[string]int{}
-	p := start()
-	for k := 1; k <= phases; k++ {
-		claims := strings.Count(p.Logs.String(), `msg="claimed matches"`)
-		select {
-		case <-rc.arrivals: // an arrival of the phase before
-		default:
-		}
-		phase.Store(int64(k))
-		// The kill's moment: a third of the phases while a request is at the receiver (during a
-		// send), a third as soon as the phase's claims are logged (between claim and snapshot save,
-		// or between the save and the send), a third at random.
-		switch k % 3 {
-		case 0:
-			testkit.Recv(t, rc.arrivals, time.Minute, "a request of the phase at the receiver") // it answers 20 ms later at the earliest
-		case 1:
-			testkit.WaitFor(t, time.Minute, "the phase's claims", func() bool {
-				return strings.Count(p.Logs.String(), `msg="claimed matches"`) > claims
-			})
-		default:
-			time.Sleep(rand.N(jitter))
-		}
-		windows[lastStep(p.Logs.String(), rc.inFlight.Load() > 0)]++
-		if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = p.Wait(t, time.Minute) // killed: its exit error is expected
-		p = start()
-		want := alertExpected(k)
-		testkit.WaitForf(t, 2*time.Minute, func() string {
-			return fmt.Sprintf("phase %d: %d of %d matches delivered\n%s", k, rc.distinct(want), len(want), testkit.Tail(p.Logs.String(), 3000))
-		}, func() bool {
-			p.Alive(t, fmt.Sprintf("in phase %d", k))
-			return rc.distinct(want) == len(want)
-		})
-		// and every claim finished (a message resent after the kill included), so that each kill
-		// cuts into a window of its own: two kills in one message's window are two crashes.
-		testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), func() bool {
-			out, err := exec.Command(bin, "notifications", "--state-dir", filepath.Join(dir, "state"), "--status", "sending", "--json").Output()
-			return err == nil && len(out) == 0
-		})
+// alertKills is the kill scenario's state across phases: the crawler binary and its state dir,
+// the receiver, the site's phase, how to start the crawler, and where each kill landed.
+type alertKills struct {
+	bin, stateDir string
+	rc            *killReceiver
+	phase         *atomic.Int64
+	jitter        time.Duration
+	start         func() *testkit.Proc
+	windows       map[string]int // last step before each kill: kills
+}
+
+// killPhase runs phase k against the running crawler p: the site moves to phase k, p is SIGKILLed
+// at the phase's moment, a new crawler starts, and the phase ends once the receiver has every
+// match so far, the new crawler has crawled the phase (its snapshot saved) and no claim is left
+// sending. It returns the new crawler.
+func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Proc {
+	t.Helper()
+	claims := strings.Count(p.Logs.String(), `msg="claimed matches"`)
+	select {
+	case <-a.rc.arrivals: // an arrival of the phase before
+	default:
 	}
-	p.Stop(t, 30*time.Second)
+	a.phase.Store(int64(k))
+	// The kill's moment: a third of the phases while a request is at the receiver (during a
+	// send), a third as soon as the phase's claims are logged (between claim and snapshot save,
+	// or between the save and the send), a third at random.
+	switch k % 3 {
+	case 0:
+		testkit.Recv(t, a.rc.arrivals, time.Minute, "a request of the phase at the receiver") // it answers 20 ms later at the earliest
+	case 1:
+		testkit.WaitFor(t, time.Minute, "the phase's claims", func() bool {
+			return strings.Count(p.Logs.String(), `msg="claimed matches"`) > claims
+		})
+	default:
+		time.Sleep(rand.N(a.jitter))
+	}
+	a.windows[lastStep(p.Logs.String(), a.rc.inFlight.Load() > 0)]++
+	if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait(t, time.Minute) // killed: its exit error is expected
+	p = a.start()
+	want := alertExpected(k)
+	testkit.WaitForf(t, 2*time.Minute, func() string {
+		return fmt.Sprintf("phase %d: %d of %d matches delivered; missing: %v\nclaims:\n%s\n%s", k, a.rc.distinct(want), len(want),
+			a.rc.missing(want), a.claimsOf(a.rc.missing(want)), testkit.Tail(p.Logs.String(), 3000))
+	}, func() bool {
+		p.Alive(t, fmt.Sprintf("in phase %d", k))
+		return a.rc.distinct(want) == len(want)
+	})
+	// and the new crawler crawled the phase's page and saved its snapshot: until then the state
+	// dir may hold the snapshot of the phase before (a kill between the claim and the save), and
+	// the next phase's page diffed against it opens the dropped tee time at its new price
+	// (listing_opened into "cheap") instead of the listing_changed the next phase expects.
+	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: a crawl of the new crawler", k), func() bool {
+		p.Alive(t, fmt.Sprintf("in phase %d", k))
+		return strings.Count(p.Logs.String(), `msg="site crawled"`) > 0
+	})
+	// and every claim finished (a message resent after the kill included), so that each kill
+	// cuts into a window of its own: two kills in one message's window are two crashes.
+	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), func() bool {
+		out, err := exec.Command(a.bin, "notifications", "--state-dir", a.stateDir, "--status", "sending", "--json").Output()
+		return err == nil && len(out) == 0
+	})
+	return p
+}
 
+// checkAlertDeliveries: after phases phases, every match was delivered once or twice, nothing
+// else was, and no Idempotency-Key was accepted more than twice.
+func checkAlertDeliveries(t *testing.T, rc *killReceiver, phases int, windows map[string]int) {
+	t.Helper()
 	want := alertExpected(phases)
 	got, keys := rc.snapshot()
 	twice := 0
@@ -272,6 +322,38 @@ func (rc *killReceiver) distinct(want map[string]bool) int {
 		}
 	}
 	return n
+}
+
+// missing is the matches of want never delivered, as "watch event_type tee_time price".
+func (rc *killReceiver) missing(want map[string]bool) []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []string
+	for m := range want {
+		if rc.matches[m] == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// claimsOf is the state dir's claims (`crawler notifications`) of the tee times of matches, for
+// a failure message.
+func (a *alertKills) claimsOf(matches []string) string {
+	out, err := exec.Command(a.bin, "notifications", "--state-dir", a.stateDir).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("notifications: %v: %s", err, out)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, m := range matches {
+			if f := strings.Fields(m); len(f) == 4 && strings.Contains(line, f[2]) {
+				b.WriteString(line + "\n")
+				break
+			}
+		}
+	}
+	return b.String()
 }
 
 func (rc *killReceiver) snapshot() (matches, keys map[string]int) {

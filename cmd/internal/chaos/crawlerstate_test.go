@@ -43,55 +43,13 @@ func TestReadOnlyStateDir(t *testing.T) {
 	db := storetest.NewDB(t)
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "rostate"), db, slog.New(slog.DiscardHandler))
 
-	var price atomic.Int64
-	var rows atomic.Int64
-	price.Store(150000)
-	rows.Store(3)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		var b strings.Builder
-		b.WriteString(`<html><body><table class="tee-list">`)
-		for i := range int(rows.Load()) {
-			p := int64(150000)
-			if i == 0 {
-				p = price.Load()
-			}
-			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">레이크 CC</td><td class="part">OUT</td><td class="date">12/05</td><td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, p)
-		}
-		b.WriteString(`</table></body></html>`)
-		_, _ = io.WriteString(w, b.String())
-	}))
-	t.Cleanup(srv.Close)
-	site := crawler.Site{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
-		Fields: crawler.Fields{Course: crawler.Field{Selector: "td.course"}, CoursePart: crawler.Field{Selector: "td.part"},
-			RoundDate: crawler.Field{Selector: "td.date"}, TeeTime: crawler.Field{Selector: "td.time"},
-			Price: crawler.Field{Selector: "td.price"}, Players: crawler.Field{Selector: "td.players"}},
-		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
-	if err := site.Validate(); err != nil {
-		t.Fatal(err)
-	}
-
+	tees := &roStatePage{}
+	tees.price.Store(150000)
+	tees.rows.Store(3)
+	site := tees.site(t)
 	dir := t.TempDir()
-	mounted := false
-	unmount := func() {
-		if mounted {
-			if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-				t.Fatalf("umount %s: %v\n%s", dir, err, out)
-			}
-			mounted = false
-		}
-	}
-	t.Cleanup(unmount) // before TempDir's removal (cleanups run last in, first out)
-	readOnly := func() {
-		for _, args := range [][]string{{"--bind", dir, dir}, {"-o", "remount,ro,bind", dir}} {
-			if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
-				t.Fatalf("mount %v: %v\n%s (the scenario needs root for a bind remount)", args, err, out)
-			}
-			mounted = true
-		}
-		if err := os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644); err == nil {
-			t.Fatal("the state dir is still writable after the read-only remount")
-		}
-	}
+	mount := &roMount{dir: dir}
+	t.Cleanup(func() { mount.unmount(t) }) // before TempDir's removal (cleanups run last in, first out)
 
 	logs := &testkit.SyncBuffer{}
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
@@ -110,13 +68,13 @@ func TestReadOnlyStateDir(t *testing.T) {
 	}
 
 	crawl(false) // 3 opens
-	readOnly()
-	price.Store(130000) // a change
-	rows.Store(2)       // and the third row is gone
+	mount.readOnly(t)
+	tees.price.Store(130000) // a change
+	tees.rows.Store(2)       // and the third row is gone
 	for range 3 {
 		crawl(true)
 	}
-	unmount()
+	mount.unmount(t)
 	crawl(false) // the change, and the first miss
 	crawl(false) // the second miss: the close
 	crawl(false) // nothing new
@@ -129,6 +87,72 @@ func TestReadOnlyStateDir(t *testing.T) {
 	testkit.WaitFor(t, time.Minute, "5 events stored", func() bool { return count(t, db, "booking_events") >= 5 })
 	time.Sleep(2 * time.Second) // anything extra would arrive with them
 	cons.stop(t)
+	checkROStateStored(t, db, rec, logs)
+}
+
+// roStatePage is the read-only scenario's tee list: rows tee times at 150,000, the first at price.
+type roStatePage struct{ price, rows atomic.Int64 }
+
+// site serves the page and returns its validated site.
+func (p *roStatePage) site(t *testing.T) crawler.Site {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tee-list">`)
+		for i := range int(p.rows.Load()) {
+			price := int64(150000)
+			if i == 0 {
+				price = p.price.Load()
+			}
+			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">레이크 CC</td><td class="part">OUT</td><td class="date">12/05</td><td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, price)
+		}
+		b.WriteString(`</table></body></html>`)
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	site := crawler.Site{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: crawler.Fields{Course: crawler.Field{Selector: "td.course"}, CoursePart: crawler.Field{Selector: "td.part"},
+			RoundDate: crawler.Field{Selector: "td.date"}, TeeTime: crawler.Field{Selector: "td.time"},
+			Price: crawler.Field{Selector: "td.price"}, Players: crawler.Field{Selector: "td.players"}},
+		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
+	if err := site.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return site
+}
+
+// roMount turns dir read-only with a bind remount (root only) and back.
+type roMount struct {
+	dir     string
+	mounted bool
+}
+
+func (m *roMount) readOnly(t *testing.T) {
+	t.Helper()
+	for _, args := range [][]string{{"--bind", m.dir, m.dir}, {"-o", "remount,ro,bind", m.dir}} {
+		if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+			t.Fatalf("mount %v: %v\n%s (the scenario needs root for a bind remount)", args, err, out)
+		}
+		m.mounted = true
+	}
+	if err := os.WriteFile(filepath.Join(m.dir, "probe"), nil, 0o644); err == nil {
+		t.Fatal("the state dir is still writable after the read-only remount")
+	}
+}
+
+func (m *roMount) unmount(t *testing.T) {
+	t.Helper()
+	if m.mounted {
+		if out, err := exec.Command("umount", m.dir).CombinedOutput(); err != nil {
+			t.Fatalf("umount %s: %v\n%s", m.dir, err, out)
+		}
+		m.mounted = false
+	}
+}
+
+// checkROStateStored: exactly the real transitions (3 opened, 1 changed, 1 closed) were published
+// and stored, and the three crawls with a read-only state dir were logged as failed.
+func checkROStateStored(t *testing.T, db *pgxpool.Pool, rec *recorder, logs *testkit.SyncBuffer) {
+	t.Helper()
 	byType := map[string]int{}
 	var typ string
 	var n int

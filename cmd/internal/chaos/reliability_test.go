@@ -177,32 +177,12 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 	d := newDrain(t, "outage")
 	d.produce(t, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "outage")))
 
-	lockConn, err := pgx.Connect(t.Context(), d.dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lockConn.Close(context.WithoutCancel(t.Context()))
-	lock, err := lockConn.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lock.Exec(t.Context(), "lock table booking_events in access exclusive mode"); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockBookingEvents(t, d.dbURL)
 
 	p := d.start(t, "--inflight", "4", "--alarm-after", "3")
 	// /healthz, polled every second from here on: it must say 503 while commits fail.
-	var sawStuck atomic.Value
-	pollCtx, stopPolling := context.WithCancel(t.Context())
+	sawStuck, stopPolling := pollHealthzStuck(t, p)
 	defer stopPolling()
-	go func() {
-		for pollCtx.Err() == nil {
-			if code, body := p.healthz(); code == http.StatusServiceUnavailable && strings.Contains(body, "offset commit") {
-				sawStuck.CompareAndSwap(nil, body)
-			}
-			time.Sleep(time.Second)
-		}
-	}()
 	testkit.WaitFor(t, time.Minute, "batches waiting on the lock", func() bool {
 		p.Alive(t, "before the outage")
 		var waiting int
@@ -253,6 +233,41 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 			code, sawStuck.Load())
 	}
 	d.checkCommitted(t)
+}
+
+// lockBookingEvents locks booking_events (ACCESS EXCLUSIVE) in a transaction of its own
+// connection, closed when the test ends; rolling the transaction back releases it.
+func lockBookingEvents(t *testing.T, dbURL string) pgx.Tx {
+	t.Helper()
+	lockConn, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lockConn.Close(context.WithoutCancel(t.Context())) })
+	lock, err := lockConn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(t.Context(), "lock table booking_events in access exclusive mode"); err != nil {
+		t.Fatal(err)
+	}
+	return lock
+}
+
+// pollHealthzStuck polls p's /healthz every second until stop and keeps the first body of a 503
+// that names the offset commit.
+func pollHealthzStuck(t *testing.T, p *consumerProc) (sawStuck *atomic.Value, stop context.CancelFunc) {
+	sawStuck = &atomic.Value{}
+	pollCtx, stop := context.WithCancel(t.Context())
+	go func() {
+		for pollCtx.Err() == nil {
+			if code, body := p.healthz(); code == http.StatusServiceUnavailable && strings.Contains(body, "offset commit") {
+				sawStuck.CompareAndSwap(nil, body)
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	return sawStuck, stop
 }
 
 // TestLargeMessagesMemoryBound: CHAOS_LARGE (1,000) junk messages of 900 KB on a topic that allows

@@ -19,6 +19,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TestSoak runs the whole pipeline for CHAOS_SOAK (5m): the crawler every 2 s (crawler.Schedule)
@@ -54,32 +55,96 @@ func TestSoak(t *testing.T) {
 
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
-	type crawlRun struct {
-		at, end  time.Time // the crawl's start (its events' occurred_at) and end, on the simulated clock
-		complete bool
-		events   int
-	}
-	var mu sync.Mutex
-	var runs []crawlRun
 	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Publisher: pub, Now: clock}
+	sched := startSoakSchedule(t, runner, clock, logger)
+	samples, flaps := soakFlapping(t, st, soak, flap)
+	runs := sched.stop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	_ = pub.Close(ctx)
+	cancel()
+	ps := pub.Stats()
+	testkit.WaitFor(t, 3*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= int(ps.Published) })
+	cons.stop(t)
+
+	complete := 0
+	for _, r := range runs {
+		if r.complete {
+			complete++
+		}
+	}
+	stored := count(t, db, "booking_events")
+	t.Logf("soak %v: %d crawls (%d complete), %d broker flaps, published %d, failed %d, dropped %d, stored %d",
+		soak, len(runs), complete, flaps, ps.Published, ps.Failed, ps.Dropped, stored)
+	if ps.Failed+ps.Dropped != 0 || stored != int(ps.Published) {
+		t.Errorf("lost events: failed %d, dropped %d; stored %d of %d published", ps.Failed, ps.Dropped, stored, ps.Published)
+	}
+
+	checkSoakFlat(t, samples)
+
+	// Ground truth.
+	truth := map[string]sitesim.Truth{}
+	for _, tr := range sim.GroundTruth(simStart.Add(-24*time.Hour), clock()) {
+		truth[events.ListingKey(site.Name, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
+	}
+	closes, falseCloses := checkSoakCloses(t, db, truth, runs)
+	viewed, missedClose, missedOpen := checkSoakView(t, db, truth, runs)
+	t.Logf("%d closes checked against the truth: %d false; %d listings in the view, %d truth listings: %d missed closes, %d missed opens",
+		closes, falseCloses, viewed, len(truth), missedClose, missedOpen)
+}
+
+// soakRun is one site crawl of the soak.
+type soakRun struct {
+	at, end  time.Time // the crawl's start (its events' occurred_at) and end, on the simulated clock
+	complete bool
+	events   int
+}
+
+// soakSchedule is the soak's crawler.Schedule running in the background, recording every crawl.
+type soakSchedule struct {
+	cancel context.CancelFunc
+	done   chan error
+	mu     sync.Mutex
+	runs   []soakRun
+}
+
+// startSoakSchedule runs runner every 2 s (crawler.Schedule) until stop.
+func startSoakSchedule(t *testing.T, runner *crawler.Runner, clock func() time.Time, logger *slog.Logger) *soakSchedule {
 	sctx, scancel := context.WithCancel(t.Context())
-	sdone := make(chan error, 1)
+	s := &soakSchedule{cancel: scancel, done: make(chan error, 1)}
 	go func() {
-		sdone <- crawler.Schedule{Spec: "@every 2s", Logger: logger, ShutdownTimeout: 30 * time.Second,
+		s.done <- crawler.Schedule{Spec: "@every 2s", Logger: logger, ShutdownTimeout: 30 * time.Second,
 			Job: func(ctx context.Context) {
 				sum, _ := runner.Run(ctx)
 				end := clock()
-				mu.Lock()
-				defer mu.Unlock()
-				for _, s := range sum.Sites {
-					runs = append(runs, crawlRun{at: s.At, end: end, complete: s.Complete && s.Err == nil, events: s.Opened + s.Changed + s.Closed})
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				for _, r := range sum.Sites {
+					s.runs = append(s.runs, soakRun{at: r.At, end: end, complete: r.Complete && r.Err == nil, events: r.Opened + r.Changed + r.Closed})
 				}
 			}}.Run(sctx)
 	}()
+	return s
+}
 
-	type sample struct{ goroutines, heapMB float64 }
-	var samples []sample
+// stop ends the schedule and returns its crawls.
+func (s *soakSchedule) stop(t *testing.T) []soakRun {
+	t.Helper()
+	s.cancel()
+	testkit.NoErr(t, s.done, time.Minute, "schedule")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.runs)
+}
+
+// soakSample is one sample of the test process's goroutines and heap.
+type soakSample struct{ goroutines, heapMB float64 }
+
+// soakFlapping runs for soak, stopping the private broker for 5 s every flap (the first after
+// min(flap, soak/3)) and sampling goroutines and heap every 5 s; it returns the samples and the
+// number of flaps.
+func soakFlapping(t *testing.T, st privateStack, soak, flap time.Duration) ([]soakSample, int) {
+	var samples []soakSample
 	flaps := 0
 	end := time.Now().Add(soak)
 	nextFlap := time.Now().Add(min(flap, soak/3))
@@ -94,61 +159,45 @@ func TestSoak(t *testing.T) {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		samples = append(samples, sample{float64(runtime.NumGoroutine()), float64(ms.HeapAlloc) / (1 << 20)})
+		samples = append(samples, soakSample{float64(runtime.NumGoroutine()), float64(ms.HeapAlloc) / (1 << 20)})
 		time.Sleep(5 * time.Second)
 	}
-	scancel()
-	testkit.NoErr(t, sdone, time.Minute, "schedule")
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	_ = pub.Close(ctx)
-	cancel()
-	ps := pub.Stats()
-	testkit.WaitFor(t, 3*time.Minute, "every published event stored", func() bool { return count(t, db, "booking_events") >= int(ps.Published) })
-	cons.stop(t)
+	return samples, flaps
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	complete := 0
-	for _, r := range runs {
-		if r.complete {
-			complete++
+// checkSoakFlat: the last third's peak goroutines and heap are within +25 goroutines and
+// 2× + 16 MB of the first third's.
+func checkSoakFlat(t *testing.T, samples []soakSample) {
+	t.Helper()
+	third := len(samples) / 3
+	if third < 1 {
+		return
+	}
+	peak := func(ss []soakSample) soakSample {
+		var p soakSample
+		for _, s := range ss {
+			p.goroutines, p.heapMB = max(p.goroutines, s.goroutines), max(p.heapMB, s.heapMB)
 		}
+		return p
 	}
-	stored := count(t, db, "booking_events")
-	t.Logf("soak %v: %d crawls (%d complete), %d broker flaps, published %d, failed %d, dropped %d, stored %d",
-		soak, len(runs), complete, flaps, ps.Published, ps.Failed, ps.Dropped, stored)
-	if ps.Failed+ps.Dropped != 0 || stored != int(ps.Published) {
-		t.Errorf("lost events: failed %d, dropped %d; stored %d of %d published", ps.Failed, ps.Dropped, stored, ps.Published)
+	first, last := peak(samples[:third]), peak(samples[len(samples)-third:])
+	t.Logf("first third: %.0f goroutines, %.1f MB heap; last third: %.0f goroutines, %.1f MB heap (%d samples)",
+		first.goroutines, first.heapMB, last.goroutines, last.heapMB, len(samples))
+	if last.goroutines > first.goroutines+25 || last.heapMB > 2*first.heapMB+16 {
+		t.Errorf("not flat: goroutines %.0f -> %.0f, heap %.1f -> %.1f MB", first.goroutines, last.goroutines, first.heapMB, last.heapMB)
 	}
+}
 
-	// Flat memory and goroutines.
-	if third := len(samples) / 3; third >= 1 {
-		peak := func(ss []sample) sample {
-			var p sample
-			for _, s := range ss {
-				p.goroutines, p.heapMB = max(p.goroutines, s.goroutines), max(p.heapMB, s.heapMB)
-			}
-			return p
-		}
-		first, last := peak(samples[:third]), peak(samples[len(samples)-third:])
-		t.Logf("first third: %.0f goroutines, %.1f MB heap; last third: %.0f goroutines, %.1f MB heap (%d samples)",
-			first.goroutines, first.heapMB, last.goroutines, last.heapMB, len(samples))
-		if last.goroutines > first.goroutines+25 || last.heapMB > 2*first.heapMB+16 {
-			t.Errorf("not flat: goroutines %.0f -> %.0f, heap %.1f -> %.1f MB", first.goroutines, last.goroutines, first.heapMB, last.heapMB)
-		}
-	}
-
-	// Ground truth.
-	truth := map[string]sitesim.Truth{}
-	for _, tr := range sim.GroundTruth(simStart.Add(-24*time.Hour), clock()) {
-		truth[events.ListingKey(site.Name, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
-	}
+// checkSoakCloses checks every stored listing_closed against the ground truth: a close of a
+// listing still on the site when the crawl that stamped it ended is false. It returns the closes
+// checked and the false ones.
+func checkSoakCloses(t *testing.T, db *pgxpool.Pool, truth map[string]sitesim.Truth, runs []soakRun) (closes, falseCloses int) {
+	t.Helper()
 	rows, err := db.Query(t.Context(), `select listing_key, occurred_at, coalesce(close_reason, '') from booking_events
 		where event_type = 'listing_closed'`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closes, falseCloses := 0, 0
 	for rows.Next() {
 		var key, reason string
 		var at time.Time
@@ -177,7 +226,15 @@ func TestSoak(t *testing.T) {
 	if rows.Err() != nil {
 		t.Fatal(rows.Err())
 	}
+	return closes, falseCloses
+}
 
+// checkSoakView compares booking_lifetimes with the ground truth: no listing still open in the
+// view that the truth closed before the last two complete crawls started, and every listing the
+// truth shows from the second-to-last complete crawl to past the end open in the view. It returns
+// the listings in the view and the missed closes and opens.
+func checkSoakView(t *testing.T, db *pgxpool.Pool, truth map[string]sitesim.Truth, runs []soakRun) (viewed, missedClose, missedOpen int) {
+	t.Helper()
 	var completes []time.Time
 	for _, r := range runs {
 		if r.complete {
@@ -205,7 +262,6 @@ func TestSoak(t *testing.T) {
 		}
 		status[k] = s
 	}
-	missedClose, missedOpen := 0, 0
 	for key, tr := range truth {
 		s, inView := status[key]
 		switch {
@@ -221,6 +277,5 @@ func TestSoak(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d closes checked against the truth: %d false; %d listings in the view, %d truth listings: %d missed closes, %d missed opens",
-		closes, falseCloses, len(status), len(truth), missedClose, missedOpen)
+	return len(status), missedClose, missedOpen
 }

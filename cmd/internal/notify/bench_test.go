@@ -77,20 +77,50 @@ func BenchmarkMatch(b *testing.B) {
 func BenchmarkNotifyLatency(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	topic := kafkatest.Topic(b, addr, 3)
-	pool := storetest.NewDB(b)
 	arrived := make(chan string, 16)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived <- r.Header.Get("Idempotency-Key")
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer srv.Close()
-	cfg, err := notify.Parse([]byte("channels:\n  hook: {type: webhook, url: "+srv.URL+"/}\nwatches:\n  - name: all\n    channels: [hook]\n"),
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := startLatencyPipeline(ctx, b, cancel, addr, topic, srv.URL)
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchTimeout: time.Millisecond}
+	defer w.Close()
+	probe := &latencyProbe{b: b, ctx: ctx, w: w, arrived: arrived}
+
+	var lat []time.Duration
+	key, _ := probe.publish() // warm-up: the group join
+	probe.await(key)
+	const perLoop = 50
+	for b.Loop() {
+		for range perLoop {
+			key, t0 := probe.publish()
+			probe.await(key)
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	stop()
+	slices.Sort(lat)
+	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(ms(0.5), "p50_ms")
+	b.ReportMetric(ms(0.99), "p99_ms")
+	b.ReportMetric(float64(len(lat)), "openings")
+}
+
+// startLatencyPipeline runs the notify pipeline of `booking-consumer notify` on topic (a watch
+// "all" on the webhook at hookURL, the consume loop with the command's batch wait, the claims in
+// a database of its own, the sender) until the returned stop, which also cancels ctx.
+func startLatencyPipeline(ctx context.Context, b *testing.B, cancel context.CancelFunc, addr, topic, hookURL string) (stop func()) {
+	pool := storetest.NewDB(b)
+	cfg, err := notify.Parse([]byte("channels:\n  hook: {type: webhook, url: "+hookURL+"/}\nwatches:\n  - name: all\n    channels: [hook]\n"),
 		func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	wake := make(chan struct{}, 1)
 	st := &pgclaims.Store{Pool: pool, Owner: "bench"}
@@ -105,59 +135,53 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	wg.Go(func() { sender.Run(ctx) })
 	r := consumertest.NewReader(b, addr, topic, kafkatest.Name(b, "g"))
 	run := consumertest.Start(b, ctx, r, claimer, consumertest.Production(consumer.Config{BatchWait: pgclaims.DefaultBatchWait, Logger: logger}))
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond}
-	defer w.Close()
+	return func() {
+		run.Stop(b)
+		cancel()
+		consumertest.Close(b, r)
+		wg.Wait()
+	}
+}
 
-	var lat []time.Duration
-	i := 0
-	publish := func() (uuid.UUID, time.Time) {
-		i++
-		price, players := int64(100000), 4
-		l := events.Listing{Source: "bench", CourseName: fmt.Sprintf("Latency %d", i), RoundDate: "2026-12-05",
-			PlayDate: "2026-12-05", TeeTime: "07:00", PriceKRW: &price, Players: &players}
-		e := events.Opened(l, fmt.Sprintf("crawl-%d", i), time.Now())
-		v, err := events.Encode(e)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := w.WriteMessages(ctx, kafka.Message{Key: []byte(e.ListingKey), Value: v}); err != nil {
-			b.Fatal(err)
-		}
-		return notify.ClaimKey("all", "hook", e.EventID), t0
+// latencyProbe publishes openings one at a time and waits for each one's webhook request.
+type latencyProbe struct {
+	b       *testing.B
+	ctx     context.Context
+	w       *kafka.Writer
+	arrived chan string // the Idempotency-Key of each request
+	i       int
+}
+
+// publish writes the next opening and returns its claim key and when it was written.
+func (p *latencyProbe) publish() (uuid.UUID, time.Time) {
+	p.i++
+	i := p.i
+	price, players := int64(100000), 4
+	l := events.Listing{Source: "bench", CourseName: fmt.Sprintf("Latency %d", i), RoundDate: "2026-12-05",
+		PlayDate: "2026-12-05", TeeTime: "07:00", PriceKRW: &price, Players: &players}
+	e := events.Opened(l, fmt.Sprintf("crawl-%d", i), time.Now())
+	v, err := events.Encode(e)
+	if err != nil {
+		p.b.Fatal(err)
 	}
-	await := func(key uuid.UUID) {
-		timeout := time.After(60 * time.Second)
-		for {
-			select {
-			case k := <-arrived:
-				if k == key.String() {
-					return
-				}
-			case <-timeout:
-				b.Fatalf("opening %s not delivered within 60 s", key)
+	t0 := time.Now()
+	if err := p.w.WriteMessages(p.ctx, kafka.Message{Key: []byte(e.ListingKey), Value: v}); err != nil {
+		p.b.Fatal(err)
+	}
+	return notify.ClaimKey("all", "hook", e.EventID), t0
+}
+
+// await waits up to 60 s for the request of the opening whose claim key is key.
+func (p *latencyProbe) await(key uuid.UUID) {
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case k := <-p.arrived:
+			if k == key.String() {
+				return
 			}
+		case <-timeout:
+			p.b.Fatalf("opening %s not delivered within 60 s", key)
 		}
 	}
-	key, _ := publish() // warm-up: the group join
-	await(key)
-	const perLoop = 50
-	for b.Loop() {
-		for range perLoop {
-			key, t0 := publish()
-			await(key)
-			lat = append(lat, time.Since(t0))
-		}
-	}
-	b.StopTimer()
-	run.Stop(b)
-	cancel()
-	consumertest.Close(b, r)
-	wg.Wait()
-	slices.Sort(lat)
-	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(ms(0.5), "p50_ms")
-	b.ReportMetric(ms(0.99), "p99_ms")
-	b.ReportMetric(float64(len(lat)), "openings")
 }

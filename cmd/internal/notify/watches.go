@@ -55,32 +55,6 @@ func mustLoad(name string) *time.Location {
 	return loc
 }
 
-// ChannelType is the wire format a channel speaks.
-type ChannelType string
-
-// The four channel types.
-const (
-	Webhook  ChannelType = "webhook"
-	Slack    ChannelType = "slack"
-	Discord  ChannelType = "discord"
-	Telegram ChannelType = "telegram"
-)
-
-// Channel is one destination: a webhook URL or a Telegram chat. URLs and tokens that carry a secret
-// are read from the environment variable named in the file (url_env, token_env), never from the
-// file itself (except the generic webhook's url, which may be a plain local address).
-type Channel struct {
-	Name        string
-	Type        ChannelType
-	URL         string        // webhook, slack, discord: resolved from url or url_env
-	Token       string        // telegram: resolved from token_env
-	ChatID      string        // telegram
-	BaseURL     string        // override of scheme://host[:port] (tests); telegram: the API base
-	Language    string        // "ko" (default) or "en"
-	MinInterval time.Duration // at most one message per MinInterval (telegram default 1s)
-	Timeout     time.Duration // one request's timeout (default 10s)
-}
-
 // Watch is one golfer's wish: which listings, when, at what price, and where to say so.
 type Watch struct {
 	Name         string
@@ -127,18 +101,6 @@ func (c *Config) Secrets() []string {
 }
 
 // The file's shape, decoded with KnownFields from yaml.v3 nodes (so every error has a line).
-type fileChannel struct {
-	Type        string `yaml:"type"`
-	URL         string `yaml:"url"`
-	URLEnv      string `yaml:"url_env"`
-	TokenEnv    string `yaml:"token_env"`
-	ChatID      string `yaml:"chat_id"`
-	BaseURL     string `yaml:"base_url"`
-	Language    string `yaml:"language"`
-	MinInterval string `yaml:"min_interval"`
-	Timeout     string `yaml:"timeout"`
-}
-
 type fileRange struct {
 	From string `yaml:"from"`
 	To   string `yaml:"to"`
@@ -303,90 +265,6 @@ func decodeStrict(n *yaml.Node, out any, errs *lineErrors) bool {
 	return ok
 }
 
-func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *lineErrors) *Channel {
-	ch := &Channel{Name: name, Language: "ko", Timeout: 10 * time.Second}
-	if n.Kind != yaml.MappingNode {
-		errs.add(n, "channel %q must be a mapping", name)
-		return ch
-	}
-	var f fileChannel
-	if !decodeStrict(n, &f, errs) {
-		return ch
-	}
-	ch.Type = ChannelType(f.Type)
-	ch.ChatID = f.ChatID
-	ch.BaseURL = strings.TrimRight(f.BaseURL, "/")
-	if f.Language != "" {
-		ch.Language = f.Language
-	}
-	if ch.Language != "ko" && ch.Language != "en" {
-		errs.add(field(n, "language"), "channel %q: language %q (want ko or en)", name, f.Language)
-	}
-	dur := func(key, v string, def time.Duration) time.Duration {
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			errs.add(field(n, key), "channel %q: %s %q is not a duration like 1s", name, key, v)
-		}
-		return d
-	}
-	def := time.Duration(0)
-	if ch.Type == Telegram {
-		def = time.Second
-	}
-	ch.MinInterval = dur("min_interval", f.MinInterval, def)
-	ch.Timeout = dur("timeout", f.Timeout, 10*time.Second)
-	fromEnv := func(key, env string) string {
-		if !envRE.MatchString(env) {
-			errs.add(field(n, key), "channel %q: %s %q is not an environment variable name", name, key, env)
-			return ""
-		}
-		v := strings.TrimSpace(getenv(env))
-		if v == "" {
-			errs.add(field(n, key), "channel %q: environment variable %s is not set", name, env)
-		}
-		return v
-	}
-	switch ch.Type {
-	case Webhook, Slack, Discord:
-		switch {
-		case f.URL != "" && f.URLEnv != "":
-			errs.add(n, "channel %q: give url or url_env, not both", name)
-		case f.URLEnv != "":
-			ch.URL = fromEnv("url_env", f.URLEnv)
-		case f.URL != "" && ch.Type == Webhook:
-			ch.URL = f.URL
-		case f.URL != "":
-			errs.add(field(n, "url"), "channel %q: a %s URL is a secret: put it in an environment variable and name it with url_env", name, ch.Type)
-		default:
-			errs.add(n, "channel %q: url_env is required", name)
-		}
-		if f.TokenEnv != "" || f.ChatID != "" {
-			errs.add(n, "channel %q: token_env and chat_id are for telegram only", name)
-		}
-	case Telegram:
-		if f.TokenEnv == "" {
-			errs.add(n, "channel %q: token_env is required", name)
-		} else {
-			ch.Token = fromEnv("token_env", f.TokenEnv)
-		}
-		if f.ChatID == "" {
-			errs.add(n, "channel %q: chat_id is required", name)
-		}
-		if f.URL != "" || f.URLEnv != "" {
-			errs.add(n, "channel %q: telegram takes token_env and chat_id, not url", name)
-		}
-	default:
-		errs.add(orNode(field(n, "type"), n), "channel %q: type %q (want webhook, slack, discord or telegram)", name, f.Type)
-	}
-	if ch.BaseURL != "" && !strings.HasPrefix(ch.BaseURL, "http://") && !strings.HasPrefix(ch.BaseURL, "https://") {
-		errs.add(field(n, "base_url"), "channel %q: base_url must start with http:// or https://", name)
-	}
-	return ch
-}
-
 func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 	if n.Kind != yaml.MappingNode {
 		errs.add(n, "a watch must be a mapping")
@@ -414,23 +292,45 @@ func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 	if f.NextDays < 0 || f.NextDays > 366 {
 		errs.add(field(n, "next_days"), "watch %q: next_days %d is out of range 1..366", f.Name, f.NextDays)
 	}
-	if f.PlayDates != nil {
-		pd := field(n, "play_dates")
-		var err error
-		if f.PlayDates.From != "" {
-			if w.DateFrom, err = time.Parse(events.DateLayout, f.PlayDates.From); err != nil {
-				errs.add(pd, "watch %q: play_dates.from %q is not YYYY-MM-DD", f.Name, f.PlayDates.From)
-			}
-		}
-		if f.PlayDates.To != "" {
-			if w.DateTo, err = time.Parse(events.DateLayout, f.PlayDates.To); err != nil {
-				errs.add(pd, "watch %q: play_dates.to %q is not YYYY-MM-DD", f.Name, f.PlayDates.To)
-			}
-		}
-		if !w.DateFrom.IsZero() && !w.DateTo.IsZero() && w.DateTo.Before(w.DateFrom) {
-			errs.add(pd, "watch %q: play_dates.to is before play_dates.from", f.Name)
+	parseWatchDates(w, n, &f, errs)
+	parseWatchTimes(w, n, &f, errs)
+	if f.MaxPriceKRW != nil && *f.MaxPriceKRW < 0 {
+		errs.add(field(n, "max_price_krw"), "watch %q: max_price_krw must not be negative", f.Name)
+	}
+	if f.MinPlayers != nil && (*f.MinPlayers < 1 || *f.MinPlayers > 100) {
+		errs.add(field(n, "min_players"), "watch %q: min_players %d is out of range 1..100", f.Name, *f.MinPlayers)
+	}
+	if len(f.Channels) == 0 {
+		errs.add(n, "watch %q: channels: at least one channel is required", f.Name)
+	}
+	return w
+}
+
+// parseWatchDates sets w's play-date range from play_dates (YYYY-MM-DD, from not after to).
+func parseWatchDates(w *Watch, n *yaml.Node, f *fileWatch, errs *lineErrors) {
+	if f.PlayDates == nil {
+		return
+	}
+	pd := field(n, "play_dates")
+	var err error
+	if f.PlayDates.From != "" {
+		if w.DateFrom, err = time.Parse(events.DateLayout, f.PlayDates.From); err != nil {
+			errs.add(pd, "watch %q: play_dates.from %q is not YYYY-MM-DD", f.Name, f.PlayDates.From)
 		}
 	}
+	if f.PlayDates.To != "" {
+		if w.DateTo, err = time.Parse(events.DateLayout, f.PlayDates.To); err != nil {
+			errs.add(pd, "watch %q: play_dates.to %q is not YYYY-MM-DD", f.Name, f.PlayDates.To)
+		}
+	}
+	if !w.DateFrom.IsZero() && !w.DateTo.IsZero() && w.DateTo.Before(w.DateFrom) {
+		errs.add(pd, "watch %q: play_dates.to is before play_dates.from", f.Name)
+	}
+}
+
+// parseWatchTimes sets w's weekdays (mon..sun or 월..일, each once) and tee-time window (HH:MM,
+// from not after to).
+func parseWatchTimes(w *Watch, n *yaml.Node, f *fileWatch, errs *lineErrors) {
 	for _, d := range f.Weekdays {
 		wd, ok := weekday[strings.ToLower(strings.TrimSpace(d))[:min(3, len(strings.TrimSpace(d)))]]
 		if !ok {
@@ -457,14 +357,4 @@ func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 			errs.add(tt, "watch %q: tee_time.to is before tee_time.from", f.Name)
 		}
 	}
-	if f.MaxPriceKRW != nil && *f.MaxPriceKRW < 0 {
-		errs.add(field(n, "max_price_krw"), "watch %q: max_price_krw must not be negative", f.Name)
-	}
-	if f.MinPlayers != nil && (*f.MinPlayers < 1 || *f.MinPlayers > 100) {
-		errs.add(field(n, "min_players"), "watch %q: min_players %d is out of range 1..100", f.Name, *f.MinPlayers)
-	}
-	if len(f.Channels) == 0 {
-		errs.add(n, "watch %q: channels: at least one channel is required", f.Name)
-	}
-	return w
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
@@ -29,18 +30,9 @@ type eventRow struct {
 }
 
 func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	key := q.Get("key")
-	if key == "" || len(q) != 1 || len(q["key"]) != 1 {
-		h.fail(w, r, http.StatusBadRequest, "give exactly one listing key: /listing?key=… (follow a link from the Listings page)")
-		return
-	}
-	if err := checkText("key", key); err != nil {
-		h.fail(w, r, http.StatusBadRequest, err.Error())
-		return
-	}
-	if len(key) > events.MaxListingKeyBytes {
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("a listing key is at most %d bytes", events.MaxListingKeyBytes))
+	key, msg := listingKey(r)
+	if msg != "" {
+		h.fail(w, r, http.StatusBadRequest, msg)
 		return
 	}
 	var life []store.Lifetime
@@ -69,8 +61,48 @@ func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
 		d.Life = append(d.Life, lr)
 	}
 	var spans []span
-	var tev []timelineEvent
 	var open *span
+	var tev []timelineEvent
+	d.Events, spans, open, tev = listingEvents(evs, loc)
+	if open != nil {
+		// Still open in the events: up to its projected close (expiry) or as-of.
+		open.To = maxT(open.From, h.cfg.AsOf())
+		if len(life) > 0 && life[0].ClosedAt != nil {
+			open.To, open.Status = *life[0].ClosedAt, life[0].Status
+		}
+		spans = append(spans, *open)
+	}
+	d.Timeline = timeline(spans, tev, loc)
+	for _, t := range typeOrder {
+		d.Legend = append(d.Legend, legendItem{t, typeColor[t]})
+	}
+	title := key
+	if len(life) > 0 {
+		title = life[0].CourseName + " " + string(life[0].PlayDate) + " " + string(life[0].TeeTime)
+	}
+	h.render(w, r, http.StatusOK, "listing", title, d)
+}
+
+// listingKey is the page's one parameter, key, or the sentence of a 400 page.
+func listingKey(r *http.Request) (key, msg string) {
+	q := r.URL.Query()
+	key = q.Get("key")
+	if key == "" || len(q) != 1 || len(q["key"]) != 1 {
+		return "", "give exactly one listing key: /listing?key=… (follow a link from the Listings page)"
+	}
+	if err := checkText("key", key); err != nil {
+		return "", err.Error()
+	}
+	if len(key) > events.MaxListingKeyBytes {
+		return "", fmt.Sprintf("a listing key is at most %d bytes", events.MaxListingKeyBytes)
+	}
+	return key, ""
+}
+
+// listingEvents is the events table and the timeline of a listing's events: the spans between
+// its openings and closes, the span the events leave open (nil if none; its To is for the caller)
+// and a point per event.
+func listingEvents(evs []store.ListingEvent, loc *time.Location) (rows []eventRow, spans []span, open *span, tev []timelineEvent) {
 	for _, e := range evs {
 		er := eventRow{ListingEvent: e, At: e.OccurredAt.In(loc).Format("2006-01-02 15:04:05"),
 			Ingested: e.IngestedAt.In(loc).Format("2006-01-02 15:04:05"), Price: "-", Players: "-", Position: "-"}
@@ -83,7 +115,7 @@ func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
 		if e.Topic != nil && e.Partition != nil && e.Offset != nil {
 			er.Position = fmt.Sprintf("%s/%d@%d", *e.Topic, *e.Partition, *e.Offset)
 		}
-		d.Events = append(d.Events, er)
+		rows = append(rows, er)
 		detail := er.Price
 		switch e.Type {
 		case "listing_opened":
@@ -103,21 +135,5 @@ func (h *Handler) listing(w http.ResponseWriter, r *http.Request) {
 		}
 		tev = append(tev, timelineEvent{At: e.OccurredAt, Type: e.Type, Detail: detail})
 	}
-	if open != nil {
-		// Still open in the events: up to its projected close (expiry) or as-of.
-		open.To = maxT(open.From, h.cfg.AsOf())
-		if len(life) > 0 && life[0].ClosedAt != nil {
-			open.To, open.Status = *life[0].ClosedAt, life[0].Status
-		}
-		spans = append(spans, *open)
-	}
-	d.Timeline = timeline(spans, tev, loc)
-	for _, t := range typeOrder {
-		d.Legend = append(d.Legend, legendItem{t, typeColor[t]})
-	}
-	title := key
-	if len(life) > 0 {
-		title = life[0].CourseName + " " + life[0].PlayDate + " " + life[0].TeeTime
-	}
-	h.render(w, r, http.StatusOK, "listing", title, d)
+	return rows, spans, open, tev
 }

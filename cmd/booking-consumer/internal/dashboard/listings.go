@@ -41,37 +41,11 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 			return lq, fmt.Errorf("parameter %q given %d times: give it once", k, len(v))
 		}
 	}
-	lq.Source, lq.Course = strings.TrimSpace(q.Get("source")), strings.TrimSpace(q.Get("course"))
-	if err := checkText("source", lq.Source); err != nil {
+	if err := lq.parseNames(q); err != nil {
 		return lq, err
 	}
-	if err := checkText("course", lq.Course); err != nil {
+	if err := lq.parseDates(q); err != nil {
 		return lq, err
-	}
-	if len(lq.Source) > events.MaxSourceBytes {
-		return lq, fmt.Errorf("source is longer than %d bytes", events.MaxSourceBytes)
-	}
-	if len(lq.Course) > events.MaxCourseNameBytes {
-		return lq, fmt.Errorf("course is longer than %d bytes", events.MaxCourseNameBytes)
-	}
-	lq.Filter.Source, lq.Filter.Course = lq.Source, lq.Course
-	for _, d := range []struct {
-		name string
-		s    *string
-		dst  **time.Time
-	}{{"from", &lq.From, &lq.Filter.From}, {"to", &lq.To, &lq.Filter.To}} {
-		*d.s = strings.TrimSpace(q.Get(d.name))
-		if *d.s == "" {
-			continue
-		}
-		t, err := time.Parse(time.DateOnly, *d.s)
-		if err != nil {
-			return lq, fmt.Errorf("%s %q is not a date: want YYYY-MM-DD, e.g. 2026-04-18", d.name, *d.s)
-		}
-		*d.dst = &t
-	}
-	if lq.Filter.From != nil && lq.Filter.To != nil && lq.Filter.To.Before(*lq.Filter.From) {
-		return lq, fmt.Errorf("from %s is after to %s: the play-date range is empty", lq.From, lq.To)
 	}
 	lq.Status = q.Get("status")
 	switch lq.Status {
@@ -88,9 +62,56 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 		}
 		return lq, nil
 	}
+	return lq, lq.parseOrder(q)
+}
+
+// parseNames reads the source and course filters.
+func (lq *listingQuery) parseNames(q url.Values) error {
+	lq.Source, lq.Course = strings.TrimSpace(q.Get("source")), strings.TrimSpace(q.Get("course"))
+	if err := checkText("source", lq.Source); err != nil {
+		return err
+	}
+	if err := checkText("course", lq.Course); err != nil {
+		return err
+	}
+	if len(lq.Source) > events.MaxSourceBytes {
+		return fmt.Errorf("source is longer than %d bytes", events.MaxSourceBytes)
+	}
+	if len(lq.Course) > events.MaxCourseNameBytes {
+		return fmt.Errorf("course is longer than %d bytes", events.MaxCourseNameBytes)
+	}
+	lq.Filter.Source, lq.Filter.Course = lq.Source, lq.Course
+	return nil
+}
+
+// parseDates reads the play-date range (from, to).
+func (lq *listingQuery) parseDates(q url.Values) error {
+	for _, d := range []struct {
+		name string
+		s    *string
+		dst  **time.Time
+	}{{"from", &lq.From, &lq.Filter.From}, {"to", &lq.To, &lq.Filter.To}} {
+		*d.s = strings.TrimSpace(q.Get(d.name))
+		if *d.s == "" {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, *d.s)
+		if err != nil {
+			return fmt.Errorf("%s %q is not a date: want YYYY-MM-DD, e.g. 2026-04-18", d.name, *d.s)
+		}
+		*d.dst = &t
+	}
+	if lq.Filter.From != nil && lq.Filter.To != nil && lq.Filter.To.Before(*lq.Filter.From) {
+		return fmt.Errorf("from %s is after to %s: the play-date range is empty", lq.From, lq.To)
+	}
+	return nil
+}
+
+// parseOrder reads the table's order and page (sort, dir, page, size).
+func (lq *listingQuery) parseOrder(q url.Values) error {
 	if s := q.Get("sort"); s != "" {
 		if !store.ValidListingSort(s) {
-			return lq, fmt.Errorf("sort %q: want one of play_date, course, source, status, opened_at, closed_at, lifetime, open_price, last_price, changes", s)
+			return fmt.Errorf("sort %q: want one of play_date, course, source, status, opened_at, closed_at, lifetime, open_price, last_price, changes", s)
 		}
 		lq.Sort = s
 	}
@@ -99,7 +120,7 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 	case "desc":
 		lq.Desc = true
 	default:
-		return lq, fmt.Errorf("dir %q: want asc or desc", q.Get("dir"))
+		return fmt.Errorf("dir %q: want asc or desc", q.Get("dir"))
 	}
 	for _, p := range []struct {
 		name     string
@@ -112,11 +133,11 @@ func parseListingQuery(q url.Values, csv bool) (listingQuery, error) {
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < p.min || n > p.max {
-			return lq, fmt.Errorf("%s %q: want a whole number from %d to %d", p.name, s, p.min, p.max)
+			return fmt.Errorf("%s %q: want a whole number from %d to %d", p.name, s, p.min, p.max)
 		}
 		*p.dst = n
 	}
-	return lq, nil
+	return nil
 }
 
 // checkText refuses a text parameter PostgreSQL cannot compare with a text column: invalid UTF-8

@@ -76,6 +76,15 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	if last != nil {
 		od.LastIngest = last.In(loc).Format("2006-01-02 15:04:05 MST")
 	}
+	od.addStatuses(byStatus)
+	od.Days = h.cfg.Days
+	od.addHours(hours, from, to, loc)
+	od.addBooked(aggregateBooked(booked))
+	h.render(w, r, http.StatusOK, "overview", "Overview", od)
+}
+
+// addStatuses fills the listings by status and their chart.
+func (od *overviewData) addStatuses(byStatus map[string]int) {
 	for _, st := range []string{store.StatusOpen, store.StatusBooked, store.StatusExpired} {
 		od.ByStatus = append(od.ByStatus, statusCount{st, byStatus[st], statusColor[st]})
 		od.Total += byStatus[st]
@@ -86,7 +95,10 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		labels, colors, values = append(labels, s.Status), append(colors, s.Color), append(values, float64(s.N))
 	}
 	od.StatusChart = bars("listings by status", labels, values, colors, count)
+}
 
+// addHours fills the events-per-hour chart of [from, to) and its legend.
+func (od *overviewData) addHours(hours []store.HourCount, from, to time.Time, loc *time.Location) {
 	byHour := map[int64]map[string]int64{} // by Unix time: time.Time keys would differ by Location
 	for _, hc := range hours {
 		k := hc.Hour.Unix()
@@ -96,41 +108,42 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		byHour[k][hc.EventType] += hc.Events
 		od.HoursEvents += hc.Events
 	}
-	od.Days = h.cfg.Days
 	od.HoursFrom, od.HoursTo = from.In(loc).Format("2006-01-02 15:04"), to.In(loc).Format("2006-01-02 15:04 MST")
 	od.Hours = eventsPerHour(from, to, loc, byHour)
 	for _, t := range typeOrder {
 		od.Legend = append(od.Legend, legendItem{t, typeColor[t]})
 	}
+}
 
-	bs := aggregateBooked(booked)
-	if len(bs.courses) > 0 {
-		od.Heatmap = heatmap(bs.courses, bs.median, bs.count)
-		od.Spreads = bs.spreads
-		od.Spread = boxes(od.Spreads)
-		last := 0
-		for d, n := range bs.lead {
-			od.LeadBooked += n
-			last = max(last, d)
-		}
-		var ll []string
-		var lv []float64
-		for d := 0; d <= last; d++ {
-			lab := strconv.Itoa(d)
-			if d == maxLeadDays {
-				lab += "+"
-			}
-			ll, lv = append(ll, lab), append(lv, float64(bs.lead[d]))
-		}
-		od.Lead = bars("booked listings by days between booking and play date", ll, lv, nil, count)
-		od.Prices = bs.prices
-		var pl, pc []string
-		var pv []float64
-		pcol := map[string]string{"dropped": "#31a354", "unchanged": "#969696", "raised": "#de2d26", "unknown": "#bdbdbd"}
-		for _, p := range od.Prices {
-			pl, pc, pv = append(pl, p.Direction), append(pc, pcol[p.Direction]), append(pv, float64(p.Listings))
-		}
-		od.Price = bars("booked listings by what the price did before the booking", pl, pv, pc, count)
+// addBooked fills the booked listings' charts: the heatmap, the spread, the lead and the price.
+func (od *overviewData) addBooked(bs bookedStats) {
+	if len(bs.courses) == 0 {
+		return
 	}
-	h.render(w, r, http.StatusOK, "overview", "Overview", od)
+	od.Heatmap = heatmap(bs.courses, bs.median, bs.count)
+	od.Spreads = bs.spreads
+	od.Spread = boxes(od.Spreads)
+	last := 0
+	for d, n := range bs.lead {
+		od.LeadBooked += n
+		last = max(last, d)
+	}
+	var ll []string
+	var lv []float64
+	for d := 0; d <= last; d++ {
+		lab := strconv.Itoa(d)
+		if d == maxLeadDays {
+			lab += "+"
+		}
+		ll, lv = append(ll, lab), append(lv, float64(bs.lead[d]))
+	}
+	od.Lead = bars("booked listings by days between booking and play date", ll, lv, nil, count)
+	od.Prices = bs.prices
+	var pl, pc []string
+	var pv []float64
+	pcol := map[string]string{"dropped": "#31a354", "unchanged": "#969696", "raised": "#de2d26", "unknown": "#bdbdbd"}
+	for _, p := range od.Prices {
+		pl, pc, pv = append(pl, p.Direction), append(pc, pcol[p.Direction]), append(pv, float64(p.Listings))
+	}
+	od.Price = bars("booked listings by what the price did before the booking", pl, pv, pc, count)
 }

@@ -1,0 +1,285 @@
+package crawler
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// cellDef is one cell a site row yields (course, tee time, price, ...): its key under fields in
+// the sites file (also its name in Missing and in the reject reasons), whether a listing needs it,
+// the Fields entry that says where it comes from, and how its text becomes part of the listing.
+type cellDef struct {
+	name     string
+	label    string // its key in the log's raw row (rawRow.String); empty: name
+	required bool
+	field    func(*Fields) *Field
+	// set copies the text into the listing before the bounds check; an error rejects the row as
+	// missing_<name>. parse reads the value after the bounds check; an error rejects the row as
+	// bad_<name>. Either may be nil.
+	set   func(l *events.Listing, raw string) error
+	parse func(l *events.Listing, raw string, crawledAt time.Time) error
+}
+
+// cellTable is the one list of cells, in report order: it drives the sites file's fields keys and
+// their validation, the raw row and its log form, the reject reasons and the listing. A new cell
+// is a row here, its entry in Fields (yaml key = name) and its field in events.Listing.
+var cellTable = [...]cellDef{
+	{name: "course", required: true, field: func(f *Fields) *Field { return &f.Course },
+		set: func(l *events.Listing, raw string) error {
+			if l.CourseName = CleanText(raw); l.CourseName == "" {
+				return errors.New("the course cell is empty")
+			}
+			return nil
+		}},
+	{name: "course_part", label: "part", field: func(f *Fields) *Field { return &f.CoursePart },
+		set: func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil }},
+	{name: "round_date", required: true, field: func(f *Fields) *Field { return &f.RoundDate },
+		set: func(l *events.Listing, raw string) error { l.RoundDate = strings.TrimSpace(raw); return nil },
+		parse: func(l *events.Listing, _ string, at time.Time) (err error) {
+			l.PlayDate, err = PlayDate(l.RoundDate, at)
+			return err
+		}},
+	{name: "tee_time", required: true, field: func(f *Fields) *Field { return &f.TeeTime },
+		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
+			l.TeeTime, err = ParseTeeTime(raw)
+			return err
+		}},
+	// A missing optional cell is an unknown value, like an empty one.
+	{name: "price", field: func(f *Fields) *Field { return &f.Price },
+		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
+			l.PriceKRW, err = ParsePrice(raw)
+			return err
+		}},
+	{name: "players", field: func(f *Fields) *Field { return &f.Players },
+		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
+			l.Players, err = ParsePlayers(raw)
+			return err
+		}},
+}
+
+// The cells that some source reads in a way of its own.
+var (
+	cellRoundDate = cellIndex("round_date") // from the request: the page set's play date
+	cellTeeTime   = cellIndex("tee_time")   // a JSON number: 630 is 06:30
+)
+
+// cellIndex is the index of the named cell in cellTable; it panics for an unknown name (a typo in
+// this package, found by any test).
+func cellIndex(name string) int {
+	for i, c := range cellTable {
+		if c.name == name {
+			return i
+		}
+	}
+	panic("crawler: no cell " + name)
+}
+
+// rejectReason is the Reject* reason of a cell's failure: missing_<name> when set fails,
+// bad_<name> when parse does.
+func rejectReason(kind string, c *cellDef) string { return kind + "_" + c.name }
+
+// requiredCells names the required cells for an error message: "course, round_date and tee_time".
+func requiredCells() string {
+	var names []string
+	for _, c := range cellTable {
+		if c.required {
+			names = append(names, c.name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// rawRow is one row's cells as the page shows them (entities decoded, not yet trimmed), indexed
+// like cellTable; Missing names the configured cells that were absent or did not match their regex.
+type rawRow struct {
+	v       [len(cellTable)]string
+	Missing []string
+}
+
+// String renders the row for the log's raw key.
+func (r rawRow) String() string {
+	var b strings.Builder
+	for i, c := range cellTable {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%q", cmp.Or(c.label, c.name), r.v[i])
+	}
+	if len(r.Missing) > 0 {
+		b.WriteString(" missing=" + strings.Join(r.Missing, ","))
+	}
+	return b.String()
+}
+
+// cell is one cell of a raw row: its name (as Missing reports it), the Field that reads it, where
+// the row keeps it, and whether a listing needs it.
+type cell struct {
+	name     string
+	field    Field
+	dst      *string
+	required bool
+}
+
+// cells lists r's cells as f declares them, in report order.
+func (f Fields) cells(r *rawRow) []cell {
+	out := make([]cell, len(cellTable))
+	for i := range cellTable {
+		c := &cellTable[i]
+		out[i] = cell{c.name, *c.field(&f), &r.v[i], c.required}
+	}
+	return out
+}
+
+// listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On
+// error, reason is one of the Reject* constants.
+func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Listing, string, error) {
+	for _, m := range r.Missing {
+		if cellTable[cellIndex(m)].required {
+			return events.Listing{}, RejectMissingField, fmt.Errorf("required cell %s is missing", m)
+		}
+	}
+	l := events.Listing{Source: s.Name, URL: pageURL}
+	for i := range cellTable {
+		if c := &cellTable[i]; c.set != nil {
+			if err := c.set(&l, r.v[i]); err != nil {
+				return events.Listing{}, rejectReason("missing", c), err
+			}
+		}
+	}
+	// Bounds first: an overlong cell is junk whatever else it holds, and the key must fit an index.
+	if err := l.CheckBounds(); err != nil {
+		return events.Listing{}, RejectFieldTooLong, err
+	}
+	for i := range cellTable {
+		if c := &cellTable[i]; c.parse != nil {
+			if err := c.parse(&l, r.v[i], crawledAt); err != nil {
+				return events.Listing{}, rejectReason("bad", c), err
+			}
+		}
+	}
+	if err := l.CheckBounds(); err != nil { // the key, now that it has its play date and tee time
+		return events.Listing{}, RejectFieldTooLong, err
+	}
+	return l, "", nil
+}
+
+// validateFields checks every cell's Field (required ones mapped, selectors and regexes valid,
+// the keys of its source) and compiles its regex and value template.
+func (s *Site) validateFields(fail func(string, ...any) error) error {
+	for i := range cellTable {
+		name, f := cellTable[i].name, cellTable[i].field(&s.Fields)
+		if cellTable[i].required && !f.mapped() {
+			return fail("fields.%s needs a selector, attr, path or value; %s are required", name, requiredCells())
+		}
+		if err := s.validateField(name, f); err != nil {
+			return fail("%v", err)
+		}
+		if err := checkSelector(f.Selector); err != nil {
+			return fail("fields.%s selector %q is invalid: %v", name, f.Selector, err)
+		}
+		if f.Regex != "" {
+			re, err := regexp.Compile(f.Regex)
+			if err != nil {
+				return fail("fields.%s regex %q does not compile: %v", name, f.Regex, err)
+			}
+			if re.NumSubexp() != 1 {
+				return fail("fields.%s regex %q has %d capture groups; it needs exactly one, the value", name, f.Regex, re.NumSubexp())
+			}
+			f.re = re
+		}
+	}
+	return nil
+}
+
+// mapped reports whether the field is read from somewhere: the row (selector, attr, path) or the
+// request (value).
+func (f Field) mapped() bool { return f.configured() || f.Path != "" || f.Value != "" }
+
+// validateField checks the keys of one field that request.go and jsonpage.go added and compiles
+// its value template.
+func (s *Site) validateField(name string, f *Field) error {
+	f.value = nil
+	switch {
+	case f.Value != "" && (f.Selector != "" || f.Attr != "" || f.Path != ""):
+		return fmt.Errorf("fields.%s: value comes from the request; it excludes selector, attr and path", name)
+	case s.Format == FormatJSON && (f.Selector != "" || f.Attr != ""):
+		return fmt.Errorf("fields.%s: format json reads path, not selector or attr", name)
+	case s.Format != FormatJSON && f.Path != "":
+		return fmt.Errorf("fields.%s: path only applies to format json", name)
+	}
+	if f.Path != "" {
+		if err := CheckPath(f.Path); err != nil {
+			return fmt.Errorf("fields.%s path %q: %w", name, f.Path, err)
+		}
+	}
+	if f.Value == "" {
+		return nil
+	}
+	if len(s.Requests) == 0 {
+		return fmt.Errorf("fields.%s: value (a field from the request) needs requests", name)
+	}
+	t, err := parseTemplate("fields."+name, f.Value)
+	if err != nil {
+		return fmt.Errorf("fields.%s value does not parse: %w", name, err)
+	}
+	targets := s.Targets
+	if len(targets) == 0 {
+		targets = []Target{nil}
+	}
+	for _, tg := range targets {
+		if _, err := execTemplate(t, RequestVars{Date: sampleDate, Target: tg}); err != nil {
+			return fmt.Errorf("fields.%s value does not execute%s: %w", name, targetLabel(tg), err)
+		}
+	}
+	f.value = t
+	return nil
+}
+
+// fromRequest fills the row's cells declared with value from the request's variables, then makes
+// the listing. With round_date from the request, play_date is the requested date itself (no year
+// inference) and round_date the rendered text.
+func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l listingOrReject) {
+	f := s.Fields
+	for _, c := range f.cells(&r) {
+		if c.field.value == nil {
+			continue
+		}
+		if vars == nil {
+			r.Missing = append(r.Missing, c.name)
+			continue
+		}
+		v, err := execTemplate(c.field.value, *vars)
+		if err != nil {
+			r.Missing = append(r.Missing, c.name)
+			continue
+		}
+		v, ok := c.field.narrow(v)
+		if !ok {
+			r.Missing = append(r.Missing, c.name)
+			continue
+		}
+		*c.dst = v
+	}
+	shown := r.v[cellRoundDate]
+	fromReq := f.RoundDate.value != nil && vars != nil && !vars.Date.IsZero()
+	if fromReq {
+		r.v[cellRoundDate] = vars.Date.Format("2006-01-02")
+	}
+	lst, reason, err := s.listing(r, pageURL, crawledAt)
+	if err == nil && fromReq {
+		lst.RoundDate = CleanText(shown)
+	}
+	if fromReq {
+		r.v[cellRoundDate] = shown
+	}
+	return listingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String()}
+}

@@ -1,0 +1,160 @@
+package crawler
+
+import (
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cellSample is a test row's text for one cell: good and other are valid and give different
+// listings; bad (when the cell can reject a row) fails with reason.
+type cellSample struct {
+	good, other string
+	bad, reason string
+}
+
+// cellSamples holds one sample per row of cellTable; a new cell needs one here.
+var cellSamples = map[string]cellSample{
+	"course":      {"Lake CC", "Hill CC", " ", RejectMissingCourse},
+	"course_part": {"East", "West", "", ""},
+	"round_date":  {"2026-05-01", "2026-05-02", "not a date", RejectBadRoundDate},
+	"tee_time":    {"07:30", "08:00", "25:99", RejectBadTeeTime},
+	"price":       {"150,000", "160,000", "abc", RejectBadPrice},
+	"players":     {"4", "3", "many", RejectBadPlayers},
+}
+
+// Every Fields entry is a row of cellTable and the other way round: its yaml key is the row's name
+// and the row's field function returns it.
+func TestCellTableMatchesFields(t *testing.T) {
+	t.Parallel()
+	var f Fields
+	v := reflect.ValueOf(&f).Elem()
+	tags := map[string]bool{}
+	for i := range v.NumField() {
+		tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		tags[tag] = true
+		v.Field(i).Addr().Interface().(*Field).Selector = tag
+	}
+	seen := map[string]bool{}
+	for _, c := range cellTable {
+		if !tags[c.name] {
+			t.Errorf("cell %s has no Fields entry with yaml key %s", c.name, c.name)
+		}
+		if got := c.field(&f).Selector; got != c.name {
+			t.Errorf("cell %s reads the Fields entry %q", c.name, got)
+		}
+		if seen[c.name] {
+			t.Errorf("cell %s is listed twice", c.name)
+		}
+		seen[c.name] = true
+		if c.set == nil && c.parse == nil {
+			t.Errorf("cell %s never reaches the listing (no set, no parse)", c.name)
+		}
+	}
+	if len(seen) != len(tags) {
+		t.Errorf("Fields has %d entries, cellTable %d cells", len(tags), len(seen))
+	}
+}
+
+// cellSite is a sites file reading every cell of cellTable from td.<name>.
+func cellSite(t *testing.T) Site {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
+	for _, c := range cellTable {
+		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
+	}
+	sites, err := ParseSites([]byte(b.String()))
+	if err != nil {
+		t.Fatalf("a sites file with every cell key: %v\n%s", err, b.String())
+	}
+	return sites[0]
+}
+
+// cellPage is one row with cell i's text replaced by text (i < 0: none replaced).
+func cellPage(t *testing.T, i int, text string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`<table><tr class="r">`)
+	for j, c := range cellTable {
+		s, ok := cellSamples[c.name]
+		if !ok {
+			t.Fatalf("cell %s has no cellSamples entry", c.name)
+		}
+		v := s.good
+		if j == i {
+			v = text
+		}
+		fmt.Fprintf(&b, `<td class="%s">%s</td>`, c.name, v)
+	}
+	b.WriteString(`</tr></table>`)
+	return b.String()
+}
+
+// Every cell key is accepted in a sites file, reaches the raw row and its log form, changes the
+// listing, and rejects a bad value with its reason.
+func TestEveryCellIsWired(t *testing.T) {
+	t.Parallel()
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
+	parse := func(t *testing.T, i int, text string) (rawRow, string, string, error) {
+		t.Helper()
+		pg, err := parsePage(&site, base, []byte(cellPage(t, i, text)), "")
+		if err != nil || len(pg.Rows) != 1 {
+			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+		}
+		l, reason, err := site.listing(pg.Rows[0], base.String(), at)
+		return pg.Rows[0], fmt.Sprintf("%+v", l), reason, err
+	}
+	_, want, _, err := parse(t, -1, "")
+	if err != nil {
+		t.Fatalf("the good row is rejected: %v", err)
+	}
+	for i, c := range cellTable {
+		t.Run(c.name, func(t *testing.T) {
+			s := cellSamples[c.name]
+			row, got, _, err := parse(t, i, s.other)
+			if err != nil {
+				t.Fatalf("%s %q is rejected: %v", c.name, s.other, err)
+			}
+			if row.v[i] != s.other || !strings.Contains(row.String(), fmt.Sprintf("=%q", s.other)) {
+				t.Errorf("%q is not the raw row's %s: %s", s.other, c.name, row)
+			}
+			if got == want {
+				t.Errorf("%s %q and %q give the same listing %s", c.name, s.good, s.other, got)
+			}
+			if s.reason == "" {
+				return
+			}
+			if _, _, reason, err := parse(t, i, s.bad); reason != s.reason || err == nil {
+				t.Errorf("%s %q: reason %q (%v), want %q", c.name, s.bad, reason, err, s.reason)
+			}
+		})
+	}
+}
+
+// A required cell left out of the sites file is an error naming it; an optional one is not.
+func TestRequiredCellsAreRequired(t *testing.T) {
+	t.Parallel()
+	for _, c := range cellTable {
+		var b strings.Builder
+		b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
+		for _, o := range cellTable {
+			if o.name != c.name {
+				fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", o.name, o.name)
+			}
+		}
+		_, err := ParseSites([]byte(b.String()))
+		want := fmt.Sprintf("fields.%s needs a selector, attr, path or value; course, round_date and tee_time are required", c.name)
+		if c.required && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("without %s: %v, want %q", c.name, err, want)
+		}
+		if !c.required && err != nil {
+			t.Errorf("without the optional %s: %v", c.name, err)
+		}
+	}
+}
