@@ -24,7 +24,7 @@ func atClock(t *testing.T, dbURL, clock string) string {
 
 // TestLifetimesOutputsMatchTheirGoldens runs `lifetimes` in every output format over the seed
 // history (as of four days after it) and the practice set (as of its last evening), and compares each output byte for byte with
-// tests/goldens/lifetimes (UPDATE_GOLDENS=1 rewrites them): a change of the read model must not
+// testdata/goldens/lifetimes (UPDATE_GOLDENS=1 rewrites them): a change of the read model must not
 // change what the command prints.
 func TestLifetimesOutputsMatchTheirGoldens(t *testing.T) {
 	t.Parallel()
@@ -53,7 +53,7 @@ func TestLifetimesOutputsMatchTheirGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatalf("lifetimes %v: %v\n%s", tc.args, err, stderr)
 			}
-			testkit.Golden(t, "../../tests/goldens/lifetimes/"+tc.name, []byte(out))
+			testkit.Golden(t, "testdata/goldens/lifetimes/"+tc.name, []byte(out))
 		})
 	}
 }

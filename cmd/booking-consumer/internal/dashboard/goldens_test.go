@@ -21,7 +21,7 @@ var ingestTimes = []struct {
 
 // TestPagesMatchTheirGoldens renders the pages that read booking_lifetimes rows (the overview, the
 // Listings table sorted, filtered and paged, one listing, the CSV download) over the practice set as
-// of practiceAsOf and compares them byte for byte with tests/goldens/dashboard (UPDATE_GOLDENS=1
+// of practiceAsOf and compares them byte for byte with testdata/goldens (UPDATE_GOLDENS=1
 // rewrites them): a change of the read model must not change a page. The cells that depend on when
 // the test ran (ingestTimes) are masked.
 func TestPagesMatchTheirGoldens(t *testing.T) {
@@ -50,7 +50,7 @@ func TestPagesMatchTheirGoldens(t *testing.T) {
 			for _, m := range ingestTimes {
 				body = m.re.ReplaceAll(body, []byte(m.mask))
 			}
-			testkit.Golden(t, "../../../../tests/goldens/dashboard/"+tc.name, body)
+			testkit.Golden(t, "testdata/goldens/"+tc.name, body)
 		})
 	}
 }
