@@ -177,8 +177,16 @@ func (r *GroupReader) FetchMessage(ctx context.Context) (kafka.Message, error) {
 	}
 }
 
+// ErrNoGeneration: a commit came while the group had no current generation (the coordinator
+// unreachable, or a rebalance under way), so whether the partition stays this member's is not yet
+// known. Transient: the consumer retries the commit; once a generation begins, CommitMessages
+// commits or skips it as GroupReader says.
+var ErrNoGeneration = errors.New("no consumer group generation (coordinator unreachable or rebalancing)")
+
 // CommitMessages commits, for each partition of msgs, the offset after its last message, where
-// the current generation allows it (see GroupReader); the rest is logged and skipped.
+// the current generation allows it (see GroupReader); the rest is logged and skipped. With no
+// current generation it fails with ErrNoGeneration (retried by the consumer, counted, and
+// reported stuck after its alarm count: a broker outage is never silent).
 func (r *GroupReader) CommitMessages(ctx context.Context, msgs ...kafka.Message) error {
 	next := map[int]int64{}
 	for _, m := range msgs {
@@ -186,8 +194,12 @@ func (r *GroupReader) CommitMessages(ctx context.Context, msgs ...kafka.Message)
 	}
 	r.mu.Lock()
 	gen, keep, skipped := r.gen, map[int]int64{}, []int{}
+	if gen == nil {
+		r.mu.Unlock()
+		return fmt.Errorf("commit offsets of %s: %w", r.o.Topic, ErrNoGeneration)
+	}
 	for p, off := range next {
-		if first, ok := r.first[p]; gen != nil && ok && off > first {
+		if first, ok := r.first[p]; ok && off > first {
 			keep[p] = off
 		} else {
 			skipped = append(skipped, p)
