@@ -23,7 +23,7 @@ func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]Si
 	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
-		Metrics: NewCrawlerMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+		Metrics: newTestMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	var sums []SiteSummary
 	for _, c := range counts {
 		mu.Lock()

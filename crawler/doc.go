@@ -36,9 +36,11 @@
 // Sites are crawled in parallel (runner_sites.go, up to Runner.MaxSites), each bounded by its
 // deadline, with politeness shared per host across them (hostlimit.go).
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
-// while the previous one is still going and recovering panics; CrawlerMetrics (metrics.go) serves
-// /metrics and /healthz. Subpackages: sitesim (the simulated booking site), practice (the
-// deterministic practice set) and replay (acknowledged re-publishing of recorded events).
+// while the previous one is still going and recovering panics. The Runner's counters go to its
+// RunMetrics hook (metrics.go) and /healthz's state is Health (health.go); cmd/crawler serves
+// them with Prometheus as /metrics and /healthz, so this package imports no metrics library.
+// Subpackages: sitesim (the simulated booking site), practice (the deterministic practice set)
+// and replay (acknowledged re-publishing of recorded events).
 //
 // Everything here takes its clock and location from the caller (Crawl.At, DiffOptions.Location,
 // Runner.Now); only Seoul loads a zone, from the embedded time/tzdata.

@@ -142,7 +142,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]
 	}
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
-		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
+		Metrics: newTestMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
 
 	var crawls []e2eCrawl
 	// The maintenance is of one club: sim-euc-kr shows every club of a date on one page, so it has

@@ -86,7 +86,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 	// Warnings (skipped rows, failed pages, incomplete crawls) are the point of the test: log errors only.
 	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
-		Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now}
+		Metrics: newTestMetrics(clock.Now), Now: clock.Now}
 
 	var crawls []e2eCrawl
 	for at, i := start, 0; at.Before(end); at, i = at.Add(cadence), i+1 {

@@ -83,7 +83,7 @@ func newClubRun(t *testing.T, site Site, logs *testkit.SyncBuffer) *clubRun {
 		logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	return &clubRun{r: &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: logger,
-		EventsOut: out, Now: clock.Now, Metrics: NewCrawlerMetrics(clock.Now)}, clock: clock, out: out}
+		EventsOut: out, Now: clock.Now, Metrics: newTestMetrics(clock.Now)}, clock: clock, out: out}
 }
 
 func (c *clubRun) run(t *testing.T) SiteSummary {

@@ -192,7 +192,7 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
-	metrics := NewCrawlerMetrics(clock.Now)
+	metrics := newTestMetrics(clock.Now)
 	var errs []string
 	for i, pw := range []string{wrong, right} {
 		clock.Set(t0.Add(time.Duration(i) * time.Hour))

@@ -58,7 +58,7 @@ func TestMarkAppearingBetweenCrawlsClosesNothing(t *testing.T) {
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: runLogger(t),
-		EventsOut: out, Metrics: NewCrawlerMetrics(clock.Now), Now: clock.Now}
+		EventsOut: out, Metrics: newTestMetrics(clock.Now), Now: clock.Now}
 	first := 0
 	for i, m := range []string{"", "\u200e", "\u200e"} {
 		mark.Store(m)

@@ -69,7 +69,7 @@ func TestRunnerDeadSiteDoesNotDelayHealthy(t *testing.T) {
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	logs := &testkit.SyncBuffer{}
-	m := NewCrawlerMetrics(time.Now)
+	m := newTestMetrics(time.Now)
 	r := &Runner{Sites: []Site{dead, healthy}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), EventsOut: out, Metrics: m, Now: time.Now}
 
@@ -165,7 +165,7 @@ func TestRunnerSiteDeadline(t *testing.T) {
 	clock := newRunClock(t0)
 	dir := t.TempDir()
 	logs := &testkit.SyncBuffer{}
-	m := NewCrawlerMetrics(clock.Now)
+	m := newTestMetrics(clock.Now)
 	state := StateDir{Dir: filepath.Join(dir, "state")}
 	r := &Runner{Sites: sites, State: state, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		EventsOut: openEventLog(t, dir), Metrics: m, Now: clock.Now, Diff: DiffOptions{MissesToClose: 1}}

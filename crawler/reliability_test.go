@@ -87,7 +87,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 	site := pageSite(t, "long", func() []pageRow { return rows })
 	var logs testkit.SyncBuffer
 	pub := &pubRecorder{}
-	m := NewCrawlerMetrics(nil)
+	m := newTestMetrics(nil)
 	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }}
@@ -312,7 +312,7 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 	n := 20
 	site := pageSite(t, "layout", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 1) })
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	m := NewCrawlerMetrics(nil)
+	m := newTestMetrics(nil)
 	m.UnhealthyAfter = 3
 	srv := httptest.NewServer(m.Handler())
 	t.Cleanup(srv.Close)

@@ -61,7 +61,7 @@ type Runner struct {
 	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
 	Alerts    Alerts              // nil: no crawler-side alerts
 	EventsOut *EventLog           // nil: no JSONL copy of the events
-	Metrics   *CrawlerMetrics     // nil: not counted
+	Metrics   RunMetrics          // nil: not counted (cmd/crawler: Prometheus)
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper   // nil: http.DefaultTransport
 	Diff      DiffOptions         // MissesToClose (default 2), CollapseCrawls (default 3) and Location (default Asia/Seoul)
@@ -197,7 +197,7 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 		outcome = OutcomeFailed
 	}
 	if r.Metrics != nil {
-		r.Metrics.runFinished(outcome, end, sum.Duration)
+		r.Metrics.RunFinished(outcome, end, sum.Duration)
 	}
 	r.Logger.InfoContext(ctx, "run finished", "outcome", outcome, "sites", len(sum.Sites),
 		"events", sum.Events(), "duration", sum.Duration)

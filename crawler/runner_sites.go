@@ -37,7 +37,7 @@ func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSum
 			defer func() { <-slots }()
 			s := r.crawlSite(ctx, site, now)
 			if r.Metrics != nil {
-				r.Metrics.siteCrawled(s)
+				r.Metrics.SiteCrawled(s)
 			}
 			out[i] = s
 		})

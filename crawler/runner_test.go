@@ -57,42 +57,6 @@ func openEventLog(t testing.TB, dir string) *EventLog {
 	return out
 }
 
-// metricSum sums the samples of metric name whose labels include want.
-func metricSum(t testing.TB, m *CrawlerMetrics, name string, want map[string]string) float64 {
-	t.Helper()
-	fams, err := m.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum float64
-	for _, f := range fams {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, mt := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range mt.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue metrics
-				}
-			}
-			switch {
-			case mt.Counter != nil:
-				sum += mt.GetCounter().GetValue()
-			case mt.Gauge != nil:
-				sum += mt.GetGauge().GetValue()
-			case mt.Histogram != nil:
-				sum += float64(mt.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return sum
-}
-
 // TestRunnerNoBroker: KAFKA_BOOTSTRAP empty gives the no-op publisher; the events still go to the
 // JSONL file, the summary, the metrics and the snapshot agree, and a second crawl diffs against
 // the first one's snapshot.
@@ -102,7 +66,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	sim, srv := runnerSim(t, clock, 7, 2)
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
-	m := NewCrawlerMetrics(clock.Now)
+	m := newTestMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
 	if _, ok := pub.(kafkabus.NopPublisher); !ok {
 		t.Fatalf("publisher with no brokers is %T, want kafkabus.NopPublisher", pub)
@@ -174,7 +138,7 @@ func TestRunnerKafka(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 3)
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 11, 2)
-	m := NewCrawlerMetrics(clock.Now)
+	m := newTestMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
@@ -209,7 +173,7 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	t.Parallel()
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 13, 1)
-	m := NewCrawlerMetrics(clock.Now)
+	m := newTestMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
 		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
@@ -255,7 +219,7 @@ func TestRunnerIncompleteAndFailingSites(t *testing.T) {
 	if err := dead.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	m := NewCrawlerMetrics(clock.Now)
+	m := newTestMetrics(clock.Now)
 	dir := t.TempDir()
 	r := &Runner{Sites: []Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
 		Logger: runLogger(t), Metrics: m, Now: clock.Now}

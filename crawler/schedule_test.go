@@ -33,7 +33,7 @@ func TestScheduleSkipsOverlappingRun(t *testing.T) {
 		skips                   atomic.Int32
 	)
 	logs := &testkit.SyncBuffer{}
-	m := NewCrawlerMetrics(nil)
+	m := newTestMetrics(nil)
 	stop := runSchedule(t, Schedule{
 		Spec:   "@every 1s",
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),

@@ -135,7 +135,7 @@ func deadListCmd(ctx context.Context, env cli.Env, args []string) error {
 // prints it with print on a buffered stdout: the shape of the read-only dead subcommands.
 func printFromStore[T any](ctx context.Context, env cli.Env, dbURL string,
 	read func(*store.Store) (T, error), print func(io.Writer, T) error) error {
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func deadRetryCmd(ctx context.Context, env cli.Env, args []string) error {
 	if f.Since, err = parseSince(*since); err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}

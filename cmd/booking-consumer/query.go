@@ -80,7 +80,7 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := openDatabase(ctx, env, o.dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, o.dbURL), 0)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func exportCmd(ctx context.Context, env cli.Env, args []string) error {
 		}
 		*b.dst = &t
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func serveCmd(ctx context.Context, env cli.Env, args []string) error {
 	if bootstrap == "" {
 		bootstrap = env.Getenv("KAFKA_BOOTSTRAP")
 	}
-	pool, err := openDatabase(ctx, env, dbURL)
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func serveCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg := dashboard.Config{Store: store.New(pool), Loc: loc, AsOf: anchor, Days: days, QueryTimeout: queryTimeout,
 		Auth: auth, Logger: env.Logger}
 	if brokers := kafkabus.ParseBrokers(bootstrap); len(brokers) > 0 {
-		cfg.Lag = dashboard.KafkaLag(brokers, topic, group)
+		cfg.Lag = kafkabus.GroupLag(brokers, topic, group)
 	}
 	h, err := dashboard.New(cfg)
 	if err != nil {
@@ -121,7 +121,7 @@ func startDashboard(ctx context.Context, logger *slog.Logger, cfg consumeConfig,
 		return nil, err
 	}
 	h, err := dashboard.New(dashboard.Config{Store: store.New(pool), Loc: loc, Auth: cfg.dashAuth, Logger: logger,
-		Lag: dashboard.KafkaLag(cfg.brokers, cfg.topic, cfg.group), Metrics: reg})
+		Lag: kafkabus.GroupLag(cfg.brokers, cfg.topic, cfg.group), Metrics: reg})
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/liteclaims"
-	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
 // alertStore is the claim store of the crawler's alerts: SQLite in the state dir.
@@ -55,7 +54,7 @@ type alertsRuntime struct {
 // metrics, the oldest unsent claim's age and the channels' /healthz section on m. The caller
 // holds the state dir's lock.
 func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsConfig, watches *notify.Config,
-	m *crawler.CrawlerMetrics) (*alertsRuntime, error) {
+	m *crawlerMetrics) (*alertsRuntime, error) {
 	st, err := openAlertStore(ctx, stateDir)
 	if err != nil {
 		return nil, err
@@ -63,10 +62,10 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 	a := &alertsRuntime{cfg: cfg, watches: watches, store: st, logger: env.Logger, secrets: watches.Secrets(),
 		health: newChannelHealth(time.Now, cfg.FailingAfter, watches.UsedChannels())}
 	if m != nil {
-		a.metrics = notify.NewMetrics(m.Registry())
-		m.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
+		a.metrics = notify.NewMetrics(m.reg)
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
 			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, a.oldestUnsent))
-		m.AddHealthCheck("alerts", a.health.check)
+		m.health.AddHealthCheck("alerts", a.health.check)
 	}
 	a.hook = newCrawlAlerts(watches, st, cfg.MaxAge, env.Logger, a.metrics)
 	if n, err := st.Prune(ctx, time.Now().Add(-cfg.Retention)); err != nil {

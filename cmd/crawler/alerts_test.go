@@ -44,7 +44,7 @@ type alertsRig struct {
 	alerts  *alertsRuntime
 	watches *notify.Config
 	events  string // the events file
-	metrics *crawler.CrawlerMetrics
+	metrics *crawlerMetrics
 }
 
 func newAlertsRig(t *testing.T, sim sitesim.Config, days int, watchesPath string) *alertsRig {
@@ -59,7 +59,7 @@ func newAlertsRig(t *testing.T, sim sitesim.Config, days int, watchesPath string
 	}
 	dir := t.TempDir()
 	logger := testkit.Logger(t, slog.LevelWarn)
-	m := crawler.NewCrawlerMetrics(nil)
+	m := newCrawlerMetrics(nil)
 	a, err := openAlerts(t.Context(), cli.Env{Logger: logger}, dir, alertsConfig{MaxAge: 365 * 24 * time.Hour,
 		MaxAttempts: 20, RetryBase: time.Millisecond, Retention: 365 * 24 * time.Hour}, watches, m)
 	if err != nil {

@@ -181,7 +181,7 @@ func intOr(n, def int) int {
 type crawlDeps struct {
 	runner  *crawler.Runner
 	pub     kafkabus.Publisher
-	metrics *crawler.CrawlerMetrics
+	metrics *crawlerMetrics
 	out     *crawler.EventLog
 	alerts  *alertsRuntime // nil: no --watches
 }
@@ -229,8 +229,8 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	if err != nil {
 		return nil, err
 	}
-	d := &crawlDeps{metrics: crawler.NewCrawlerMetrics(time.Now)}
-	d.metrics.UnhealthyAfter = cfg.UnhealthyAfter
+	d := &crawlDeps{metrics: newCrawlerMetrics(time.Now)}
+	d.metrics.health.UnhealthyAfter = cfg.UnhealthyAfter
 	if cfg.EventsOut != "" {
 		if d.out, err = crawler.OpenEventLog(cfg.EventsOut); err != nil {
 			return nil, err
@@ -393,6 +393,3 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	env.Logger.Info("crawler stopped")
 	return errors.Join(schedErr, closeErr, metricsErr)
 }
-
-// The crawler's metrics are also the publisher's: one registry, one /metrics.
-var _ kafkabus.PublisherMetrics = (*crawler.CrawlerMetrics)(nil)

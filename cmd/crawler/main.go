@@ -14,8 +14,8 @@
 //	crawler healthcheck --url U  exit 0 if GET U answers 200 (Docker healthchecks; the image has no curl)
 //
 // Every subcommand explains its flags and environment variables with --help. The crawl itself
-// is package crawler (Runner, Schedule, CrawlerMetrics); this command only wires configuration,
-// the publisher, metrics and signals.
+// is package crawler (Runner, Schedule, Health); this command only wires configuration,
+// the publisher, the Prometheus metrics (metrics.go, behind crawler.RunMetrics) and signals.
 package main
 
 import (

@@ -45,9 +45,72 @@ Environment:
 // runReplay is `crawler replay`: args after the subcommand name.
 func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
 	// DATABASE_URL's password never reaches stderr or the error (cmd/internal/cli/database.go).
-	secrets := cli.DatabaseSecrets(strings.TrimSpace(getenv("DATABASE_URL")))
+	secrets := cli.DatabaseSecrets(cli.DatabaseURL(getenv, ""))
 	stderr = cli.ScrubWriter(stderr, secrets)
 	defer func() { err = cli.ScrubError(err, secrets) }()
+	f, err := parseReplayFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+
+	// Warnings as text by default (a person reads them at a terminal); LOG_LEVEL and LOG_FORMAT
+	// apply as in every subcommand.
+	logger, err := cli.NewLoggerDefault(getenv, stderr, slog.LevelWarn, "text")
+	if err != nil {
+		return err
+	}
+	deps := replay.Deps{Progress: stderr, Terminal: isTerminal(stderr), Logger: logger}
+
+	if !f.opts.DryRun {
+		w, err := replayWriter(ctx, getenv, logger, stderr, f)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := w.Close(); err != nil {
+				logger.Warn("close kafka writer", "err", err)
+			}
+		}()
+		deps.Writer = w
+	} else if u := cli.DatabaseURL(getenv, ""); u != "" {
+		pool, err := cli.OpenDatabase(ctx, u, 0)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer pool.Close()
+		deps.Store = store.New(pool)
+	}
+
+	in := io.Reader(os.Stdin)
+	if f.file != "-" {
+		file, err := os.Open(f.file)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer file.Close()
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			deps.Size = st.Size()
+		}
+		in = file
+	}
+
+	rep, err := replay.Run(ctx, in, f.opts, deps)
+	printReport(stdout, rep)
+	return err
+}
+
+// replayFlags are `crawler replay`'s arguments.
+type replayFlags struct {
+	file      string // "-": stdin
+	opts      replay.Options
+	topicWait time.Duration
+}
+
+// parseReplayFlags parses args (flags may follow FILE); --help returns flag.ErrHelp after the usage.
+func parseReplayFlags(args []string, stderr io.Writer) (replayFlags, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -64,94 +127,57 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 	topicWait := fs.Duration("topic-wait", 30*time.Second, "how long to wait for the topic to exist before giving up")
 	// Flags may follow the file name: crawler replay FILE --dry-run.
 	file, err := cli.ParseOne(fs, args, "FILE")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
-		return err
+		return replayFlags{}, err
 	}
 	if file == "" {
 		fs.Usage()
-		return fmt.Errorf("%w: replay: FILE is required ('-' for stdin)", cli.ErrUsage)
+		return replayFlags{}, fmt.Errorf("%w: replay: FILE is required ('-' for stdin)", cli.ErrUsage)
 	}
-	opts := replay.Options{Rate: *rate, Max: *maxN, DryRun: *dry, BatchSize: *batch}
-	for _, f := range []struct {
+	f := replayFlags{file: file, topicWait: *topicWait,
+		opts: replay.Options{Rate: *rate, Max: *maxN, DryRun: *dry, BatchSize: *batch}}
+	for _, t := range []struct {
 		name, v string
 		dst     *time.Time
-	}{{"since", *since, &opts.Since}, {"until", *until, &opts.Until}} {
-		if f.v == "" {
+	}{{"since", *since, &f.opts.Since}, {"until", *until, &f.opts.Until}} {
+		if t.v == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339, f.v)
+		at, err := time.Parse(time.RFC3339, t.v)
 		if err != nil {
-			return fmt.Errorf("%w: replay: --%s %q is not an RFC 3339 time such as 2026-04-01T00:00:00+09:00", cli.ErrUsage, f.name, f.v)
+			return replayFlags{}, fmt.Errorf("%w: replay: --%s %q is not an RFC 3339 time such as 2026-04-01T00:00:00+09:00", cli.ErrUsage, t.name, t.v)
 		}
-		*f.dst = t
+		*t.dst = at
 	}
 	if *rate < 0 || *maxN < 0 || *batch <= 0 || *topicWait <= 0 {
-		return fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size and --topic-wait must be positive", cli.ErrUsage)
+		return replayFlags{}, fmt.Errorf("%w: replay: --rate and --max must not be negative, --batch-size and --topic-wait must be positive", cli.ErrUsage)
 	}
+	return f, nil
+}
 
-	// Warnings as text by default (a person reads them at a terminal); LOG_LEVEL and LOG_FORMAT
-	// apply as in every subcommand.
-	logger, err := cli.NewLoggerDefault(getenv, stderr, slog.LevelWarn, "text")
+// replayWriter is the acknowledged writer of a replay that publishes: the publisher configuration
+// from the environment, once the topic exists (waiting up to --topic-wait for it).
+func replayWriter(ctx context.Context, getenv func(string) string, logger *slog.Logger, stderr io.Writer, f replayFlags) (*kafkabus.SyncWriter, error) {
+	cfg, err := kafkabus.PublisherConfigFromEnv(getenv)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
 	}
-	deps := replay.Deps{Progress: stderr, Terminal: isTerminal(stderr), Logger: logger}
-
-	if !*dry {
-		cfg, err := kafkabus.PublisherConfigFromEnv(getenv)
-		if err != nil {
-			return fmt.Errorf("%w: replay: %v", cli.ErrUsage, err)
-		}
-		if len(cfg.Brokers) == 0 {
-			return fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", cli.ErrUsage)
-		}
-		cfg.Logger = logger
-		// A consumer started a moment ago may still be creating the topic: wait for it rather
-		// than fail every write with "unknown topic" for the writer's metadata lifetime.
-		wctx, cancel := context.WithTimeout(ctx, *topicWait)
-		_, err = kafkabus.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
-			fmt.Fprintf(stderr, "replay: waiting up to %v for topic %s to exist (booking-consumer run creates it)\n", *topicWait, topicOr(cfg.Topic))
-		})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("replay: %w; start booking-consumer run, which creates it, or create it", err)
-		}
-		w := kafkabus.NewSyncWriter(cfg)
-		defer func() {
-			if err := w.Close(); err != nil {
-				logger.Warn("close kafka writer", "err", err)
-			}
-		}()
-		deps.Writer = w
-		fmt.Fprintf(stderr, "replay: publishing %s to topic %s at %s\n", file, topicOr(cfg.Topic), strings.Join(cfg.Brokers, ","))
-	} else if u := strings.TrimSpace(getenv("DATABASE_URL")); u != "" {
-		pool, err := cli.OpenDatabase(ctx, u, 0)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		defer pool.Close()
-		deps.Store = store.New(pool)
+	if len(cfg.Brokers) == 0 {
+		return nil, fmt.Errorf("%w: replay: KAFKA_BOOTSTRAP is empty; set it to the brokers (host:port) or use --dry-run", cli.ErrUsage)
 	}
-
-	in := io.Reader(os.Stdin)
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			deps.Size = st.Size()
-		}
-		in = f
+	cfg.Logger = logger
+	// A consumer started a moment ago may still be creating the topic: wait for it rather
+	// than fail every write with "unknown topic" for the writer's metadata lifetime.
+	wctx, cancel := context.WithTimeout(ctx, f.topicWait)
+	_, err = kafkabus.WaitForTopic(wctx, cfg.Brokers, topicOr(cfg.Topic), func() {
+		fmt.Fprintf(stderr, "replay: waiting up to %v for topic %s to exist (booking-consumer run creates it)\n", f.topicWait, topicOr(cfg.Topic))
+	})
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w; start booking-consumer run, which creates it, or create it", err)
 	}
-
-	rep, err := replay.Run(ctx, in, opts, deps)
-	printReport(stdout, rep)
-	return err
+	fmt.Fprintf(stderr, "replay: publishing %s to topic %s at %s\n", f.file, topicOr(cfg.Topic), strings.Join(cfg.Brokers, ","))
+	return kafkabus.NewSyncWriter(cfg), nil
 }
 
 func topicOr(t string) string {

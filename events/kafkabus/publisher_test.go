@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -110,52 +109,6 @@ func checkLossLogged(t *testing.T, logs *logBuffer, evs []events.Event) map[stri
 		reasons[rs[0]["reason"].(string)]++
 	}
 	return reasons
-}
-
-func TestParseBrokers(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{" ", nil},
-		{",,", nil},
-		{" , ,\t", nil},
-		{"a:1", []string{"a:1"}},
-		{"a:1, b:2,,", []string{"a:1", "b:2"}},
-		{" a:1 ,b:2 ", []string{"a:1", "b:2"}},
-	} {
-		if got := kafkabus.ParseBrokers(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("ParseBrokers(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func FuzzParseBrokers(f *testing.F) {
-	for _, s := range []string{"", " ", ",,", "a:1, b:2,,", " a:1 ,b:2 "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, b := range kafkabus.ParseBrokers(s) {
-			if b == "" || b != strings.TrimSpace(b) || strings.Contains(b, ",") {
-				t.Fatalf("ParseBrokers(%q) gave entry %q", s, b)
-			}
-		}
-	})
-}
-
-func TestPublisherConfigFromEnv(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{"KAFKA_BOOTSTRAP": "a:1,b:2", "KAFKA_PUBLISH_RETRY_WINDOW": "30s", "KAFKA_PUBLISH_QUEUE_SIZE": "50"}
-	cfg, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] })
-	if err != nil || !slices.Equal(cfg.Brokers, []string{"a:1", "b:2"}) || cfg.RetryWindow != 30*time.Second || cfg.QueueSize != 50 {
-		t.Fatalf("got %+v, %v", cfg, err)
-	}
-	env["KAFKA_PUBLISH_RETRY_WINDOW"] = "soon"
-	if _, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] }); err == nil {
-		t.Fatal("bad retry window accepted")
-	}
 }
 
 // TestNopPublisher: a blank KAFKA_BOOTSTRAP gives the no-op publisher, which never connects;
@@ -403,30 +356,6 @@ func TestPublishAfterClose(t *testing.T) {
 	}
 	if r := checkLossLogged(t, logs, evs); r[kafkabus.ReasonClosed] != 5 {
 		t.Fatalf("reasons %v", r)
-	}
-}
-
-// TestSyncWriterRealBroker writes through the replay writer and checks end offsets.
-func TestSyncWriterRealBroker(t *testing.T) {
-	t.Parallel()
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic})
-	defer w.Close()
-	if err := w.WriteEvents(t.Context(), testEvents(300, 30)); err != nil {
-		t.Fatal(err)
-	}
-	n, err := kafkatest.EndOffsets(t.Context(), addr, topic)
-	if err != nil || n != 300 {
-		t.Fatalf("end offsets %d, %v; want 300", n, err)
-	}
-}
-
-func TestSyncWriterNoBrokers(t *testing.T) {
-	t.Parallel()
-	w := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" ,")})
-	if err := w.WriteEvents(t.Context(), testEvents(1, 1)); err == nil || !strings.Contains(err.Error(), "no kafka brokers") {
-		t.Fatalf("err %v", err)
 	}
 }
 

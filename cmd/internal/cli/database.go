@@ -70,10 +70,23 @@ func ParseDatabaseURL(dsn string) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// OpenDatabase opens a pool at dsn with room for at least minConns connections (more if the URL's
-// pool_max_conns says so) and checks within 10 s that the database answers. Errors say where it
-// tried (DescribeDatabase), never the string or its password.
+// DatabaseURL returns flag (a --database-url), or $DATABASE_URL when flag is empty, trimmed.
+func DatabaseURL(getenv func(string) string, flag string) string {
+	if flag = strings.TrimSpace(flag); flag != "" {
+		return flag
+	}
+	return strings.TrimSpace(getenv("DATABASE_URL"))
+}
+
+// OpenDatabase is the one database opener of the commands: it opens a pool at dsn (DatabaseURL)
+// with room for at least minConns connections (more if the URL's pool_max_conns says so) and
+// checks within 10 s that the database answers. An empty dsn is a usage error. Errors say where
+// it tried (DescribeDatabase), never the string or its password: every one goes through
+// ScrubError.
 func OpenDatabase(ctx context.Context, dsn string, minConns int32) (*pgxpool.Pool, error) {
+	if dsn == "" {
+		return nil, fmt.Errorf("%w: DATABASE_URL is not set (or pass --database-url)", ErrUsage)
+	}
 	cfg, err := ParseDatabaseURL(dsn)
 	if err != nil {
 		return nil, err

@@ -51,3 +51,46 @@ func TestScrubKeepsTheErrorChainAndEveryQuoting(t *testing.T) {
 		t.Error("ScrubError(nil) != nil")
 	}
 }
+
+// TestOpenDatabaseNeverShowsThePassword opens every form of a DATABASE_URL with a password against
+// an unreachable port and a server that refuses the password: each error names where it tried (or
+// that the URL is unparsable) and never the password, without the commands' outer scrubbing.
+func TestOpenDatabaseNeverShowsThePassword(t *testing.T) {
+	t.Parallel()
+	for _, target := range []struct {
+		name string
+		port int
+		want string
+	}{
+		{"Unreachable", clitest.UnreachablePort(t), "connect to database"},
+		{"WrongPassword", clitest.RefusingServer(t), "password authentication failed"},
+	} {
+		for _, f := range clitest.DSNForms("127.0.0.1", target.port, "golf", "golf") {
+			t.Run(target.name+"/"+f.Name, func(t *testing.T) {
+				t.Parallel()
+				getenv := func(k string) string { return map[string]string{"DATABASE_URL": " " + f.DSN + " "}[k] }
+				pool, err := OpenDatabase(t.Context(), DatabaseURL(getenv, ""), 0)
+				if err == nil {
+					pool.Close()
+					t.Fatalf("OpenDatabase(%s) opened a pool", f.DSN)
+				}
+				msg := err.Error()
+				if strings.Contains(msg, clitest.Marker) || strings.Contains(msg, f.Password) {
+					t.Fatalf("OpenDatabase(%s): the error shows the password: %s", f.DSN, msg)
+				}
+				want := []string{"DATABASE_URL: cannot parse"}
+				if f.Valid {
+					want = []string{"golf@" + f.HostPort + "/golf", target.want}
+				}
+				for _, w := range want {
+					if !strings.Contains(msg, w) {
+						t.Errorf("OpenDatabase(%s) = %q, want it to name %q", f.DSN, msg, w)
+					}
+				}
+			})
+		}
+	}
+	if _, err := OpenDatabase(t.Context(), DatabaseURL(func(string) string { return "" }, " "), 0); !errors.Is(err, ErrUsage) {
+		t.Errorf("OpenDatabase without a URL = %v, want ErrUsage", err)
+	}
+}

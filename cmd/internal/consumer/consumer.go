@@ -198,14 +198,8 @@ func classify(ctx context.Context, err error) (outcome, string) {
 // duplicates).
 func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 	l := &loop{r: r, s: s, cfg: cfg.withDefaults()}
-	l.lastInfo = l.cfg.Now()
-	l.cfg.Logger.InfoContext(ctx, "consumer started", "batch_size", l.cfg.BatchSize,
-		"batch_wait", l.cfg.BatchWait.String(), "inflight", l.cfg.Inflight)
-	defer func() {
-		l.cfg.Logger.Info("consumer stopped",
-			"batches", l.total.batches, "consumed", l.total.consumed, "inserted", l.total.inserted,
-			"duplicates", l.total.duplicates, "dead_lettered", l.total.deadLettered)
-	}()
+	l.started(ctx)
+	defer l.stopped()
 
 	// rctx ends with ctx or when Run returns: fetching stops, inserts stop retrying. The statements
 	// themselves and the offset commits run under ictx, which outlives rctx by ShutdownTimeout, so
@@ -265,13 +259,7 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			}
 			// Refill the freed slot before the offset commit's round trip to the coordinator, so
 			// that the database does not wait for Kafka.
-			var end bool
-			var err error
-			select {
-			case b, ok := <-batches:
-				end, err = accept(b, ok)
-			default:
-			}
+			end, err := acceptReady(batches, accept)
 			if err != nil {
 				return err
 			}
@@ -281,6 +269,20 @@ func Run(ctx context.Context, r reader, s sink, cfg Config) error {
 			}
 		}
 	}
+}
+
+// started logs the start and stamps the periodic progress line's clock.
+func (l *loop) started(ctx context.Context) {
+	l.lastInfo = l.cfg.Now()
+	l.cfg.Logger.InfoContext(ctx, "consumer started", "batch_size", l.cfg.BatchSize,
+		"batch_wait", l.cfg.BatchWait.String(), "inflight", l.cfg.Inflight)
+}
+
+// stopped logs the totals when Run returns.
+func (l *loop) stopped() {
+	l.cfg.Logger.Info("consumer stopped",
+		"batches", l.total.batches, "consumed", l.total.consumed, "inserted", l.total.inserted,
+		"duplicates", l.total.duplicates, "dead_lettered", l.total.deadLettered)
 }
 
 // flight is a batch handed to an insert goroutine; done receives its one answer.

@@ -132,3 +132,13 @@ func decode(m kafka.Message) (kafka.Message, store.Message) {
 	}
 	return m, sm
 }
+
+// acceptReady hands accept the batch the fetcher holds, if it holds one, without waiting.
+func acceptReady(batches <-chan fetched, accept func(fetched, bool) (bool, error)) (end bool, err error) {
+	select {
+	case b, ok := <-batches:
+		return accept(b, ok)
+	default:
+		return false, nil
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -353,7 +354,7 @@ func TestHourlyRollupMatchesTheEvents(t *testing.T) {
 // Kafka unreachable: the pipeline page still answers, from PostgreSQL, and says why the lag is
 // missing.
 func TestPipelineWithoutKafkaDegrades(t *testing.T) {
-	h := newTestHandler(t, storetest.NewDB(t), func(c *Config) { c.Lag = KafkaLag([]string{"127.0.0.1:1"}, "booking-events", "g") })
+	h := newTestHandler(t, storetest.NewDB(t), func(c *Config) { c.Lag = kafkabus.GroupLag([]string{"127.0.0.1:1"}, "booking-events", "g") })
 	w := get(t, h, "/pipeline")
 	if body := w.Body.String(); w.Code != 200 || !strings.Contains(body, `id="kafka-error"`) || !strings.Contains(body, "Kafka did not answer") {
 		t.Fatalf("pipeline with Kafka down: %d\n%s", w.Code, body)

@@ -1,34 +1,40 @@
-package crawler
+package main
 
 import (
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"log/slog"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestMetricsServe serves /metrics and /healthz on a real listener: the metric names the issue
-// asks for are there, and /healthz reports the last run.
+// asks for are there (with the names, labels and help texts they had in package crawler), and
+// /healthz reports the last run.
 func TestMetricsServe(t *testing.T) {
 	t.Parallel()
-	start := time.Date(2025, 12, 1, 10, 0, 0, 0, Seoul())
-	m := NewCrawlerMetrics(func() time.Time { return start })
+	start := time.Date(2025, 12, 1, 10, 0, 0, 0, crawler.Seoul())
+	m := newCrawlerMetrics(func() time.Time { return start })
 	m.PageFetched("s", 200)
-	m.RowRejected("s", RejectBadPrice)
-	m.PageFailed("s", FailUndecodable)
+	m.RowRejected("s", crawler.RejectBadPrice)
+	m.PageFailed("s", crawler.FailUndecodable)
 	m.Retry("s")
 	m.Sent(3)
 	m.Failed(1)
 	m.Dropped(2)
 	m.QueueDepth(5)
 	m.SkippedRun()
-	m.siteCrawled(SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false, Incomplete: IncompleteFailedPages})
-	m.runFinished(OutcomeFailed, start.Add(time.Minute), 90*time.Second)
+	m.SiteCrawled(crawler.SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false, Incomplete: crawler.IncompleteFailedPages})
+	m.RunFinished(crawler.OutcomeFailed, start.Add(time.Minute), 90*time.Second)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,7 +43,7 @@ func TestMetricsServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	errc := make(chan error, 1)
-	go func() { errc <- m.Serve(ctx, ln, runLogger(t)) }()
+	go func() { errc <- m.Serve(ctx, ln, testkit.Logger(t, slog.LevelWarn)) }()
 	base := "http://" + ln.Addr().String()
 
 	get := func(path string) string {
@@ -83,9 +89,41 @@ func TestMetricsServe(t *testing.T) {
 	if err := json.Unmarshal([]byte(get("/healthz")), &h); err != nil {
 		t.Fatal(err)
 	}
-	if h.Status != "ok" || h.Runs != 1 || h.SkippedRuns != 1 || h.LastOutcome != OutcomeFailed || !h.LastRunAt.Equal(start.Add(time.Minute)) {
+	if h.Status != "ok" || h.Runs != 1 || h.SkippedRuns != 1 || h.LastOutcome != crawler.OutcomeFailed || !h.LastRunAt.Equal(start.Add(time.Minute)) {
 		t.Errorf("/healthz = %+v", h)
 	}
 	cancel()
 	testkit.NoErr(t, errc, 10*time.Second, "Serve after its context was cancelled")
+}
+
+// TestHealthCheckSection: a section added with AddHealthCheck shows in /healthz's checks, and
+// its reasons turn /healthz into a 503 with the reason, until they go away.
+func TestHealthCheckSection(t *testing.T) {
+	t.Parallel()
+	m := newCrawlerMetrics(func() time.Time { return time.Unix(0, 0) })
+	var failing atomic.Bool
+	m.health.AddHealthCheck("alerts", func() (any, []string) {
+		if failing.Load() {
+			return map[string]string{"hook": "failing"}, []string{"alert channel hook failing for 31m"}
+		}
+		return map[string]string{"hook": "ok"}, nil
+	})
+	get := func() (int, map[string]any) {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		var body map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%v: %s", err, rec.Body.String())
+		}
+		return rec.Code, body
+	}
+	code, body := get()
+	if code != http.StatusOK || body["checks"].(map[string]any)["alerts"].(map[string]any)["hook"] != "ok" {
+		t.Errorf("healthy: %d %v", code, body)
+	}
+	failing.Store(true)
+	code, body = get()
+	if code != http.StatusServiceUnavailable || body["status"] != "unhealthy" || !strings.Contains(body["reason"].(string), "hook failing") {
+		t.Errorf("failing channel: %d %v", code, body)
+	}
 }
