@@ -49,6 +49,14 @@ $fn$;
 -- before its stored last one (out of order, or a tie, which the event type and event_id order)
 -- is recomputed from all its events. TestProjectionEqualsViewOverRandomHistories proves the
 -- two equal over out-of-order, duplicate and equal-timestamp delivery.
+--
+-- The fold writes a stored listing's row with a plain UPDATE by the row id it read (ctid: the
+-- listing's lock, held since the statement before, keeps anyone else from moving the row) and a
+-- new listing's with a plain INSERT: no speculative insertion, no conflict check, no second
+-- key lookup (ON CONFLICT DO UPDATE cost about half again as much, issue 21 item 4). It runs
+-- through EXECUTE, so it is planned for every statement against the table's size and the
+-- statement's keys: PL/pgSQL would otherwise keep a plan made while listing_lifetimes was empty
+-- for the whole session (TestProjectionFoldsFromAnEmptyTableInOneSession).
 create or replace function listing_lifetimes_after_insert() returns trigger
 language plpgsql as $fn$
 declare
@@ -60,12 +68,15 @@ begin
     end if;
     perform listing_lifetimes_lock(keys);
 
-    -- One statement: the fold (a data-modifying CTE, always run to completion) and the listings
-    -- left to recompute, found in the same join with the stored rows (one snapshot: the rows as
-    -- they were before the fold).
-    with ordered as ( -- the new events in the definition's order, each with its listing's stored row
+    execute $sql$
+    with stored as ( -- the stored rows of the statement's listings, looked up by key first
+        select l.ctid as row_id, l.listing_key, l.play_date, l.last_event_at, l.last_event_type,
+               l.opened_at, l.open_price_krw, l.change_count, l.reopen_count
+        from listing_lifetimes l
+        where l.listing_key = any($1)
+    ), ordered as ( -- the new events in the definition's order, each with its listing's stored row
         select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
-               e.close_reason, e.occurred_at, e.price_krw, l.listing_key is not null as stored,
+               e.close_reason, e.occurred_at, e.price_krw, l.row_id, l.row_id is not null as stored,
                l.last_event_at as stored_last_at, l.opened_at as stored_opened_at,
                l.open_price_krw as stored_open_price, l.change_count as stored_changes,
                l.reopen_count as stored_reopens,
@@ -74,7 +85,7 @@ begin
                lead(e.event_type) over w is null                                       as is_last,
                count(*) filter (where e.event_type = 'listing_changed') over w         as changes
         from new_events e
-        left join listing_lifetimes l on l.listing_key = e.listing_key and l.play_date = e.play_date
+        left join stored l on l.listing_key = e.listing_key and l.play_date = e.play_date
         cross join lateral (
             select case e.event_type when 'listing_opened' then 0
                                      when 'listing_changed' then 1
@@ -98,34 +109,42 @@ begin
                max(changes) over p                                                     as new_changes
         from marked m
         window p as (partition by play_date, listing_key)
-    ), fold as (
+    ), next as ( -- each appended listing's new row
+        select row_id, listing_key, source, course_name, course_part, play_date, tee_time,
+               case when event_type = 'listing_closed' then close_reason else 'open' end as status,
+               case when starts > 0 then new_opened_at else stored_opened_at end as opened_at,
+               case when event_type = 'listing_closed' then occurred_at end as closed_at,
+               event_type as last_event_type,
+               occurred_at as last_event_at,
+               case when starts > 0 then open_start[2]::bigint else stored_open_price end as open_price_krw,
+               price_krw as last_price_krw,
+               (case when starts > 0 then new_changes - changes_before_open
+                     else stored_changes + new_changes end)::int as change_count,
+               (coalesce(stored_reopens + 1, 0) + starts - 1)::int as reopen_count
+        from folded
+        where is_last
+    ), fold_stored as ( -- a stored listing's row, updated where it is (by its row id: no second lookup)
+        update listing_lifetimes t set
+            (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
+             last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
+          = (n.source, n.course_name, n.course_part, n.tee_time, n.status, n.opened_at, n.closed_at,
+             n.last_event_type, n.last_event_at, n.open_price_krw, n.last_price_krw, n.change_count,
+             n.reopen_count)
+        from next n
+        where n.row_id is not null and t.ctid = n.row_id
+    ), fold_new as ( -- a new listing's row
         insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
             status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
             change_count, reopen_count)
-        select listing_key, source, course_name, course_part, play_date, tee_time,
-               case when event_type = 'listing_closed' then close_reason else 'open' end,
-               case when starts > 0 then new_opened_at else stored_opened_at end,
-               case when event_type = 'listing_closed' then occurred_at end,
-               event_type,
-               occurred_at,
-               case when starts > 0 then open_start[2]::bigint else stored_open_price end,
-               price_krw,
-               (case when starts > 0 then new_changes - changes_before_open
-                     else stored_changes + new_changes end)::int,
-               (coalesce(stored_reopens + 1, 0) + starts - 1)::int
-        from folded
-        where is_last
-        on conflict (listing_key, play_date) do update set
-            (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-             last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-          = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
-                excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
-                excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
-                excluded.change_count, excluded.reopen_count)
+        select listing_key, source, course_name, course_part, play_date, tee_time, status, opened_at,
+               closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw, change_count,
+               reopen_count
+        from next
+        where row_id is null
     )
     select coalesce(array_agg(distinct listing_key) filter (where stored and first_at <= stored_last_at), '{}')
-    into redo
-    from ordered;
+    from ordered
+    $sql$ into redo using keys;
 
     if cardinality(redo) > 0 then
         perform listing_lifetimes_recompute(redo);
