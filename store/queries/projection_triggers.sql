@@ -5,6 +5,11 @@
 -- refreshes their rows: every statement after the lock sees what a concurrent writer of the same
 -- listings committed.
 --
+-- :upsert_set is "(c, ...) = row(excluded.c, ...)" over every column of listing_lifetimes but its
+-- key (listing_key, play_date), in table order, filled in from the catalog when the functions are
+-- installed (store/projection_upsert.go): both upserts below overwrite the whole row, and a new
+-- column of the projection needs no edit here.
+--
 -- listing_lifetimes_recompute(keys): the rows of the listings keys again, from all their stored
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
@@ -15,13 +20,7 @@ language plpgsql as $fn$
 begin
     insert into listing_lifetimes
     select * from booking_lifetimes_from_events_stored where listing_key = any(keys)
-    on conflict (listing_key, play_date) do update set
-        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
-            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
-            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
-            excluded.change_count, excluded.reopen_count);
+    on conflict (listing_key, play_date) do update set :upsert_set;
 end
 $fn$;
 
@@ -115,13 +114,7 @@ begin
                (coalesce(stored_reopens + 1, 0) + starts - 1)::int
         from folded
         where is_last
-        on conflict (listing_key, play_date) do update set
-            (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-             last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-          = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
-                excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
-                excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
-                excluded.change_count, excluded.reopen_count)
+        on conflict (listing_key, play_date) do update set :upsert_set
     )
     select coalesce(array_agg(distinct listing_key) filter (where stored and first_at <= stored_last_at), '{}')
     into redo
