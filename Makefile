@@ -32,6 +32,9 @@ chaos: stack/up ## the chaos suite (release gate, not in make test): SIGKILLs, r
 chaos-cluster: ## the three-node Kafka gate (not in make test or make chaos): node and controller SIGKILLs, a rolling restart, a paused node, consumer kills
 	compose/dev/chaos-cluster
 
+bench-cluster: ## the three-node Kafka overhead (not in make bench): 1M drain by 3 consumer processes vs 1, rebalance pause, one node down vs all up; writes BENCHMARKS.md's Cluster section
+	compose/dev/bench-cluster
+
 fuzz: ## fuzz every Fuzz* target in the module (found by compose/dev/fuzz, not listed) for FUZZTIME each (default 30s)
 	compose/dev/fuzz
 
@@ -57,4 +60,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo alerts-demo practice chaos chaos-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset
+.PHONY: help demo alerts-demo practice chaos chaos-cluster bench-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

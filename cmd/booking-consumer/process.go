@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/segmentio/kafka-go"
 )
 
 // consumerProcess is the frame of a consuming subcommand (`run`, `notify`): its Prometheus
@@ -73,9 +72,12 @@ type ingester interface {
 func (p *consumerProcess) consume(ctx context.Context, opts kafkabus.GroupReaderOptions, s ingester,
 	cfg consumer.Config, stopped func()) error {
 	opts.Logger = p.logger
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(opts))
+	r, err := kafkabus.NewGroupReader(opts)
+	if err != nil {
+		return err
+	}
 	cfg.Health, cfg.Logger, cfg.Metrics = p.health, p.logger, consumer.NewPrometheus(p.reg)
-	err := consumer.Run(ctx, r, s, cfg)
+	err = consumer.Run(ctx, r, s, cfg)
 	p.alive.Store(false)
 	if stopped != nil {
 		stopped()
@@ -85,7 +87,7 @@ func (p *consumerProcess) consume(ctx context.Context, opts kafkabus.GroupReader
 }
 
 // closeReader closes r, giving up after closeTimeout: the process is exiting anyway.
-func closeReader(logger *slog.Logger, r *kafka.Reader) {
+func closeReader(logger *slog.Logger, r *kafkabus.GroupReader) {
 	done := make(chan error, 1)
 	go func() { done <- r.Close() }()
 	select {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
@@ -22,9 +23,7 @@ func ensureTopic(ctx context.Context, logger *slog.Logger, brokers []string, top
 		return err
 	}
 	if r.Exists {
-		for _, w := range r.Warnings() {
-			logger.WarnContext(ctx, w, "topic", topic, "replicas", r.Replicas, "brokers", r.Brokers, "min_insync_replicas", r.MinISR)
-		}
+		warnTopic(ctx, logger, topic, r)
 		logger.DebugContext(ctx, "topic present", "topic", topic, "replicas", r.Replicas, "min_insync_replicas", r.MinISR)
 		return nil
 	}
@@ -35,6 +34,39 @@ func ensureTopic(ctx context.Context, logger *slog.Logger, brokers []string, top
 	if err := kafkabus.CreateTopicWith(ctx, brokers, topic, spec); err != nil {
 		return err
 	}
-	logger.InfoContext(ctx, "topic created", "topic", topic, "partitions", partitions, "replication_factor", replication, "brokers", r.Brokers)
+	// The broker that answered may not have known the topic yet (each learns of a new topic from
+	// the controller on its own time), and creating an existing topic succeeds: look again, so that
+	// a weak topic made elsewhere still draws its warnings.
+	for attempt := 0; attempt < 20; attempt++ {
+		if r, err = kafkabus.InspectTopic(ctx, brokers, topic); err != nil || r.Exists {
+			break
+		}
+		if !sleepCtx(ctx, 250*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+	if r.Exists {
+		warnTopic(ctx, logger, topic, r)
+	}
+	logger.InfoContext(ctx, "topic created (or found as another process created it)", "topic", topic, "partitions", partitions,
+		"replication_factor", replication, "replicas", r.Replicas, "brokers", r.Brokers)
 	return nil
+}
+
+// warnTopic logs each way topic is less durable than the cluster allows.
+func warnTopic(ctx context.Context, logger *slog.Logger, topic string, r kafkabus.TopicReplication) {
+	for _, w := range r.Warnings() {
+		logger.WarnContext(ctx, w, "topic", topic, "replicas", r.Replicas, "brokers", r.Brokers, "min_insync_replicas", r.MinISR)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

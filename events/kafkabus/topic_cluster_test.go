@@ -28,64 +28,15 @@ import (
 func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 	c := kafkatest.NewCluster(t)
 	ctx := t.Context()
-	topic := kafkatest.Name(t, "cl")
-	if err := kafkabus.CreateTopicWith(ctx, c.Brokers, topic, kafkabus.TopicSpec{Partitions: 3,
-		Configs: map[string]string{"min.insync.replicas": "3"}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), c.Brokers[0], topic) })
-	c.WaitFor(t, topic, "every replica in sync", time.Minute, kafkatest.FullISR)
-	r, err := kafkabus.InspectTopic(ctx, c.Brokers, topic)
-	if err != nil || r.Replicas != 3 || r.Brokers != 3 || r.MinISR != 3 {
-		t.Fatalf("InspectTopic = %+v, %v; want 3 replicas on 3 brokers, min ISR 3", r, err)
-	}
-
+	topic := strictTopic(t, c)
 	log, logs := newLogger()
 	cfg := kafkabus.PublisherConfig{Brokers: c.Brokers, Topic: topic, RetryWindow: 4 * time.Minute, Logger: log}
 	pub := kafkabus.NewPublisher(cfg)
 	sw := kafkabus.NewSyncWriter(cfg)
 	defer sw.Close()
+	cr := startSteadyCrawler(pub)
 
-	var mu sync.Mutex
-	var published []events.Event
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	// The crawler: 50 events a second whatever the cluster does, so that an outage of up to 200 s
-	// fits the publisher's queue (10,000): a full queue drops, which is counted but not this test.
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			evs := testEvents(5, 5)
-			for _, e := range evs {
-				pub.Publish(e)
-			}
-			mu.Lock()
-			published = append(published, evs...)
-			mu.Unlock()
-		}
-	}()
-
-	ctl := c.Controller()
-	victim, part := 0, -1
-	ps, err := c.Partitions(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ps {
-		if n := c.Node(brokerAddr(p.Leader)); n != ctl && n != 0 {
-			victim, part = n, p.ID
-			break
-		}
-	}
-	if victim == 0 {
-		t.Fatalf("no partition led by a node other than the controller %d: %v", ctl, ps)
-	}
-	t.Logf("controller node %d; SIGKILL node %d, leader of partition %d", ctl, victim, part)
+	victim, part := leaderNotController(t, c, topic)
 	killed := time.Now()
 	c.Signal(t, victim, syscall.SIGKILL)
 
@@ -98,7 +49,103 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 		defer cancel()
 		replayDone <- sw.WriteEvents(wctx, replayed)
 	}()
+	waitOutage(t, c, topic, victim, part, killed)
+	waitLog(t, logs, "Not Enough Replicas", time.Minute)
 
+	c.Up(t)
+	c.WaitFor(t, topic, "every replica back in sync", 2*time.Minute, kafkatest.FullISR)
+	t.Logf("node %d back and in sync %v after the SIGKILL", victim, time.Since(killed).Round(time.Millisecond))
+	if err := <-replayDone; err != nil {
+		t.Fatalf("replay batch written during the outage: %v", err)
+	}
+	published := cr.stop()
+	closeWithin(t, pub, 4*time.Minute)
+	st := pub.(stats).Stats()
+	if st.Failed != 0 || st.Dropped != 0 || st.Published != int64(len(published)) {
+		t.Fatalf("publisher stats %+v for %d published, want all sent, none failed or dropped", st, len(published))
+	}
+	copies := checkAllInTopic(t, c.Brokers[0], topic, append(published, replayed...))
+	t.Logf("%d published + %d replayed events during a leader change and NOT_ENOUGH_REPLICAS: all in the topic (%d copies incl. retry duplicates), stats %+v",
+		len(published), len(replayed), copies, st)
+}
+
+// strictTopic creates a 3-partition topic with min.insync.replicas=3: with one node down, every
+// acks=all write is refused with NOT_ENOUGH_REPLICAS.
+func strictTopic(t *testing.T, c *kafkatest.Cluster) string {
+	topic := kafkatest.Name(t, "cl")
+	if err := kafkabus.CreateTopicWith(t.Context(), c.Brokers, topic, kafkabus.TopicSpec{Partitions: 3,
+		Configs: map[string]string{"min.insync.replicas": "3"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), c.Brokers[0], topic) })
+	c.WaitFor(t, topic, "every replica in sync", time.Minute, kafkatest.FullISR)
+	r, err := kafkabus.InspectTopic(t.Context(), c.Brokers, topic)
+	if err != nil || r.Replicas != 3 || r.Brokers != 3 || r.MinISR != 3 {
+		t.Fatalf("InspectTopic = %+v, %v; want 3 replicas on 3 brokers, min ISR 3", r, err)
+	}
+	return topic
+}
+
+// steadyCrawler is the crawler: 50 events a second whatever the cluster does, so that an outage
+// of up to 200 s fits the publisher's queue (10,000): a full queue drops, which is counted but not
+// this test.
+type steadyCrawler struct {
+	mu        sync.Mutex
+	published []events.Event
+	quit      chan struct{}
+	done      chan struct{}
+}
+
+func startSteadyCrawler(pub kafkabus.Publisher) *steadyCrawler {
+	cr := &steadyCrawler{quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(cr.done)
+		for {
+			select {
+			case <-cr.quit:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			evs := testEvents(5, 5)
+			for _, e := range evs {
+				pub.Publish(e)
+			}
+			cr.mu.Lock()
+			cr.published = append(cr.published, evs...)
+			cr.mu.Unlock()
+		}
+	}()
+	return cr
+}
+
+// stop ends the crawler and returns every event it handed to the publisher.
+func (cr *steadyCrawler) stop() []events.Event {
+	close(cr.quit)
+	<-cr.done
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return append([]events.Event(nil), cr.published...)
+}
+
+// leaderNotController is a node that leads a partition of topic and is not the active controller.
+func leaderNotController(t *testing.T, c *kafkatest.Cluster, topic string) (node, partition int) {
+	ctl := c.Controller()
+	ps, err := c.Partitions(t.Context(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if n := c.Node(brokerAddr(p.Leader)); n != ctl && n != 0 {
+			t.Logf("controller node %d; SIGKILL node %d, leader of partition %d", ctl, n, p.ID)
+			return n, p.ID
+		}
+	}
+	t.Fatalf("no partition led by a node other than the controller %d: %v", ctl, ps)
+	return 0, 0
+}
+
+// waitOutage waits for part's new leader and for every ISR to shrink to 2 after victim's SIGKILL.
+func waitOutage(t *testing.T, c *kafkatest.Cluster, topic string, victim, part int, killed time.Time) {
 	c.WaitFor(t, topic, "a new leader for partition "+strconv.Itoa(part), time.Minute, func(ps []kafka.Partition) bool {
 		for _, p := range ps {
 			if p.ID == part {
@@ -117,27 +164,13 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 		return true
 	})
 	t.Logf("ISR shrank to 2 %v after the SIGKILL: writes now get NOT_ENOUGH_REPLICAS", time.Since(killed).Round(time.Millisecond))
-	waitLog(t, logs, "Not Enough Replicas", time.Minute)
+}
 
-	c.Up(t)
-	c.WaitFor(t, topic, "every replica back in sync", 2*time.Minute, kafkatest.FullISR)
-	t.Logf("node %d back and in sync %v after the SIGKILL", victim, time.Since(killed).Round(time.Millisecond))
-	if err := <-replayDone; err != nil {
-		t.Fatalf("replay batch written during the outage: %v", err)
-	}
-	close(stop)
-	<-done
-	closeWithin(t, pub, 4*time.Minute)
-	st := pub.(stats).Stats()
-	mu.Lock()
-	n := len(published)
-	mu.Unlock()
-	if st.Failed != 0 || st.Dropped != 0 || st.Published != int64(n) {
-		t.Fatalf("publisher stats %+v for %d published, want all sent, none failed or dropped", st, n)
-	}
+// checkAllInTopic fails unless every event of all is in the topic; it returns the copies read.
+func checkAllInTopic(t *testing.T, addr, topic string, all []events.Event) int {
 	seen := map[string]int{}
 	for p := range 3 {
-		for _, m := range readPartition(t, c.Brokers[0], topic, p) {
+		for _, m := range readPartition(t, addr, topic, p) {
 			e, err := events.Decode(m.Value)
 			if err != nil {
 				t.Fatal(err)
@@ -145,16 +178,12 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 			seen[e.EventID.String()]++
 		}
 	}
-	mu.Lock()
-	all := append(append([]events.Event(nil), published...), replayed...)
-	mu.Unlock()
 	for _, e := range all {
 		if seen[e.EventID.String()] == 0 {
 			t.Fatalf("event %s acknowledged but not in the topic", e.EventID)
 		}
 	}
-	t.Logf("%d published + %d replayed events during a leader change and NOT_ENOUGH_REPLICAS: all in the topic (%d copies incl. retry duplicates), stats %+v",
-		n, len(replayed), sum(seen), st)
+	return sum(seen)
 }
 
 func brokerAddr(b kafka.Broker) string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }

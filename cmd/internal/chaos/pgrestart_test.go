@@ -14,6 +14,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -83,7 +84,7 @@ func TestPostgresRestart(t *testing.T) {
 // is stored (retrying the check while PostgreSQL is down).
 type commitChecker struct {
 	t  *testing.T
-	r  *kafka.Reader
+	r  *kafkabus.GroupReader
 	db *pgxpool.Pool
 
 	commits, committed atomic.Int64

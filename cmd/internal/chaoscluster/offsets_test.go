@@ -4,6 +4,7 @@ package chaoscluster_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,6 +55,20 @@ func endOffsets(ctx context.Context, brokers []string, topic string) (map[int]in
 	return out, len(out) == partitions
 }
 
+// lagReport says, per partition, the committed and the end offset (for a timeout's message).
+func lagReport(ctx context.Context, brokers []string, group, topic string) string {
+	c, ok1 := committed(ctx, brokers, group, topic)
+	e, ok2 := endOffsets(ctx, brokers, topic)
+	if !ok1 || !ok2 {
+		return "the coordinator or a leader did not answer"
+	}
+	out := ""
+	for p := range partitions {
+		out += fmt.Sprintf(" partition %d committed %d of %d;", p, c[p], e[p])
+	}
+	return out
+}
+
 // lagZero reports whether the group has committed every partition to its end.
 func lagZero(ctx context.Context, brokers []string, group, topic string) bool {
 	c, ok1 := committed(ctx, brokers, group, topic)
@@ -97,10 +112,36 @@ func idsBelow(t *testing.T, brokers []string, topic string, p int, upTo int64) (
 	}
 }
 
-// checkCommittedStored samples the group's committed offsets and checks that every message below
-// them is in booking_events: an offset is committed only after its batch's transaction. It returns
-// how many messages it checked (0 when the coordinator or a leader did not answer this time).
-func checkCommittedStored(t *testing.T, db *pgxpool.Pool, brokers []string, group, topic string) int {
+// offsetWatch is the highest committed offset seen per partition: a group's committed offset
+// never goes back (a stale member's commit after a rebalance once moved it back, and the group
+// then kept lag no one consumed).
+type offsetWatch map[int]int64
+
+func (w offsetWatch) check(t *testing.T, c map[int]int64) {
+	t.Helper()
+	for p, off := range c {
+		if prev, seen := w[p]; seen && off < prev {
+			t.Errorf("partition %d: the group's committed offset went back from %d to %d", p, prev, off)
+		}
+		w[p] = max(w[p], off)
+	}
+}
+
+// sampled counts the offset samples that could be checked and the messages they covered.
+type sampled struct{ samples, messages int }
+
+func (s *sampled) add(n int) {
+	if n > 0 {
+		s.samples++
+		s.messages += n
+	}
+}
+
+// checkCommittedStored samples the group's committed offsets, checks that none went back (w) and
+// that every message below them is in booking_events: an offset is committed only after its
+// batch's transaction. It returns how many messages it checked (0 when the coordinator or a leader
+// did not answer this time).
+func checkCommittedStored(t *testing.T, db *pgxpool.Pool, brokers []string, group, topic string, w offsetWatch) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	c, ok := committed(ctx, brokers, group, topic)
@@ -108,6 +149,7 @@ func checkCommittedStored(t *testing.T, db *pgxpool.Pool, brokers []string, grou
 	if !ok {
 		return 0
 	}
+	w.check(t, c)
 	checked := 0
 	for p, off := range c {
 		ids, ok := idsBelow(t, brokers, topic, p, off)

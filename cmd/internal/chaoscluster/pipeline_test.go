@@ -46,7 +46,7 @@ func (c *crawl) Publish(e events.Event) {
 }
 
 // startCrawl starts crawling with a new publisher; state persists across crawls.
-func startCrawl(t *testing.T, brokers []string, topic string, site crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
+func startCrawl(t testing.TB, brokers []string, topic string, site crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
 	logs := &testkit.SyncBuffer{}
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
@@ -106,7 +106,7 @@ func (c *crawl) idList() []uuid.UUID {
 
 // fastSim serves the simulated site on a clock 600× real time; simSite is compose/dev/sites.yaml's
 // simulated site pointed at it, without politeness delays.
-func fastSim(t *testing.T, root string) (crawler.Site, func() time.Time) {
+func fastSim(t testing.TB, root string) (crawler.Site, func() time.Time) {
 	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
 	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 24, Now: clock, Epoch: clock(), DaysAhead: 7, TeeTimesPerDay: 24,
 		BookingSpeed: 20}))
@@ -131,7 +131,7 @@ func fastSim(t *testing.T, root string) (crawler.Site, func() time.Time) {
 // consumers are the booking-consumer run processes of one group, started with the top test's t
 // (a process started by a scenario outlives it).
 type consumers struct {
-	t                        *testing.T
+	t                        testing.TB
 	bin, dbURL, topic, group string
 	brokers                  []string
 	procs                    []*testkit.Proc
@@ -147,7 +147,7 @@ func (cs *consumers) start() *testkit.Proc {
 }
 
 // keepAlive restarts any process that exited on its own (compose: restart: unless-stopped).
-func (cs *consumers) keepAlive(t *testing.T) {
+func (cs *consumers) keepAlive(t testing.TB) {
 	t.Helper()
 	for i, p := range cs.procs {
 		select {
@@ -163,14 +163,14 @@ func (cs *consumers) keepAlive(t *testing.T) {
 	}
 }
 
-func (cs *consumers) stopAll(t *testing.T) {
+func (cs *consumers) stopAll(t testing.TB) {
 	for _, p := range cs.procs {
 		p.Stop(t, time.Minute)
 	}
 	cs.procs = nil
 }
 
-func buildConsumer(t *testing.T, root string) string {
+func buildConsumer(t testing.TB, root string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "booking-consumer")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/booking-consumer")
@@ -181,7 +181,7 @@ func buildConsumer(t *testing.T, root string) string {
 	return bin
 }
 
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	d, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-func countQuery(t *testing.T, db *pgxpool.Pool, q string, args ...any) int {
+func countQuery(t testing.TB, db *pgxpool.Pool, q string, args ...any) int {
 	t.Helper()
 	var n int
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), time.Minute)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -35,7 +36,7 @@ func onStack(t *testing.T, partitions int) (addr, topic string, db *pgxpool.Pool
 // rows. It records the commits.
 type checkedReader struct {
 	t  *testing.T
-	r  *kafka.Reader
+	r  *kafkabus.GroupReader
 	db *pgxpool.Pool // a direct pool, not the one under test
 
 	mu        sync.Mutex

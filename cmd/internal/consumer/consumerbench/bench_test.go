@@ -186,14 +186,14 @@ func writeSync(b testing.TB, addr, topic string, evs []events.Event) {
 
 // counted wraps a Reader and counts committed messages; waitFor blocks until a total is reached.
 type counted struct {
-	r *kafka.Reader
+	r *kafkabus.GroupReader
 
 	mu        sync.Mutex
 	cond      *sync.Cond
 	committed int
 }
 
-func newCounted(r *kafka.Reader) *counted {
+func newCounted(r *kafkabus.GroupReader) *counted {
 	c := &counted{r: r}
 	c.cond = sync.NewCond(&c.mu)
 	return c

@@ -14,6 +14,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -21,7 +22,7 @@ import (
 // drainClock wraps a Reader and records when the first message was fetched and when the
 // committed count reached want: the drain time excludes the group join, for every contender alike.
 type drainClock struct {
-	r    *kafka.Reader
+	r    *kafkabus.GroupReader
 	want int64
 
 	committed  atomic.Int64
@@ -30,7 +31,7 @@ type drainClock struct {
 	done       chan struct{}
 }
 
-func newDrainClock(r *kafka.Reader, want int) *drainClock {
+func newDrainClock(r *kafkabus.GroupReader, want int) *drainClock {
 	return &drainClock{r: r, want: int64(want), done: make(chan struct{})}
 }
 

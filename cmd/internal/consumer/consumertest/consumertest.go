@@ -18,21 +18,24 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
-// NewReader is the production group reader (kafkabus.GroupReaderConfig) for topic and group, with
+// NewReader is the production group reader (kafkabus.NewGroupReader) for topic and group, with
 // a queue of 1000 and its logs into the test's output; it is closed when the test ends (Close).
-func NewReader(tb testing.TB, addr, topic, group string) *kafka.Reader {
+func NewReader(tb testing.TB, addr, topic, group string) *kafkabus.GroupReader {
 	tb.Helper()
-	r := kafka.NewReader(kafkabus.GroupReaderConfig(kafkabus.GroupReaderOptions{
+	r, err := kafkabus.NewGroupReader(kafkabus.GroupReaderOptions{
 		Brokers: []string{addr}, Group: group, Topic: topic, QueueCapacity: 1000,
 		Logger: testkit.Logger(tb, slog.LevelWarn),
-	}))
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { Close(tb, r) })
 	return r
 }
 
 // Close closes r, failing the test if that takes more than 10 s (a leave-group that hangs). A
 // close error is not what the tests check. Closing twice is harmless.
-func Close(tb testing.TB, r *kafka.Reader) {
+func Close(tb testing.TB, r interface{ Close() error }) {
 	done := make(chan struct{})
 	go func() { _ = r.Close(); close(done) }()
 	select {
@@ -62,7 +65,7 @@ func (c *Counters) Retry() { c.Retries.Add(1) }
 // Lag is ignored.
 func (c *Counters) Lag(string, int, int64) {}
 
-// Reader is what consumer.Run reads from (*kafka.Reader, or a test's wrapper of one).
+// Reader is what consumer.Run reads from (*kafkabus.GroupReader, or a test's wrapper of one).
 type Reader interface {
 	FetchMessage(ctx context.Context) (kafka.Message, error)
 	CommitMessages(ctx context.Context, msgs ...kafka.Message) error
