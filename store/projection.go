@@ -333,7 +333,11 @@ func swap(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, projectionSwapFinishSQL); err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, projectionTriggersSQL)
+	triggers, err := projectionTriggers(ctx, tx)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, triggers)
 	return err
 }
 

@@ -5,6 +5,13 @@
 -- refreshes their rows: every statement after the lock sees what a concurrent writer of the same
 -- listings committed.
 --
+-- :upsert_set is "(c, ...) = row(excluded.c, ...)" over every column of listing_lifetimes but its
+-- key (listing_key, play_date), in table order, filled in from the catalog when the functions are
+-- installed (store/projection_upsert.go), like :fold_set ("(c, ...) = (n.c, ...)", the same
+-- columns) and :all_columns (every column, key included): the recompute's upsert and the fold's
+-- UPDATE and INSERT write the whole row, and their column lists are not written here; only the
+-- fold's `next` select computes each column by name.
+--
 -- listing_lifetimes_recompute(keys): the rows of the listings keys again, from all their stored
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
@@ -15,13 +22,7 @@ language plpgsql as $fn$
 begin
     insert into listing_lifetimes
     select * from booking_lifetimes_from_events_stored where listing_key = any(keys)
-    on conflict (listing_key, play_date) do update set
-        (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-         last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-      = row(excluded.source, excluded.course_name, excluded.course_part, excluded.tee_time,
-            excluded.status, excluded.opened_at, excluded.closed_at, excluded.last_event_type,
-            excluded.last_event_at, excluded.open_price_krw, excluded.last_price_krw,
-            excluded.change_count, excluded.reopen_count);
+    on conflict (listing_key, play_date) do update set :upsert_set;
 end
 $fn$;
 
@@ -124,21 +125,12 @@ begin
         from folded
         where is_last
     ), fold_stored as ( -- a stored listing's row, updated where it is (by its row id: no second lookup)
-        update listing_lifetimes t set
-            (source, course_name, course_part, tee_time, status, opened_at, closed_at, last_event_type,
-             last_event_at, open_price_krw, last_price_krw, change_count, reopen_count)
-          = (n.source, n.course_name, n.course_part, n.tee_time, n.status, n.opened_at, n.closed_at,
-             n.last_event_type, n.last_event_at, n.open_price_krw, n.last_price_krw, n.change_count,
-             n.reopen_count)
+        update listing_lifetimes t set :fold_set
         from next n
         where n.row_id is not null and t.ctid = n.row_id
     ), fold_new as ( -- a new listing's row
-        insert into listing_lifetimes (listing_key, source, course_name, course_part, play_date, tee_time,
-            status, opened_at, closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw,
-            change_count, reopen_count)
-        select listing_key, source, course_name, course_part, play_date, tee_time, status, opened_at,
-               closed_at, last_event_type, last_event_at, open_price_krw, last_price_krw, change_count,
-               reopen_count
+        insert into listing_lifetimes (:all_columns)
+        select :all_columns
         from next
         where row_id is null
     )

@@ -3,7 +3,7 @@ package notify
 import "github.com/prometheus/client_golang/prometheus"
 
 // Metrics are the notifier's Prometheus series (the consume loop's own, lag included, come from
-// internal/consumer). A nil *Metrics records nothing.
+// cmd/internal/consumer). A nil *Metrics records nothing.
 type Metrics struct {
 	sentC, failedC, unknownC, retriesC *prometheus.CounterVec
 	skippedC                           *prometheus.CounterVec
