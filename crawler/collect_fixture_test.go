@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // fixtureServer serves the testdata pages of one list at /tee?date=20251206&page=N, plus whatever
@@ -80,19 +81,7 @@ func TestCollectFixtureGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(bytes.ReplaceAll(got, []byte(srv.URL), []byte("http://fixture")), '\n')
-	golden := filepath.Join("testdata", "tee_list.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./crawler -run TestCollectFixtureGolden -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("parsed fixture differs from %s (rerun with -update if the change is intended):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "tee_list.golden"), got)
 }
 
 func TestCollectMaxPages(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var update = flag.Bool("update", false, "rewrite compose/app/sites.yaml from the dev sites file (goldens: UPDATE_GOLDENS=1)")
 
 // t0 is the crawl time of most tests: Monday 2025-12-01 10:00 in Seoul.
 var t0 = time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestDiffGolden pins what Diff emits, byte for byte: every event (id, contents, order), the
@@ -19,7 +19,7 @@ import (
 // that open, change, miss, close as booked and expired, reopen from tombstones, collapse (believed
 // and not), withhold page sets, and carry duplicates and invalid rows. It starts from a snapshot
 // written before epochs, so the legacy epoch rule is pinned too. The file is
-// testdata/diff.golden; rewrite it with -update only for an intended change of the events.
+// testdata/diff.golden; rewrite it with UPDATE_GOLDENS=1 (testkit.Golden) only for an intended change of the events.
 func TestDiffGolden(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
@@ -50,19 +50,7 @@ func TestDiffGolden(t *testing.T) {
 		writeGoldenCrawl(t, &buf, n, c, out, next, stats)
 		snap = next
 	}
-	golden := filepath.Join("testdata", "diff.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./crawler -run TestDiffGolden -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("Diff's output differs from %s (rerun with -update only if the change is intended):\n%s", golden, firstDiffLine(buf.Bytes(), want))
-	}
+	testkit.Golden(t, filepath.Join("testdata", "diff.golden"), buf.Bytes())
 }
 
 // goldenCrawlListings is crawl n's listings: prices and players drift, rows vanish, a crawl in
@@ -121,22 +109,4 @@ func writeGoldenCrawl(t *testing.T, buf *bytes.Buffer, n int, c Crawl, out []eve
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-}
-
-// firstDiffLine quotes the first line where got and want differ.
-func firstDiffLine(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range max(len(g), len(w)) {
-		var gl, wl []byte
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if !bytes.Equal(gl, wl) {
-			return fmt.Sprintf("line %d\n got %s\nwant %s", i+1, gl, wl)
-		}
-	}
-	return ""
 }
