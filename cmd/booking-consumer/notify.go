@@ -109,7 +109,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if cfg.dryRun {
 		group += "-dry-run"
 	}
-	channels := usedChannels(cfg.watches)
+	channels := cfg.watches.UsedChannels()
 	logger.InfoContext(ctx, "booking-notifier starting", "database_url", redact(cfg.databaseURL), "brokers", cfg.brokers,
 		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
 		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
@@ -151,20 +151,6 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
 	}
 	return nil
-}
-
-// usedChannels are the channels some watch names, sorted.
-func usedChannels(c *notify.Config) []string {
-	var out []string
-	for _, w := range c.Watches {
-		for _, ch := range w.Channels {
-			if !slices.Contains(out, ch) {
-				out = append(out, ch)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
