@@ -86,7 +86,7 @@ const (
 	infoEvery = 10 * time.Second
 )
 
-// reader is the part of *kafka.Reader the loop uses.
+// reader is the part of a Kafka group reader the loop uses (production: *kafkabus.GroupReader).
 type reader interface {
 	FetchMessage(ctx context.Context) (kafka.Message, error)
 	CommitMessages(ctx context.Context, msgs ...kafka.Message) error

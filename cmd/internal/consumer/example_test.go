@@ -15,7 +15,7 @@ import (
 )
 
 // memReader hands out msgs, then waits for ctx; it records the committed offsets. Production
-// passes a *kafka.Reader (kafkabus.GroupReaderConfig).
+// passes a *kafkabus.GroupReader.
 type memReader struct {
 	mu        sync.Mutex
 	msgs      []kafka.Message

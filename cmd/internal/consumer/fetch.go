@@ -43,7 +43,7 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 				return
 			}
 			// The broker or the group coordinator is away (connection refused, a rebalance that
-			// failed, ...). kafka-go's group Reader keeps rejoining in the background, so wait and
+			// failed, ...). The group reader keeps rejoining in the background, so wait and
 			// fetch again: a broker outage pauses the consumer, it does not end it.
 			failures++
 			d := l.cfg.Backoff.Delay(failures)

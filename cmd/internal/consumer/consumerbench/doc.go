@@ -1,6 +1,6 @@
 // Package consumerbench holds the consumer's end-to-end benchmarks against the real stack, with
 // Kafka in the loop: events are produced to a fresh topic and drained by consumer.Run over a real
-// kafka-go group Reader into a fresh database (storetest), next to the alternatives it is held to,
+// kafkabus.GroupReader (the consumer's own) into a fresh database (storetest), next to the alternatives it is held to,
 // measured in the same run:
 //
 //   - BenchmarkConsumerIngest: fresh events vs a naive consumer (FetchMessage → one autocommit
