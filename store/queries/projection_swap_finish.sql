@@ -10,5 +10,4 @@ alter table listing_lifetimes rename constraint listing_lifetimes_next_pkey to l
 alter index listing_lifetimes_next_play_date_idx rename to listing_lifetimes_play_date_idx;
 alter index listing_lifetimes_next_course_idx rename to listing_lifetimes_course_idx;
 alter index listing_lifetimes_next_source_idx rename to listing_lifetimes_source_idx;
-alter index listing_lifetimes_next_status_idx rename to listing_lifetimes_status_idx;
 drop view if exists booking_lifetimes_stored;

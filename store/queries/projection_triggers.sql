@@ -16,7 +16,8 @@
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
 -- price change, most events) PostgreSQL updates the row in place without touching the indexes
--- (HOT; the table has fillfactor 70).
+-- (HOT; the table has fillfactor 50 and no index on a column a refresh changes,
+-- store/queries/projection_build.sql).
 create or replace function listing_lifetimes_recompute(keys text[]) returns void
 language plpgsql as $fn$
 begin
@@ -57,9 +58,13 @@ $fn$;
 -- key lookup (ON CONFLICT DO UPDATE cost about half again as much, issue 21 item 4). It runs
 -- through EXECUTE, so it is planned for every statement against the table's size and the
 -- statement's keys: PL/pgSQL would otherwise keep a plan made while listing_lifetimes was empty
--- for the whole session (TestProjectionFoldsFromAnEmptyTableInOneSession).
+-- for the whole session (TestProjectionFoldsFromAnEmptyTableInOneSession). random_page_cost 1.1
+-- (the usual value for data in memory; PostgreSQL's default 4 prices disk seeks) lets the planner
+-- fetch the updated rows by id (Tid Scan, one per row) instead of hashing the ids of the whole
+-- table for every statement (a profile of the crawl shape: 31% of the trigger's time in that hash
+-- at the default).
 create or replace function listing_lifetimes_after_insert() returns trigger
-language plpgsql as $fn$
+language plpgsql set random_page_cost = 1.1 as $fn$
 declare
     keys text[] := array(select distinct listing_key from new_events);
     redo text[];
@@ -70,11 +75,16 @@ begin
     perform listing_lifetimes_lock(keys);
 
     execute $sql$
-    with stored as ( -- the stored rows of the statement's listings, looked up by key first
-        select l.ctid as row_id, l.listing_key, l.play_date, l.last_event_at, l.last_event_type,
-               l.opened_at, l.open_price_krw, l.change_count, l.reopen_count
-        from listing_lifetimes l
-        where l.listing_key = any($1)
+    with stored as ( -- the stored rows of the statement's listings, one key lookup each
+        select l.*
+        from (select distinct listing_key, play_date from new_events) k
+        cross join lateral ( -- "offset 0" keeps this a lookup per listing: never a scan of the table
+            select s.ctid as row_id, s.listing_key, s.play_date, s.last_event_at, s.last_event_type,
+                   s.opened_at, s.open_price_krw, s.change_count, s.reopen_count
+            from listing_lifetimes s
+            where s.listing_key = k.listing_key and s.play_date = k.play_date
+            offset 0
+        ) l
     ), ordered as ( -- the new events in the definition's order, each with its listing's stored row
         select e.listing_key, e.play_date, e.source, e.course_name, e.course_part, e.tee_time, e.event_type,
                e.close_reason, e.occurred_at, e.price_krw, l.row_id, l.row_id is not null as stored,
@@ -136,7 +146,7 @@ begin
     )
     select coalesce(array_agg(distinct listing_key) filter (where stored and first_at <= stored_last_at), '{}')
     from ordered
-    $sql$ into redo using keys;
+    $sql$ into redo;
 
     if cardinality(redo) > 0 then
         perform listing_lifetimes_recompute(redo);

@@ -1,0 +1,56 @@
+package store_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// identityColumns are listing_lifetimes' columns a refresh never changes: a listing's identity.
+var identityColumns = []string{"listing_key", "play_date", "source", "course_name", "course_part", "tee_time"}
+
+// TestProjectionTableKeepsRefreshesHOT: no index of listing_lifetimes covers a column the fold
+// changes (status, times, prices, counts), and its pages are at most half full, so a refresh can
+// stay on its page without writing the indexes (a HOT update) even when one statement updates every
+// row of a page, as a crawl's batch does (issue 21 item 4: at fillfactor 70 with the status index,
+// 28% of a crawl-shaped load's updates wrote all five indexes; no filter on booking_lifetimes'
+// status could use that index, the view computes status from the clock). BenchmarkIngestProjection
+// reports the share of HOT updates; how many are depends on pruning, so on every transaction
+// running at the time, which is why this test checks the table and not a share.
+func TestProjectionTableKeepsRefreshesHOT(t *testing.T) {
+	t.Parallel()
+	pool := storetest.NewDB(t)
+	var fillfactor int
+	if err := pool.QueryRow(t.Context(), `select coalesce((select option_value::int from pg_options_to_table(reloptions)
+		where option_name = 'fillfactor'), 100) from pg_class where oid = 'listing_lifetimes'::regclass`).Scan(&fillfactor); err != nil {
+		t.Fatal(err)
+	}
+	if fillfactor > 50 {
+		t.Errorf("listing_lifetimes has fillfactor %d, want at most 50: room on a page for a second version of each row", fillfactor)
+	}
+	rows, err := pool.Query(t.Context(), `select i.indexrelid::regclass::text, a.attname
+		from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+		where i.indrelid = 'listing_lifetimes'::regclass order by 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	indexes := map[string]bool{}
+	for rows.Next() {
+		var index, column string
+		if err := rows.Scan(&index, &column); err != nil {
+			t.Fatal(err)
+		}
+		indexes[index] = true
+		if !slices.Contains(identityColumns, column) {
+			t.Errorf("index %s covers %s, a column the projection's refresh changes: its updates can no longer be HOT", index, column)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(indexes) < 4 {
+		t.Fatalf("listing_lifetimes has indexes %v, want the key, play date, course and source ones", indexes)
+	}
+}
