@@ -60,9 +60,9 @@ $fn$;
 -- statement's keys: PL/pgSQL would otherwise keep a plan made while listing_lifetimes was empty
 -- for the whole session (TestProjectionFoldsFromAnEmptyTableInOneSession). random_page_cost 1.1
 -- (the usual value for data in memory; PostgreSQL's default 4 prices disk seeks) lets the planner
--- fetch the updated rows by id (Tid Scan, one per row) instead of hashing the ids of the whole
--- table for every statement (a profile of the crawl shape: 31% of the trigger's time in that hash
--- at the default).
+-- fetch the updated rows by id (Tid Scan, one per row) instead of reading and hashing every row of
+-- the table for every statement (at the default, one of the two largest costs in a perf profile of
+-- the trigger in the crawl shape, with the index inserts of updates that were not HOT).
 create or replace function listing_lifetimes_after_insert() returns trigger
 language plpgsql set random_page_cost = 1.1 as $fn$
 declare
