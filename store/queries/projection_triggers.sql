@@ -16,7 +16,7 @@
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a
 -- price change, most events) PostgreSQL updates the row in place without touching the indexes
--- (HOT; the table has fillfactor 50 and no index on a column a refresh changes,
+-- (HOT; the table has fillfactor 70 and no index on a column a refresh changes,
 -- store/queries/projection_build.sql).
 create or replace function listing_lifetimes_recompute(keys text[]) returns void
 language plpgsql as $fn$
