@@ -14,7 +14,7 @@
 --
 -- listing_lifetimes_lock(keys): the locks of a write touching keys, then the pending log for a
 -- rebuild in progress. A transaction-scoped advisory lock lives until the transaction ends, so
--- the listing locks are counted per transaction (golf_crawler.listing_locks, a transaction-local
+-- the listing locks are counted per transaction (golf.listing_locks, a transaction-local
 -- setting: gone at commit or rollback, and undone with a rolled-back savepoint like the locks it
 -- counts):
 --   * while the transaction's count stays at or below 2000 listings: the rebuild's (1319, 0) lock
@@ -37,7 +37,7 @@
 create or replace function listing_lifetimes_lock(keys text[]) returns void
 language plpgsql as $fn$
 declare
-    taken bigint := coalesce(nullif(current_setting('golf_crawler.listing_locks', true), ''), '0')::bigint;
+    taken bigint := coalesce(nullif(current_setting('golf.listing_locks', true), ''), '0')::bigint;
     total bigint := taken + cardinality(keys);
 begin
     if total > 2000 then
@@ -47,7 +47,7 @@ begin
         perform count(pg_advisory_xact_lock(1320, h))
         from (select distinct hashtext(k) as h from unnest(keys) as k order by 1) as sorted;
     end if;
-    perform set_config('golf_crawler.listing_locks', total::text, true);
+    perform set_config('golf.listing_locks', total::text, true);
     insert into listing_lifetimes_pending (listing_key)
     select unnest(keys) from listing_lifetimes_state where rebuilding;
 end
