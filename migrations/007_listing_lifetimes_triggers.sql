@@ -10,18 +10,13 @@
 -- (store/queries/projection_triggers.sql) in the transaction that swaps its table in, so the
 -- functions always match the table's columns.
 --
--- listing_lifetimes_lock(keys): the locks of a write touching keys, then the pending log.
---   * up to 2000 listings: the rebuild's (1319, 0) lock shared, and one transaction-scoped
---     advisory lock per listing (1320, hashtext(key)), taken in sorted order in a statement of
---     their own, so the recomputation that follows sees whatever a concurrent writer of the same
---     listing committed, and two single-statement writers wait instead of deadlocking.
---   * above: the (1319, 0) lock exclusive, the one the rebuild takes to swap: one lock instead of
---     tens of thousands (50,000 advisory locks in one transaction fail with "out of shared memory"
---     on max_locks_per_transaction 64); the statement waits for every writer and blocks them.
---   Two multi-statement transactions that take the same listings in opposite order (or both
---   upgrade a shared (1319, 0) to exclusive) deadlock: PostgreSQL aborts one with 40P01, which
---   store.Decide calls transient, so the consumer retries its batch; other clients retry the
---   transaction.
+-- listing_lifetimes_lock(keys): the locks of a write touching keys, then the pending log. This
+-- first version bounded the listing locks per statement: up to 2000 listings one transaction-scoped
+-- advisory lock per listing (1320, hashtext(key)) beside the rebuild's (1319, 0) shared, above that
+-- (1319, 0) exclusive. The locks live for the transaction, though, so several statements of one
+-- transaction added up past the shared lock table ("out of shared memory"). The projection's
+-- build replaces it with the one in store/queries/projection_triggers.sql, which counts the
+-- listing locks per transaction; its comment has the rules and the deadlocks they allow.
 create function listing_lifetimes_lock(keys text[]) returns void
 language plpgsql as $fn$
 begin

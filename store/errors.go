@@ -31,6 +31,11 @@ func interpret(err error) error {
 			pgerrcode.IsProgramLimitExceeded(pgErr.Code)) {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.OutOfMemory && strings.Contains(pgErr.Message, "shared memory") {
+		// PostgreSQL says "out of shared memory" when the lock table, which every session
+		// shares, has no slot left: not the batch's fault, and not memory to add.
+		return fmt.Errorf("the lock table is full (another transaction holds many locks; see max_locks_per_transaction): %w", err)
+	}
 	return err
 }
 

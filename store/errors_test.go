@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -89,5 +90,26 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Decide(%v) = %v %q, want %v %q", tc.err, got.Fate, got.Reason, tc.fate, tc.reason)
 			}
 		})
+	}
+}
+
+// A full lock table (53200 "out of shared memory": another transaction holds many locks) stays an
+// alarmed retry with its SQLSTATE as the reason, and the error says what it is, so the consumer's
+// "insert failed" line and /healthz point at the cause instead of at memory.
+func TestInterpretExplainsAFullLockTable(t *testing.T) {
+	t.Parallel()
+	err := interpret(fmt.Errorf("insert 1000 events: %w", &pgconn.PgError{Severity: "ERROR", Code: "53200",
+		Message: "out of shared memory", Hint: "You might need to increase max_locks_per_transaction."}))
+	if d := Decide(t.Context(), err); d != (Decision{FateAlarmedRetry, "sqlstate 53200"}) {
+		t.Errorf("Decide = %v %q, want alarmed-retry \"sqlstate 53200\"", d.Fate, d.Reason)
+	}
+	for _, want := range []string{"the lock table is full", "another transaction holds many locks", "max_locks_per_transaction", "SQLSTATE 53200"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "53200" {
+		t.Errorf("error %v lost its PgError", err)
 	}
 }

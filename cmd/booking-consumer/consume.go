@@ -46,6 +46,7 @@ type consumeConfig struct {
 	httpAddr   string // the dashboard inside run (serve.go); "" = off
 	shutdown   time.Duration
 	alarmAfter int
+	fetchStuck time.Duration
 	dashAuth   dashboard.Auth
 }
 
@@ -79,7 +80,11 @@ func consumeCmd(ctx context.Context, env cli.Env, args []string) error {
 		"DASHBOARD_USER/DASHBOARD_PASSWORD is required")
 	fs.IntVar(&cfg.alarmAfter, "alarm-after", consumer.DefaultAlarmAfter,
 		"failed attempts in a row of one batch (for an error that is neither transient nor a row's fault)\n"+
-			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises")
+			"or of one offset commit before /healthz answers 503 and booking_consumer_stuck rises; failed\n"+
+			"fetches as many times in a row and for --fetch-stuck-after too")
+	fs.DurationVar(&cfg.fetchStuck, "fetch-stuck-after", consumer.DefaultFetchStuckAfter,
+		"how long fetches must have been failing (and --alarm-after times in a row) before /healthz\n"+
+			"answers 503 \"stuck: fetch failed\": longer than a broker's restart")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the batches in the database may take to finish")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -124,6 +129,9 @@ func (c consumeConfig) validate() error {
 	if c.alarmAfter < 1 {
 		errs = append(errs, fmt.Errorf("--alarm-after %d must be at least 1", c.alarmAfter))
 	}
+	if c.fetchStuck <= 0 {
+		errs = append(errs, fmt.Errorf("--fetch-stuck-after %v must be positive", c.fetchStuck))
+	}
 	if c.inflight < 1 || c.inflight > maxInflight {
 		errs = append(errs, fmt.Errorf("--inflight %d is out of range 1..%d", c.inflight, maxInflight))
 	}
@@ -165,7 +173,7 @@ func consume(ctx context.Context, logger *slog.Logger, cfg consumeConfig) error 
 		Brokers: cfg.brokers, Topic: cfg.topic, Group: cfg.group, QueueCapacity: cfg.queue,
 	}, store.New(pool), consumer.Config{
 		BatchSize: cfg.batchSize, MaxBatchBytes: cfg.batchBytes, BatchWait: cfg.batchWait, Inflight: cfg.inflight,
-		ShutdownTimeout: cfg.shutdown, AlarmAfter: cfg.alarmAfter,
+		ShutdownTimeout: cfg.shutdown, AlarmAfter: cfg.alarmAfter, FetchStuckAfter: cfg.fetchStuck,
 	}, nil)
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", cfg.topic, err)

@@ -54,6 +54,25 @@ func TestLifetimesVerifyAndRebuild(t *testing.T) {
 	}
 }
 
+// TestLifetimesVerifyChecksTheHourlyRollup: --verify also compares the dashboard's hourly rollup
+// (its "N events stored" and events-per-hour chart) with booking_events, names the hour that
+// differs and exits non-zero.
+func TestLifetimesVerifyChecksTheHourlyRollup(t *testing.T) {
+	t.Parallel()
+	env, conn := seeded(t)
+	if out, _, err := runCLI(t, t.Context(), env, "lifetimes", "--verify"); err != nil || !strings.Contains(out, "booking_events_hourly equals booking_events") {
+		t.Fatalf("--verify after ingest = %q, %v", out, err)
+	}
+	if _, err := conn.Exec(t.Context(), `insert into booking_events_hourly (hour, event_type, events, last_ingested_at)
+		values ('2099-01-01 03:00Z', 'listing_opened', 5, now())`); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, t.Context(), env, "lifetimes", "--verify")
+	if !errors.Is(err, errRollupDiffers) || !strings.Contains(out, "2099-01-01 03:00Z listing_opened: booking_events_hourly counts 5, booking_events holds 0") {
+		t.Fatalf("--verify of a tampered rollup = %q, %v", out, err)
+	}
+}
+
 // TestMigrateBuildsTheProjection: migrate builds listing_lifetimes from the events already stored
 // when it does not exist (a database from before the projection), rebuilds it when the view
 // definitions it was built from changed (another hash), and leaves it alone otherwise.

@@ -27,11 +27,16 @@ type consumerProcess struct {
 	health *consumer.Health
 	alive  atomic.Bool                  // the consume loop runs (or has yet to start)
 	db     atomic.Pointer[pgxpool.Pool] // for /healthz, once open
+	// ackedReplicas is booking_consumer_topic_acked_replicas{topic}, set at start-up.
+	ackedReplicas *prometheus.GaugeVec
 }
 
 func newConsumerProcess(logger *slog.Logger) *consumerProcess {
 	p := &consumerProcess{logger: logger, reg: prometheus.NewRegistry(), health: &consumer.Health{}}
-	p.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p.ackedReplicas = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "booking_consumer_topic_acked_replicas",
+		Help: "Nodes an acknowledged (acks=all) write of the topic is on at least, as found at start-up: its replicas, or its min.insync.replicas when lower. Below 2 on a cluster, one node's loss loses acknowledged events."},
+		[]string{"topic"})
+	p.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), p.ackedReplicas)
 	p.alive.Store(true)
 	p.health.Set(startingKey, "starting: connecting to PostgreSQL")
 	return p
@@ -48,6 +53,11 @@ func (p *consumerProcess) start(ctx context.Context, metricsAddr string, cfg sta
 	if metricsAddr != "" {
 		if stopHTTP, err = serveMetrics(ctx, p.logger, metricsAddr, p.reg, &p.db, &p.alive, p.health); err != nil {
 			return nil, nil, err
+		}
+	}
+	cfg.policy.observed = func(r kafkabus.TopicReplication) {
+		if n := r.AckedReplicas(); n > 0 {
+			p.ackedReplicas.WithLabelValues(r.Topic).Set(float64(n))
 		}
 	}
 	if pool, err = startUp(ctx, p.logger, p.health, &p.db, cfg); err != nil {

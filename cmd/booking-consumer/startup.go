@@ -39,6 +39,7 @@ type consumingFlags struct {
 	metricsAddr  string
 	partitions   int
 	replication  int
+	allowUnsafe  bool
 }
 
 // consumingDefaults is what differs between the subcommands' consumingFlags: the group's and the
@@ -61,6 +62,9 @@ func (c *consumingFlags) define(fs *flag.FlagSet, getenv func(string) string, d 
 		"create the topic with this many partitions when it does not exist; 0: never create it")
 	fs.IntVar(&c.replication, "replication-factor", 0,
 		"replicas per partition of a topic it creates; 0: 3 when the cluster has at least three brokers, else 1")
+	fs.BoolVar(&c.allowUnsafe, "allow-unsafe-replication", false,
+		"create the topic even with a --replication-factor below the cluster's min.insync.replicas\n"+
+			"(acknowledged writes are then on that many nodes only)")
 }
 
 // fromEnv fills what the flags left empty from DATABASE_URL and KAFKA_BOOTSTRAP (a flag
@@ -91,7 +95,8 @@ func (c *consumingFlags) validate() []error {
 // startUpConfig is what startUp needs to read as group with a pool of conns connections.
 func (c *consumingFlags) startUpConfig(group string, conns int32) startUpConfig {
 	return startUpConfig{databaseURL: c.databaseURL, conns: conns, noMigrate: c.noMigrate, brokers: c.brokers,
-		topic: c.topic, group: group, from: c.from, partitions: c.partitions, replication: c.replication, forceReset: c.forceReset}
+		topic: c.topic, group: group, from: c.from, partitions: c.partitions, replication: c.replication, forceReset: c.forceReset,
+		policy: topicPolicy{allowUnsafe: c.allowUnsafe}}
 }
 
 // startUpConfig is what startUp needs of a consuming subcommand's configuration.
@@ -104,6 +109,7 @@ type startUpConfig struct {
 	partitions         int
 	replication        int
 	forceReset         bool
+	policy             topicPolicy
 }
 
 // startUp is what `run` and `notify` do before consuming: open the pool (published in db for
@@ -134,7 +140,7 @@ func startUp(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 		}
 	}
 	if err := waitFor(ctx, logger, health, "Kafka", kafkabus.Reachable, func(ctx context.Context) error {
-		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions, cfg.replication)
+		return reachKafka(ctx, logger, cfg.brokers, cfg.topic, cfg.partitions, cfg.replication, cfg.policy)
 	}); err != nil {
 		return fail(err)
 	}
@@ -179,9 +185,9 @@ func waitFor(ctx context.Context, logger *slog.Logger, health *consumer.Health, 
 // reachKafka creates the topic if asked to (partitions > 0; replication as ensureTopic takes it),
 // or else asks for its metadata: either way one of the brokers answered. A topic that does not
 // exist yet is not waited for here; the Reader picks it up once it appears.
-func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions, replication int) error {
+func reachKafka(ctx context.Context, logger *slog.Logger, brokers []string, topic string, partitions, replication int, policy topicPolicy) error {
 	if partitions > 0 {
-		return ensureTopic(ctx, logger, brokers, topic, partitions, replication)
+		return ensureTopic(ctx, logger, brokers, topic, partitions, replication, policy)
 	}
 	if _, err := kafkabus.TopicPartitions(ctx, brokers, topic); err != nil && !errors.Is(err, kafkabus.ErrTopicNotReady) {
 		return err

@@ -193,7 +193,7 @@ func TestStartUpUsesEveryBootstrapBroker(t *testing.T) {
 	topic, group := kafkatest.Name(t, "multi"), kafkatest.Name(t, "g")
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
 	logger := slog.New(slog.NewTextHandler(t.Output(), nil))
-	if err := ensureTopic(t.Context(), logger, brokers, topic, 2, 0); err != nil {
+	if err := ensureTopic(t.Context(), logger, brokers, topic, 2, 0, topicPolicy{}); err != nil {
 		t.Fatalf("ensureTopic with %v: %v", brokers, err)
 	}
 	// The broker answers CreateTopics before every partition has a leader: wait, as the

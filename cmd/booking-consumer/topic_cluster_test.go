@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// On the three-node cluster: `run` creates its topic with 3 replicas by default, and warns at
+// On the three-node cluster: `run` creates its topic with 3 replicas by default, refuses
+// --replication-factor 1 (below min.insync.replicas 2) unless --allow-unsafe-replication, and warns at
 // start-up about an existing topic with one replica, or with min.insync.replicas=1.
 func TestEnsureTopicOnTheCluster(t *testing.T) {
 	c := kafkatest.NewCluster(t)
@@ -23,7 +25,7 @@ func TestEnsureTopicOnTheCluster(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), c.Brokers[0], created) })
-	if err := ensureTopic(t.Context(), logger, c.Brokers, created, 3, 0); err != nil {
+	if err := ensureTopic(t.Context(), logger, c.Brokers, created, 3, 0, topicPolicy{}); err != nil {
 		t.Fatal(err)
 	}
 	c.WaitFor(t, created, "every replica in sync", time.Minute, kafkatest.FullISR)
@@ -40,6 +42,29 @@ func TestEnsureTopicOnTheCluster(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "level=WARN") {
 		t.Fatalf("the default topic drew a warning:\n%s", logs.String())
+	}
+
+	// Below the cluster's min.insync.replicas (2) a replication factor is refused at creation,
+	// naming the flag that allows it; allowed, the topic is made and its start-up warning says
+	// what an acknowledged write then is: on one node.
+	unsafe := kafkatest.Name(t, "rf1")
+	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), c.Brokers[0], unsafe) })
+	err = ensureTopic(t.Context(), logger, c.Brokers, unsafe, 3, 1, topicPolicy{})
+	if !errors.Is(err, kafkabus.ErrUnsafeReplication) || kafkabus.Reachable(err) || !strings.Contains(err.Error(), "--allow-unsafe-replication") {
+		t.Fatalf("--replication-factor 1 on the cluster: %v; want ErrUnsafeReplication naming --allow-unsafe-replication", err)
+	}
+	if r, err := kafkabus.InspectTopic(t.Context(), c.Brokers, unsafe); err != nil || r.Exists || r.ClusterMinISR != 2 {
+		t.Fatalf("after the refusal: %+v, %v; want no topic and the cluster's min ISR 2", r, err)
+	}
+	t.Logf("refused: %v", err)
+	logs.Reset()
+	var seen kafkabus.TopicReplication
+	if err := ensureTopic(t.Context(), logger, c.Brokers, unsafe, 3, 1,
+		topicPolicy{allowUnsafe: true, observed: func(r kafkabus.TopicReplication) { seen = r }}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "acknowledged writes are on 1 node(s) only") || seen.AckedReplicas() != 1 {
+		t.Fatalf("allowed RF 1: gauge %d (%+v), logs:\n%s\nwant the warning and 1", seen.AckedReplicas(), seen, logs.String())
 	}
 
 	for _, tc := range []struct {
@@ -60,7 +85,7 @@ func TestEnsureTopicOnTheCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			if err := ensureTopic(t.Context(), slog.New(slog.NewTextHandler(&logs, nil)), c.Brokers, topic, 3, 0); err != nil {
+			if err := ensureTopic(t.Context(), slog.New(slog.NewTextHandler(&logs, nil)), c.Brokers, topic, 3, 0, topicPolicy{}); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), tc.want) {

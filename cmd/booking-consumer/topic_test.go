@@ -21,7 +21,7 @@ func TestEnsureTopicCreatesOnceAndKeepsExisting(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	for range 2 { // the second call finds it and leaves it alone
-		if err := ensureTopic(t.Context(), logger, []string{addr}, topic, 3, 0); err != nil {
+		if err := ensureTopic(t.Context(), logger, []string{addr}, topic, 3, 0, topicPolicy{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,15 +48,16 @@ func TestEnsureTopicRefusesMoreReplicasThanBrokers(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Name(t, "rf")
 	t.Cleanup(func() { _ = kafkatest.DeleteTopic(context.Background(), addr, topic) })
-	err := ensureTopic(t.Context(), slog.New(slog.DiscardHandler), []string{addr}, topic, 3, 3)
+	err := ensureTopic(t.Context(), slog.New(slog.DiscardHandler), []string{addr}, topic, 3, 3, topicPolicy{})
 	if err == nil || kafkabus.Reachable(err) {
 		t.Fatalf("ensureTopic with 3 replicas on one broker = %v, want an error start-up does not retry", err)
 	}
 	t.Logf("error: %v", err)
 }
 
-// An existing topic less durable than the cluster allows is logged at start-up. On one broker that
-// is a topic asking for more in-sync replicas than it can have (so acks=all writes would fail); the
+// An existing topic less durable than the cluster allows is logged at start-up and reported for
+// booking_consumer_topic_acked_replicas. On one broker that is a topic asking for more in-sync
+// replicas than it has (Kafka then acknowledges writes held by its one replica); the
 // cluster's own cases (one replica on three brokers, min ISR 1) are in topic_cluster_test.go.
 func TestEnsureTopicWarnsOnAnExistingTopic(t *testing.T) {
 	t.Parallel()
@@ -71,11 +72,17 @@ func TestEnsureTopicWarnsOnAnExistingTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	if err := ensureTopic(t.Context(), slog.New(slog.NewTextHandler(&logs, nil)), []string{addr}, topic, 3, 0); err != nil {
+	var seen kafkabus.TopicReplication
+	if err := ensureTopic(t.Context(), slog.New(slog.NewTextHandler(&logs, nil)), []string{addr}, topic, 3, 0,
+		topicPolicy{observed: func(r kafkabus.TopicReplication) { seen = r }}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "min_insync_replicas=2") {
-		t.Fatalf("no warning about min.insync.replicas=2 on 1 replica:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "min_insync_replicas=2") ||
+		!strings.Contains(logs.String(), "acknowledged writes are on 1 node(s) only") {
+		t.Fatalf("no warning that acknowledged writes are on 1 node only (min.insync.replicas=2 on 1 replica):\n%s", logs.String())
+	}
+	if seen.AckedReplicas() != 1 {
+		t.Errorf("the gauge would get %d acknowledged replicas (%+v), want 1", seen.AckedReplicas(), seen)
 	}
 	t.Logf("warned: %s", strings.TrimSpace(logs.String()))
 }

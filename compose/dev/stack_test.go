@@ -235,3 +235,58 @@ func TestStackRefusesAnotherNodeCount(t *testing.T) {
 	s.mustFail("up", "formatted for a single broker")
 	s.env = base
 }
+
+// withoutPorts is env without the port variables: what a user's shell has after a restart.
+func withoutPorts(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "PG_PORT", "KAFKA_PORT", "KAFKA_CONTROLLER_PORT", "KAFKA_CLUSTER_PORT":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// A stack started on other ports than the defaults: 'status' and 'env' without the port variables
+// name its own ports (read from its config files), never the defaults, which may be someone
+// else's stack; a port variable that disagrees with the running stack is an error naming both.
+func TestStackStatusAndEnvNameTheRunningStacksPorts(t *testing.T) {
+	s := newStack(t)
+	s.mustRun("up")
+	kafka := ""
+	for _, kv := range s.env {
+		if v, ok := strings.CutPrefix(kv, "KAFKA_PORT="); ok {
+			kafka = v
+		}
+	}
+	started := s.env
+	s.env = withoutPorts(started)
+	env := s.mustRun("env")
+	if !strings.Contains(env, fmt.Sprintf("127.0.0.1:%d/golf", s.pg)) || !strings.Contains(env, "KAFKA_BOOTSTRAP='127.0.0.1:"+kafka+"'") {
+		t.Errorf("env without the port variables does not name the stack's ports (postgres %d, kafka %s):\n%s", s.pg, kafka, env)
+	}
+	status := s.mustRun("status")
+	if !strings.Contains(status, fmt.Sprintf("127.0.0.1:%d db", s.pg)) || !strings.Contains(status, "127.0.0.1:"+kafka+" (") {
+		t.Errorf("status without the port variables does not name the stack's ports (postgres %d, kafka %s):\n%s", s.pg, kafka, status)
+	}
+	other := freePort(t)
+	for _, verb := range []string{"env", "status", "up"} {
+		s.env = append(withoutPorts(started), "PG_PORT="+strconv.Itoa(other))
+		out := s.mustFail(verb, fmt.Sprintf("PG_PORT=%d", other))
+		if !strings.Contains(out, strconv.Itoa(s.pg)) {
+			t.Errorf("%s with PG_PORT=%d beside the stack on %d does not name both:\n%s", verb, other, s.pg, out)
+		}
+		s.env = append(withoutPorts(started), "KAFKA_PORT="+strconv.Itoa(other))
+		out = s.mustFail(verb, fmt.Sprintf("KAFKA_PORT=%d", other))
+		if !strings.Contains(out, kafka) {
+			t.Errorf("%s with KAFKA_PORT=%d beside the stack on %s does not name both:\n%s", verb, other, kafka, out)
+		}
+	}
+	s.env = started
+	if out := s.mustRun("status"); !strings.Contains(out, "postgres: up") {
+		t.Errorf("status with the stack's own ports:\n%s", out)
+	}
+}

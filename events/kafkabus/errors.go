@@ -31,9 +31,13 @@ func permanent(err error) bool {
 }
 
 // Reachable reports whether reaching the cluster may still work after err: everything but an answer
-// from the cluster that says it will never work (kafka.Error.Temporary false). booking-consumer
-// waits on it at start-up.
+// from the cluster that says it will never work (kafka.Error.Temporary false), or a topic it would
+// create less durable than the cluster promises (ErrUnsafeReplication). booking-consumer waits on it
+// at start-up.
 func Reachable(err error) bool {
+	if errors.Is(err, ErrUnsafeReplication) {
+		return false
+	}
 	var kerr kafka.Error
 	return !errors.As(err, &kerr) || kerr.Temporary()
 }

@@ -2,6 +2,7 @@ package kafkabus_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -69,8 +70,10 @@ func TestTopicReplicationWarnings(t *testing.T) {
 		{"two brokers, one replica", 2, 1, 1, true, []string{"(want 2)"}},
 		{"cluster, min ISR 1", 3, 3, 1, true, []string{"min.insync.replicas=1 on a cluster of 3"}},
 		{"min ISR unknown", 3, 3, 0, true, nil},
-		{"min ISR above replicas", 1, 1, 2, true, []string{"NOT_ENOUGH_REPLICAS"}},
-		{"cluster, one replica, min ISR 2", 3, 1, 2, true, []string{"(want 3)", "NOT_ENOUGH_REPLICAS"}},
+		// Kafka acknowledges an acks=all write once every replica a partition has holds it when
+		// it has fewer than min.insync.replicas: the write is on that many nodes only.
+		{"min ISR above replicas", 1, 1, 2, true, []string{"acknowledged writes are on 1 node(s) only"}},
+		{"cluster, one replica, min ISR 2", 3, 1, 2, true, []string{"(want 3)", "below its min.insync.replicas=2: acknowledged writes are on 1 node(s) only"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := kafkabus.TopicReplication{Topic: "t", Brokers: tc.brokers, Exists: tc.exists, Replicas: tc.replicas, MinISR: tc.minISR}
@@ -82,6 +85,36 @@ func TestTopicReplicationWarnings(t *testing.T) {
 				if !strings.Contains(got[i], w) {
 					t.Errorf("warning %d = %q, want it to say %q", i, got[i], w)
 				}
+			}
+		})
+	}
+}
+
+// At creation a replication factor below the cluster's min.insync.replicas is refused unless
+// allowed: Kafka would acknowledge acks=all writes held by fewer nodes than the cluster promises.
+func TestCheckReplication(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name               string
+		clusterMinISR, rf  int
+		allow, wantRefusal bool
+	}{
+		{"single broker", 1, 1, false, false},
+		{"cluster, RF 3", 2, 3, false, false},
+		{"cluster, RF 2", 2, 2, false, false},
+		{"cluster, RF 1", 2, 1, false, true},
+		{"cluster, RF 1 allowed", 2, 1, true, false},
+		{"min ISR unknown", 0, 1, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := kafkabus.TopicReplication{Topic: "t", Brokers: 3, ClusterMinISR: tc.clusterMinISR}
+			err := r.CheckReplication(tc.rf, tc.allow)
+			if (err != nil) != tc.wantRefusal {
+				t.Fatalf("CheckReplication(%d, %v) = %v, want refusal %v", tc.rf, tc.allow, err, tc.wantRefusal)
+			}
+			if err != nil && (!errors.Is(err, kafkabus.ErrUnsafeReplication) || kafkabus.Reachable(err) ||
+				!strings.Contains(err.Error(), "--allow-unsafe-replication") || !strings.Contains(err.Error(), "min.insync.replicas=2")) {
+				t.Errorf("refusal %q: want ErrUnsafeReplication, not retried, naming min.insync.replicas=2 and --allow-unsafe-replication", err)
 			}
 		})
 	}
@@ -101,11 +134,11 @@ func TestInspectTopic(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 2)
 	r, err := kafkabus.InspectTopic(t.Context(), []string{addr}, topic)
-	if err != nil || !r.Exists || r.Brokers != 1 || r.Replicas != 1 || r.MinISR != 1 {
-		t.Fatalf("InspectTopic(%s) = %+v, %v; want it to exist with 1 broker, 1 replica, min ISR 1", topic, r, err)
+	if err != nil || !r.Exists || r.Brokers != 1 || r.Replicas != 1 || r.MinISR != 1 || r.ClusterMinISR != 1 {
+		t.Fatalf("InspectTopic(%s) = %+v, %v; want it to exist with 1 broker, 1 replica, min ISR 1 (the cluster's 1)", topic, r, err)
 	}
 	missing, err := kafkabus.InspectTopic(t.Context(), []string{addr}, kafkatest.Name(t, "missing"))
-	if err != nil || missing.Exists || missing.Brokers != 1 {
-		t.Fatalf("InspectTopic(missing) = %+v, %v; want not existing, 1 broker", missing, err)
+	if err != nil || missing.Exists || missing.Brokers != 1 || missing.ClusterMinISR != 1 {
+		t.Fatalf("InspectTopic(missing) = %+v, %v; want not existing, 1 broker, the cluster's min ISR 1", missing, err)
 	}
 }

@@ -29,12 +29,41 @@ type TopicReplication struct {
 	Replicas int
 	// MinISR is the topic's effective min.insync.replicas; 0 when it could not be read.
 	MinISR int
+	// ClusterMinISR is the brokers' min.insync.replicas, what a topic created without its own
+	// gets (read from one broker); 0 when it could not be read.
+	ClusterMinISR int
+}
+
+// ErrUnsafeReplication means a topic would be created with fewer replicas than the cluster's
+// min.insync.replicas. Kafka (4.x) then acknowledges an acks=all write once every replica the
+// partition has holds it, so an acknowledged event is on fewer nodes than the cluster promises.
+// It is a configuration error: start-up does not retry it.
+var ErrUnsafeReplication = errors.New("replication factor below the cluster's min.insync.replicas")
+
+// CheckReplication refuses to create the topic with replication replicas per partition when that
+// is below the cluster's min.insync.replicas, unless allow (--allow-unsafe-replication).
+func (r TopicReplication) CheckReplication(replication int, allow bool) error {
+	if allow || r.ClusterMinISR == 0 || replication >= r.ClusterMinISR {
+		return nil
+	}
+	return fmt.Errorf("%w: topic %s with --replication-factor %d on a cluster with min.insync.replicas=%d: acknowledged (acks=all) writes would be on %d node(s) only, and lost with it; use --replication-factor %d or more, or --allow-unsafe-replication",
+		ErrUnsafeReplication, r.Topic, replication, r.ClusterMinISR, replication, r.ClusterMinISR)
+}
+
+// AckedReplicas is how many nodes an acknowledged (acks=all) write of the topic is on at least:
+// its replicas, or its min.insync.replicas when that is lower. 0 when unknown.
+func (r TopicReplication) AckedReplicas() int {
+	if !r.Exists || r.MinISR == 0 {
+		return 0
+	}
+	return min(r.Replicas, r.MinISR)
 }
 
 // Warnings says, in words for a log line, why the topic is less durable than the cluster allows:
 // fewer replicas than the cluster could give it (its broker count, up to 3); on a cluster of three
-// or more brokers, min.insync.replicas below 2 on a replicated topic; or min.insync.replicas above the replica count,
-// which fails every acks=all write. None for a topic that does not exist.
+// or more brokers, min.insync.replicas below 2 on a replicated topic; or fewer replicas than its
+// min.insync.replicas, which leaves acknowledged writes on fewer nodes than that. None for a topic
+// that does not exist.
 func (r TopicReplication) Warnings() []string {
 	if !r.Exists {
 		return nil
@@ -49,8 +78,9 @@ func (r TopicReplication) Warnings() []string {
 			r.Topic, r.MinISR, r.Brokers, minClusterISR, minClusterISR))
 	}
 	if r.MinISR > r.Replicas {
-		w = append(w, fmt.Sprintf("topic %s has min.insync.replicas=%d but %d replica(s): every acks=all write fails with NOT_ENOUGH_REPLICAS",
-			r.Topic, r.MinISR, r.Replicas))
+		// Kafka 4 takes the smaller of the two: the writes succeed, each on every replica there is.
+		w = append(w, fmt.Sprintf("topic %s has %d replica(s) per partition, below its min.insync.replicas=%d: acknowledged writes are on %d node(s) only, and lost with it",
+			r.Topic, r.Replicas, r.MinISR, r.Replicas))
 	}
 	return w
 }
@@ -72,6 +102,9 @@ func InspectTopic(ctx context.Context, brokers []string, topic string) (TopicRep
 		return r, fmt.Errorf("metadata of %s: %w", topic, err)
 	}
 	r.Brokers = len(md.Brokers)
+	if len(md.Brokers) > 0 {
+		r.ClusterMinISR = brokerMinISR(rctx, c, md.Brokers[0].ID)
+	}
 	for _, t := range md.Topics {
 		if t.Name != topic || errors.Is(t.Error, kafka.UnknownTopicOrPartition) || len(t.Partitions) == 0 {
 			continue
@@ -104,4 +137,23 @@ func InspectTopic(ctx context.Context, brokers []string, topic string) (TopicRep
 		}
 	}
 	return r, nil
+}
+
+// brokerMinISR is broker id's min.insync.replicas, 0 when it cannot be read (the check it feeds is
+// then skipped: unknown is not unsafe).
+func brokerMinISR(ctx context.Context, c *kafka.Client, id int) int {
+	cfg, err := c.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
+		ResourceType: kafka.ResourceTypeBroker, ResourceName: strconv.Itoa(id), ConfigNames: []string{"min.insync.replicas"}}}})
+	if err != nil {
+		return 0
+	}
+	for _, res := range cfg.Resources {
+		for _, e := range res.ConfigEntries {
+			if res.Error == nil && e.ConfigName == "min.insync.replicas" {
+				n, _ := strconv.Atoi(e.ConfigValue)
+				return n
+			}
+		}
+	}
+	return 0
 }

@@ -1,7 +1,7 @@
 -- The projection's trigger functions (the triggers are migration 007's), installed by the
 -- rebuild's swap in the transaction that puts the table they write in place. Each runs once per
 -- statement on booking_events, with the statement's rows as transition tables, takes the
--- listings' locks (listing_lifetimes_lock, migration 007) in a statement of its own and then
+-- listings' locks (listing_lifetimes_lock, below) in a statement of its own and then
 -- refreshes their rows: every statement after the lock sees what a concurrent writer of the same
 -- listings committed.
 --
@@ -12,6 +12,47 @@
 -- UPDATE and INSERT write the whole row, and their column lists are not written here; only the
 -- fold's `next` select computes each column by name.
 --
+-- listing_lifetimes_lock(keys): the locks of a write touching keys, then the pending log for a
+-- rebuild in progress. A transaction-scoped advisory lock lives until the transaction ends, so
+-- the listing locks are counted per transaction (golf.listing_locks, a transaction-local
+-- setting: gone at commit or rollback, and undone with a rolled-back savepoint like the locks it
+-- counts):
+--   * while the transaction's count stays at or below 2000 listings: the rebuild's (1319, 0) lock
+--     shared, and one advisory lock per listing (1320, hashtext(key)), taken in sorted order in a
+--     statement of their own, so the recomputation that follows sees whatever a concurrent writer
+--     of the same listing committed, and two single-statement writers wait instead of deadlocking.
+--   * once a statement would pass 2000: the (1319, 0) lock exclusive (upgrading the shared one an
+--     earlier statement took), the one the rebuild takes to swap. It waits for every writer and
+--     blocks them until the transaction ends, but it is one lock: the shared lock table
+--     (max_locks_per_transaction x max_connections, about 13,000 on the defaults) is shared by
+--     every session, and a transaction of many statements that kept taking a lock per listing
+--     failed with "out of shared memory" past about 24,000 and, before that, left the consumer's
+--     batches none (SQLSTATE 53200).
+--   The count is of keys asked for, not of distinct locks held: a listing written by two
+--   statements counts twice, so the switch comes early, never late. Two multi-statement
+--   transactions that take the same listings in opposite order (or both upgrade the shared
+--   (1319, 0) to exclusive, or one upgrades while the other waits for a listing lock it holds)
+--   deadlock: PostgreSQL aborts one with 40P01, which store.Decide calls transient, so the
+--   consumer retries its batch; other clients retry the transaction.
+create or replace function listing_lifetimes_lock(keys text[]) returns void
+language plpgsql as $fn$
+declare
+    taken bigint := coalesce(nullif(current_setting('golf.listing_locks', true), ''), '0')::bigint;
+    total bigint := taken + cardinality(keys);
+begin
+    if total > 2000 then
+        perform pg_advisory_xact_lock(1319, 0);
+    else
+        perform pg_advisory_xact_lock_shared(1319, 0);
+        perform count(pg_advisory_xact_lock(1320, h))
+        from (select distinct hashtext(k) as h from unnest(keys) as k order by 1) as sorted;
+    end if;
+    perform set_config('golf.listing_locks', total::text, true);
+    insert into listing_lifetimes_pending (listing_key)
+    select unnest(keys) from listing_lifetimes_state where rebuilding;
+end
+$fn$;
+
 -- listing_lifetimes_recompute(keys): the rows of the listings keys again, from all their stored
 -- events, by the definition's own logic (the key filter reaches booking_events_listing_idx: the
 -- view's windows are partitioned by listing_key), upserted: when no indexed column changes (a

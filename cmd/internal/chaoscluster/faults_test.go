@@ -4,6 +4,7 @@ package chaoscluster_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +56,30 @@ func controllerKill(t *testing.T, e *env, sample func()) {
 	sample()
 }
 
+// rollingRestart stops and restarts each node in turn. A restart is no outage for the consumers:
+// whatever fetches fail meanwhile, none marks a consumer stuck (that takes --alarm-after failures
+// in a row and --fetch-stuck-after, a minute, of them), so /healthz stays 200.
 func rollingRestart(t *testing.T, e *env, sample func()) {
+	const failed = "fetch failed; retrying"
+	seen := map[*testkit.Proc]int{}
+	for _, p := range e.cs.procs {
+		seen[p] = len(p.Logs.Lines(failed))
+	}
+	defer func() {
+		failures, stuck := 0, 0
+		for _, p := range e.cs.procs {
+			lines := p.Logs.Lines(failed)
+			lines = lines[min(seen[p], len(lines)):]
+			failures += len(lines)
+			for _, l := range lines {
+				if strings.Contains(l, `"stuck":true`) {
+					stuck++
+					t.Errorf("a rolling restart marked a consumer stuck: %s", l)
+				}
+			}
+		}
+		t.Logf("rolling restart: %d failed fetches in the consumers' logs, %d of them marking a consumer stuck", failures, stuck)
+	}()
 	for n := 1; n <= len(e.c.Brokers); n++ {
 		began := time.Now()
 		e.c.StopNode(t, n)

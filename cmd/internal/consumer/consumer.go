@@ -82,6 +82,11 @@ const (
 	// itself stuck: the booking_consumer_stuck gauge and a 503 from /healthz, so that an
 	// orchestrator notices. With the default backoff, 5 attempts take about 3 s.
 	DefaultAlarmAfter = 5
+	// DefaultFetchStuckAfter is how long fetches must have been failing (besides AlarmAfter times
+	// in a row) before the consumer reports itself stuck: longer than a broker's restart, whose
+	// few failed fetches are normal, short enough that a cluster without a group coordinator is
+	// noticed while the crawlers' retry window (5 minutes) still holds their events.
+	DefaultFetchStuckAfter = time.Minute
 	// infoEvery rate-limits the Info-level progress line; every batch is logged at Debug.
 	infoEvery = 10 * time.Second
 )
@@ -118,6 +123,9 @@ type Config struct {
 	// AlarmAfter is how many failed attempts in a row of an alarmed insert or of an offset commit
 	// mark the consumer stuck (Health, the stuck gauge); DefaultAlarmAfter if zero.
 	AlarmAfter int
+	// FetchStuckAfter is how long fetches must have been failing, AlarmAfter times in a row or
+	// more, to mark the consumer stuck; DefaultFetchStuckAfter if zero.
+	FetchStuckAfter time.Duration
 	// Health receives the stuck reasons while a batch is stuck; none if nil.
 	Health  *Health
 	Logger  *slog.Logger     // slog.Default() if nil
@@ -138,6 +146,7 @@ func (c Config) withDefaults() Config {
 	defaults.Positive(&c.ShutdownTimeout, DefaultShutdownTimeout)
 	defaults.Positive(&c.CommitTimeout, DefaultCommitTimeout)
 	defaults.Positive(&c.AlarmAfter, DefaultAlarmAfter)
+	defaults.Positive(&c.FetchStuckAfter, DefaultFetchStuckAfter)
 	if c.Health == nil {
 		c.Health = &Health{}
 	}

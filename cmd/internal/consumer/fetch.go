@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
@@ -28,6 +29,9 @@ type fetched struct {
 func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 	defer close(out)
 	failures := 0
+	var failingSince time.Time // the first failure of this run of failures
+	var stuck *stuckMark
+	defer func() { stuck.clear() }()
 	for ctx.Err() == nil {
 		kb, sb, err := l.fetch(ctx)
 		if err != nil {
@@ -46,9 +50,13 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 			// failed, ...). The group reader keeps rejoining in the background, so wait and
 			// fetch again: a broker outage pauses the consumer, it does not end it.
 			failures++
+			if failures == 1 {
+				failingSince = l.cfg.Now()
+			}
+			stuck = l.fetchStuck(stuck, failures, failingSince, err)
 			d := l.cfg.Backoff.Delay(failures)
 			l.cfg.Logger.WarnContext(ctx, "fetch failed; retrying", "attempt", failures,
-				"backoff", d.String(), "err", err)
+				"backoff", d.String(), "stuck", stuck != nil, "err", err)
 			l.cfg.Metrics.Retry()
 			if !sleep(ctx, d) {
 				return
@@ -58,6 +66,8 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 		if failures > 0 {
 			l.cfg.Logger.InfoContext(ctx, "fetching again after failures", "failures", failures)
 			failures = 0
+			stuck.clear()
+			stuck = nil
 		}
 		select {
 		case out <- fetched{kafka: kb, store: sb}:
@@ -65,6 +75,22 @@ func (l *loop) fetchAhead(ctx context.Context, out chan<- fetched) {
 			return
 		}
 	}
+}
+
+// fetchStuck marks the consumer stuck (Health, the stuck gauge) once fetches have failed
+// AlarmAfter times in a row and for FetchStuckAfter: a few failures while a broker restarts are
+// normal, minutes of them (the group coordinator gone with the cluster's quorum) are an outage
+// /healthz must name. It returns the mark, nil while not stuck.
+func (l *loop) fetchStuck(stuck *stuckMark, failures int, since time.Time, err error) *stuckMark {
+	if stuck != nil || failures < l.cfg.AlarmAfter {
+		return stuck
+	}
+	failing := l.cfg.Now().Sub(since)
+	if failing < l.cfg.FetchStuckAfter {
+		return nil
+	}
+	return l.markStuck("fetch", "fetch", fmt.Sprintf("stuck: fetch failed %d times in a row for %v (Kafka or its group coordinator unreachable?): %v",
+		failures, failing.Round(time.Second), err))
 }
 
 // fetch blocks for the first message, then adds messages until BatchSize messages or
