@@ -208,7 +208,8 @@ func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) err
 // decides between retrying and not: a request that never left (dial error, connection refused,
 // TLS handshake) is transient on every channel; one that was sent (sent) and then timed out or
 // lost its connection is transient under the webhook's Idempotency-Key and Unknown on a chat
-// channel. During shutdown (ctx ended) nothing unsent is transient: the claim stays for later.
+// channel. A URL the client refuses outright (unsendable) is permanent. During shutdown (ctx
+// ended) nothing unsent is transient: the claim stays for later.
 func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendError {
 	// *url.Error carries the full URL (a Slack or Discord URL, a Telegram token): keep only the
 	// cause.
@@ -223,6 +224,8 @@ func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendErro
 	}
 	se := &SendError{Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
 	switch {
+	case unsendable(cause):
+		// Nothing left, and no retry can change that: permanent (failed at once).
 	case sent && !ch.Idempotent():
 		se.Unknown = true
 		se.Msg += " (the request was sent: it may have been delivered, and the channel honours no idempotency key, so it is not re-sent)"
@@ -230,6 +233,14 @@ func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendErro
 		se.Transient = true
 	}
 	return se
+}
+
+// unsendable reports whether err is Go's client refusing the request's URL before any
+// connection: a scheme it cannot speak (its error type is not exported: the text is the API), or
+// no host.
+func unsendable(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unsupported protocol scheme") || strings.HasPrefix(msg, "http: no Host in request URL")
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date), or Telegram's parameters.retry_after,
