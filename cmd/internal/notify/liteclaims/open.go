@@ -7,7 +7,9 @@
 // disk when Claim returns), a busy timeout, and one connection, so that claims from sites crawled
 // in parallel serialise on one writer. A file that is not a readable SQLite database (truncated,
 // a bad header, failing quick_check) fails Open with an error naming it: a silent fresh start
-// would alert every open listing again.
+// would alert every open listing again. A file with a WAL is judged by SQLite alone (a full disk
+// leaves the file short and its pages in the WAL); a transaction that fails on a full disk fails
+// as "disk full", never as corruption.
 package liteclaims
 
 import (
@@ -84,8 +86,14 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 
 // checkFile refuses an existing file that cannot be a whole SQLite database: shorter than its
 // header, a wrong magic, a size that is no multiple of its page size or below the page count its
-// header records. A missing file is fine (created); an empty one is not (truncated).
+// header records. A missing file is fine (created); an empty one is not (truncated). With a WAL
+// beside it the file alone proves nothing: a checkpoint cut short by a full disk writes page 1
+// (the new page count) and not the growth, and SQLite reads the missing pages from the WAL, so
+// SQLite itself judges (Open's quick_check, which reads the WAL).
 func checkFile(path string) error {
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

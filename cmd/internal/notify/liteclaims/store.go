@@ -13,6 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
 var (
@@ -62,6 +63,16 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// failed is the error of operation op on the database: named by its file and, when the disk (or
+// SQLite's file) is full, said so: a transaction that failed on a full disk was rolled back and
+// the file is whole, so nothing in it is called corrupt.
+func (s *Store) failed(op string, err error) error {
+	if diskfull.Is(err) {
+		return fmt.Errorf("alerts database %s: %s: disk full (free space on its file system; nothing of this transaction was kept): %w", s.path, op, err)
+	}
+	return fmt.Errorf("alerts database %s: %s: %w", s.path, op, err)
 }
 
 // Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
@@ -122,7 +133,7 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alerts database %s: claim: %w", s.path, err)
+		return nil, s.failed("claim", err)
 	}
 	return out, nil
 }
@@ -172,7 +183,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alerts database %s: pick %s: %w", s.path, channel, err)
+		return nil, s.failed("pick "+channel, err)
 	}
 	return groups, nil
 }
@@ -181,7 +192,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 func (s *Store) Attempt(ctx context.Context, g notify.Group, _ time.Duration) error {
 	res, err := s.db.ExecContext(ctx, attemptSQL, keysJSON(g), nanos(s.now()))
 	if err != nil {
-		return fmt.Errorf("alerts database %s: attempt: %w", s.path, err)
+		return s.failed("attempt", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notify.ErrLost
@@ -198,7 +209,7 @@ func (s *Store) Finish(ctx context.Context, g notify.Group, o notify.Outcome) er
 		_, err = s.db.ExecContext(ctx, finishSQL, keysJSON(g), string(o.Status), o.Error, o.Reason, nanos(s.now()))
 	}
 	if err != nil {
-		return fmt.Errorf("alerts database %s: finish %s: %w", s.path, o.Status, err)
+		return s.failed("finish "+string(o.Status), err)
 	}
 	return nil
 }
@@ -245,7 +256,7 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, pruneSQL, nanos(before))
 	if err != nil {
-		return 0, fmt.Errorf("alerts database %s: prune: %w", s.path, err)
+		return 0, s.failed("prune", err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
