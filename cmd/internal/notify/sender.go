@@ -20,7 +20,8 @@ import (
 const (
 	DefaultPoll       = time.Second
 	DefaultBatchLimit = 200
-	// MaxEventsPerMessage bounds one message (Telegram takes 4096 characters).
+	// MaxEventsPerMessage bounds one message's matches; the channel's limit on its length may
+	// cut a group in more messages (Channel.Split).
 	MaxEventsPerMessage = 20
 	// maxRetryAfter caps a channel's Retry-After.
 	maxRetryAfter = 5 * time.Minute
@@ -127,7 +128,7 @@ func (s *Sender) Run(ctx context.Context) {
 // does not count, so that Run waits for its next poll instead of picking it again at once).
 func (s *Sender) Once(ctx context.Context) (int, error) {
 	s.defaults()
-	groups, err := s.Store.Pick(ctx, s.Channel.Name, s.Now(), DefaultBatchLimit)
+	groups, err := s.Store.Pick(ctx, s.Channel, s.Now(), DefaultBatchLimit)
 	if err != nil {
 		return 0, fmt.Errorf("pick %s: %w", s.Channel.Name, err)
 	}
@@ -243,7 +244,8 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 			}
 		}
 		s.last = time.Now()
-		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now()})
+		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now(),
+			Part: g.Part, Parts: g.Parts})
 		if err == nil {
 			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})
 			s.Metrics.sent(ch.Name, len(g.Claims))

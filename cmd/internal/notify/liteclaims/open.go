@@ -29,8 +29,15 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
-//go:embed queries/schema.sql
-var schemaSQL string
+var (
+	//go:embed queries/schema.sql
+	schemaSQL string
+	// migrations are the changes to schema.sql's tables, in order: migration i+1 is migrations[i],
+	// applied once, in the transaction that sets pragma user_version to i+1.
+	//go:embed queries/migrate_1_send_part.sql
+	migrate1   string
+	migrations = []string{migrate1}
+)
 
 // BusyTimeout is how long a statement waits for the database's lock.
 const BusyTimeout = 10 * time.Second
@@ -76,7 +83,33 @@ func (s *Store) init(ctx context.Context) error {
 		return fmt.Errorf("alerts database %s: %w: quick_check: %s", s.path, ErrCorrupt, check)
 	}
 	if _, err := s.db.ExecContext(ctx, schemaSQL); err != nil {
-		return fmt.Errorf("alerts database %s: create tables: %w", s.path, err)
+		return s.failed("create tables", err)
+	}
+	return s.migrate(ctx)
+}
+
+// migrate applies the migrations the file has not had (pragma user_version counts them), each in
+// one transaction with its new version. A file from a newer crawler (a higher version) is refused.
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "pragma user_version").Scan(&version); err != nil {
+		return s.failed("schema version", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("alerts database %s: schema version %d is newer than this crawler's %d (written by a newer crawler)",
+			s.path, version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("pragma user_version = %d", v+1))
+			return err
+		})
+		if err != nil {
+			return s.failed(fmt.Sprintf("migration %d", v+1), err)
+		}
 	}
 	return nil
 }

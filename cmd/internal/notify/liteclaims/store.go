@@ -140,7 +140,8 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 
 // Pick implements notify.ClaimStore: every claim of channel still sending whose retry time (if
 // any) has come, grouped, with the send keys of new groups fixed in the same transaction.
-func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit int) ([]notify.Group, error) {
+func (s *Store) Pick(ctx context.Context, ch *notify.Channel, now time.Time, limit int) ([]notify.Group, error) {
+	channel := ch.Name
 	var groups []notify.Group
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, pickSQL, channel, nanos(now), limit)
@@ -152,7 +153,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 			var r notify.PickRow
 			var key, sendKey, payload string
 			var claimedAt, closed int64
-			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Attempts, &claimedAt, &closed); err != nil {
+			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &closed); err != nil {
 				rows.Close()
 				return err
 			}
@@ -172,10 +173,10 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 			return err
 		}
 		rows.Close()
-		groups = notify.Groups(picked)
+		groups = notify.Groups(picked, ch.Split)
 		for _, g := range groups {
 			for _, c := range g.Claims {
-				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String()); err != nil {
+				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String(), g.Part, g.Parts); err != nil {
 					return err
 				}
 			}
