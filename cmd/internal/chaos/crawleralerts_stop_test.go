@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,10 +81,7 @@ watches:
 	testkit.WaitForf(t, time.Minute, func() string {
 		return fmt.Sprintf("every match on both channels; got %v\n%s", rc.snapshot(), testkit.Tail(p.Logs.String(), 3000))
 	}, func() bool { return len(rc.snapshot()) == 2*stopRounds })
-	testkit.WaitFor(t, time.Minute, "no claim left sending", func() bool {
-		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", "sending", "--json").Output()
-		return err == nil && len(out) == 0
-	})
+	testkit.WaitFor(t, time.Minute, "no claim left sending", noClaimSending(bin, state))
 	p.Stop(t, time.Minute)
 	if n := rc.abandoned.Load(); n > 0 {
 		t.Errorf("%d requests abandoned by a stopping crawler", n)
@@ -182,10 +180,7 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 		p2.Alive(t, "after the space came back")
 		return len(rc.snapshot()) == 403
 	})
-	testkit.WaitFor(t, time.Minute, "no claim left sending", func() bool {
-		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", "sending", "--json").Output()
-		return err == nil && len(out) == 0
-	})
+	testkit.WaitFor(t, time.Minute, "no claim left sending", noClaimSending(bin, state))
 	p2.Stop(t, time.Minute)
 	all := p.Logs.String() + p2.Logs.String()
 	for _, bad := range []string{"corrupt", "not a usable alerts database"} {
@@ -200,6 +195,14 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 	}
 	t.Logf("full state dir during a claim: %s; after freeing the space 403 of 403 matches (350 of them re-derived) delivered once",
 		strings.TrimSpace(fullLine[strings.Index(fullLine, "err="):]))
+}
+
+// noClaimSending is a condition: `crawler notifications` of state lists no claim sending.
+func noClaimSending(bin, state string) func() bool {
+	return func() bool {
+		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", "sending", "--json").Output()
+		return err == nil && len(out) == 0
+	}
 }
 
 // fillDisk writes a file into dir until its file system has about room bytes free; it returns
@@ -322,19 +325,11 @@ func (rc *holdingReceiver) hold() chan struct{} {
 func (rc *holdingReceiver) snapshot() map[string]int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	out := make(map[string]int, len(rc.matches))
-	for k, v := range rc.matches {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(rc.matches)
 }
 
 func (rc *holdingReceiver) keyCounts() map[string]int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	out := make(map[string]int, len(rc.keys))
-	for k, v := range rc.keys {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(rc.keys)
 }
