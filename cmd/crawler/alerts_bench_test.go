@@ -36,7 +36,7 @@ func benchAlerts(b *testing.B, wf string) *alertsRuntime {
 		b.Fatal(err)
 	}
 	a.start(b.Context())
-	b.Cleanup(func() { _ = a.close() })
+	b.Cleanup(func() { _ = a.close(0) })
 	return a
 }
 

@@ -46,8 +46,11 @@ type alertsRuntime struct {
 	logger  *slog.Logger
 	secrets []string
 
-	stop    context.CancelFunc
-	senders sync.WaitGroup
+	stop     context.CancelFunc // abandons the sends in flight
+	draining chan struct{}      // closed by drain: the senders' Stop
+	drainAt  time.Time          // when drain closed it
+	drainMu  sync.Mutex
+	senders  sync.WaitGroup
 }
 
 // openAlerts opens the state dir's alerts database for watches and registers the notifier's
@@ -100,17 +103,27 @@ func (a *alertsRuntime) oldestUnsent() float64 {
 }
 
 // start runs one sender per used channel until close. Each sender first sends every claim still
-// sending from before (a crash, or `crawler once` that left them), with its Idempotency-Key.
+// sending from before (a crash, or `crawler once` that left them), with its Idempotency-Key. When
+// ctx ends (SIGTERM) the senders start draining: nothing new is sent, the sends in flight go on
+// until close's grace.
 func (a *alertsRuntime) start(ctx context.Context) {
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	a.stop = stop
+	a.draining = make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			a.drain()
+		case <-a.draining:
+		}
+	}()
 	for _, name := range a.watches.UsedChannels() {
 		ch := a.watches.Channels[name]
 		client := &http.Client{Transport: a.health.transport(name, http.DefaultTransport.(*http.Transport).Clone()),
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		s := &notify.Sender{Store: a.store, Watches: a.watches, Channel: ch, MaxAge: a.cfg.MaxAge,
 			MaxAttempts: a.cfg.MaxAttempts, BackoffBase: a.cfg.RetryBase, Client: client, Wake: a.hook.wakes[name],
-			Metrics: a.metrics, Logger: a.logger, Secrets: a.secrets}
+			Metrics: a.metrics, Logger: a.logger, Secrets: a.secrets, Stop: a.draining}
 		a.senders.Go(func() { s.Run(sctx) })
 	}
 }
@@ -139,13 +152,41 @@ func (a *alertsRuntime) wait(ctx context.Context, d time.Duration) (int, error) 
 	}
 }
 
-// close stops the senders (a send in flight is abandoned: its claim stays sending and is sent
-// again at the next start, under the same key) and closes the database.
-func (a *alertsRuntime) close() error {
-	if a.stop != nil {
-		a.stop()
+// drain stops the senders gracefully (notify.Sender.Stop), once; it returns when it did.
+func (a *alertsRuntime) drain() time.Time {
+	a.drainMu.Lock()
+	defer a.drainMu.Unlock()
+	if a.drainAt.IsZero() {
+		a.drainAt = time.Now()
+		close(a.draining)
 	}
-	a.senders.Wait()
+	return a.drainAt
+}
+
+// close stops the senders and closes the database. The sends in flight get until grace after the
+// drain began (SIGTERM, or now) to be answered and marked, so that a message the channel accepted
+// is not sent again at the next start; after it they are abandoned (a claim stays sending and is
+// sent again under the same key: the webhook's receiver deduplicates, a chat channel may show it
+// twice).
+func (a *alertsRuntime) close(grace time.Duration) error {
+	if a.stop != nil {
+		deadline := a.drain().Add(grace)
+		done := make(chan struct{})
+		go func() { a.senders.Wait(); close(done) }()
+		select {
+		case <-done:
+		default:
+			a.logger.Info("alerts: stopping: the sends in flight have until the deadline to be answered and marked",
+				"grace", grace.String(), "deadline", deadline.Format(time.RFC3339Nano))
+			select {
+			case <-done:
+			case <-time.After(time.Until(deadline)):
+				a.logger.Warn("alerts: sends still in flight at the deadline are abandoned; their claims stay sending for the next start")
+			}
+		}
+		a.stop()
+		<-done
+	}
 	return a.store.Close()
 }
 

@@ -68,7 +68,7 @@ func newAlertsRig(t *testing.T, sim sitesim.Config, days int, watchesPath string
 	a.hook.now = clock.Now
 	a.start(t.Context())
 	t.Cleanup(func() {
-		if err := a.close(); err != nil {
+		if err := a.close(0); err != nil {
 			t.Error(err)
 		}
 	})

@@ -18,6 +18,8 @@ func TestCheckWatches(t *testing.T) {
 		"  - name: b\n    weekdays: [xyz]\n    channels: [slack]\n")
 	good := testkit.WriteTemp(t, "watches.yaml", "channels:\n  slack:\n    type: slack\n    url_env: SLACK_URL\n"+
 		"watches:\n  - name: a\n    channels: [slack]\n  - name: b\n    enabled: false\n    channels: [slack]\n")
+	ftp := testkit.WriteTemp(t, "watches.yaml", "channels:\n  hook:\n    type: webhook\n    url: \"ftp://u:sEcReT@127.0.0.1:1/x\"\n"+
+		"watches:\n  - name: a\n    channels: [hook]\n")
 	secret := "https://hooks.slack.com/services/T0/B0/sEcReTtOkEn"
 	for _, tc := range []struct {
 		name, file string
@@ -25,6 +27,7 @@ func TestCheckWatches(t *testing.T) {
 		want       []string
 	}{
 		{"bad", bad, true, []string{"line 10:", "line 13:", `weekday "xyz"`}},
+		{"ftp", ftp, true, []string{"line 4:", `channel "hook": the URL's scheme is "ftp"`}},
 		{"good", good, false, []string{"ok    watches", "2 watch(es) (1 muted)", "slack"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

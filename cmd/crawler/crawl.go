@@ -286,7 +286,10 @@ func closeLog(out *crawler.EventLog) error {
 // the publisher, and are summarised here in one line; the error is about the events file only, so
 // the exit status of `once` stays about the crawl (fire-and-forget: --events-out and `crawler
 // replay` are how undelivered events get to Kafka later).
-func (d *crawlDeps) close(ctx context.Context, env cli.Env) error {
+//
+// alertGrace is how long after SIGTERM (or now) the alerts' sends in flight may take to be
+// answered and marked.
+func (d *crawlDeps) close(ctx context.Context, env cli.Env, alertGrace time.Duration) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
 	defer cancel()
 	var errs []error
@@ -309,7 +312,7 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env) error {
 		}
 	}
 	if d.alerts != nil {
-		if err := d.alerts.close(); err != nil {
+		if err := d.alerts.close(alertGrace); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -338,10 +341,14 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 		d.alerts.start(ctx)
 	}
 	_, runErr := d.runner.Run(ctx)
+	grace := time.Duration(0) // the wait below was the alerts' time
 	if d.alerts != nil {
 		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+		if ctx.Err() != nil {
+			grace = cfg.Alerts.Wait // SIGTERM: the sends in flight get --alert-wait from it
+		}
 	}
-	return errors.Join(runErr, d.close(ctx, env))
+	return errors.Join(runErr, d.close(ctx, env, grace))
 }
 
 // scheduleCmd is `crawler run`.
@@ -364,7 +371,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	if cfg.MetricsAddr != "" {
 		ln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
-			return errors.Join(fmt.Errorf("metrics: listen on %s: %w", cfg.MetricsAddr, err), d.close(ctx, env))
+			return errors.Join(fmt.Errorf("metrics: listen on %s: %w", cfg.MetricsAddr, err), d.close(ctx, env, 0))
 		}
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
@@ -384,7 +391,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		},
 	}
 	schedErr := sched.Run(ctx)
-	closeErr := d.close(ctx, env)
+	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
 	if metricsDone != nil {

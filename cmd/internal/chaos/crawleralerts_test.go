@@ -62,18 +62,13 @@ func TestSIGKILLCrawlerAlerts(t *testing.T) {
 
 // alertKillSite serves the kill scenario's tee list: alertPhaseListings of the current phase.
 func alertKillSite(t *testing.T, phase *atomic.Int64) *httptest.Server {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		var b strings.Builder
-		b.WriteString(`<html><body><table class="tee-list">`)
+	return teeTimesSite(t, func() []teeTimeRow {
+		var rows []teeTimeRow
 		for _, l := range alertPhaseListings(int(phase.Load())) {
-			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">킬 CC</td><td class="part">OUT</td><td class="date">12/20</td>`+
-				`<td class="time">%s</td><td class="price">%d</td><td class="players">4</td></tr>`, l.tee, l.price)
+			rows = append(rows, teeTimeRow{course: "킬 CC", tee: l.tee, price: l.price})
 		}
-		b.WriteString(`</table></body></html>`)
-		_, _ = io.WriteString(w, b.String())
-	}))
-	t.Cleanup(site.Close)
-	return site
+		return rows
+	})
 }
 
 // writeAlertKillFiles writes the scenario's sites file (the tee list at siteURL) and watches file
@@ -154,10 +149,7 @@ func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Pr
 	})
 	// and every claim finished (a message resent after the kill included), so that each kill
 	// cuts into a window of its own: two kills in one message's window are two crashes.
-	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), func() bool {
-		out, err := exec.Command(a.bin, "notifications", "--state-dir", a.stateDir, "--status", "sending", "--json").Output()
-		return err == nil && len(out) == 0
-	})
+	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), noClaimSending(a.bin, a.stateDir))
 	return p
 }
 

@@ -62,6 +62,15 @@
 //     moment; a receiver that is slow and fails one request in ten. Each phase ends when every
 //     match so far was delivered and no claim is left sending. At the end: no match lost, none
 //     and no Idempotency-Key delivered more than twice, nothing delivered that is not a match.
+//   - TestSIGTERMDuringAlertSend: the crawler binary (`run --watches`, no Kafka) is stopped with
+//     SIGTERM five times while its messages (a webhook's and a Slack channel's) are at a receiver
+//     that answers only once the crawler logs that it is stopping: every stop exits 0, no request
+//     is abandoned, every match and every Idempotency-Key is delivered once, none left sending.
+//   - TestFullStateDirDuringClaim: the crawler's state dir is on a small tmpfs the test mounts
+//     (root), filled to 120 KiB free while one of two sites opens 350 tee times with long names:
+//     the claim fails as "disk full" naming alerts.db (never "corrupt"), the other site is crawled
+//     on; after a stop and freeing the space, a new crawler starts on the same alerts.db and every
+//     match (the 350 claimed again) is delivered once.
 //
 // The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
 // consumer.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),

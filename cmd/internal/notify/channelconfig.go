@@ -3,6 +3,7 @@ package notify
 // The channels section of a watches file: each channel's type, destination and limits.
 
 import (
+	"net/url"
 	"strings"
 	"time"
 
@@ -135,6 +136,13 @@ func (p channelParse) destination(ch *Channel, f *fileChannel) {
 		default:
 			errs.add(n, "channel %q: url_env is required", name)
 		}
+		if ch.URL != "" {
+			key := "url"
+			if f.URLEnv != "" {
+				key = "url_env"
+			}
+			p.checkURL(key, ch.URL)
+		}
 		if f.TokenEnv != "" || f.ChatID != "" {
 			errs.add(n, "channel %q: token_env and chat_id are for telegram only", name)
 		}
@@ -152,5 +160,20 @@ func (p channelParse) destination(ch *Channel, f *fileChannel) {
 		}
 	default:
 		errs.add(orNode(field(n, "type"), n), "channel %q: type %q (want webhook, slack, discord or telegram)", name, f.Type)
+	}
+}
+
+// checkURL refuses a destination URL (read from key, after the environment) that no request can
+// reach: one that does not parse, a scheme other than http and https, no host. The error names the
+// line and never the URL (it may hold a secret).
+func (p channelParse) checkURL(key, raw string) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		p.errs.add(field(p.n, key), "channel %q: the URL does not parse", p.name)
+	case u.Scheme != "http" && u.Scheme != "https":
+		p.errs.add(field(p.n, key), "channel %q: the URL's scheme is %q (want http or https)", p.name, u.Scheme)
+	case u.Host == "":
+		p.errs.add(field(p.n, key), "channel %q: the URL has no host", p.name)
 	}
 }

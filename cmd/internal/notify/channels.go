@@ -30,6 +30,9 @@ type Message struct {
 	CrawlID string
 	Events  []*events.Event
 	Now     time.Time // for "how long ago"
+	// Part of Parts: a group split in several messages (Split) says "(Part/Parts)" in its header;
+	// 0 or 1 Parts: not split.
+	Part, Parts int
 }
 
 // WebhookBody is the generic webhook's JSON body (also documented in the README).
@@ -61,7 +64,7 @@ type WebhookMatch struct {
 // Request builds the HTTP request for m on ch. Every channel gets the Idempotency-Key header
 // (only the generic webhook's receivers are expected to honour it).
 func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error) {
-	text := Text(ch.Language, m.Watch, m.Events, m.Now)
+	text := ch.layout().text(m.Watch, m.Events, m.Now, m.Part, m.Parts)
 	var body any
 	target := ch.URL
 	switch ch.Type {
@@ -81,18 +84,11 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 		}
 		body = wb
 	case Slack:
-		body = map[string]any{"text": slackEscape.Replace(text)}
+		body = map[string]any{"text": text}
 	case Discord:
-		text = discordEscape.Replace(text)
-		if len([]rune(text)) > 2000 {
-			text = string([]rune(text)[:1997]) + "..."
-		}
 		body = map[string]any{"content": text, "allowed_mentions": map[string]any{"parse": []string{}}}
 	case Telegram:
 		target = TelegramAPI + "/bot" + ch.Token + "/sendMessage"
-		if len([]rune(text)) > 4096 {
-			text = string([]rune(text)[:4093]) + "..."
-		}
 		body = map[string]any{"chat_id": ch.ChatID, "text": text, "disable_web_page_preview": true}
 	default:
 		return nil, fmt.Errorf("channel %s: unknown type %q", ch.Name, ch.Type)
@@ -128,6 +124,36 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 	req.Header.Set("Idempotency-Key", m.Key.String())
 	req.Header.Set("User-Agent", "golf-crawler-notifier/1")
 	return req, nil
+}
+
+// The limits on one message's text, after escaping (the generic webhook has none: its matches
+// carry every match of the message).
+const (
+	discordLimit  = 2000 // content
+	telegramLimit = 4096 // text
+	slackLimit    = 4000 // text: Slack truncates longer ones
+)
+
+// layout is how ch writes a message: its language, escaping and limit.
+func (ch *Channel) layout() layout {
+	l := layout{w: wordingOf(ch.Language), escape: plain}
+	switch ch.Type {
+	case Slack:
+		l.escape, l.limit = slackEscape.Replace, slackLimit
+	case Discord:
+		l.escape, l.limit = discordEscape.Replace, discordLimit
+	case Telegram:
+		l.limit = telegramLimit
+	}
+	return l
+}
+
+// Split cuts the matches of one new group of watch (in claim order) into the messages ch sends
+// them in: the sizes of consecutive parts, each at most MaxEventsPerMessage matches and within
+// the channel's limit whenever it is sent (a line is never cut; a single line over the limit is
+// shortened, keeping tee time, date and price). The store persists the split with its keys.
+func (ch *Channel) Split(watch string, evs []*events.Event) []int {
+	return ch.layout().split(watch, evs)
 }
 
 // Text that came from a crawled page (course names, parts) must not act as markup:
@@ -208,7 +234,8 @@ func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) err
 // decides between retrying and not: a request that never left (dial error, connection refused,
 // TLS handshake) is transient on every channel; one that was sent (sent) and then timed out or
 // lost its connection is transient under the webhook's Idempotency-Key and Unknown on a chat
-// channel. During shutdown (ctx ended) nothing unsent is transient: the claim stays for later.
+// channel. A URL the client refuses outright (unsendable) is permanent. During shutdown (ctx
+// ended) nothing unsent is transient: the claim stays for later.
 func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendError {
 	// *url.Error carries the full URL (a Slack or Discord URL, a Telegram token): keep only the
 	// cause.
@@ -223,6 +250,8 @@ func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendErro
 	}
 	se := &SendError{Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
 	switch {
+	case unsendable(cause):
+		// Nothing left, and no retry can change that: permanent (failed at once).
 	case sent && !ch.Idempotent():
 		se.Unknown = true
 		se.Msg += " (the request was sent: it may have been delivered, and the channel honours no idempotency key, so it is not re-sent)"
@@ -230,6 +259,14 @@ func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendErro
 		se.Transient = true
 	}
 	return se
+}
+
+// unsendable reports whether err is Go's client refusing the request's URL before any
+// connection: a scheme it cannot speak (its error type is not exported: the text is the API), or
+// no host.
+func unsendable(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unsupported protocol scheme") || strings.HasPrefix(msg, "http: no Host in request URL")
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date), or Telegram's parameters.retry_after,

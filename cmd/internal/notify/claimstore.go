@@ -24,11 +24,11 @@ import (
 //     batch.Now-batch.MaxAge is stored as skipped "stale", one whose listing has a close stored
 //     later than its event as skipped "closed". The batch's Closes are stored in the same
 //     transaction (the latest close per listing), for that rule and for Group.Closed.
-//   - Pick returns the groups of channel ready to send at now, at most limit claims in all: every
-//     claim still StatusSending, none already finished. A group is one message: the claims of one
-//     watch, channel and crawl (at most MaxEventsPerMessage of them), in claim order. Its Key (the
-//     Idempotency-Key) is fixed the first time the group is picked and returned unchanged by every
-//     later Pick, after retries and restarts. A leasing store (PostgreSQL) gives each group to one
+//   - Pick returns the groups of channel ch ready to send at now, at most limit claims in all: every
+//     claim still StatusSending, none already finished. A group is one message: claims of one
+//     watch, channel and crawl, in claim order, as ch.Split cuts them (Groups). Its Key (the
+//     Idempotency-Key) and its Part of Parts are fixed the first time the group is picked and
+//     returned unchanged by every later Pick, after retries and restarts. A leasing store (PostgreSQL) gives each group to one
 //     process at a time and hands it out again once the lease expired (the holder died); a
 //     single-process store (SQLite) returns at start-up every claim still sending, and afterwards
 //     each group once per Finish(StatusRetry) whose RetryAt has passed. A claim finished as sent,
@@ -46,7 +46,7 @@ import (
 // scrubs o.Error before Finish.
 type ClaimStore interface {
 	Claim(ctx context.Context, batch ClaimBatch) ([]Claimed, error)
-	Pick(ctx context.Context, channel string, now time.Time, limit int) ([]Group, error)
+	Pick(ctx context.Context, ch *Channel, now time.Time, limit int) ([]Group, error)
 	Attempt(ctx context.Context, g Group, hold time.Duration) error
 	Finish(ctx context.Context, g Group, o Outcome) error
 	List(ctx context.Context, f Filter) ([]Notification, error)
@@ -116,7 +116,10 @@ type Group struct {
 	Watch   string
 	Channel string
 	CrawlID string
-	Claims  []GroupClaim
+	// Part of Parts: the message's place among the messages its claims were split in when they
+	// were first picked (0 of 0 from a store that predates the split: not numbered).
+	Part, Parts int
+	Claims      []GroupClaim
 }
 
 // GroupClaim is one claim of a Group.
@@ -150,49 +153,68 @@ type PickRow struct {
 	GroupClaim
 	Watch, Channel, CrawlID string
 	SendKey                 uuid.UUID // uuid.Nil until its group was first picked
+	Part, Parts             int       // its group's, fixed with SendKey
 }
 
 // Groups forms the messages of rows, for a store's Pick: rows that have a send key go in the group
-// of that key; the others by watch, channel and crawl, at most MaxEventsPerMessage per group,
-// under a new key (the claim key of a group of one, else a uuid v5 over its sorted claim keys).
-// The store then persists every group's Key on its claims, so that the next Pick returns it.
-func Groups(rows []PickRow) []Group {
-	var groups []*Group
-	byKey := map[uuid.UUID]*Group{}
-	var open []*Group // groups without a send key yet
-	for _, r := range rows {
-		var g *Group
-		if r.SendKey != uuid.Nil {
-			if g = byKey[r.SendKey]; g == nil {
-				g = &Group{Key: r.SendKey, Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID}
-				byKey[r.SendKey] = g
-				groups = append(groups, g)
-			}
-		} else {
-			for _, o := range open {
-				if o.Watch == r.Watch && o.Channel == r.Channel && o.CrawlID == r.CrawlID && len(o.Claims) < MaxEventsPerMessage {
-					g = o
-					break
-				}
-			}
-			if g == nil {
-				g = &Group{Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID}
-				open = append(open, g)
-				groups = append(groups, g)
-			}
-		}
-		g.Claims = append(g.Claims, r.GroupClaim)
+// of that key (with its Part and Parts); the others, by watch, channel and crawl, are cut by split
+// (Channel.Split; nil: MaxEventsPerMessage a message) into groups under new keys (the claim key of
+// a group of one, else a uuid v5 over its sorted claim keys), numbered Part of Parts. The store
+// then persists every group's Key, Part and Parts on its claims, so that the next Pick returns the
+// same messages: the split is decided once.
+func Groups(rows []PickRow, split func(watch string, evs []*events.Event) []int) []Group {
+	if split == nil {
+		split = (&Channel{Type: Webhook}).Split
 	}
-	out := make([]Group, len(groups))
-	for i, g := range groups {
-		if g.Key == uuid.Nil {
-			keys := make([]uuid.UUID, len(g.Claims))
-			for j, c := range g.Claims {
-				keys[j] = c.Key
+	type slot struct {
+		g     *Group    // a keyed group
+		fresh []PickRow // or the rows of one watch and crawl without a key
+	}
+	var slots []*slot
+	byKey := map[uuid.UUID]*slot{}
+	byCrawl := map[[3]string]*slot{}
+	for _, r := range rows {
+		if r.SendKey != uuid.Nil {
+			sl := byKey[r.SendKey]
+			if sl == nil {
+				sl = &slot{g: &Group{Key: r.SendKey, Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID, Part: r.Part, Parts: r.Parts}}
+				byKey[r.SendKey] = sl
+				slots = append(slots, sl)
 			}
-			g.Key = groupKey(keys)
+			sl.g.Claims = append(sl.g.Claims, r.GroupClaim)
+			continue
 		}
-		out[i] = *g
+		id := [3]string{r.Watch, r.Channel, r.CrawlID}
+		sl := byCrawl[id]
+		if sl == nil {
+			sl = &slot{}
+			byCrawl[id] = sl
+			slots = append(slots, sl)
+		}
+		sl.fresh = append(sl.fresh, r)
+	}
+	var out []Group
+	for _, sl := range slots {
+		if sl.g != nil {
+			out = append(out, *sl.g)
+			continue
+		}
+		evs := make([]*events.Event, len(sl.fresh))
+		for i, r := range sl.fresh {
+			evs[i] = r.Event
+		}
+		sizes := split(sl.fresh[0].Watch, evs)
+		rest := sl.fresh
+		for i, n := range sizes {
+			r := rest[0]
+			g := Group{Watch: r.Watch, Channel: r.Channel, CrawlID: r.CrawlID, Part: i + 1, Parts: len(sizes)}
+			for _, r := range rest[:n] {
+				g.Claims = append(g.Claims, r.GroupClaim)
+			}
+			rest = rest[n:]
+			g.Key = groupKey(g.Keys())
+			out = append(out, g)
+		}
 	}
 	return out
 }

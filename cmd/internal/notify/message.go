@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
@@ -55,24 +56,140 @@ func wordingOf(lang string) *wording {
 
 // Text is the message of one watch's matches from one crawl, in lang ("ko" or "en"): per match
 // the course and part, play date with weekday, tee time, price, players, and how long ago it
-// opened (or changed), relative to now.
+// opened (or changed), relative to now. It is the generic webhook's text: not escaped, not bounded.
 func Text(lang, watch string, evs []*events.Event, now time.Time) string {
-	w := wordingOf(lang)
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, now, 0, 0)
+}
+
+// layout is how one channel writes a message: its wording, the escaping of its markup and its
+// limit on a message's length (0: none). Length is counted in UTF-16 code units, which is what
+// Telegram counts and never less than the characters Discord and Slack count.
+type layout struct {
+	w      *wording
+	escape func(string) string
+	limit  int
+}
+
+func plain(s string) string { return s }
+
+// longestAgo is the "how long ago" a length is measured with when a group is split: the text of a
+// match grows with the time until its send (a claim older than the max age is skipped, not sent),
+// and a split decided once must fit at every later attempt.
+const longestAgo = 9999*time.Hour + 59*time.Minute
+
+// textLen is the length of s as the channels count it (UTF-16 code units).
+func textLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// header is a message's first line: the watch, its number of matches n and, for a group split in
+// several messages, "(part/parts)".
+func (l layout) header(watch string, n, part, parts int) string {
+	h := fmt.Sprintf(l.w.header, watch, n)
+	if parts > 1 {
+		h = strings.TrimSuffix(h, "\n") + fmt.Sprintf(" (%d/%d)\n", part, parts)
+	}
+	return l.escape(h)
+}
+
+// lineBudget is the longest a match's line may be (escaped), so that one line with the longest
+// header fits the limit; 0: no limit.
+func (l layout) lineBudget(watch string) int {
+	if l.limit == 0 {
+		return 0
+	}
+	return l.limit - textLen(l.header(watch, MaxEventsPerMessage, 99, 99)) - textLen("• ")
+}
+
+// line is e's line, escaped; longer than budget (when set) it is shortened by cutting the course
+// and part (with "…"), so that tee time, date and price always stay.
+func (l layout) line(e *events.Event, now time.Time, budget int) string {
+	course := courseOf(e)
+	full := l.escape(l.w.line(e, course, now))
+	if budget <= 0 || textLen(full) <= budget {
+		return full
+	}
+	rs := []rune(course)
+	lo, hi := 0, len(rs) // the longest prefix of the course that fits: binary search
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if textLen(l.escape(l.w.line(e, string(rs[:mid])+"…", now))) <= budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return l.escape(l.w.line(e, string(rs[:lo])+"…", now))
+}
+
+// text is the message of evs, part part of parts (0 and 1: not split).
+func (l layout) text(watch string, evs []*events.Event, now time.Time, part, parts int) string {
+	budget := l.lineBudget(watch)
 	var b strings.Builder
-	fmt.Fprintf(&b, w.header, watch, len(evs))
+	b.WriteString(l.header(watch, len(evs), part, parts))
 	for _, e := range evs {
 		b.WriteString("• ")
-		b.WriteString(w.line(e, now))
+		b.WriteString(l.line(e, now, budget))
 		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (w *wording) line(e *events.Event, now time.Time) string {
-	course := e.CourseName
-	if e.CoursePart != "" {
-		course += " (" + e.CoursePart + ")"
+// split cuts the matches of one new group (in claim order) into messages: the sizes of
+// consecutive parts, each at most MaxEventsPerMessage lines and, with a limit, at most the limit
+// long whenever it is sent (measured with longestAgo, a shortened line at its budget). Lines are
+// never cut: a message holds whole lines.
+func (l layout) split(watch string, evs []*events.Event) []int {
+	var sizes []int
+	if l.limit == 0 {
+		for n := len(evs); n > 0; n -= MaxEventsPerMessage {
+			sizes = append(sizes, min(n, MaxEventsPerMessage))
+		}
+		return sizes
 	}
+	budget := l.lineBudget(watch)
+	lens := make([]int, len(evs)) // each line with its bullet and newline
+	total := 0
+	for i, e := range evs {
+		// At its longest the line is its full text at longestAgo; one shortened at send time
+		// is at most the budget.
+		n := min(textLen(l.escape(l.w.line(e, courseOf(e), e.OccurredAt.Add(longestAgo)))), budget)
+		lens[i] = n + textLen("• ") + 1
+		total += lens[i]
+	}
+	if len(evs) <= MaxEventsPerMessage && textLen(l.header(watch, len(evs), 0, 0))+total-1 <= l.limit {
+		return []int{len(evs)}
+	}
+	head := textLen(l.header(watch, MaxEventsPerMessage, 99, 99))
+	size, n := head, 0
+	for _, ln := range lens {
+		if n > 0 && (n == MaxEventsPerMessage || size+ln-1 > l.limit) {
+			sizes = append(sizes, n)
+			size, n = head, 0
+		}
+		size += ln
+		n++
+	}
+	if n > 0 {
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
+// courseOf is e's course and part as a line shows them.
+func courseOf(e *events.Event) string {
+	if e.CoursePart != "" {
+		return e.CourseName + " (" + e.CoursePart + ")"
+	}
+	return e.CourseName
+}
+
+// line is e's line with course as its course (and part).
+func (w *wording) line(e *events.Event, course string, now time.Time) string {
 	wd := ""
 	if d, err := time.Parse(events.DateLayout, e.PlayDate); err == nil {
 		wd = w.weekdays[d.Weekday()]

@@ -20,7 +20,8 @@ import (
 const (
 	DefaultPoll       = time.Second
 	DefaultBatchLimit = 200
-	// MaxEventsPerMessage bounds one message (Telegram takes 4096 characters).
+	// MaxEventsPerMessage bounds one message's matches; the channel's limit on its length may
+	// cut a group in more messages (Channel.Split).
 	MaxEventsPerMessage = 20
 	// maxRetryAfter caps a channel's Retry-After.
 	maxRetryAfter = 5 * time.Minute
@@ -45,9 +46,14 @@ type Sender struct {
 	Poll        time.Duration // how often to look for claims without a wake; DefaultPoll if zero
 	// Settle, when set, is how long the sender waits after a wake before it picks, so that claims
 	// made in quick succession (several consumer batches of one crawl) are picked together.
-	Settle  time.Duration
-	Client  *http.Client
-	Wake    chan struct{} // a receive means new claims; may be nil
+	Settle time.Duration
+	Client *http.Client
+	Wake   chan struct{} // a receive means new claims; may be nil
+	// Stop, once closed, stops the sender gracefully: no group is picked, no attempt begins and no
+	// wait (rate limit, retry) goes on, while a request already sent runs to its answer (within the
+	// channel's timeout) and is marked. Cancelling Run's ctx instead abandons a request in flight.
+	// May be nil.
+	Stop    <-chan struct{}
 	Metrics *Metrics
 	Logger  *slog.Logger
 	Secrets []string         // scrubbed from every error stored or logged
@@ -90,7 +96,7 @@ func (s *Sender) Run(ctx context.Context) {
 	t := time.NewTicker(s.Poll)
 	defer t.Stop()
 	var settled <-chan time.Time // fires Settle after the last wake
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !s.stopping() {
 		n, err := s.Once(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.Logger.WarnContext(ctx, "notifier: pick claims", "channel", s.Channel.Name, "err", s.scrub(err.Error()))
@@ -98,9 +104,10 @@ func (s *Sender) Run(ctx context.Context) {
 		if n > 0 && err == nil {
 			continue // progress: there may be more
 		}
-		for pickNow := false; !pickNow && ctx.Err() == nil; {
+		for pickNow := false; !pickNow && ctx.Err() == nil && !s.stopping(); {
 			select {
 			case <-ctx.Done():
+			case <-s.Stop:
 			case <-t.C:
 				pickNow = true
 			case <-settled:
@@ -121,13 +128,13 @@ func (s *Sender) Run(ctx context.Context) {
 // does not count, so that Run waits for its next poll instead of picking it again at once).
 func (s *Sender) Once(ctx context.Context) (int, error) {
 	s.defaults()
-	groups, err := s.Store.Pick(ctx, s.Channel.Name, s.Now(), DefaultBatchLimit)
+	groups, err := s.Store.Pick(ctx, s.Channel, s.Now(), DefaultBatchLimit)
 	if err != nil {
 		return 0, fmt.Errorf("pick %s: %w", s.Channel.Name, err)
 	}
 	n := 0
 	for _, g := range groups {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || s.stopping() {
 			break
 		}
 		if s.deliver(ctx, g) {
@@ -209,6 +216,9 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 	ch := s.Channel
 	log := s.Logger.With("channel", ch.Name, "watch", g.Watch, "crawl_id", g.CrawlID, "key", g.Key.String(), "matches", len(g.Claims))
 	for attempt := 1; ; attempt++ {
+		if s.stopping() {
+			return false // stopping: the claims stay sending and are sent at the next start, same key
+		}
 		var ok bool
 		if g, ok = s.skip(ctx, log, g); !ok {
 			return true // every claim skipped
@@ -229,12 +239,13 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 			return false
 		}
 		if wait := ch.MinInterval - time.Since(s.last); ch.MinInterval > 0 && wait > 0 {
-			if !sleep(ctx, wait) {
+			if !s.sleep(ctx, wait) {
 				return false
 			}
 		}
 		s.last = time.Now()
-		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now()})
+		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now(),
+			Part: g.Part, Parts: g.Parts})
 		if err == nil {
 			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})
 			s.Metrics.sent(ch.Name, len(g.Claims))
@@ -273,10 +284,37 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 		if err := s.Store.Finish(ctx, g, Outcome{Status: StatusRetry, Error: msg, RetryAt: s.Now().Add(wait)}); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "notifier: record the retry", "err", s.scrub(err.Error()))
 		}
-		if !sleep(ctx, wait) {
+		if !s.sleep(ctx, wait) {
 			return false
 		}
 	}
+}
+
+// stopping reports whether Stop is closed.
+func (s *Sender) stopping() bool {
+	select {
+	case <-s.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d, or until ctx ends or Stop closes; it reports whether the full wait passed.
+func (s *Sender) sleep(ctx context.Context, d time.Duration) bool {
+	if s.Stop == nil {
+		return sleep(ctx, d)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.Stop:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	return sleep(sctx, d)
 }
 
 // finish records a final outcome. The mark must land even when a SIGTERM arrives right after the

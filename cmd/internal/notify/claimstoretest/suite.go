@@ -41,6 +41,8 @@ func Run(t *testing.T, f Factory) {
 		{"SenderSkipsAtSendTime", senderSkipsAtSendTime},
 		{"SenderChatTimeoutIsUnknownOnce", senderChatTimeoutIsUnknownOnce},
 		{"SenderChecksBeforeEachAttempt", senderChecksBeforeEachAttempt},
+		{"SenderNeverCutsAMessage", senderNeverCutsAMessage},
+		{"SplitDecidedOnceAcrossRestart", splitDecidedOnceAcrossRestart},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,7 +79,7 @@ func mustClaim(t *testing.T, st notify.ClaimStore, b notify.ClaimBatch) []notify
 
 func mustPick(t *testing.T, st notify.ClaimStore, channel string) []notify.Group {
 	t.Helper()
-	gs, err := st.Pick(t.Context(), channel, time.Now(), 1000)
+	gs, err := st.Pick(t.Context(), &notify.Channel{Name: channel, Type: notify.Webhook}, time.Now(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@
 // disk when Claim returns), a busy timeout, and one connection, so that claims from sites crawled
 // in parallel serialise on one writer. A file that is not a readable SQLite database (truncated,
 // a bad header, failing quick_check) fails Open with an error naming it: a silent fresh start
-// would alert every open listing again.
+// would alert every open listing again. A file with a WAL is judged by SQLite alone (a full disk
+// leaves the file short and its pages in the WAL); a transaction that fails on a full disk fails
+// as "disk full", never as corruption.
 package liteclaims
 
 import (
@@ -27,8 +29,15 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
-//go:embed queries/schema.sql
-var schemaSQL string
+var (
+	//go:embed queries/schema.sql
+	schemaSQL string
+	// migrations are the changes to schema.sql's tables, in order: migration i+1 is migrations[i],
+	// applied once, in the transaction that sets pragma user_version to i+1.
+	//go:embed queries/migrate_1_send_part.sql
+	migrate1   string
+	migrations = []string{migrate1}
+)
 
 // BusyTimeout is how long a statement waits for the database's lock.
 const BusyTimeout = 10 * time.Second
@@ -74,7 +83,33 @@ func (s *Store) init(ctx context.Context) error {
 		return fmt.Errorf("alerts database %s: %w: quick_check: %s", s.path, ErrCorrupt, check)
 	}
 	if _, err := s.db.ExecContext(ctx, schemaSQL); err != nil {
-		return fmt.Errorf("alerts database %s: create tables: %w", s.path, err)
+		return s.failed("create tables", err)
+	}
+	return s.migrate(ctx)
+}
+
+// migrate applies the migrations the file has not had (pragma user_version counts them), each in
+// one transaction with its new version. A file from a newer crawler (a higher version) is refused.
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "pragma user_version").Scan(&version); err != nil {
+		return s.failed("schema version", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("alerts database %s: schema version %d is newer than this crawler's %d (written by a newer crawler)",
+			s.path, version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("pragma user_version = %d", v+1))
+			return err
+		})
+		if err != nil {
+			return s.failed(fmt.Sprintf("migration %d", v+1), err)
+		}
 	}
 	return nil
 }
@@ -84,8 +119,14 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 
 // checkFile refuses an existing file that cannot be a whole SQLite database: shorter than its
 // header, a wrong magic, a size that is no multiple of its page size or below the page count its
-// header records. A missing file is fine (created); an empty one is not (truncated).
+// header records. A missing file is fine (created); an empty one is not (truncated). With a WAL
+// beside it the file alone proves nothing: a checkpoint cut short by a full disk writes page 1
+// (the new page count) and not the growth, and SQLite reads the missing pages from the WAL, so
+// SQLite itself judges (Open's quick_check, which reads the WAL).
 func checkFile(path string) error {
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

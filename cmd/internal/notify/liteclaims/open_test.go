@@ -79,6 +79,22 @@ func TestOpenRefusesACorruptFile(t *testing.T) {
 			}
 		})
 	}
+	// With a WAL beside it the file is judged by SQLite alone, which refuses garbage as well.
+	for name, content := range map[string][]byte{"bad header": cases["bad header"], "garbled page": garbled} {
+		path := filepath.Join(t.TempDir(), "alerts.db")
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+"-wal", make([]byte, 4096), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := liteclaims.Open(t.Context(), path); err == nil || !strings.Contains(err.Error(), path) {
+			if st != nil {
+				st.Close()
+			}
+			t.Errorf("Open of a %s file with a WAL: %v, want an error naming the file", name, err)
+		}
+	}
 	unreadable := filepath.Join(t.TempDir(), "alerts.db")
 	if err := os.Mkdir(unreadable, 0o700); err != nil { // a directory where the file should be
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
 var (
@@ -62,6 +63,16 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// failed is the error of operation op on the database: named by its file and, when the disk (or
+// SQLite's file) is full, said so: a transaction that failed on a full disk was rolled back and
+// the file is whole, so nothing in it is called corrupt.
+func (s *Store) failed(op string, err error) error {
+	if diskfull.Is(err) {
+		return fmt.Errorf("alerts database %s: %s: disk full (free space on its file system; nothing of this transaction was kept): %w", s.path, op, err)
+	}
+	return fmt.Errorf("alerts database %s: %s: %w", s.path, op, err)
 }
 
 // Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
@@ -122,14 +133,15 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alerts database %s: claim: %w", s.path, err)
+		return nil, s.failed("claim", err)
 	}
 	return out, nil
 }
 
 // Pick implements notify.ClaimStore: every claim of channel still sending whose retry time (if
 // any) has come, grouped, with the send keys of new groups fixed in the same transaction.
-func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit int) ([]notify.Group, error) {
+func (s *Store) Pick(ctx context.Context, ch *notify.Channel, now time.Time, limit int) ([]notify.Group, error) {
+	channel := ch.Name
 	var groups []notify.Group
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, pickSQL, channel, nanos(now), limit)
@@ -141,7 +153,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 			var r notify.PickRow
 			var key, sendKey, payload string
 			var claimedAt, closed int64
-			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Attempts, &claimedAt, &closed); err != nil {
+			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &closed); err != nil {
 				rows.Close()
 				return err
 			}
@@ -161,10 +173,10 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 			return err
 		}
 		rows.Close()
-		groups = notify.Groups(picked)
+		groups = notify.Groups(picked, ch.Split)
 		for _, g := range groups {
 			for _, c := range g.Claims {
-				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String()); err != nil {
+				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String(), g.Part, g.Parts); err != nil {
 					return err
 				}
 			}
@@ -172,7 +184,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("alerts database %s: pick %s: %w", s.path, channel, err)
+		return nil, s.failed("pick "+channel, err)
 	}
 	return groups, nil
 }
@@ -181,7 +193,7 @@ func (s *Store) Pick(ctx context.Context, channel string, now time.Time, limit i
 func (s *Store) Attempt(ctx context.Context, g notify.Group, _ time.Duration) error {
 	res, err := s.db.ExecContext(ctx, attemptSQL, keysJSON(g), nanos(s.now()))
 	if err != nil {
-		return fmt.Errorf("alerts database %s: attempt: %w", s.path, err)
+		return s.failed("attempt", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notify.ErrLost
@@ -198,7 +210,7 @@ func (s *Store) Finish(ctx context.Context, g notify.Group, o notify.Outcome) er
 		_, err = s.db.ExecContext(ctx, finishSQL, keysJSON(g), string(o.Status), o.Error, o.Reason, nanos(s.now()))
 	}
 	if err != nil {
-		return fmt.Errorf("alerts database %s: finish %s: %w", s.path, o.Status, err)
+		return s.failed("finish "+string(o.Status), err)
 	}
 	return nil
 }
@@ -245,7 +257,7 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, pruneSQL, nanos(before))
 	if err != nil {
-		return 0, fmt.Errorf("alerts database %s: prune: %w", s.path, err)
+		return 0, s.failed("prune", err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil

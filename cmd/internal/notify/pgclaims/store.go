@@ -1,5 +1,5 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
-// migrations 005 and 006), used by `booking-consumer notify`: several notifier processes share it
+// migrations 005, 006 and 010), used by `booking-consumer notify`: several notifier processes share it
 // under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
 package pgclaims
 
@@ -171,7 +171,8 @@ func scanClaimed(rows pgx.Rows, err error) ([]notify.Claimed, error) {
 // Pick implements notify.ClaimStore: it leases the claims ready on channel (its own, any whose
 // lease expired, none waiting for a retry, none of a group still settling) and fixes the send keys
 // of their groups. now is not used: leases run on the database's clock.
-func (s *Store) Pick(ctx context.Context, channel string, _ time.Time, limit int) ([]notify.Group, error) {
+func (s *Store) Pick(ctx context.Context, ch *notify.Channel, _ time.Time, limit int) ([]notify.Group, error) {
+	channel := ch.Name
 	var groups []notify.Group
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, leaseSQL, channel, s.Owner, limit, s.settle().Seconds())
@@ -183,7 +184,7 @@ func (s *Store) Pick(ctx context.Context, channel string, _ time.Time, limit int
 		var sendKey *uuid.UUID
 		var payload []byte
 		var closed *time.Time
-		_, err = pgx.ForEachRow(rows, []any{&r.Key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Attempts, &r.ClaimedAt, &closed}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&r.Key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &r.ClaimedAt, &closed}, func() error {
 			var e events.Event
 			if err := json.Unmarshal(payload, &e); err != nil {
 				return fmt.Errorf("notification %s: stored event: %w", r.Key, err)
@@ -201,18 +202,20 @@ func (s *Store) Pick(ctx context.Context, channel string, _ time.Time, limit int
 		if err != nil {
 			return err
 		}
-		groups = notify.Groups(picked)
+		groups = notify.Groups(picked, ch.Split)
 		var keys, sendKeys []uuid.UUID
+		var parts, ofParts []int16
 		for _, g := range groups {
 			for _, c := range g.Claims {
 				keys = append(keys, c.Key)
 				sendKeys = append(sendKeys, g.Key)
+				parts, ofParts = append(parts, int16(g.Part)), append(ofParts, int16(g.Parts))
 			}
 		}
 		if len(keys) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, reletSQL, keys, sendKeys, s.Owner, s.lease().Seconds())
+		_, err = tx.Exec(ctx, reletSQL, keys, sendKeys, s.Owner, s.lease().Seconds(), parts, ofParts)
 		return err
 	})
 	if err != nil {
