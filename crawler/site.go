@@ -158,6 +158,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes d as UnmarshalYAML reads it ("1s", "500ms").
+func (d Duration) MarshalYAML() (any, error) { return d.D().String(), nil }
+
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
