@@ -3,7 +3,6 @@ package crawler
 import (
 	"fmt"
 	"net/url"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,26 +25,13 @@ var cellSamples = map[string]cellSample{
 	"players":     {"4", "3", "many", RejectBadPlayers},
 }
 
-// Every Fields entry is a row of cellTable and the other way round: its yaml key is the row's name
-// and the row's field function returns it.
-func TestCellTableMatchesFields(t *testing.T) {
+// Every row of cellTable is whole: a unique name, a way into the listing and out of it (try's
+// table), and what suggest recognises it by. A fields key that names no cell is an error naming
+// the cells.
+func TestCellTableRowsAreWhole(t *testing.T) {
 	t.Parallel()
-	var f Fields
-	v := reflect.ValueOf(&f).Elem()
-	tags := map[string]bool{}
-	for i := range v.NumField() {
-		tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
-		tags[tag] = true
-		v.Field(i).Addr().Interface().(*Field).Selector = tag
-	}
 	seen := map[string]bool{}
 	for _, c := range cellTable {
-		if !tags[c.name] {
-			t.Errorf("cell %s has no Fields entry with yaml key %s", c.name, c.name)
-		}
-		if got := c.field(&f).Selector; got != c.name {
-			t.Errorf("cell %s reads the Fields entry %q", c.name, got)
-		}
 		if seen[c.name] {
 			t.Errorf("cell %s is listed twice", c.name)
 		}
@@ -53,14 +39,24 @@ func TestCellTableMatchesFields(t *testing.T) {
 		if c.set == nil && c.parse == nil {
 			t.Errorf("cell %s never reaches the listing (no set, no parse)", c.name)
 		}
+		if c.show == nil || len(c.shapes) == 0 || len(c.hints) == 0 {
+			t.Errorf("cell %s needs show, shapes and hints", c.name)
+		}
 	}
-	if len(seen) != len(tags) {
-		t.Errorf("Fields has %d entries, cellTable %d cells", len(tags), len(seen))
+	var b strings.Builder
+	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
+	for _, c := range cellTable {
+		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
+	}
+	b.WriteString("      holes: {selector: td.holes}\n")
+	_, err := ParseSites([]byte(b.String()))
+	if want := "fields.holes is not a cell; the cells are " + cellNames(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("an unknown fields key: %v, want %q", err, want)
 	}
 }
 
 // cellSite is a sites file reading every cell of cellTable from td.<name>.
-func cellSite(t *testing.T) Site {
+func cellSite(t *testing.T) *Site {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
@@ -103,7 +99,7 @@ func TestEveryCellIsWired(t *testing.T) {
 	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
 	parse := func(t *testing.T, i int, text string) (rawRow, string, string, error) {
 		t.Helper()
-		pg, err := parsePage(&site, base, []byte(cellPage(t, i, text)), "")
+		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
 		if err != nil || len(pg.Rows) != 1 {
 			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
 		}

@@ -133,9 +133,9 @@ type crawl struct {
 // with PlayDate (relative to crawledAt), ParseTeeTime, ParsePrice and ParsePlayers; a row that does
 // not parse is logged (url, raw, err), counted and skipped, and the crawl goes on.
 //
-// The error is non-nil only when the crawl could not start (an invalid site) or ctx ended; in the
+// The error is non-nil only when the crawl could not start (its URLs do not expand) or ctx ended; in the
 // latter case the partial Result is returned too, with Complete false.
-func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
+func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
 	if deps.Logger == nil {
 		return Result{}, errors.New("collect: CollectDeps.Logger is required")
 	}
@@ -151,23 +151,20 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if deps.Getenv == nil {
 		deps.Getenv = os.Getenv
 	}
-	if err := site.Validate(); err != nil {
-		return Result{Site: site.Name}, fmt.Errorf("collect: %w", err)
-	}
 	start := deps.Now()
 	urls, err := site.URLs(crawledAt)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	if deps.hosts != nil {
-		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, &site)
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, site)
 	}
-	c, err := newCollector(ctx, &site, deps.Transport)
+	c, err := newCollector(ctx, site, deps.Transport)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	cr := &crawl{
-		ctx: ctx, site: &site, deps: deps, crawledAt: crawledAt, c: c,
+		ctx: ctx, site: site, deps: deps, crawledAt: crawledAt, c: c,
 		log:     deps.Logger.With("site", site.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
 		holders: map[string]int{}, res: Result{Site: site.Name},

@@ -352,12 +352,12 @@ func sortedSets(m map[int]bool) []int {
 // request, by course when course does.
 func (s *Site) pageSet(vars RequestVars) PageSet {
 	var p PageSet
-	if s.Fields.RoundDate.value != nil && !vars.Date.IsZero() {
+	if s.fields[cellRoundDate].value != nil && !vars.Date.IsZero() {
 		p.PlayDate = vars.Date.Format("2006-01-02")
 	}
-	if t := s.Fields.Course.value; t != nil {
+	if t := s.fields[cellCourse].value; t != nil {
 		if v, err := execTemplate(t, vars); err == nil {
-			if re := s.Fields.Course.re; re != nil {
+			if re := s.fields[cellCourse].re; re != nil {
 				if m := re.FindStringSubmatch(v); m != nil {
 					v = m[1]
 				} else {

@@ -32,8 +32,8 @@ import (
 // (the shape changed); a value that does not parse rejects only its row.
 type JSONPage struct {
 	Rows      string          `yaml:"rows"`
-	Success   *JSONCondition  `yaml:"success"`
-	EmptyWhen []JSONCondition `yaml:"empty_when"`
+	Success   *JSONCondition  `yaml:"success,omitempty"`
+	EmptyWhen []JSONCondition `yaml:"empty_when,omitempty"`
 }
 
 // JSONCondition is a test on the value at Path: Equals compares its text (a number's or a
@@ -41,8 +41,8 @@ type JSONPage struct {
 // "empty" (null, absent, "", [] or {}) or "present". Exactly one of Equals and Is is set.
 type JSONCondition struct {
 	Path   string `yaml:"path"`
-	Equals string `yaml:"equals"`
-	Is     string `yaml:"is"`
+	Equals string `yaml:"equals,omitempty"`
+	Is     string `yaml:"is,omitempty"`
 }
 
 func (j *JSONPage) validate() error {
@@ -248,11 +248,10 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 	if len(elems) == 0 {
 		return nil, fmt.Errorf("rows path %q is an empty array and no empty_when holds; declare empty_when if that is how the site answers a sold-out date", j.Rows)
 	}
-	f := site.Fields
 	out := make([]rawRow, 0, len(elems))
 	for i, row := range elems {
 		var r rawRow
-		for j, c := range f.cells(&r) {
+		for j, c := range site.cells(&r) {
 			if c.field.Path == "" {
 				continue
 			}

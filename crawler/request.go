@@ -30,11 +30,11 @@ type Target map[string]string
 // are). URL, header values, form values and JSON strings are Go templates over RequestVars, e.g.
 // `{{.Date.Format "20060102"}}`, `{{.Target.id}}`, `{{.Target.name | urlquery}}`.
 type RequestTemplate struct {
-	Method  string            `yaml:"method"`
+	Method  string            `yaml:"method,omitempty"`
 	URL     string            `yaml:"url"`
-	Headers map[string]string `yaml:"headers"`
-	Form    map[string]string `yaml:"form"`
-	JSON    map[string]any    `yaml:"json"`
+	Headers map[string]string `yaml:"headers,omitempty"`
+	Form    map[string]string `yaml:"form,omitempty"`
+	JSON    map[string]any    `yaml:"json,omitempty"`
 }
 
 // RequestVars are the variables of one request, the data of its templates and of the fields
@@ -88,11 +88,9 @@ func parseTemplate(name, text string) (*template.Template, error) {
 	return template.New(name).Option("missingkey=error").Parse(text)
 }
 
-// validateSources checks and compiles the keys of request.go, jsonpage.go and login.go.
-func (s *Site) validateSources(fail func(string, ...any) error) error {
+// compileSources checks and compiles the keys of request.go, jsonpage.go and login.go.
+func (s *Site) compileSources(fail func(string, ...any) error) error {
 	switch s.Format {
-	case "":
-		s.Format = FormatHTML
 	case FormatHTML, FormatJSON:
 	default:
 		return fail("format is %q; it must be html or json", s.Format)
@@ -121,7 +119,6 @@ func (s *Site) validateSources(fail func(string, ...any) error) error {
 	if len(s.Requests) > 0 && s.Follow != "" {
 		return fail("follow does not apply to requests: a followed page could be of another date or target, so its failure could not be attributed")
 	}
-	s.req = nil
 	if len(s.Requests) > 0 {
 		cr := &compiledRequests{}
 		for i, rt := range s.Requests {
@@ -140,9 +137,11 @@ func (s *Site) validateSources(fail func(string, ...any) error) error {
 		if len(s.Requests) == 0 {
 			return fail("login needs requests (declare the pages as requests)")
 		}
-		if err := s.Login.validate(); err != nil {
+		form, err := s.Login.compile()
+		if err != nil {
 			return fail("login: %v", err)
 		}
+		s.loginForm = form
 	}
 	return nil
 }

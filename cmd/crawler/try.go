@@ -48,7 +48,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var site crawler.Site
+	var site *crawler.Site
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Name)
@@ -56,7 +56,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 			site = s
 		}
 	}
-	if site.Name == "" {
+	if site == nil {
 		return fmt.Errorf("%w: no site %q in %s (sites: %s)", cli.ErrUsage, *name, *sitesPath, strings.Join(names, ", "))
 	}
 	at := time.Now().In(crawler.Seoul())
@@ -67,11 +67,9 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 		}
 		at = d.Add(12 * time.Hour)
 	}
-	if err := pickTarget(&site, *target); err != nil {
+	if site, err = trySite(site, *target); err != nil {
 		return err
 	}
-	site.DaysAhead = 0
-	site.Politeness.MaxPages = min(site.Politeness.MaxPages, tryMaxPages)
 
 	var (
 		mu      sync.Mutex
@@ -106,7 +104,19 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 }
 
 // pickTarget keeps the one target of site that --target names (default: the first).
-func pickTarget(site *crawler.Site, want string) error {
+// trySite is site as try crawls it: one play date, one target (pickTarget), at most tryMaxPages
+// pages.
+func trySite(site *crawler.Site, target string) (*crawler.Site, error) {
+	spec := site.SiteSpec
+	if err := pickTarget(&spec, target); err != nil {
+		return nil, err
+	}
+	spec.DaysAhead = 0
+	spec.Politeness.MaxPages = min(spec.Politeness.MaxPages, tryMaxPages)
+	return spec.Compile()
+}
+
+func pickTarget(site *crawler.SiteSpec, want string) error {
 	if len(site.Targets) == 0 {
 		if want != "" {
 			return fmt.Errorf("%w: site %s declares no targets", cli.ErrUsage, site.Name)

@@ -118,7 +118,7 @@ func TestSimSiteIsTheDevSitesFileEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sites[slices.IndexFunc(sites, func(s crawler.Site) bool { return s.Name == DefaultSource })]
+	want := sites[slices.IndexFunc(sites, func(s *crawler.Site) bool { return s.Name == DefaultSource })]
 	if !strings.HasPrefix(got.URLTemplate, "http://"+simHost+"/") || got.AllowedDomains[0] != simHost {
 		t.Errorf("the practice site is not pointed at %s: %s %v", simHost, got.URLTemplate, got.AllowedDomains)
 	}

@@ -79,9 +79,9 @@ func TestDateAndTargetTemplates(t *testing.T) {
 			if !strings.Contains(tm.req.URL, tc.url) || !strings.Contains(strings.Join(body, " "), tc.body) || tm.dateFound != tc.dateFound {
 				t.Errorf("url %q body %q dateFound %v; want %q, %q, %v", tm.req.URL, strings.Join(body, " "), tm.dateFound, tc.url, tc.body, tc.dateFound)
 			}
-			site := crawler.Site{Name: "x", Requests: []crawler.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
-				Fields: crawler.Fields{Course: crawler.Field{Value: "c"}, RoundDate: crawler.Field{Value: "d"}, TeeTime: crawler.Field{Selector: "td"}}}
-			if err := site.Validate(); err != nil {
+			site := crawler.SiteSpec{Name: "x", Requests: []crawler.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
+				Fields: crawler.Fields{"course": {Value: "c"}, "round_date": {Value: "d"}, "tee_time": {Selector: "td"}}}
+			if _, err := site.Compile(); err != nil {
 				t.Errorf("the template does not validate: %v", err)
 			}
 		})
