@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,8 +29,8 @@ type cellDef struct {
 	// bad_<name> (or, lenient, leaves the cell unknown). Either may be nil.
 	set   func(l *events.Listing, raw string) error
 	parse func(l *events.Listing, raw string, crawledAt time.Time) error
-	// show is the cell's value in a listing, for tables (crawler try --dump).
-	show func(l events.Listing) string
+	// show are the cell's columns in a table of listings (crawler try): a header and the value.
+	show []ShownColumn
 	// shapes are what the cell's values look like, the most telling first; hints are lower-cased
 	// substrings of a column's name (JSON member, header, class) that suggest the cell, the
 	// strongest first.
@@ -51,12 +50,12 @@ var cellTable = [...]cellDef{
 			}
 			return nil
 		},
-		show:   func(l events.Listing) string { return l.CourseName },
+		show:   []ShownColumn{{"course", func(l events.Listing) string { return l.CourseName }}},
 		shapes: []Shape{shapeName},
 		hints:  []string{"club", "golf", "골프장", "course_name", "cc_name", "gc", "course"}},
 	{name: "course_part", label: "part", identity: true,
 		set:    func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil },
-		show:   func(l events.Listing) string { return l.CoursePart },
+		show:   []ShownColumn{{"part", func(l events.Listing) string { return l.CoursePart }}},
 		shapes: []Shape{shapeName},
 		hints:  []string{"part", "cos", "코스", "hole", "sub"}},
 	{name: "round_date", required: true, identity: true,
@@ -65,7 +64,8 @@ var cellTable = [...]cellDef{
 			l.PlayDate, err = PlayDate(l.RoundDate, at)
 			return err
 		},
-		show:   func(l events.Listing) string { return l.PlayDate },
+		show: []ShownColumn{{"play_date", func(l events.Listing) string { return l.PlayDate }},
+			{"round_date", func(l events.Listing) string { return l.RoundDate }}},
 		shapes: []Shape{shapeYearlessDate},
 		hints:  []string{"date", "day", "일자", "날짜", "ymd"}},
 	{name: "tee_time", required: true, identity: true,
@@ -73,7 +73,7 @@ var cellTable = [...]cellDef{
 			l.TeeTime, err = ParseTeeTime(raw)
 			return err
 		},
-		show:   func(l events.Listing) string { return l.TeeTime },
+		show:   []ShownColumn{{"tee_time", func(l events.Listing) string { return l.TeeTime }}},
 		shapes: []Shape{shapeClockTime, shapeCompactTime},
 		hints:  []string{"teetime", "tee_time", "booktime", "time", "시간", "tm", "hour"}},
 	// A missing optional cell is an unknown value, like an empty one.
@@ -82,7 +82,7 @@ var cellTable = [...]cellDef{
 			l.PriceKRW, err = ParsePrice(raw)
 			return err
 		},
-		show:   func(l events.Listing) string { return showNumber(l.PriceKRW) },
+		show:   []ShownColumn{{"price", func(l events.Listing) string { return showNumber(l.PriceKRW) }}},
 		shapes: []Shape{shapeMarkedPrice, shapeBarePrice},
 		hints:  []string{"greenfee", "green_fee", "fee", "cost", "price", "amt", "amount", "그린피", "요금", "금액", "charge"}},
 	{name: "players",
@@ -90,14 +90,21 @@ var cellTable = [...]cellDef{
 			l.Players, err = ParsePlayers(raw)
 			return err
 		},
-		show:   func(l events.Listing) string { return showNumber(l.Players) },
+		show:   []ShownColumn{{"players", func(l events.Listing) string { return showNumber(l.Players) }}},
 		shapes: []Shape{shapePlayers},
 		hints:  []string{"visitor", "people", "player", "person", "cnt", "count", "인원", "pax", "member"}},
 }
 
+// ShownColumn is one column of a table of listings: its header and its value in a listing.
+type ShownColumn struct {
+	Header string
+	Value  func(l events.Listing) string
+}
+
+// showNumber is an optional number as a table shows it: "-" when unknown.
 func showNumber[T int | int64](v *T) string {
 	if v == nil {
-		return "?"
+		return "-"
 	}
 	return fmt.Sprint(*v)
 }
@@ -112,12 +119,20 @@ var (
 // cellIndex is the index of the named cell in cellTable; it panics for an unknown name (a typo in
 // this package, found by any test).
 func cellIndex(name string) int {
+	if i := cellRank(name); i < len(cellTable) {
+		return i
+	}
+	panic("crawler: no cell " + name)
+}
+
+// cellRank is the index of the named cell in cellTable, len(cellTable) for no cell.
+func cellRank(name string) int {
 	for i, c := range cellTable {
 		if c.name == name {
 			return i
 		}
 	}
-	panic("crawler: no cell " + name)
+	return len(cellTable)
 }
 
 // rejectReason is the Reject* reason of a cell's failure: missing_<name> when set fails,
@@ -224,7 +239,7 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 // template.
 func (s *Site) compileFields(fail func(string, ...any) error) error {
 	for _, name := range sortedKeys(s.Fields) {
-		if !slices.ContainsFunc(cellTable[:], func(c cellDef) bool { return c.name == name }) {
+		if cellRank(name) == len(cellTable) {
 			return fail("fields.%s is not a cell; the cells are %s", name, cellNames())
 		}
 	}

@@ -43,10 +43,10 @@ func priceAtLeast1000(s string) bool {
 
 // The shapes of cellTable's cells, each list the most telling first.
 var (
-	shapeClockTime = Shape{"a time of day (06:30, 6:30, 06시 30분, 오전 6:30, 6:30 AM)",
+	shapeClockTime = Shape{"a time (06:30, 06시 30분, 오전 6:30, 6:30 AM)",
 		func(s string) bool { return reClockMark.MatchString(s) && teeTimeReads(s) }}
-	shapeCompactTime = Shape{"a four-digit time (0630)", reCompactTime.MatchString}
-	shapeMarkedPrice = Shape{"a price (130,000, 130,000원, ₩150,000, 14만5천원)",
+	shapeCompactTime = Shape{"a time (0630)", reCompactTime.MatchString}
+	shapeMarkedPrice = Shape{"a price (130,000원, ₩150,000, 14만5천원)",
 		func(s string) bool { return rePriceMark.MatchString(s) && priceAtLeast1000(s) }}
 	shapeBarePrice    = Shape{"a price (130000)", func(s string) bool { return reBarePrice.MatchString(s) && priceAtLeast1000(s) }}
 	shapePlayers      = Shape{"a player count (1 to 9, 4명)", rePlayerCount.MatchString}
@@ -94,8 +94,9 @@ func (c Cell) Lenient() bool { return c.def.lenient }
 // Shapes are what the cell's values look like, the most telling first.
 func (c Cell) Shapes() []Shape { return c.def.shapes }
 
-// Show is the cell's value in l as a table shows it ("?" for an unknown number).
-func (c Cell) Show(l events.Listing) string { return c.def.show(l) }
+// Columns are the cell's columns in a table of listings (crawler try): one, or for round_date the
+// play date and the text shown.
+func (c Cell) Columns() []ShownColumn { return c.def.show }
 
 // Hint is how strongly a column's name (a JSON member, a header, a class) suggests the cell: 0
 // for none, more for a hint earlier in the cell's list.
@@ -125,5 +126,6 @@ func (c Cell) Reads(raw string, crawledAt time.Time) (known bool, err error) {
 			return false, err
 		}
 	}
-	return c.def.show(l) != "?", nil
+	v := c.def.show[0].Value(l)
+	return v != "" && v != "-", nil
 }

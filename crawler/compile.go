@@ -157,7 +157,7 @@ func (s *Site) URLs(crawledAt time.Time) ([]string, error) {
 		return s.StartURLs, nil
 	}
 	if s.tmpl == nil {
-		return nil, fmt.Errorf("site %q: call Validate before URLs", s.Name)
+		return nil, fmt.Errorf("site %q: compile the site (SiteSpec.Compile) before URLs", s.Name)
 	}
 	y, m, d := crawledAt.In(Seoul()).Date()
 	var out []string

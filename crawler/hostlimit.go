@@ -32,8 +32,8 @@ type hostLimit struct {
 }
 
 // newHostLimits builds the limits of every host the sites name (their start URLs, template,
-// requests and login), each the strictest of the sites on it. An invalid site names no host: its
-// crawl fails on its own.
+// requests and login), each the strictest of the sites on it (compiled: their politeness has its
+// defaults).
 func newHostLimits(sites []*Site) *hostLimits {
 	type strictest struct {
 		par           int

@@ -81,7 +81,7 @@ type compiledRequests struct {
 	reqs []compiledRequest
 }
 
-// sampleDate is the play date templates are tried on when a site is validated.
+// sampleDate is the play date templates are tried on when a site is compiled.
 var sampleDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func parseTemplate(name, text string) (*template.Template, error) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,23 @@ type SiteSpec struct {
 // course_part, round_date, tee_time, price, players); course, round_date and tee_time are
 // required. A key that names no cell is an error.
 type Fields map[string]Field
+
+// MarshalYAML writes the fields in cellTable's order (a key that names no cell, which Compile
+// rejects, last).
+func (f Fields) MarshalYAML() (any, error) {
+	var n yaml.Node
+	n.Kind, n.Tag = yaml.MappingNode, "!!map"
+	keys := sortedKeys(f)
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(cellRank(a), cellRank(b)) })
+	for _, k := range keys {
+		var v yaml.Node
+		if err := v.Encode(f[k]); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, &v)
+	}
+	return &n, nil
+}
 
 // Field says how to read one cell: the text (or attribute Attr) of the first element matching
 // Selector within the row (an empty Selector means the row itself), optionally narrowed by Regex,

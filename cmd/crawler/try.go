@@ -157,10 +157,22 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
 		if len(p.Listings) > 0 {
+			var cols []crawler.ShownColumn
+			for _, c := range crawler.Cells() {
+				cols = append(cols, c.Columns()...)
+			}
 			var t cli.Table
-			t.Add("course", "part", "play_date", "round_date", "tee_time", "price", "players")
+			header := make([]string, len(cols))
+			for i, c := range cols {
+				header[i] = c.Header
+			}
+			t.Add(header...)
 			for _, l := range p.Listings {
-				t.Add(l.CourseName, l.CoursePart, l.PlayDate, l.RoundDate, l.TeeTime, optional(l.PriceKRW), optional(l.Players))
+				row := make([]string, len(cols)) // the table keeps it
+				for i, c := range cols {
+					row[i] = c.Value(l)
+				}
+				t.Add(row...)
 			}
 			var tb strings.Builder
 			_ = t.Write(&tb) // a strings.Builder does not fail
@@ -175,13 +187,6 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   --- raw response (%d bytes) ---\n%s\n   --- end ---\n", len(p.Body), strings.TrimRight(string(p.Body), "\n"))
 		}
 	}
-}
-
-func optional[T int | int64](p *T) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprint(*p)
 }
 
 // checkCmd is `crawler check`: validate every site of the sites file, and the watches file,

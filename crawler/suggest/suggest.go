@@ -77,7 +77,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if fetchDate.IsZero() {
 		fetchDate = time.Now().In(crawler.Seoul())
 	}
-	out := outSite{Name: siteName(o), DaysAhead: o.DaysAhead}
+	out := crawler.SiteSpec{Name: siteName(o), DaysAhead: o.DaysAhead}
 	a := analysis{o: o, t: t, date: fetchDate, say: say, out: &out}
 	if err := a.run(ctx); err != nil {
 		return sg, err
