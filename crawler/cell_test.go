@@ -154,3 +154,32 @@ func TestRequiredCellsAreRequired(t *testing.T) {
 		}
 	}
 }
+
+// A lenient cell's bad value leaves the cell unknown and keeps the row; the same value in a strict
+// cell rejects the row. Not parallel: it flips price's row of the shared table for its duration
+// (parallel tests wait until the sequential ones are done).
+func TestLenientCellLeavesUnknown(t *testing.T) {
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
+	price := cellIndex("price")
+	read := func() (string, error) {
+		pg, err := parsePage(site, base, []byte(cellPage(t, price, "abc")), "")
+		if err != nil || len(pg.Rows) != 1 {
+			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+		}
+		l, reason, err := site.listing(pg.Rows[0], base.String(), at)
+		if err == nil && l.PriceKRW != nil {
+			t.Errorf("a bad price kept a value: %d", *l.PriceKRW)
+		}
+		return reason, err
+	}
+	if reason, err := read(); reason != RejectBadPrice || err == nil {
+		t.Fatalf("strict: reason %q (%v), want %s", reason, err, RejectBadPrice)
+	}
+	cellTable[price].lenient = true
+	t.Cleanup(func() { cellTable[price].lenient = false })
+	if reason, err := read(); err != nil {
+		t.Errorf("lenient: the row is rejected (%s): %v", reason, err)
+	}
+}
