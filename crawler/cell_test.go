@@ -183,3 +183,29 @@ func TestLenientCellLeavesUnknown(t *testing.T) {
 		t.Errorf("lenient: the row is rejected (%s): %v", reason, err)
 	}
 }
+
+// The identity cells are the ones a listing's key is made of: another value of one is another
+// listing, another value of any other cell the same listing changed.
+func TestIdentityCellsMakeTheKey(t *testing.T) {
+	t.Parallel()
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
+	key := func(i int, text string) string {
+		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
+		if err != nil || len(pg.Rows) != 1 {
+			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+		}
+		l, _, err := site.listing(pg.Rows[0], base.String(), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Key()
+	}
+	want := key(-1, "")
+	for i, c := range cellTable {
+		if changed := key(i, cellSamples[c.name].other) != want; changed != c.identity {
+			t.Errorf("cell %s: identity %v, but another value changes the key: %v", c.name, c.identity, changed)
+		}
+	}
+}
