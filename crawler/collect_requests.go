@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -61,6 +62,24 @@ type listingOrReject struct {
 type PageSet struct {
 	PlayDate string
 	Course   string
+}
+
+// pageSets are page sets as the log shows them, with snake_case keys like every other key.
+type pageSets []PageSet
+
+// LogValue is each set's play_date and course (those it names).
+func (ps pageSets) LogValue() slog.Value {
+	out := make([]map[string]string, len(ps))
+	for i, p := range ps {
+		out[i] = map[string]string{}
+		if p.PlayDate != "" {
+			out[i]["play_date"] = p.PlayDate
+		}
+		if p.Course != "" {
+			out[i]["course"] = p.Course
+		}
+	}
+	return slog.AnyValue(out)
 }
 
 // Covers reports whether l is among the listings the page set would have shown.

@@ -158,8 +158,7 @@ func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteS
 			}
 		}
 		if !collapsed(site, before, len(res.Listings)) {
-			crawl.Complete, crawl.Withheld = true, withheld
-			log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
 	return crawl, reference
@@ -197,9 +196,14 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 	}
 	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
 	if !s.Complete {
-		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
-			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
+		msg := "crawl incomplete: no listing closes on its evidence"
+		args := []any{"reason", s.Incomplete, "failed_pages", len(res.FailedPages), "listings", len(res.Listings),
+			"last_complete_listings", reference, "collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete}
+		if crawl.Complete { // complete per page set (crawlOf, guardTargetsOf)
+			msg = "crawl incomplete: closes withheld only for the failed page sets; the other listings close on its evidence"
+			args = append(args, "failed_sets", pageSets(s.FailedSets))
+		}
+		log.WarnContext(ctx, msg, args...)
 	}
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
 	for _, inv := range stats.Invalid {
