@@ -88,6 +88,9 @@ func (s *Site) Describe() string {
 		if s.Login != nil {
 			d += ", login " + s.Login.URL
 		}
+		if s.NotOpen != nil || (s.JSON != nil && len(s.JSON.NotOpenWhen) > 0) {
+			d += ", a date not open yet (not_open) opens and closes nothing"
+		}
 		return d
 	case s.URLTemplate != "":
 		return fmt.Sprintf("%s, url_template x %d day(s)", s.Format, s.DaysAhead+1)

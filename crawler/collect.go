@@ -83,6 +83,10 @@ type Result struct {
 	// FailedSets are the page sets (play date and target of requests) of the failed pages; a
 	// failed page of a site without requests has a zero PageSet, which covers every listing.
 	FailedSets []PageSet
+	// NotOpenSets are the page sets whose answer said the date is not open for booking yet
+	// (not_open, json.not_open_when): the crawl saw nothing of them, and closes none of their
+	// listings.
+	NotOpenSets []PageSet
 	// Complete is true when every page that the crawl found was fetched and parsed: no failed
 	// page, no max_pages stop, no cancellation. Only a complete crawl can tell that a listing is
 	// gone; an incomplete one only that the listings it has exist.
@@ -91,6 +95,12 @@ type Result struct {
 	// ListSeen is the holder of the rows seen on most pages with rows (the next crawl's
 	// CollectDeps.ListHint); empty when no page had rows.
 	ListSeen string
+}
+
+// NotOpenMetrics is an optional Metrics method: PageNotOpen is called once per page that answered
+// not_open (json.not_open_when).
+type NotOpenMetrics interface {
+	PageNotOpen(site string)
 }
 
 type noMetrics struct{}
@@ -122,6 +132,7 @@ type crawl struct {
 	// requests, page sets and login (request.go, login.go); zero for a site without them
 	sets       []RequestVars
 	failedSets map[int]bool
+	notOpen    map[int]bool    // page sets answered not_open
 	attributed map[string]bool // failed pages that belong to a page set
 	sess       *session
 	secrets    []string

@@ -35,6 +35,7 @@ type PageReport struct {
 	Listings []events.Listing
 	Rejected []RejectedRow
 	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
+	NotOpen  bool  // the answer says the date is not open for booking yet (not_open, json.not_open_when)
 	Err      error // the page failed; nil otherwise
 }
 
@@ -196,6 +197,11 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		cr.loginPage(r, key, set)
 		return true
 	}
+	if (cr.site.NotOpen != nil && cr.site.NotOpen.matches(r.StatusCode, body)) ||
+		(cr.site.JSON != nil && cr.site.JSON.notOpen(body)) {
+		cr.notOpenPage(key, set, r.StatusCode, body)
+		return true
+	}
 	var (
 		rows  []rawRow
 		links []string
@@ -277,6 +283,10 @@ func (cr *crawl) onRequestError(r *colly.Response, err error) bool {
 		cr.loginPage(r, key, set)
 		return true
 	}
+	if cr.site.NotOpen != nil && slices.Contains(cr.site.NotOpen.Statuses, r.StatusCode) {
+		cr.notOpenPage(key, set, r.StatusCode, r.Body)
+		return true
+	}
 	if stop, spent := cr.backOff(r, key, err); stop != nil {
 		var body []byte
 		if spent {
@@ -336,11 +346,39 @@ func tableFragment(body []byte) []byte {
 	return body
 }
 
+// notOpenPage records a page that says its date is not open for booking yet: it counts as fetched,
+// shows nothing and fails nothing; its page set closes nothing (Result.NotOpenSets).
+func (cr *crawl) notOpenPage(key string, set, status int, body []byte) {
+	cr.mu.Lock()
+	cr.res.Pages++
+	if cr.notOpen == nil {
+		cr.notOpen = map[int]bool{}
+	}
+	cr.notOpen[set] = true
+	cr.mu.Unlock()
+	if m, ok := cr.deps.Metrics.(NotOpenMetrics); ok {
+		m.PageNotOpen(cr.site.Name)
+	}
+	cr.log.InfoContext(cr.ctx, "date not open for booking yet: the page opens and closes nothing", "url", key, "status", status)
+	if cr.deps.OnPage != nil {
+		cr.deps.OnPage(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), NotOpen: true})
+	}
+}
+
 // finishSets fills Result.FailedSets: the page set of every failed request, and the zero PageSet
-// when a failed page has none.
+// when a failed page has none; and Result.NotOpenSets.
 func (cr *crawl) finishSets() {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	for _, set := range sortedSets(cr.notOpen) {
+		p := PageSet{}
+		if set >= 0 && set < len(cr.sets) {
+			p = cr.site.pageSet(cr.sets[set])
+		}
+		if !slices.Contains(cr.res.NotOpenSets, p) {
+			cr.res.NotOpenSets = append(cr.res.NotOpenSets, p)
+		}
+	}
 	seen := map[PageSet]bool{}
 	add := func(p PageSet) {
 		if !seen[p] {

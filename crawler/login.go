@@ -37,9 +37,12 @@ type Login struct {
 	Page        LoginPage         `yaml:"login_page"`
 }
 
-// LoginPage recognises the login page: an element matching Selector, or Contains in the body, or
-// a status among Statuses (e.g. [401, 403]). At least one is required.
-type LoginPage struct {
+// LoginPage recognises the login page (a PageMatch). At least one key is required.
+type LoginPage = PageMatch
+
+// PageMatch recognises a kind of answer: an element matching Selector, or Contains in the decoded
+// body (script text included), or a status among Statuses (e.g. [401, 403]).
+type PageMatch struct {
 	Selector string `yaml:"selector,omitempty"`
 	Contains string `yaml:"contains,omitempty"`
 	Statuses []int  `yaml:"statuses,omitempty"`
@@ -106,19 +109,23 @@ type loginVars struct {
 }
 
 // isLoginPage reports whether a page answered with the login page.
-func (l *Login) isLoginPage(status int, body []byte) bool {
-	if slices.Contains(l.Page.Statuses, status) {
+func (l *Login) isLoginPage(status int, body []byte) bool { return l.Page.matches(status, body) }
+
+// matches reports whether an answer with status and body is the kind m recognises: a status among
+// Statuses, or (for a status below 400) Contains in the body or an element matching Selector.
+func (m PageMatch) matches(status int, body []byte) bool {
+	if slices.Contains(m.Statuses, status) {
 		return true
 	}
 	if status >= 400 {
 		return false
 	}
-	if l.Page.Contains != "" && bytes.Contains(body, []byte(l.Page.Contains)) {
+	if m.Contains != "" && bytes.Contains(body, []byte(m.Contains)) {
 		return true
 	}
-	if l.Page.Selector != "" {
+	if m.Selector != "" {
 		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-		if err == nil && doc.Find(l.Page.Selector).Length() > 0 {
+		if err == nil && doc.Find(m.Selector).Length() > 0 {
 			return true
 		}
 	}

@@ -133,6 +133,9 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 			return fail("requests do not expand for the sample date %s: %v", sampleDate.Format("2006-01-02"), err)
 		}
 	}
+	if err := s.compileNotOpen(fail); err != nil {
+		return err
+	}
 	if s.Login != nil {
 		if len(s.Requests) == 0 {
 			return fail("login needs requests (declare the pages as requests)")
@@ -142,6 +145,34 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 			return fail("login: %v", err)
 		}
 		s.loginForm = form
+	}
+	return nil
+}
+
+// compileNotOpen checks not_open and json.not_open_when: request pages only, so that a not-open
+// answer is its date's (its page set's).
+func (s *Site) compileNotOpen(fail func(string, ...any) error) error {
+	jsonNotOpen := s.JSON != nil && len(s.JSON.NotOpenWhen) > 0
+	if (s.NotOpen != nil || jsonNotOpen) && len(s.Requests) == 0 {
+		return fail("not_open needs requests (declare the pages as requests), so that a not-open answer is attributed to its date")
+	}
+	if s.NotOpen == nil {
+		return nil
+	}
+	m := s.NotOpen
+	switch {
+	case s.Format == FormatJSON:
+		return fail("not_open is for format html; format json declares json.not_open_when")
+	case m.Selector == "" && m.Contains == "" && len(m.Statuses) == 0:
+		return fail("not_open needs selector, contains or statuses: how else would a date not open yet be recognised")
+	}
+	if err := checkSelector(m.Selector); err != nil {
+		return fail("not_open selector %q is invalid: %v", m.Selector, err)
+	}
+	for _, st := range m.Statuses {
+		if st < 400 || st > 599 {
+			return fail("not_open status %d: it must be an error status (4xx, 5xx); a 200 answer is recognised by selector or contains", st)
+		}
 	}
 	return nil
 }

@@ -141,6 +141,11 @@ func incompleteReason(res Result, deadline bool) string {
 // listings), and complete per page set when every failed page names the listings it would have
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
 func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+	defer func() { // a date not open yet is no evidence: its listings do not close
+		if len(res.NotOpenSets) > 0 {
+			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
+		}
+	}()
 	reference = prev.LastCompleteSeen
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()

@@ -60,7 +60,12 @@ type SiteSpec struct {
 	// Login, Requests, Targets, Format and JSON declare the sources that are not one HTML page per
 	// GET (see request.go, jsonpage.go, login.go): a login step; request templates instead of
 	// start_urls or url_template, expanded per play date and per target; JSON responses.
-	Login    *Login            `yaml:"login,omitempty"`
+	Login *Login `yaml:"login,omitempty"`
+	// NotOpen (format html; json: json.not_open_when) recognises a date's answer that says the
+	// date is not open for booking yet (past the club's booking window): such a page opens and
+	// closes nothing and keeps the crawl complete. It needs requests, so that the answer is its
+	// date's.
+	NotOpen  *PageMatch        `yaml:"not_open,omitempty"`
 	Requests []RequestTemplate `yaml:"requests,omitempty"`
 	Format   string            `yaml:"format,omitempty"` // "html" (the default) or "json"
 	JSON     *JSONPage         `yaml:"json,omitempty"`

@@ -151,6 +151,8 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		switch {
 		case p.Err != nil:
 			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
+		case p.NotOpen:
+			fmt.Fprintf(b, "   status %d: the date is not open for booking yet (not_open holds): it opens and closes nothing\n", p.Status)
 		case p.Empty:
 			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
 		default:
