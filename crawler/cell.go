@@ -158,6 +158,25 @@ func requiredCells() string {
 type rawRow struct {
 	v       [len(cellTable)]string
 	Missing []string
+	marked  bool // the row matches an empty_when entry (soldOutMarker)
+}
+
+// soldOutMarker reports whether a row that did not make a listing (reason) is a sold-out date's
+// marker row: it matches empty_when and failed for want of a required cell.
+func soldOutMarker(r rawRow, reason string) bool {
+	if !r.marked {
+		return false
+	}
+	if reason == RejectMissingField {
+		return true
+	}
+	for i := range cellTable {
+		c := &cellTable[i]
+		if c.required && (reason == rejectReason("missing", c) || reason == rejectReason("bad", c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // String renders the row for the log's raw key.

@@ -77,9 +77,20 @@ func (s *Site) Warnings() []string {
 	return out
 }
 
-// Describe is a one-line summary of a valid site for `crawler check`: its shape and how many
-// requests one crawl sends before following links.
+// Describe is a one-line summary of a valid site for `crawler check`: its shape, how many
+// requests one crawl sends before following links, and the answers it reads as no listings.
 func (s *Site) Describe() string {
+	d := s.describeShape()
+	if s.NotOpen != nil || (s.JSON != nil && len(s.JSON.NotOpenWhen) > 0) {
+		d += ", a date not open yet (not_open) opens and closes nothing"
+	}
+	if len(s.EmptyWhen) > 0 {
+		d += fmt.Sprintf(", %d empty_when marker(s) make a sold-out page", len(s.EmptyWhen))
+	}
+	return d
+}
+
+func (s *Site) describeShape() string {
 	switch {
 	case len(s.Requests) > 0:
 		targets := max(1, len(s.Targets))
@@ -87,9 +98,6 @@ func (s *Site) Describe() string {
 			s.DaysAhead+1, len(s.Requests)*targets*(s.DaysAhead+1))
 		if s.Login != nil {
 			d += ", login " + s.Login.URL
-		}
-		if s.NotOpen != nil || (s.JSON != nil && len(s.JSON.NotOpenWhen) > 0) {
-			d += ", a date not open yet (not_open) opens and closes nothing"
 		}
 		return d
 	case s.URLTemplate != "":

@@ -304,6 +304,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	rejected := 0
 	for _, row := range pg.Rows {
 		l, reason, err := cr.site.listing(row, u, cr.crawledAt)
+		if err != nil && soldOutMarker(row, reason) {
+			continue // a sold-out date's marker row (empty_when): no listing and no reject
+		}
 		if err != nil {
 			rejected++
 			cr.deps.Metrics.RowRejected(cr.site.Name, reason)

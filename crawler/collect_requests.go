@@ -235,8 +235,13 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	pageURL, _ := r.Ctx.GetAny(origURLKey).(string)
 	vars := cr.vars(set)
 	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty}
+	markers := 0
 	for _, row := range rows {
 		lr := cr.site.fromRequest(row, vars, pageURL, cr.crawledAt)
+		if lr.Err != nil && soldOutMarker(row, lr.Reason) {
+			markers++ // a sold-out date's marker row (empty_when): no listing and no reject
+			continue
+		}
 		if lr.Err != nil {
 			cr.deps.Metrics.RowRejected(cr.site.Name, lr.Reason)
 			cr.log.WarnContext(cr.ctx, "row skipped", "url", key, "reason", lr.Reason, "raw", lr.Raw, "err", lr.Err)
@@ -244,6 +249,9 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 			continue
 		}
 		rep.Listings = append(rep.Listings, lr.Listing)
+	}
+	if markers > 0 && markers == len(rows) {
+		rep.Empty, empty = true, true
 	}
 	cr.mu.Lock()
 	cr.res.Pages++

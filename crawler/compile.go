@@ -28,6 +28,22 @@ type Site struct {
 	list      string                        // List, or the one derived from Row; empty: the holder remembered from a page with rows
 }
 
+// compileEmptyWhen checks the HTML empty_when entries.
+func (s *Site) compileEmptyWhen(fail func(string, ...any) error) error {
+	if len(s.EmptyWhen) > 0 && s.Format == FormatJSON {
+		return fail("empty_when is for format html; format json declares json.empty_when")
+	}
+	for i, m := range s.EmptyWhen {
+		if (m.Selector == "") == (m.Contains == "") {
+			return fail("empty_when[%d]: set selector or contains (one of them)", i)
+		}
+		if err := checkSelector(m.Selector); err != nil {
+			return fail("empty_when[%d] selector %q is invalid: %v", i, m.Selector, err)
+		}
+	}
+	return nil
+}
+
 // compiledField is a cell's Field with its regex and value template compiled.
 type compiledField struct {
 	Field
@@ -95,6 +111,9 @@ func (s *Site) compile() error {
 		if err := checkSelector(sel.sel); err != nil {
 			return fail("%s selector %q is invalid: %v", sel.name, sel.sel, err)
 		}
+	}
+	if err := s.compileEmptyWhen(fail); err != nil {
+		return err
 	}
 	s.list = s.List
 	if s.list == "" && s.Format != FormatJSON {

@@ -36,6 +36,7 @@ func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, er
 			pg.Holder = holderOf(row)
 		}
 		var r rawRow
+		r.marked = site.marks(row)
 		for _, c := range site.cells(&r) {
 			if !c.field.configured() {
 				continue
@@ -74,6 +75,16 @@ func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, er
 		})
 	}
 	return pg, nil
+}
+
+// marks reports whether row matches one of the site's empty_when entries.
+func (s *Site) marks(row *goquery.Selection) bool {
+	for _, m := range s.EmptyWhen {
+		if (m.Selector != "" && row.Find(m.Selector).Length() > 0) || (m.Contains != "" && strings.Contains(row.Text(), m.Contains)) {
+			return true
+		}
+	}
+	return false
 }
 
 // read returns the field's value in row: the first match of Selector (or the row itself), its

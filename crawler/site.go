@@ -78,6 +78,11 @@ type SiteSpec struct {
 	// Row selects one element per listing; Fields are read relative to it.
 	Row    string `yaml:"row,omitempty"`
 	Fields Fields `yaml:"fields,omitempty"`
+	// EmptyWhen, optional (HTML), recognises the marker row a page shows for a sold-out date
+	// ("예약 가능한 시간이 없습니다"): a row that matches Row, makes no listing for want of a
+	// required cell and matches an entry is no rejected row, and a page of only such rows is a
+	// sold-out answer. No phrase is built in: a default would turn real rejects into sell-outs.
+	EmptyWhen []RowMark `yaml:"empty_when,omitempty"`
 	// NextPage, optional, selects the link to the next page of the same list.
 	NextPage string `yaml:"next_page,omitempty"`
 	// Follow, optional, selects links (a[href]) to crawl from every page, e.g. date tabs.
@@ -90,6 +95,13 @@ type SiteSpec struct {
 	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
 	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
 	Deadline Duration `yaml:"deadline,omitempty"`
+}
+
+// RowMark is one empty_when entry: an element matching Selector within the row, or Contains in
+// the row's text. Exactly one is set.
+type RowMark struct {
+	Selector string `yaml:"selector,omitempty"`
+	Contains string `yaml:"contains,omitempty"`
 }
 
 // Fields are the selectors of a listing's cells, keyed by cell name (cellTable: course,
