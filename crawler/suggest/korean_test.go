@@ -53,3 +53,31 @@ func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
 		t.Errorf("the suggestion crawls %v (%d rejected), want %s", got, res.Rejected, want)
 	}
 }
+
+// TestSuggestProposesNotOpen: a club page that answers a date past its booking window with only an
+// alert: suggest's far-ahead probe proposes not_open with the alert's text, and the entry reads
+// such a date as not open (no failed page).
+func TestSuggestProposesNotOpen(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("date") != day.Format("20060102") {
+			fmt.Fprint(w, `<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>`)
+			return
+		}
+		fmt.Fprint(w, `<html><body><table class="tbl"><tr><th>시간</th><th>코스</th></tr>`+
+			`<tr><td>06:30</td><td>동코스</td></tr><tr><td>07:00</td><td>서코스</td></tr></table></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + "/reserve/list.asp?club=101&date=" + day.Format("20060102") + "' -H 'Accept: text/html'"
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: 2, ProbeEmpty: true, Targets: []crawler.Target{{"id": "101", "name": "레이크 CC"}}})
+	if !sg.Complete || sg.Site.NotOpen == nil || sg.Site.NotOpen.Contains != "예약 가능한 일자가 아닙니다" || !strings.Contains(stderr, "not_open ← contains") {
+		t.Fatalf("no not_open proposed: complete %v, not_open %+v", sg.Complete, sg.Site.NotOpen)
+	}
+	res, err := crawler.Collect(t.Context(), sg.Site, day.Add(9*time.Hour), crawler.CollectDeps{Logger: testkit.Logger(t, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || len(res.FailedPages) != 0 || len(res.NotOpenSets) != 2 || len(res.Listings) != 2 {
+		t.Errorf("the entry's crawl: complete %v, failed %v, not open %v, %d listings", res.Complete, res.FailedPages, res.NotOpenSets, len(res.Listings))
+	}
+}

@@ -166,9 +166,31 @@ func (a *analysis) emptyHTML(body []byte) {
 		a.say("probe-empty: the far-ahead page has %d rows with a tee time too", n)
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", hr.list)
+	case a.notOpen(body):
 	default:
 		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", hr.list)
 	}
+}
+
+// reAlert is the message of a page that only alerts and goes back, as classic club sites answer
+// a date past their booking window: <script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>.
+var reAlert = regexp.MustCompile(`alert\(\s*['"]([^'"]{2,80})['"]\s*\)`)
+
+// notOpen proposes not_open from a far-ahead answer that only alerts: such a date is not open yet,
+// not sold out. It needs requests (a url_template page cannot be attributed to its date).
+func (a *analysis) notOpen(body []byte) bool {
+	m := reAlert.FindSubmatch(body)
+	if m == nil {
+		return false
+	}
+	text := strings.TrimRight(crawler.CleanText(string(m[1])), ".")
+	if len(a.out.Requests) == 0 {
+		a.say("probe-empty: the far-ahead page only alerts %q: a date not open yet; not_open needs requests, so declare the page as requests and add not_open: {contains: %q}", text, text)
+		return true
+	}
+	a.out.NotOpen = &crawler.PageMatch{Contains: text}
+	a.say("not_open ← contains %q: the far-ahead page only alerts it, so such a date is not open yet: it opens and closes nothing", text)
+	return true
 }
 
 // charset is the page's declared charset when it is not UTF-8, for the charset: key.
