@@ -83,7 +83,7 @@ func TestAlertsHookOrder(t *testing.T) {
 	dir := t.TempDir()
 	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Publisher: pub,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Publisher: pub,
 		EventsOut: openEventLog(t, dir), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	a := &alertsRecorder{t: t, r: r, pub: pub, events: filepath.Join(dir, "events.jsonl"), claims: map[string]int{}}
 	r.Alerts = a

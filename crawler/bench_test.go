@@ -58,7 +58,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []Site{site}, State: StateDir{Dir: state}, Logger: quiet, Publisher: pub, Now: clock.Now}
+		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Publisher: pub, Now: clock.Now}
 		t0 := time.Now()
 		sum, err := r.Run(b.Context())
 		d := time.Since(t0)
@@ -128,12 +128,11 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 	sim := sitesim.New(sitesim.Config{Seed: 42, Now: time.Now, DaysAhead: 14})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
-	healthy := runnerSite(b, srv.URL, 14)
-	healthy.Name = "healthy"
+	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *SiteSpec) { s.Name = "healthy" })
 	dead := deadSite(b, healthy, "dead", testkit.BlackHole(b))
 	quiet := slog.New(slog.DiscardHandler)
 	dir := b.TempDir()
-	crawl := func(sites []Site) time.Duration {
+	crawl := func(sites []*Site) time.Duration {
 		state, err := os.MkdirTemp(dir, "state-")
 		if err != nil {
 			b.Fatal(err)
@@ -149,7 +148,7 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 		}
 		return s.Duration
 	}
-	runs := [][]Site{{healthy}, {dead, healthy}}
+	runs := [][]*Site{{healthy}, {dead, healthy}}
 	for _, sites := range runs { // warm up the sim and the connection pool
 		crawl(sites)
 	}

@@ -11,60 +11,107 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// cellDef is one cell a site row yields (course, tee time, price, ...): its key under fields in
-// the sites file (also its name in Missing and in the reject reasons), whether a listing needs it,
-// the Fields entry that says where it comes from, and how its text becomes part of the listing.
+// cellDef is one cell a site row yields (course, tee time, price, ...), the one place a cell is
+// declared: its key under fields in the sites file (also its name in Missing, in the log's raw
+// row and in the reject reasons), whether a listing needs it, whether it is part of a listing's
+// identity (events.Listing.Key), what a bad value does, how its text becomes part of the
+// listing, and what crawler suggest recognises it by (its value shapes and name hints).
 type cellDef struct {
 	name     string
 	label    string // its key in the log's raw row (rawRow.String); empty: name
 	required bool
-	field    func(*Fields) *Field
+	identity bool
+	// lenient: a value its parse rejects leaves the cell unknown instead of rejecting the row (for
+	// a cell that informs and identifies nothing).
+	lenient bool
 	// set copies the text into the listing before the bounds check; an error rejects the row as
 	// missing_<name>. parse reads the value after the bounds check; an error rejects the row as
-	// bad_<name>. Either may be nil.
+	// bad_<name> (or, lenient, leaves the cell unknown). Either may be nil.
 	set   func(l *events.Listing, raw string) error
 	parse func(l *events.Listing, raw string, crawledAt time.Time) error
+	// show are the cell's columns in a table of listings (crawler try): a header and the value.
+	show []ShownColumn
+	// shapes are what the cell's values look like, the most telling first; hints are lower-cased
+	// substrings of a column's name (JSON member, header, class) that suggest the cell, the
+	// strongest first.
+	shapes []Shape
+	hints  []string
 }
 
 // cellTable is the one list of cells, in report order: it drives the sites file's fields keys and
-// their validation, the raw row and its log form, the reject reasons and the listing. A new cell
-// is a row here, its entry in Fields (yaml key = name) and its field in events.Listing.
+// their validation, the raw row and its log form, the reject reasons, the listing, try's table
+// and crawler suggest's column assignment. A new cell is a row here and its field in
+// events.Listing.
 var cellTable = [...]cellDef{
-	{name: "course", required: true, field: func(f *Fields) *Field { return &f.Course },
+	{name: "course", required: true, identity: true,
 		set: func(l *events.Listing, raw string) error {
 			if l.CourseName = CleanText(raw); l.CourseName == "" {
 				return errors.New("the course cell is empty")
 			}
 			return nil
-		}},
-	{name: "course_part", label: "part", field: func(f *Fields) *Field { return &f.CoursePart },
-		set: func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil }},
-	{name: "round_date", required: true, field: func(f *Fields) *Field { return &f.RoundDate },
+		},
+		show:   []ShownColumn{{"course", func(l events.Listing) string { return l.CourseName }}},
+		shapes: []Shape{shapeName},
+		hints:  []string{"club", "golf", "골프장", "course_name", "cc_name", "gc", "course"}},
+	{name: "course_part", label: "part", identity: true,
+		set:    func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil },
+		show:   []ShownColumn{{"part", func(l events.Listing) string { return l.CoursePart }}},
+		shapes: []Shape{shapeName},
+		hints:  []string{"part", "cos", "코스", "hole", "sub"}},
+	{name: "round_date", required: true, identity: true,
 		set: func(l *events.Listing, raw string) error { l.RoundDate = strings.TrimSpace(raw); return nil },
 		parse: func(l *events.Listing, _ string, at time.Time) (err error) {
 			l.PlayDate, err = PlayDate(l.RoundDate, at)
 			return err
-		}},
-	{name: "tee_time", required: true, field: func(f *Fields) *Field { return &f.TeeTime },
+		},
+		show: []ShownColumn{{"play_date", func(l events.Listing) string { return l.PlayDate }},
+			{"round_date", func(l events.Listing) string { return l.RoundDate }}},
+		shapes: []Shape{shapeYearlessDate},
+		hints:  []string{"date", "day", "일자", "날짜", "ymd"}},
+	{name: "tee_time", required: true, identity: true,
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.TeeTime, err = ParseTeeTime(raw)
 			return err
-		}},
+		},
+		show:   []ShownColumn{{"tee_time", func(l events.Listing) string { return l.TeeTime }}},
+		shapes: []Shape{shapeClockTime, shapeCompactTime},
+		hints:  []string{"teetime", "tee_time", "booktime", "time", "시간", "tm", "hour"}},
 	// A missing optional cell is an unknown value, like an empty one.
-	{name: "price", field: func(f *Fields) *Field { return &f.Price },
+	{name: "price",
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.PriceKRW, err = ParsePrice(raw)
 			return err
-		}},
-	{name: "players", field: func(f *Fields) *Field { return &f.Players },
+		},
+		show:   []ShownColumn{{"price", func(l events.Listing) string { return showNumber(l.PriceKRW) }}},
+		shapes: []Shape{shapeMarkedPrice, shapeBarePrice},
+		hints:  []string{"greenfee", "green_fee", "fee", "cost", "price", "amt", "amount", "그린피", "요금", "금액", "charge"}},
+	{name: "players",
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.Players, err = ParsePlayers(raw)
 			return err
-		}},
+		},
+		show:   []ShownColumn{{"players", func(l events.Listing) string { return showNumber(l.Players) }}},
+		shapes: []Shape{shapePlayers},
+		hints:  []string{"visitor", "people", "player", "person", "cnt", "count", "인원", "pax", "member"}},
+}
+
+// ShownColumn is one column of a table of listings: its header and its value in a listing.
+type ShownColumn struct {
+	Header string
+	Value  func(l events.Listing) string
+}
+
+// showNumber is an optional number as a table shows it: "-" when unknown.
+func showNumber[T int | int64](v *T) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
 }
 
 // The cells that some source reads in a way of its own.
 var (
+	cellCourse    = cellIndex("course")     // from the request: the page set's course
 	cellRoundDate = cellIndex("round_date") // from the request: the page set's play date
 	cellTeeTime   = cellIndex("tee_time")   // a JSON number: 630 is 06:30
 )
@@ -72,12 +119,20 @@ var (
 // cellIndex is the index of the named cell in cellTable; it panics for an unknown name (a typo in
 // this package, found by any test).
 func cellIndex(name string) int {
+	if i := cellRank(name); i < len(cellTable) {
+		return i
+	}
+	panic("crawler: no cell " + name)
+}
+
+// cellRank is the index of the named cell in cellTable, len(cellTable) for no cell.
+func cellRank(name string) int {
 	for i, c := range cellTable {
 		if c.name == name {
 			return i
 		}
 	}
-	panic("crawler: no cell " + name)
+	return len(cellTable)
 }
 
 // rejectReason is the Reject* reason of a cell's failure: missing_<name> when set fails,
@@ -103,6 +158,25 @@ func requiredCells() string {
 type rawRow struct {
 	v       [len(cellTable)]string
 	Missing []string
+	marked  bool // the row matches an empty_when entry (soldOutMarker)
+}
+
+// soldOutMarker reports whether a row that did not make a listing (reason) is a sold-out date's
+// marker row: it matches empty_when and failed for want of a required cell.
+func soldOutMarker(r rawRow, reason string) bool {
+	if !r.marked {
+		return false
+	}
+	if reason == RejectMissingField {
+		return true
+	}
+	for i := range cellTable {
+		c := &cellTable[i]
+		if c.required && (reason == rejectReason("missing", c) || reason == rejectReason("bad", c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // String renders the row for the log's raw key.
@@ -120,21 +194,21 @@ func (r rawRow) String() string {
 	return b.String()
 }
 
-// cell is one cell of a raw row: its name (as Missing reports it), the Field that reads it, where
-// the row keeps it, and whether a listing needs it.
+// cell is one cell of a raw row: its name (as Missing reports it), the compiled Field that reads
+// it, where the row keeps it, and whether a listing needs it.
 type cell struct {
 	name     string
-	field    Field
+	field    *compiledField
 	dst      *string
 	required bool
 }
 
-// cells lists r's cells as f declares them, in report order.
-func (f Fields) cells(r *rawRow) []cell {
+// cells lists r's cells as the site declares them, in report order.
+func (s *Site) cells(r *rawRow) []cell {
 	out := make([]cell, len(cellTable))
 	for i := range cellTable {
 		c := &cellTable[i]
-		out[i] = cell{c.name, *c.field(&f), &r.v[i], c.required}
+		out[i] = cell{c.name, &s.fields[i], &r.v[i], c.required}
 	}
 	return out
 }
@@ -160,11 +234,18 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 		return events.Listing{}, RejectFieldTooLong, err
 	}
 	for i := range cellTable {
-		if c := &cellTable[i]; c.parse != nil {
-			if err := c.parse(&l, r.v[i], crawledAt); err != nil {
-				return events.Listing{}, rejectReason("bad", c), err
-			}
+		c := &cellTable[i]
+		if c.parse == nil {
+			continue
 		}
+		read := l
+		if err := c.parse(&read, r.v[i], crawledAt); err != nil {
+			if c.lenient {
+				continue // the cell stays unknown
+			}
+			return events.Listing{}, rejectReason("bad", c), err
+		}
+		l = read
 	}
 	if err := l.CheckBounds(); err != nil { // the key, now that it has its play date and tee time
 		return events.Listing{}, RejectFieldTooLong, err
@@ -172,15 +253,23 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 	return l, "", nil
 }
 
-// validateFields checks every cell's Field (required ones mapped, selectors and regexes valid,
-// the keys of its source) and compiles its regex and value template.
-func (s *Site) validateFields(fail func(string, ...any) error) error {
+// compileFields checks the fields keys against cellTable and every cell's Field (required ones
+// mapped, selectors and regexes valid, the keys of its source), and compiles its regex and value
+// template.
+func (s *Site) compileFields(fail func(string, ...any) error) error {
+	for _, name := range sortedKeys(s.Fields) {
+		if cellRank(name) == len(cellTable) {
+			return fail("fields.%s is not a cell; the cells are %s", name, cellNames())
+		}
+	}
 	for i := range cellTable {
-		name, f := cellTable[i].name, cellTable[i].field(&s.Fields)
+		name := cellTable[i].name
+		f := &s.fields[i]
+		f.Field = s.Fields[name]
 		if cellTable[i].required && !f.mapped() {
 			return fail("fields.%s needs a selector, attr, path or value; %s are required", name, requiredCells())
 		}
-		if err := s.validateField(name, f); err != nil {
+		if err := s.compileField(name, f); err != nil {
 			return fail("%v", err)
 		}
 		if err := checkSelector(f.Selector); err != nil {
@@ -200,14 +289,22 @@ func (s *Site) validateFields(fail func(string, ...any) error) error {
 	return nil
 }
 
+// cellNames lists every cell's name, for an error message.
+func cellNames() string {
+	names := make([]string, len(cellTable))
+	for i, c := range cellTable {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
 // mapped reports whether the field is read from somewhere: the row (selector, attr, path) or the
 // request (value).
 func (f Field) mapped() bool { return f.configured() || f.Path != "" || f.Value != "" }
 
-// validateField checks the keys of one field that request.go and jsonpage.go added and compiles
+// compileField checks the keys of one field that request.go and jsonpage.go added and compiles
 // its value template.
-func (s *Site) validateField(name string, f *Field) error {
-	f.value = nil
+func (s *Site) compileField(name string, f *compiledField) error {
 	switch {
 	case f.Value != "" && (f.Selector != "" || f.Attr != "" || f.Path != ""):
 		return fmt.Errorf("fields.%s: value comes from the request; it excludes selector, attr and path", name)
@@ -248,8 +345,7 @@ func (s *Site) validateField(name string, f *Field) error {
 // the listing. With round_date from the request, play_date is the requested date itself (no year
 // inference) and round_date the rendered text.
 func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l listingOrReject) {
-	f := s.Fields
-	for _, c := range f.cells(&r) {
+	for _, c := range s.cells(&r) {
 		if c.field.value == nil {
 			continue
 		}
@@ -270,7 +366,7 @@ func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledA
 		*c.dst = v
 	}
 	shown := r.v[cellRoundDate]
-	fromReq := f.RoundDate.value != nil && vars != nil && !vars.Date.IsZero()
+	fromReq := s.fields[cellRoundDate].value != nil && vars != nil && !vars.Date.IsZero()
 	if fromReq {
 		r.v[cellRoundDate] = vars.Date.Format("2006-01-02")
 	}

@@ -3,7 +3,6 @@ package crawler
 import (
 	"fmt"
 	"net/url"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,26 +25,13 @@ var cellSamples = map[string]cellSample{
 	"players":     {"4", "3", "many", RejectBadPlayers},
 }
 
-// Every Fields entry is a row of cellTable and the other way round: its yaml key is the row's name
-// and the row's field function returns it.
-func TestCellTableMatchesFields(t *testing.T) {
+// Every row of cellTable is whole: a unique name, a way into the listing and out of it (try's
+// table), and what suggest recognises it by. A fields key that names no cell is an error naming
+// the cells.
+func TestCellTableRowsAreWhole(t *testing.T) {
 	t.Parallel()
-	var f Fields
-	v := reflect.ValueOf(&f).Elem()
-	tags := map[string]bool{}
-	for i := range v.NumField() {
-		tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
-		tags[tag] = true
-		v.Field(i).Addr().Interface().(*Field).Selector = tag
-	}
 	seen := map[string]bool{}
 	for _, c := range cellTable {
-		if !tags[c.name] {
-			t.Errorf("cell %s has no Fields entry with yaml key %s", c.name, c.name)
-		}
-		if got := c.field(&f).Selector; got != c.name {
-			t.Errorf("cell %s reads the Fields entry %q", c.name, got)
-		}
 		if seen[c.name] {
 			t.Errorf("cell %s is listed twice", c.name)
 		}
@@ -53,14 +39,24 @@ func TestCellTableMatchesFields(t *testing.T) {
 		if c.set == nil && c.parse == nil {
 			t.Errorf("cell %s never reaches the listing (no set, no parse)", c.name)
 		}
+		if c.show == nil || len(c.shapes) == 0 || len(c.hints) == 0 {
+			t.Errorf("cell %s needs show, shapes and hints", c.name)
+		}
 	}
-	if len(seen) != len(tags) {
-		t.Errorf("Fields has %d entries, cellTable %d cells", len(tags), len(seen))
+	var b strings.Builder
+	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
+	for _, c := range cellTable {
+		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
+	}
+	b.WriteString("      holes: {selector: td.holes}\n")
+	_, err := ParseSites([]byte(b.String()))
+	if want := "fields.holes is not a cell; the cells are " + cellNames(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("an unknown fields key: %v, want %q", err, want)
 	}
 }
 
 // cellSite is a sites file reading every cell of cellTable from td.<name>.
-func cellSite(t *testing.T) Site {
+func cellSite(t *testing.T) *Site {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
@@ -103,7 +99,7 @@ func TestEveryCellIsWired(t *testing.T) {
 	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
 	parse := func(t *testing.T, i int, text string) (rawRow, string, string, error) {
 		t.Helper()
-		pg, err := parsePage(&site, base, []byte(cellPage(t, i, text)), "")
+		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
 		if err != nil || len(pg.Rows) != 1 {
 			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
 		}
@@ -155,6 +151,61 @@ func TestRequiredCellsAreRequired(t *testing.T) {
 		}
 		if !c.required && err != nil {
 			t.Errorf("without the optional %s: %v", c.name, err)
+		}
+	}
+}
+
+// A lenient cell's bad value leaves the cell unknown and keeps the row; the same value in a strict
+// cell rejects the row. Not parallel: it flips price's row of the shared table for its duration
+// (parallel tests wait until the sequential ones are done).
+func TestLenientCellLeavesUnknown(t *testing.T) {
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
+	price := cellIndex("price")
+	read := func() (string, error) {
+		pg, err := parsePage(site, base, []byte(cellPage(t, price, "abc")), "")
+		if err != nil || len(pg.Rows) != 1 {
+			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+		}
+		l, reason, err := site.listing(pg.Rows[0], base.String(), at)
+		if err == nil && l.PriceKRW != nil {
+			t.Errorf("a bad price kept a value: %d", *l.PriceKRW)
+		}
+		return reason, err
+	}
+	if reason, err := read(); reason != RejectBadPrice || err == nil {
+		t.Fatalf("strict: reason %q (%v), want %s", reason, err, RejectBadPrice)
+	}
+	cellTable[price].lenient = true
+	t.Cleanup(func() { cellTable[price].lenient = false })
+	if reason, err := read(); err != nil {
+		t.Errorf("lenient: the row is rejected (%s): %v", reason, err)
+	}
+}
+
+// The identity cells are the ones a listing's key is made of: another value of one is another
+// listing, another value of any other cell the same listing changed.
+func TestIdentityCellsMakeTheKey(t *testing.T) {
+	t.Parallel()
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
+	key := func(i int, text string) string {
+		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
+		if err != nil || len(pg.Rows) != 1 {
+			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+		}
+		l, _, err := site.listing(pg.Rows[0], base.String(), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Key()
+	}
+	want := key(-1, "")
+	for i, c := range cellTable {
+		if changed := key(i, cellSamples[c.name].other) != want; changed != c.identity {
+			t.Errorf("cell %s: identity %v, but another value changes the key: %v", c.name, c.identity, changed)
 		}
 	}
 }

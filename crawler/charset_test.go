@@ -234,9 +234,9 @@ func TestCharsetKeyIsChecked(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.label, err, tc.err)
 		}
 	}
-	s := Site{Name: "x", StartURLs: []string{"http://127.0.0.1/"}, Row: "tr", Charset: "klingon"}
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "unknown charset") {
-		t.Errorf("Validate of a hand-built site with an unknown charset: %v", err)
+	s := SiteSpec{Name: "x", StartURLs: []string{"http://127.0.0.1/"}, Row: "tr", Charset: "klingon"}
+	if _, err := s.Compile(); err == nil || !strings.Contains(err.Error(), "unknown charset") {
+		t.Errorf("Compile of a hand-built site with an unknown charset: %v", err)
 	}
 }
 
@@ -250,8 +250,8 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add("text/html;charset=\"UTF-16LE\"", []byte("\xff\xfea\x00b\x00"))
 	f.Add("text/html", []byte("\ufeff<meta charset=utf-16>레이크"))
 	f.Add("text/html", []byte(`<meta charset="replacement"><meta charset=`))
-	html, json := Site{}, Site{Format: FormatJSON}
-	forced := Site{Charset: "cp949"}
+	html, json := Site{}, Site{SiteSpec: SiteSpec{Format: FormatJSON}}
+	forced := Site{SiteSpec: SiteSpec{Charset: "cp949"}}
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		for _, s := range []*Site{&html, &json, &forced} {
 			out, d := decodeBody(s, contentType, body)

@@ -1,20 +1,16 @@
 package crawler
 
 import (
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-
-	"gopkg.in/yaml.v3"
 )
 
-// SiteCheck is the outcome of validating one site of a sites file (CheckSites).
+// SiteCheck is the outcome of compiling one site of a sites file (CheckSites).
 type SiteCheck struct {
-	Site Site  // validated and with defaults filled when Err is nil
-	Err  error // why the site is not usable
+	Name string // the site's name as written
+	Site *Site  // compiled when Err is nil
+	Err  error  // why the site is not usable
 	// MissingEnv are the login's credential variables that getenv does not set (and that have
 	// no dev_defaults): the site is valid, but its crawl would fail here.
 	MissingEnv []string
@@ -22,7 +18,7 @@ type SiteCheck struct {
 	Warnings []string
 }
 
-// CheckSites validates every site of a sites file without fetching anything, like LoadSites, but
+// CheckSites compiles every site of a sites file without fetching anything, like LoadSites, but
 // does not stop at the first invalid site: selectors compile, gjson paths parse, templates execute
 // for a sample date and every target, and course, round_date and tee_time are mapped. The error is
 // for a file that cannot be read or parsed at all.
@@ -31,33 +27,25 @@ func CheckSites(path string, getenv func(string) string) ([]SiteCheck, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sites file: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	var f sitesFile
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("sites file %s is empty; it must list at least one site under \"sites\"", path)
-		}
-		return nil, fmt.Errorf("sites file %s: parse YAML: %w", path, err)
-	}
-	if len(f.Sites) == 0 {
-		return nil, fmt.Errorf("sites file %s: no sites are listed under \"sites\"", path)
+	specs, err := ParseSpecs(b)
+	if err != nil {
+		return nil, fmt.Errorf("sites file %s: %w", path, err)
 	}
 	seen := map[string]bool{}
-	out := make([]SiteCheck, 0, len(f.Sites))
-	for _, s := range f.Sites {
-		c := SiteCheck{Site: s}
-		c.Err = c.Site.Validate()
-		if c.Err == nil && seen[s.Name] {
-			c.Err = fmt.Errorf("site name %q is used twice; names are event sources and must be unique", s.Name)
+	out := make([]SiteCheck, 0, len(specs))
+	for _, spec := range specs {
+		c := SiteCheck{Name: spec.Name}
+		c.Site, c.Err = spec.Compile()
+		if c.Err == nil && seen[spec.Name] {
+			c.Err = fmt.Errorf("site name %q is used twice; names are event sources and must be unique", spec.Name)
 		}
-		seen[s.Name] = true
+		seen[spec.Name] = true
 		if c.Err == nil {
 			c.Warnings = c.Site.Warnings()
 		}
-		if c.Err == nil && s.Login != nil {
-			for _, name := range sortedKeys(s.Login.Credentials) {
-				if env := s.Login.Credentials[name]; getenv(env) == "" && s.Login.DevDefaults[name] == "" {
+		if l := spec.Login; c.Err == nil && l != nil {
+			for _, name := range sortedKeys(l.Credentials) {
+				if env := l.Credentials[name]; getenv(env) == "" && l.DevDefaults[name] == "" {
 					c.MissingEnv = append(c.MissingEnv, env)
 				}
 			}
@@ -89,9 +77,20 @@ func (s *Site) Warnings() []string {
 	return out
 }
 
-// Describe is a one-line summary of a valid site for `crawler check`: its shape and how many
-// requests one crawl sends before following links.
+// Describe is a one-line summary of a valid site for `crawler check`: its shape, how many
+// requests one crawl sends before following links, and the answers it reads as no listings.
 func (s *Site) Describe() string {
+	d := s.describeShape()
+	if s.NotOpen != nil || (s.JSON != nil && len(s.JSON.NotOpenWhen) > 0) {
+		d += ", a date not open yet (not_open) opens and closes nothing"
+	}
+	if len(s.EmptyWhen) > 0 {
+		d += fmt.Sprintf(", %d empty_when marker(s) make a sold-out page", len(s.EmptyWhen))
+	}
+	return d
+}
+
+func (s *Site) describeShape() string {
 	switch {
 	case len(s.Requests) > 0:
 		targets := max(1, len(s.Targets))

@@ -22,7 +22,7 @@ func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]Si
 	site := pageSite(t, name, func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 150000) })
 	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
 		Metrics: newTestMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	var sums []SiteSummary
 	for _, c := range counts {
@@ -113,7 +113,7 @@ func TestCollapseNeedsTheSameListings(t *testing.T) {
 	site := pageSite(t, "flaky", func() []pageRow { mu.Lock(); defer mu.Unlock(); return show })
 	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	for i := range 6 {
 		if i > 0 {

@@ -83,6 +83,10 @@ type Result struct {
 	// FailedSets are the page sets (play date and target of requests) of the failed pages; a
 	// failed page of a site without requests has a zero PageSet, which covers every listing.
 	FailedSets []PageSet
+	// NotOpenSets are the page sets whose answer said the date is not open for booking yet
+	// (not_open, json.not_open_when): the crawl saw nothing of them, and closes none of their
+	// listings.
+	NotOpenSets []PageSet
 	// Complete is true when every page that the crawl found was fetched and parsed: no failed
 	// page, no max_pages stop, no cancellation. Only a complete crawl can tell that a listing is
 	// gone; an incomplete one only that the listings it has exist.
@@ -91,6 +95,12 @@ type Result struct {
 	// ListSeen is the holder of the rows seen on most pages with rows (the next crawl's
 	// CollectDeps.ListHint); empty when no page had rows.
 	ListSeen string
+}
+
+// NotOpenMetrics is an optional Metrics method: PageNotOpen is called once per page that answered
+// not_open (json.not_open_when).
+type NotOpenMetrics interface {
+	PageNotOpen(site string)
 }
 
 type noMetrics struct{}
@@ -122,6 +132,7 @@ type crawl struct {
 	// requests, page sets and login (request.go, login.go); zero for a site without them
 	sets       []RequestVars
 	failedSets map[int]bool
+	notOpen    map[int]bool    // page sets answered not_open
 	attributed map[string]bool // failed pages that belong to a page set
 	sess       *session
 	secrets    []string
@@ -133,9 +144,9 @@ type crawl struct {
 // with PlayDate (relative to crawledAt), ParseTeeTime, ParsePrice and ParsePlayers; a row that does
 // not parse is logged (url, raw, err), counted and skipped, and the crawl goes on.
 //
-// The error is non-nil only when the crawl could not start (an invalid site) or ctx ended; in the
+// The error is non-nil only when the crawl could not start (its URLs do not expand) or ctx ended; in the
 // latter case the partial Result is returned too, with Complete false.
-func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
+func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
 	if deps.Logger == nil {
 		return Result{}, errors.New("collect: CollectDeps.Logger is required")
 	}
@@ -151,23 +162,20 @@ func Collect(ctx context.Context, site Site, crawledAt time.Time, deps CollectDe
 	if deps.Getenv == nil {
 		deps.Getenv = os.Getenv
 	}
-	if err := site.Validate(); err != nil {
-		return Result{Site: site.Name}, fmt.Errorf("collect: %w", err)
-	}
 	start := deps.Now()
 	urls, err := site.URLs(crawledAt)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	if deps.hosts != nil {
-		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, &site)
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, site)
 	}
-	c, err := newCollector(ctx, &site, deps.Transport)
+	c, err := newCollector(ctx, site, deps.Transport)
 	if err != nil {
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	cr := &crawl{
-		ctx: ctx, site: &site, deps: deps, crawledAt: crawledAt, c: c,
+		ctx: ctx, site: site, deps: deps, crawledAt: crawledAt, c: c,
 		log:     deps.Logger.With("site", site.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
 		holders: map[string]int{}, res: Result{Site: site.Name},
@@ -296,6 +304,9 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	rejected := 0
 	for _, row := range pg.Rows {
 		l, reason, err := cr.site.listing(row, u, cr.crawledAt)
+		if err != nil && soldOutMarker(row, reason) {
+			continue // a sold-out date's marker row (empty_when): no listing and no reject
+		}
 		if err != nil {
 			rejected++
 			cr.deps.Metrics.RowRejected(cr.site.Name, reason)

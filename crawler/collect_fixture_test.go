@@ -44,13 +44,13 @@ func fixtureServer(t *testing.T, extra map[string]http.HandlerFunc) *httptest.Se
 	return srv
 }
 
-func fixtureSite(t *testing.T, srv *httptest.Server, start string) Site {
+func fixtureSite(t *testing.T, srv *httptest.Server, start string) *Site {
 	t.Helper()
-	s := simSite(t, srv.URL, 0)
-	s.URLTemplate, s.DaysAhead = "", 0
-	s.StartURLs = []string{srv.URL + start}
-	s.AllowedDomains = nil
-	return s
+	return recompiled(t, simSite(t, srv.URL, 0), func(s *SiteSpec) {
+		s.URLTemplate, s.DaysAhead = "", 0
+		s.StartURLs = []string{srv.URL + start}
+		s.AllowedDomains = nil
+	})
 }
 
 // TestCollectFixtureGolden parses the fixture pages (entities, nbsp, price and time notations,
@@ -93,8 +93,7 @@ func TestCollectMaxPages(t *testing.T) {
 			`<td class="date">12/06(토)</td><td class="time">07:%02d</td></tr></table>`+
 			`<div class="paging"><a class="next" href="/endless?page=%d">다음</a></div></body></html>`, n%60, n+1)
 	}})
-	site := fixtureSite(t, srv, "/endless?page=1")
-	site.Politeness.MaxPages = 5
+	site := recompiled(t, fixtureSite(t, srv, "/endless?page=1"), func(s *SiteSpec) { s.Politeness.MaxPages = 5 })
 	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +109,10 @@ func TestCollectBodyTooLarge(t *testing.T) {
 	srv := fixtureServer(t, map[string]http.HandlerFunc{"/big": func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<html><body>%s</body></html>", strings.Repeat("골프", 1000))
 	}})
-	site := fixtureSite(t, srv, "/big")
-	site.StartURLs = append(site.StartURLs, srv.URL+"/tee?date=20251206&page=1")
-	site.Politeness.MaxBodyBytes = 4096
+	site := recompiled(t, fixtureSite(t, srv, "/big"), func(s *SiteSpec) {
+		s.StartURLs = append(s.StartURLs, srv.URL+"/tee?date=20251206&page=1")
+		s.Politeness.MaxBodyBytes = 4096
+	})
 	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
@@ -137,8 +137,7 @@ func TestCollectRobots(t *testing.T) {
 		pages    int
 	}{{"Obeyed", false, false, 0}, {"OptedOut", true, true, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
-			site := fixtureSite(t, srv, "/tee?date=20251206&page=1")
-			site.Politeness.IgnoreRobotsTxt = tc.ignore
+			site := recompiled(t, fixtureSite(t, srv, "/tee?date=20251206&page=1"), func(s *SiteSpec) { s.Politeness.IgnoreRobotsTxt = tc.ignore })
 			res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -34,6 +35,7 @@ type PageReport struct {
 	Listings []events.Listing
 	Rejected []RejectedRow
 	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
+	NotOpen  bool  // the answer says the date is not open for booking yet (not_open, json.not_open_when)
 	Err      error // the page failed; nil otherwise
 }
 
@@ -61,6 +63,24 @@ type listingOrReject struct {
 type PageSet struct {
 	PlayDate string
 	Course   string
+}
+
+// pageSets are page sets as the log shows them, with snake_case keys like every other key.
+type pageSets []PageSet
+
+// LogValue is each set's play_date and course (those it names).
+func (ps pageSets) LogValue() slog.Value {
+	out := make([]map[string]string, len(ps))
+	for i, p := range ps {
+		out[i] = map[string]string{}
+		if p.PlayDate != "" {
+			out[i]["play_date"] = p.PlayDate
+		}
+		if p.Course != "" {
+			out[i]["course"] = p.Course
+		}
+	}
+	return slog.AnyValue(out)
 }
 
 // Covers reports whether l is among the listings the page set would have shown.
@@ -177,6 +197,11 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		cr.loginPage(r, key, set)
 		return true
 	}
+	if (cr.site.NotOpen != nil && cr.site.NotOpen.matches(r.StatusCode, body)) ||
+		(cr.site.JSON != nil && cr.site.JSON.notOpen(body)) {
+		cr.notOpenPage(key, set, r.StatusCode, body)
+		return true
+	}
 	var (
 		rows  []rawRow
 		links []string
@@ -210,8 +235,13 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	pageURL, _ := r.Ctx.GetAny(origURLKey).(string)
 	vars := cr.vars(set)
 	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty}
+	markers := 0
 	for _, row := range rows {
 		lr := cr.site.fromRequest(row, vars, pageURL, cr.crawledAt)
+		if lr.Err != nil && soldOutMarker(row, lr.Reason) {
+			markers++ // a sold-out date's marker row (empty_when): no listing and no reject
+			continue
+		}
 		if lr.Err != nil {
 			cr.deps.Metrics.RowRejected(cr.site.Name, lr.Reason)
 			cr.log.WarnContext(cr.ctx, "row skipped", "url", key, "reason", lr.Reason, "raw", lr.Raw, "err", lr.Err)
@@ -219,6 +249,9 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 			continue
 		}
 		rep.Listings = append(rep.Listings, lr.Listing)
+	}
+	if markers > 0 && markers == len(rows) {
+		rep.Empty, empty = true, true
 	}
 	cr.mu.Lock()
 	cr.res.Pages++
@@ -256,6 +289,10 @@ func (cr *crawl) onRequestError(r *colly.Response, err error) bool {
 	}
 	if cr.sess != nil && slices.Contains(cr.site.Login.Page.Statuses, r.StatusCode) {
 		cr.loginPage(r, key, set)
+		return true
+	}
+	if cr.site.NotOpen != nil && slices.Contains(cr.site.NotOpen.Statuses, r.StatusCode) {
+		cr.notOpenPage(key, set, r.StatusCode, r.Body)
 		return true
 	}
 	if stop, spent := cr.backOff(r, key, err); stop != nil {
@@ -317,11 +354,39 @@ func tableFragment(body []byte) []byte {
 	return body
 }
 
+// notOpenPage records a page that says its date is not open for booking yet: it counts as fetched,
+// shows nothing and fails nothing; its page set closes nothing (Result.NotOpenSets).
+func (cr *crawl) notOpenPage(key string, set, status int, body []byte) {
+	cr.mu.Lock()
+	cr.res.Pages++
+	if cr.notOpen == nil {
+		cr.notOpen = map[int]bool{}
+	}
+	cr.notOpen[set] = true
+	cr.mu.Unlock()
+	if m, ok := cr.deps.Metrics.(NotOpenMetrics); ok {
+		m.PageNotOpen(cr.site.Name)
+	}
+	cr.log.InfoContext(cr.ctx, "date not open for booking yet: the page opens and closes nothing", "url", key, "status", status)
+	if cr.deps.OnPage != nil {
+		cr.deps.OnPage(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), NotOpen: true})
+	}
+}
+
 // finishSets fills Result.FailedSets: the page set of every failed request, and the zero PageSet
-// when a failed page has none.
+// when a failed page has none; and Result.NotOpenSets.
 func (cr *crawl) finishSets() {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	for _, set := range sortedSets(cr.notOpen) {
+		p := PageSet{}
+		if set >= 0 && set < len(cr.sets) {
+			p = cr.site.pageSet(cr.sets[set])
+		}
+		if !slices.Contains(cr.res.NotOpenSets, p) {
+			cr.res.NotOpenSets = append(cr.res.NotOpenSets, p)
+		}
+	}
 	seen := map[PageSet]bool{}
 	add := func(p PageSet) {
 		if !seen[p] {
@@ -352,12 +417,12 @@ func sortedSets(m map[int]bool) []int {
 // request, by course when course does.
 func (s *Site) pageSet(vars RequestVars) PageSet {
 	var p PageSet
-	if s.Fields.RoundDate.value != nil && !vars.Date.IsZero() {
+	if s.fields[cellRoundDate].value != nil && !vars.Date.IsZero() {
 		p.PlayDate = vars.Date.Format("2006-01-02")
 	}
-	if t := s.Fields.Course.value; t != nil {
+	if t := s.fields[cellCourse].value; t != nil {
 		if v, err := execTemplate(t, vars); err == nil {
-			if re := s.Fields.Course.re; re != nil {
+			if re := s.fields[cellCourse].re; re != nil {
 				if m := re.FindStringSubmatch(v); m != nil {
 					v = m[1]
 				} else {

@@ -56,27 +56,29 @@ func (r *recorder) deps(t *testing.T) CollectDeps {
 }
 
 // fast makes a site test-fast: no politeness delay, millisecond backoff.
-func fast(s Site) Site {
-	s.Politeness.NoDelay = true
-	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
-	s.Politeness.BackoffBase = Duration(time.Millisecond)
-	s.Politeness.BackoffCap = Duration(4 * time.Millisecond)
-	s.Politeness.RequestTimeout = Duration(5 * time.Second)
-	return s
+func fast(t testing.TB, site *Site) *Site {
+	t.Helper()
+	return recompiled(t, site, func(s *SiteSpec) {
+		s.Politeness.NoDelay = true
+		s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
+		s.Politeness.BackoffBase = Duration(time.Millisecond)
+		s.Politeness.BackoffCap = Duration(4 * time.Millisecond)
+		s.Politeness.RequestTimeout = Duration(5 * time.Second)
+	})
 }
 
 // simSite is the site of compose/dev/sites.yaml pointed at base instead of the default address,
 // so the tests exercise the shipped selectors.
-func simSite(t testing.TB, base string, daysAhead int) Site {
+func simSite(t testing.TB, base string, daysAhead int) *Site {
 	t.Helper()
 	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sites[0]
-	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
-	s.DaysAhead = daysAhead
-	return fast(s)
+	return fast(t, recompiled(t, sites[0], func(s *SiteSpec) {
+		s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
+		s.DaysAhead = daysAhead
+	}))
 }
 
 func startSim(t *testing.T, seed int64) (*sitesim.Site, *httptest.Server) {
@@ -91,20 +93,20 @@ func startSim(t *testing.T, seed int64) (*sitesim.Site, *httptest.Server) {
 type faultRun struct {
 	sim  *sitesim.Site
 	srv  *httptest.Server
-	site Site
+	site *Site
 	res  Result
 	rec  *recorder
 }
 
 // collectUnderFaults crawls daysAhead days of a seed-1 sim serving faults with simSite, first
 // changed by edit when edit is not nil.
-func collectUnderFaults(t *testing.T, faults sitesim.Faults, daysAhead int, edit func(*Site)) faultRun {
+func collectUnderFaults(t *testing.T, faults sitesim.Faults, daysAhead int, edit func(*SiteSpec)) faultRun {
 	t.Helper()
 	sim, srv := startSim(t, 1)
 	sim.InjectFaults(faults)
 	run := faultRun{sim: sim, srv: srv, site: simSite(t, srv.URL, daysAhead), rec: newRecorder()}
 	if edit != nil {
-		edit(&run.site)
+		run.site = recompiled(t, run.site, edit)
 	}
 	res, err := Collect(t.Context(), run.site, t0, run.rec.deps(t))
 	if err != nil {
@@ -248,7 +250,7 @@ func TestCollectHonoursRetryAfter(t *testing.T) {
 
 func TestCollectTimeoutRetried(t *testing.T) {
 	t.Parallel()
-	run := collectUnderFaults(t, sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second}, 0, func(site *Site) {
+	run := collectUnderFaults(t, sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second}, 0, func(site *SiteSpec) {
 		site.Politeness.RequestTimeout = Duration(150 * time.Millisecond)
 	})
 	res, rec := run.res, run.rec

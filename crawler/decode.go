@@ -225,7 +225,7 @@ func metaCharset(z *html.Tokenizer) string {
 // withholds its page set instead of publishing garbage names or rejecting its rows one by one.
 func checkDecoded(site *Site, rows []rawRow, d decoding) error {
 	for i := range rows {
-		for _, c := range site.Fields.cells(&rows[i]) {
+		for _, c := range site.cells(&rows[i]) {
 			if v := *c.dst; strings.ContainsRune(v, utf8.RuneError) || !utf8.ValidString(v) {
 				hint := "declare the site's charset (charset: euc-kr) if it is mislabelled"
 				if d.By == "site" {

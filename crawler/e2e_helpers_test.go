@@ -175,3 +175,16 @@ func e2eFalseClose(t *testing.T, e events.Event, tr sitesim.Truth, counts map[st
 		t.Errorf("FALSE CLOSE: %s closed (%s) at %s, still on the site until %s", e.ListingKey, e.CloseReason, e.OccurredAt, tr.ClosedAt())
 	}
 }
+
+// recompiled is site with edit applied to a copy of its spec, compiled again: a compiled site is
+// never changed in place.
+func recompiled(t testing.TB, site *Site, edit func(s *SiteSpec)) *Site {
+	t.Helper()
+	spec := site.SiteSpec
+	edit(&spec)
+	s, err := spec.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -20,16 +20,17 @@ import (
 )
 
 // shippedSite is the site name of compose/dev/sites.yaml pointed at base, test-fast.
-func shippedSite(t testing.TB, name, base string, days int) Site {
+func shippedSite(t testing.TB, name, base string, days int) *Site {
 	t.Helper()
 	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range sites {
-		if s.Name != name {
+	for _, site := range sites {
+		if site.Name != name {
 			continue
 		}
+		s := site.SiteSpec
 		fix := func(u string) string { return strings.Replace(u, "http://"+sitesim.DefaultAddr, base, 1) }
 		s.Requests = append([]RequestTemplate(nil), s.Requests...)
 		for i := range s.Requests {
@@ -43,25 +44,26 @@ func shippedSite(t testing.TB, name, base string, days int) Site {
 		return e2eFast(t, s, days)
 	}
 	t.Fatalf("no site %s in the shipped sites file", name)
-	return Site{}
+	return nil
 }
 
 // e2eFast is s with days play dates and the end-to-end tests' quick politeness, validated.
-func e2eFast(t testing.TB, s Site, days int) Site {
+func e2eFast(t testing.TB, s SiteSpec, days int) *Site {
 	t.Helper()
 	s.DaysAhead = days
 	s.Politeness.Delay, s.Politeness.RandomDelay = Duration(100*time.Microsecond), Duration(100*time.Microsecond)
 	s.Politeness.BackoffBase, s.Politeness.BackoffCap = Duration(time.Millisecond), Duration(4*time.Millisecond)
 	s.Politeness.RequestTimeout = Duration(5 * time.Second)
 	s.Politeness.Retries = 1 // a page fails when a 500 hits it twice
-	if err := s.Validate(); err != nil {
+	site, err := s.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return site
 }
 
 // e2eSite is the week's site name pointed at base: a shipped one, or sim-euc-kr.
-func e2eSite(t *testing.T, name, base string, days int) Site {
+func e2eSite(t *testing.T, name, base string, days int) *Site {
 	t.Helper()
 	if name != "sim-euc-kr" {
 		return shippedSite(t, name, base, days)
@@ -72,7 +74,7 @@ func e2eSite(t *testing.T, name, base string, days int) Site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e2eFast(t, sites[0], days)
+	return e2eFast(t, sites[0].SiteSpec, days)
 }
 
 // counts reports whether the crawl counted a miss for (could close) a listing of this play date
@@ -141,7 +143,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	getenv := func(k string) string {
 		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]
 	}
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
 		Metrics: newTestMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
 
 	var crawls []e2eCrawl

@@ -25,7 +25,7 @@ type clubSite struct {
 	mu     sync.Mutex
 	answer map[string]string // club code -> "rows:N", "maintenance" or "empty" (its list without rows)
 	srv    *sourceServer
-	site   Site
+	site   *Site
 }
 
 func newClubSite(t *testing.T, clubs map[string]int) *clubSite {
@@ -60,8 +60,7 @@ func newClubSite(t *testing.T, clubs map[string]int) *clubSite {
 		fmt.Fprint(w, b.String())
 	})
 	yml := strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n", targets.String(), 1)
-	c.site = sourceSite(t, c.srv.URL, yml)
-	c.site.Politeness.NoRetry, c.site.Politeness.Retries = true, 0
+	c.site = recompiled(t, sourceSite(t, c.srv.URL, yml), func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
 	return c
 }
 
@@ -75,14 +74,14 @@ type clubRun struct {
 	out   *EventLog
 }
 
-func newClubRun(t *testing.T, site Site, logs *testkit.SyncBuffer) *clubRun {
+func newClubRun(t *testing.T, site *Site, logs *testkit.SyncBuffer) *clubRun {
 	clock := newRunClock(sourcesAt)
 	out := openEventLog(t, t.TempDir())
 	logger := testkit.Logger(t, slog.LevelWarn)
 	if logs != nil {
 		logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	return &clubRun{r: &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: logger,
+	return &clubRun{r: &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: logger,
 		EventsOut: out, Now: clock.Now, Metrics: newTestMetrics(clock.Now)}, clock: clock, out: out}
 }
 
@@ -167,13 +166,12 @@ func TestReadmeAggregatorPostServerBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var site Site
+	var site *Site
 	for _, s := range sites {
 		if s.Name == "aggregator-post" {
-			site = fast(s)
+			site = recompiled(t, fast(t, s), func(s *SiteSpec) { s.DaysAhead, s.Politeness.IgnoreRobotsTxt = 2, true })
 		}
 	}
-	site.DaysAhead, site.Politeness.IgnoreRobotsTxt = 2, true
 	res, err := Collect(t.Context(), site, sourcesAt, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +213,7 @@ sites:
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = parseJSONPage(&sites[0], []byte(tc.body))
+			_, err = parseJSONPage(sites[0], []byte(tc.body))
 			if empty := errors.Is(err, errEmptyPage); empty != tc.empty || (err != nil && !empty) != tc.fails {
 				t.Errorf("%s: err %v; want empty %v, fails %v", tc.body, err, tc.empty, tc.fails)
 			}

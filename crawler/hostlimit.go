@@ -32,9 +32,9 @@ type hostLimit struct {
 }
 
 // newHostLimits builds the limits of every host the sites name (their start URLs, template,
-// requests and login), each the strictest of the sites on it. An invalid site names no host: its
-// crawl fails on its own.
-func newHostLimits(sites []Site) *hostLimits {
+// requests and login), each the strictest of the sites on it (compiled: their politeness has its
+// defaults).
+func newHostLimits(sites []*Site) *hostLimits {
 	type strictest struct {
 		par           int
 		delay, jitter time.Duration
@@ -42,9 +42,6 @@ func newHostLimits(sites []Site) *hostLimits {
 	merged := map[string]*strictest{}
 	var order []string
 	for _, site := range sites {
-		if site.Validate() != nil { // site is a copy; Validate fills in the politeness defaults
-			continue
-		}
 		p := site.Politeness
 		for _, h := range site.hostKeys() {
 			m := merged[h]

@@ -32,8 +32,11 @@ import (
 // (the shape changed); a value that does not parse rejects only its row.
 type JSONPage struct {
 	Rows      string          `yaml:"rows"`
-	Success   *JSONCondition  `yaml:"success"`
-	EmptyWhen []JSONCondition `yaml:"empty_when"`
+	Success   *JSONCondition  `yaml:"success,omitempty"`
+	EmptyWhen []JSONCondition `yaml:"empty_when,omitempty"`
+	// NotOpenWhen, shaped like EmptyWhen, recognises the answer for a date not open for booking
+	// yet (see SiteSpec.NotOpen): one condition holding is enough.
+	NotOpenWhen []JSONCondition `yaml:"not_open_when,omitempty"`
 }
 
 // JSONCondition is a test on the value at Path: Equals compares its text (a number's or a
@@ -41,8 +44,8 @@ type JSONPage struct {
 // "empty" (null, absent, "", [] or {}) or "present". Exactly one of Equals and Is is set.
 type JSONCondition struct {
 	Path   string `yaml:"path"`
-	Equals string `yaml:"equals"`
-	Is     string `yaml:"is"`
+	Equals string `yaml:"equals,omitempty"`
+	Is     string `yaml:"is,omitempty"`
 }
 
 func (j *JSONPage) validate() error {
@@ -60,6 +63,11 @@ func (j *JSONPage) validate() error {
 	for i := range j.EmptyWhen {
 		if err := j.EmptyWhen[i].validate(); err != nil {
 			return fmt.Errorf("empty_when[%d]: %w", i, err)
+		}
+	}
+	for i := range j.NotOpenWhen {
+		if err := j.NotOpenWhen[i].validate(); err != nil {
+			return fmt.Errorf("not_open_when[%d]: %w", i, err)
 		}
 	}
 	return nil
@@ -210,6 +218,20 @@ func jsonText(v gjson.Result) string {
 // errEmptyPage is not an error: parseJSONPage's signal that empty_when matched.
 var errEmptyPage = errors.New("empty answer")
 
+// notOpen reports whether a JSON answer is one not_open_when recognises.
+func (j *JSONPage) notOpen(body []byte) bool {
+	if len(j.NotOpenWhen) == 0 || !gjson.ValidBytes(body) {
+		return false
+	}
+	doc := gjson.ParseBytes(body)
+	for _, c := range j.NotOpenWhen {
+		if c.holds(doc) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseJSONPage reads the rows of a JSON response of site. It returns errEmptyPage when one of
 // empty_when holds; any other error fails the page.
 func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
@@ -248,11 +270,10 @@ func parseJSONPage(site *Site, body []byte) ([]rawRow, error) {
 	if len(elems) == 0 {
 		return nil, fmt.Errorf("rows path %q is an empty array and no empty_when holds; declare empty_when if that is how the site answers a sold-out date", j.Rows)
 	}
-	f := site.Fields
 	out := make([]rawRow, 0, len(elems))
 	for i, row := range elems {
 		var r rawRow
-		for j, c := range f.cells(&r) {
+		for j, c := range site.cells(&r) {
 			if c.field.Path == "" {
 				continue
 			}

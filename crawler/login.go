@@ -27,24 +27,25 @@ import (
 // a page that answers with it (or with one of its Statuses) gets one fresh login and is fetched
 // again.
 type Login struct {
-	Method      string            `yaml:"method"`
+	Method      string            `yaml:"method,omitempty"`
 	URL         string            `yaml:"url"`
 	Form        map[string]string `yaml:"form"`
-	Credentials map[string]string `yaml:"credentials"`
+	Credentials map[string]string `yaml:"credentials,omitempty"`
 	// DevDefaults, optional, are values of credentials used when their variable is unset: for a
 	// local simulator's documented development login only, so a login URL on a loopback host.
-	DevDefaults map[string]string `yaml:"dev_defaults"`
+	DevDefaults map[string]string `yaml:"dev_defaults,omitempty"`
 	Page        LoginPage         `yaml:"login_page"`
-
-	form []namedTemplate
 }
 
-// LoginPage recognises the login page: an element matching Selector, or Contains in the body, or
-// a status among Statuses (e.g. [401, 403]). At least one is required.
-type LoginPage struct {
-	Selector string `yaml:"selector"`
-	Contains string `yaml:"contains"`
-	Statuses []int  `yaml:"statuses"`
+// LoginPage recognises the login page (a PageMatch). At least one key is required.
+type LoginPage = PageMatch
+
+// PageMatch recognises a kind of answer: an element matching Selector, or Contains in the decoded
+// body (script text included), or a status among Statuses (e.g. [401, 403]).
+type PageMatch struct {
+	Selector string `yaml:"selector,omitempty"`
+	Contains string `yaml:"contains,omitempty"`
+	Statuses []int  `yaml:"statuses,omitempty"`
 }
 
 var reEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -52,57 +53,55 @@ var reEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // maxRelogins bounds the fresh logins of one crawl: a site that keeps logging us out is failing.
 const maxRelogins = 3
 
-func (l *Login) validate() error {
-	switch strings.ToUpper(l.Method) {
-	case "", http.MethodPost:
-		l.Method = http.MethodPost
-	default:
-		return fmt.Errorf("method is %q; a login is a form POST", l.Method)
+// compile checks the login (after withDefaults) and compiles its form.
+func (l *Login) compile() ([]namedTemplate, error) {
+	if l.Method != http.MethodPost {
+		return nil, fmt.Errorf("method is %q; a login is a form POST", l.Method)
 	}
 	if err := checkURL(l.URL); err != nil {
-		return fmt.Errorf("url %q is not usable: %w", l.URL, err)
+		return nil, fmt.Errorf("url %q is not usable: %w", l.URL, err)
 	}
 	if len(l.Form) == 0 {
-		return errors.New("form (the login form's fields) is required")
+		return nil, errors.New("form (the login form's fields) is required")
 	}
 	for name, env := range l.Credentials {
 		if !reEnvName.MatchString(env) {
-			return fmt.Errorf("credentials.%s must name an environment variable (letters, digits, _), not hold a value", name)
+			return nil, fmt.Errorf("credentials.%s must name an environment variable (letters, digits, _), not hold a value", name)
 		}
 	}
 	for name := range l.DevDefaults {
 		if _, ok := l.Credentials[name]; !ok {
-			return fmt.Errorf("dev_defaults.%s: no credentials.%s to default", name, name)
+			return nil, fmt.Errorf("dev_defaults.%s: no credentials.%s to default", name, name)
 		}
 	}
 	if u, _ := url.Parse(l.URL); len(l.DevDefaults) > 0 && !isLoopback(u.Hostname()) {
-		return errors.New("dev_defaults are for a local simulator's development login: the login url must be on a loopback host (127.0.0.1, localhost)")
+		return nil, errors.New("dev_defaults are for a local simulator's development login: the login url must be on a loopback host (127.0.0.1, localhost)")
 	}
 	if l.Page.Selector == "" && l.Page.Contains == "" && len(l.Page.Statuses) == 0 {
-		return errors.New("login_page needs selector, contains or statuses: how else would a logged-out page be recognised")
+		return nil, errors.New("login_page needs selector, contains or statuses: how else would a logged-out page be recognised")
 	}
 	if err := checkSelector(l.Page.Selector); err != nil {
-		return fmt.Errorf("login_page selector %q is invalid: %w", l.Page.Selector, err)
+		return nil, fmt.Errorf("login_page selector %q is invalid: %w", l.Page.Selector, err)
 	}
 	for _, s := range l.Page.Statuses {
 		if s < 400 || s > 499 {
-			return fmt.Errorf("login_page status %d: it must be a 4xx status such as 401 or 403", s)
+			return nil, fmt.Errorf("login_page status %d: it must be a 4xx status such as 401 or 403", s)
 		}
 	}
-	var err error
-	if l.form, err = compileMap("form", l.Form); err != nil {
-		return err
+	form, err := compileMap("form", l.Form)
+	if err != nil {
+		return nil, err
 	}
 	dummy := map[string]string{}
 	for name := range l.Credentials {
 		dummy[name] = "x"
 	}
-	for _, f := range l.form {
+	for _, f := range form {
 		if _, err := execTemplate(f.t, loginVars{Credentials: dummy}); err != nil {
-			return fmt.Errorf("form.%s does not execute: %w (every {{.Credentials.NAME}} needs credentials.NAME)", f.name, err)
+			return nil, fmt.Errorf("form.%s does not execute: %w (every {{.Credentials.NAME}} needs credentials.NAME)", f.name, err)
 		}
 	}
-	return nil
+	return form, nil
 }
 
 type loginVars struct {
@@ -110,19 +109,23 @@ type loginVars struct {
 }
 
 // isLoginPage reports whether a page answered with the login page.
-func (l *Login) isLoginPage(status int, body []byte) bool {
-	if slices.Contains(l.Page.Statuses, status) {
+func (l *Login) isLoginPage(status int, body []byte) bool { return l.Page.matches(status, body) }
+
+// matches reports whether an answer with status and body is the kind m recognises: a status among
+// Statuses, or (for a status below 400) Contains in the body or an element matching Selector.
+func (m PageMatch) matches(status int, body []byte) bool {
+	if slices.Contains(m.Statuses, status) {
 		return true
 	}
 	if status >= 400 {
 		return false
 	}
-	if l.Page.Contains != "" && bytes.Contains(body, []byte(l.Page.Contains)) {
+	if m.Contains != "" && bytes.Contains(body, []byte(m.Contains)) {
 		return true
 	}
-	if l.Page.Selector != "" {
+	if m.Selector != "" {
 		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-		if err == nil && doc.Find(l.Page.Selector).Length() > 0 {
+		if err == nil && doc.Find(m.Selector).Length() > 0 {
 			return true
 		}
 	}
@@ -206,7 +209,7 @@ func (cr *crawl) relogin(seen int) error {
 func (cr *crawl) doLogin() error {
 	s := cr.sess
 	form := url.Values{}
-	for _, f := range s.login.form {
+	for _, f := range cr.site.loginForm {
 		v, err := execTemplate(f.t, loginVars{Credentials: s.creds})
 		if err != nil {
 			return fmt.Errorf("login form.%s does not execute", f.name)

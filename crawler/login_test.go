@@ -102,7 +102,7 @@ func envOf(user, password string) func(string) string {
 }
 
 // collectAs runs Collect on site with CLUB_USER and CLUB_PASSWORD set to user and password.
-func collectAs(t *testing.T, site Site, deps CollectDeps, user, password string) Result {
+func collectAs(t *testing.T, site *Site, deps CollectDeps, user, password string) Result {
 	t.Helper()
 	deps.Getenv = envOf(user, password)
 	res, err := Collect(t.Context(), site, sourcesAt, deps)
@@ -148,8 +148,7 @@ func TestLoginExpiresMidCrawl(t *testing.T) {
 			t.Parallel()
 			ls := newLoginServer(t, "pw", 4)
 			ls.expired401 = with401
-			site := sourceSite(t, ls.URL, loginSite)
-			site.Politeness.Parallelism = 1
+			site := recompiled(t, sourceSite(t, ls.URL, loginSite), func(s *SiteSpec) { s.Politeness.Parallelism = 1 })
 			res := collectAs(t, site, newRecorder().deps(t), "golfer", "pw")
 			if !res.Complete || res.Pages != 6 || ls.logins != 2 || res.Relogins != 1 {
 				t.Fatalf("complete %v pages %d logins %d relogins %d failed %v", res.Complete, res.Pages, ls.logins, res.Relogins, res.FailedPages)
@@ -196,7 +195,7 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 	var errs []string
 	for i, pw := range []string{wrong, right} {
 		clock.Set(t0.Add(time.Duration(i) * time.Hour))
-		r := &Runner{Sites: []Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: logger,
+		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: logger,
 			EventsOut: out, Metrics: metrics, Now: clock.Now,
 			Getenv: func(k string) string {
 				return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": pw}[k]

@@ -69,6 +69,9 @@ func (m *testMetrics) RowRejected(site, reason string) {
 func (m *testMetrics) PageFailed(site, reason string) {
 	m.add(1, "crawler_pages_failed_total", "source", site, "reason", reason)
 }
+func (m *testMetrics) PageNotOpen(site string) {
+	m.add(1, "crawler_pages_not_open_total", "source", site)
+}
 func (m *testMetrics) Retry(site string) { m.add(1, "crawler_page_retries_total", "source", site) }
 func (m *testMetrics) Sent(n int)        { m.add(float64(n), "crawler_publish_sent_total") }
 func (m *testMetrics) Failed(n int)      { m.add(float64(n), "crawler_publish_failed_total") }

@@ -52,12 +52,11 @@ func TestMarkAppearingBetweenCrawlsClosesNothing(t *testing.T) {
 		times := []string{"07:00", "07:01", "07:02", "07:00", "07:01", "07:02"}
 		fmt.Fprint(w, "<html><body><table>"+slotRows(names, times)+"</table></body></html>")
 	})
-	site := sourceSite(t, srv.URL, encHTMLSite)
-	site.DaysAhead = 1
+	site := recompiled(t, sourceSite(t, srv.URL, encHTMLSite), func(s *SiteSpec) { s.DaysAhead = 1 })
 	clock := newRunClock(sourcesAt)
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: runLogger(t),
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: runLogger(t),
 		EventsOut: out, Metrics: newTestMetrics(clock.Now), Now: clock.Now}
 	first := 0
 	for i, m := range []string{"", "\u200e", "\u200e"} {

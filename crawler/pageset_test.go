@@ -39,10 +39,10 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 	t.Cleanup(srv.Close)
 	site := sourceSite(t, srv.URL, strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n",
 		"      - {code: 137, name: 레이크 CC}\n      - {code: 138, name: 힐스 CC}\n", 1))
-	site.Politeness.NoRetry, site.Politeness.Retries = true, 0
+	site = recompiled(t, site, func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
 	clock := newRunClock(sourcesAt)
 	out := openEventLog(t, t.TempDir())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
 	run := func() SiteSummary {
 		t.Helper()
 		clock.Add(10 * time.Minute)

@@ -22,18 +22,15 @@ import (
 // deadSite is a copy of healthy pointed at addr (a black hole: it accepts and never answers),
 // named name, with one attempt per page and the longest request timeout, so that only the run's
 // cancellation or the site's deadline can end its crawl.
-func deadSite(t testing.TB, healthy Site, name, addr string) Site {
+func deadSite(t testing.TB, healthy *Site, name, addr string) *Site {
 	t.Helper()
-	s := healthy
-	s.Name = name
-	s.URLTemplate = "http://" + addr + "/tee?date={{.Date.Format \"20060102\"}}&page=1"
-	s.AllowedDomains = nil
-	s.Politeness.NoRetry, s.Politeness.Retries = true, 0
-	s.Politeness.RequestTimeout = Duration(5 * time.Minute)
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return recompiled(t, healthy, func(s *SiteSpec) {
+		s.Name = name
+		s.URLTemplate = "http://" + addr + "/tee?date={{.Date.Format \"20060102\"}}&page=1"
+		s.AllowedDomains = nil
+		s.Politeness.NoRetry, s.Politeness.Retries = true, 0
+		s.Politeness.RequestTimeout = Duration(5 * time.Minute)
+	})
 }
 
 // eventLines reads an events file: every line must be one whole event (testkit.ReadEvents fails
@@ -60,17 +57,15 @@ func TestRunnerDeadSiteDoesNotDelayHealthy(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: time.Now, DaysAhead: 1, TeeTimesPerDay: 8})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	healthy := runnerSite(t, srv.URL, 1)
-	healthy.Name = "healthy"
+	healthy := recompiled(t, runnerSite(t, srv.URL, 1), func(s *SiteSpec) { s.Name = "healthy" })
 	holeAddr, accepts := testkit.CountingBlackHole(t)
-	dead := deadSite(t, healthy, "dead", holeAddr)
-	dead.DaysAhead = 0
+	dead := recompiled(t, deadSite(t, healthy, "dead", holeAddr), func(s *SiteSpec) { s.DaysAhead = 0 })
 
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	logs := &testkit.SyncBuffer{}
 	m := newTestMetrics(time.Now)
-	r := &Runner{Sites: []Site{dead, healthy}, State: StateDir{Dir: filepath.Join(dir, "state")},
+	r := &Runner{Sites: []*Site{dead, healthy}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), EventsOut: out, Metrics: m, Now: time.Now}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -209,7 +204,7 @@ func TestRunnerParallelEventsFile(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 11, Now: clock.Now, DaysAhead: 2, TeeTimesPerDay: 8, LoginPassword: "pw"})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	var sites []Site
+	var sites []*Site
 	for _, name := range []string{"sim-golf", "sim-api-get", "sim-api-post", "sim-club-login", "sim-club-page"} {
 		if name == "sim-golf" {
 			sites = append(sites, runnerSite(t, srv.URL, 2))

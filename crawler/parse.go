@@ -31,13 +31,13 @@ func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, er
 		return page{}, fmt.Errorf("parse HTML: %w", err)
 	}
 	var pg page
-	f := site.Fields
 	doc.Find(site.Row).Each(func(i int, row *goquery.Selection) {
 		if i == 0 {
 			pg.Holder = holderOf(row)
 		}
 		var r rawRow
-		for _, c := range f.cells(&r) {
+		r.marked = site.marks(row)
+		for _, c := range site.cells(&r) {
 			if !c.field.configured() {
 				continue
 			}
@@ -77,9 +77,19 @@ func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, er
 	return pg, nil
 }
 
+// marks reports whether row matches one of the site's empty_when entries.
+func (s *Site) marks(row *goquery.Selection) bool {
+	for _, m := range s.EmptyWhen {
+		if (m.Selector != "" && row.Find(m.Selector).Length() > 0) || (m.Contains != "" && strings.Contains(row.Text(), m.Contains)) {
+			return true
+		}
+	}
+	return false
+}
+
 // read returns the field's value in row: the first match of Selector (or the row itself), its
 // text or attribute, narrowed by Regex. ok is false when the element, attribute or match is absent.
-func (f Field) read(row *goquery.Selection) (string, bool) {
+func (f *compiledField) read(row *goquery.Selection) (string, bool) {
 	sel := row
 	if f.Selector != "" {
 		sel = row.Find(f.Selector).First()
@@ -99,7 +109,7 @@ func (f Field) read(row *goquery.Selection) (string, bool) {
 }
 
 // narrow is v narrowed by the field's Regex (its one capture group); false when it does not match.
-func (f Field) narrow(v string) (string, bool) {
+func (f *compiledField) narrow(v string) (string, bool) {
 	if f.re == nil {
 		return v, true
 	}

@@ -26,7 +26,7 @@ type pageRow struct {
 
 // pageSite serves one page whose rows are whatever rows() returns at request time, and returns a
 // site that crawls it (no politeness delays, no retries).
-func pageSite(t testing.TB, name string, rows func() []pageRow) Site {
+func pageSite(t testing.TB, name string, rows func() []pageRow) *Site {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
@@ -39,12 +39,12 @@ func pageSite(t testing.TB, name string, rows func() []pageRow) Site {
 		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
-	s := Site{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
-		Fields: Fields{Course: Field{Selector: "td.course"}, CoursePart: Field{Selector: "td.part"},
-			RoundDate: Field{Selector: "td.date"}, TeeTime: Field{Selector: "td.time"},
-			Price: Field{Selector: "td.price"}, Players: Field{Selector: "td.players"}},
-		Politeness: Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
-	if err := s.Validate(); err != nil {
+	s, err := SiteSpec{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
+			"round_date": {Selector: "td.date"}, "tee_time": {Selector: "td.time"},
+			"price": {Selector: "td.price"}, "players": {Selector: "td.players"}},
+		Politeness: Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -88,7 +88,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 	var logs testkit.SyncBuffer
 	pub := &pubRecorder{}
 	m := newTestMetrics(nil)
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }}
 	sum, err := r.Run(context.Background())
@@ -240,7 +240,7 @@ func TestSaveBeforePublish(t *testing.T) {
 	site := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
 	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -279,8 +279,8 @@ func TestStateDirLock(t *testing.T) {
 	site := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
 	pub1, pub2 := &pubRecorder{}, &pubRecorder{}
 	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }
-	r1 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
-	r2 := &Runner{Sites: []Site{site}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r1 := &Runner{Sites: []*Site{site}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r2 := &Runner{Sites: []*Site{site}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
 	if err := r1.Lock(); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
 		Diff: DiffOptions{CollapseCrawls: 100}, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	run := func() {
 		_, _ = r.Run(context.Background())

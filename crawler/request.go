@@ -30,11 +30,11 @@ type Target map[string]string
 // are). URL, header values, form values and JSON strings are Go templates over RequestVars, e.g.
 // `{{.Date.Format "20060102"}}`, `{{.Target.id}}`, `{{.Target.name | urlquery}}`.
 type RequestTemplate struct {
-	Method  string            `yaml:"method"`
+	Method  string            `yaml:"method,omitempty"`
 	URL     string            `yaml:"url"`
-	Headers map[string]string `yaml:"headers"`
-	Form    map[string]string `yaml:"form"`
-	JSON    map[string]any    `yaml:"json"`
+	Headers map[string]string `yaml:"headers,omitempty"`
+	Form    map[string]string `yaml:"form,omitempty"`
+	JSON    map[string]any    `yaml:"json,omitempty"`
 }
 
 // RequestVars are the variables of one request, the data of its templates and of the fields
@@ -81,18 +81,16 @@ type compiledRequests struct {
 	reqs []compiledRequest
 }
 
-// sampleDate is the play date templates are tried on when a site is validated.
+// sampleDate is the play date templates are tried on when a site is compiled.
 var sampleDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func parseTemplate(name, text string) (*template.Template, error) {
 	return template.New(name).Option("missingkey=error").Parse(text)
 }
 
-// validateSources checks and compiles the keys of request.go, jsonpage.go and login.go.
-func (s *Site) validateSources(fail func(string, ...any) error) error {
+// compileSources checks and compiles the keys of request.go, jsonpage.go and login.go.
+func (s *Site) compileSources(fail func(string, ...any) error) error {
 	switch s.Format {
-	case "":
-		s.Format = FormatHTML
 	case FormatHTML, FormatJSON:
 	default:
 		return fail("format is %q; it must be html or json", s.Format)
@@ -121,7 +119,6 @@ func (s *Site) validateSources(fail func(string, ...any) error) error {
 	if len(s.Requests) > 0 && s.Follow != "" {
 		return fail("follow does not apply to requests: a followed page could be of another date or target, so its failure could not be attributed")
 	}
-	s.req = nil
 	if len(s.Requests) > 0 {
 		cr := &compiledRequests{}
 		for i, rt := range s.Requests {
@@ -136,12 +133,45 @@ func (s *Site) validateSources(fail func(string, ...any) error) error {
 			return fail("requests do not expand for the sample date %s: %v", sampleDate.Format("2006-01-02"), err)
 		}
 	}
+	if err := s.compileNotOpen(fail); err != nil {
+		return err
+	}
 	if s.Login != nil {
 		if len(s.Requests) == 0 {
 			return fail("login needs requests (declare the pages as requests)")
 		}
-		if err := s.Login.validate(); err != nil {
+		form, err := s.Login.compile()
+		if err != nil {
 			return fail("login: %v", err)
+		}
+		s.loginForm = form
+	}
+	return nil
+}
+
+// compileNotOpen checks not_open and json.not_open_when: request pages only, so that a not-open
+// answer is its date's (its page set's).
+func (s *Site) compileNotOpen(fail func(string, ...any) error) error {
+	jsonNotOpen := s.JSON != nil && len(s.JSON.NotOpenWhen) > 0
+	if (s.NotOpen != nil || jsonNotOpen) && len(s.Requests) == 0 {
+		return fail("not_open needs requests (declare the pages as requests), so that a not-open answer is attributed to its date")
+	}
+	if s.NotOpen == nil {
+		return nil
+	}
+	m := s.NotOpen
+	switch {
+	case s.Format == FormatJSON:
+		return fail("not_open is for format html; format json declares json.not_open_when")
+	case m.Selector == "" && m.Contains == "" && len(m.Statuses) == 0:
+		return fail("not_open needs selector, contains or statuses: how else would a date not open yet be recognised")
+	}
+	if err := checkSelector(m.Selector); err != nil {
+		return fail("not_open selector %q is invalid: %v", m.Selector, err)
+	}
+	for _, st := range m.Statuses {
+		if st < 400 || st > 599 {
+			return fail("not_open status %d: it must be an error status (4xx, 5xx); a 200 answer is recognised by selector or contains", st)
 		}
 	}
 	return nil

@@ -54,7 +54,7 @@ type Alerts interface {
 // the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
 // one state dir at the same time: Run holds the dir's lock (see Lock).
 type Runner struct {
-	Sites  []Site
+	Sites  []*Site
 	State  StateDir
 	Logger *slog.Logger
 

@@ -47,7 +47,7 @@ func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSum
 }
 
 // siteDeadline is the bound of one crawl of site: its own deadline, else SiteDeadline; 0: none.
-func (r *Runner) siteDeadline(site Site) time.Duration {
+func (r *Runner) siteDeadline(site *Site) time.Duration {
 	if site.Deadline > 0 {
 		return site.Deadline.D()
 	}
@@ -57,7 +57,7 @@ func (r *Runner) siteDeadline(site Site) time.Duration {
 // collect is Collect under the site's deadline. deadline is true when the deadline ended the
 // crawl (the run's ctx still going): the partial result is returned with a nil error, and the
 // crawl is incomplete. Any other error is Collect's.
-func (r *Runner) collect(ctx context.Context, site Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
+func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
 	d := r.siteDeadline(site)
 	if d <= 0 {
 		res, err = Collect(ctx, site, start, deps)
@@ -77,7 +77,7 @@ func (r *Runner) collect(ctx context.Context, site Site, start time.Time, deps C
 // crawlSite does one site's crawl, in steps: load the snapshot, collect, decide what the crawl
 // may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
 // Every failure ends up in the summary's Err.
-func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time) (s SiteSummary) {
+func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time) (s SiteSummary) {
 	start := now()
 	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
 	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
@@ -140,7 +140,12 @@ func incompleteReason(res Result, deadline bool) string {
 // complete crawl's listing count; a snapshot written before it was kept falls back to its open
 // listings), and complete per page set when every failed page names the listings it would have
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
-func crawlOf(ctx context.Context, site Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+	defer func() { // a date not open yet is no evidence: its listings do not close
+		if len(res.NotOpenSets) > 0 {
+			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
+		}
+	}()
 	reference = prev.LastCompleteSeen
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()
@@ -158,8 +163,7 @@ func crawlOf(ctx context.Context, site Site, prev Snapshot, res Result, s SiteSu
 			}
 		}
 		if !collapsed(site, before, len(res.Listings)) {
-			crawl.Complete, crawl.Withheld = true, withheld
-			log.WarnContext(ctx, "closes withheld only for the failed page sets", "failed_sets", res.FailedSets)
+			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
 	return crawl, reference
@@ -168,7 +172,7 @@ func crawlOf(ctx context.Context, site Site, prev Snapshot, res Result, s SiteSu
 // guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
 // collapsed: the page sets of a collapsed target are withheld from crawl, and s becomes
 // incomplete (IncompleteCollapsed). Otherwise the guard's counts carry over unchanged.
-func (r *Runner) guardTargetsOf(ctx context.Context, site Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
+func (r *Runner) guardTargetsOf(ctx context.Context, site *Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
 	if !crawl.Complete || crawl.Collapsed {
 		return targetGuard{Next: prev.TargetCollapses}
 	}
@@ -197,9 +201,14 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 	}
 	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
 	if !s.Complete {
-		log.WarnContext(ctx, "crawl incomplete: no listing closes on its evidence", "reason", s.Incomplete,
-			"failed_pages", len(res.FailedPages), "listings", len(res.Listings), "last_complete_listings", reference,
-			"collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete)
+		msg := "crawl incomplete: no listing closes on its evidence"
+		args := []any{"reason", s.Incomplete, "failed_pages", len(res.FailedPages), "listings", len(res.Listings),
+			"last_complete_listings", reference, "collapsed_crawls", stats.Collapses, "incomplete_crawls_in_a_row", next.Incomplete}
+		if crawl.Complete { // complete per page set (crawlOf, guardTargetsOf)
+			msg = "crawl incomplete: closes withheld only for the failed page sets; the other listings close on its evidence"
+			args = append(args, "failed_sets", pageSets(s.FailedSets))
+		}
+		log.WarnContext(ctx, msg, args...)
 	}
 	s.Opened, s.Changed, s.Closed = stats.Opened, stats.Changed, stats.Closed
 	for _, inv := range stats.Invalid {
@@ -244,7 +253,7 @@ func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Ev
 
 // collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
 // complete crawl's listing count.
-func collapsed(site Site, lastCompleteCount, curCount int) bool {
+func collapsed(site *Site, lastCompleteCount, curCount int) bool {
 	if site.MinCompleteRatio > 0 {
 		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
 	}

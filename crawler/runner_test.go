@@ -32,7 +32,7 @@ func runLogger(t testing.TB) *slog.Logger {
 
 // runnerSite is the shipped compose/dev/sites.yaml site pointed at base, looking days days ahead,
 // with no politeness delay and millisecond backoffs.
-func runnerSite(t testing.TB, base string, days int) Site {
+func runnerSite(t testing.TB, base string, days int) *Site {
 	t.Helper()
 	return simSite(t, base, days)
 }
@@ -71,7 +71,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	if _, ok := pub.(kafkabus.NopPublisher); !ok {
 		t.Fatalf("publisher with no brokers is %T, want kafkabus.NopPublisher", pub)
 	}
-	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
+	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: runLogger(t), Publisher: pub, EventsOut: out, Metrics: m, Now: clock.Now}
 
 	sum1, err := r.Run(t.Context())
@@ -140,7 +140,7 @@ func TestRunnerKafka(t *testing.T) {
 	_, srv := runnerSim(t, clock, 11, 2)
 	m := newTestMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
-	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
+	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
 	sum, err := r.Run(t.Context())
 	if err != nil {
@@ -176,7 +176,7 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	m := newTestMetrics(clock.Now)
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
 		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
-	r := &Runner{Sites: []Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
+	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
 	sum, err := r.Run(t.Context())
 	if err != nil {
@@ -212,16 +212,14 @@ func TestRunnerIncompleteAndFailingSites(t *testing.T) {
 	down := httptest.NewServer(nil)
 	downURL := down.URL
 	down.Close()
-	dead := runnerSite(t, downURL, 0)
-	dead.Name = "dead-golf"
-	dead.AllowedDomains = nil
-	dead.Politeness.NoRetry, dead.Politeness.Retries = true, 0
-	if err := dead.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	dead := recompiled(t, runnerSite(t, downURL, 0), func(dead *SiteSpec) {
+		dead.Name = "dead-golf"
+		dead.AllowedDomains = nil
+		dead.Politeness.NoRetry, dead.Politeness.Retries = true, 0
+	})
 	m := newTestMetrics(clock.Now)
 	dir := t.TempDir()
-	r := &Runner{Sites: []Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
+	r := &Runner{Sites: []*Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
 		Logger: runLogger(t), Metrics: m, Now: clock.Now}
 
 	sum, err := r.Run(t.Context())

@@ -2,18 +2,16 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
+	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
-	"github.com/andybalholm/cascadia"
 	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"gopkg.in/yaml.v3"
 )
@@ -42,80 +40,104 @@ const (
 	MaxSiteDeadline       = 24 * time.Hour
 )
 
-// Site is one booking site: where its pages are and how to read a listing out of them. Its Name is
-// the events' source. Build it with LoadSites (which validates and fills defaults) or by hand
-// followed by Validate.
-type Site struct {
+// SiteSpec is one site of a sites file as written: the YAML schema, with nothing compiled and no
+// defaults filled in. Compile (or ParseSites, LoadSites) checks it and makes the *Site that
+// crawls. Its Name is the events' source. Keys left at their zero value are left out when a spec
+// is written (crawler suggest marshals one).
+type SiteSpec struct {
 	Name string `yaml:"name"`
 	// StartURLs are crawled as given. Alternatively URLTemplate is expanded for each play date
 	// from the crawl's date (in Asia/Seoul) through DaysAhead days later; its data is
 	// {Date time.Time, Index int}, e.g. `http://host/tee?date={{.Date.Format "20060102"}}&page=1`.
-	StartURLs   []string `yaml:"start_urls"`
-	URLTemplate string   `yaml:"url_template"`
-	DaysAhead   int      `yaml:"days_ahead"`
-	// Follow, optional, selects links (a[href]) to crawl from every page, e.g. date tabs.
-	Follow string `yaml:"follow"`
-	// Row selects one element per listing; Fields are read relative to it.
-	Row    string `yaml:"row"`
-	Fields Fields `yaml:"fields"`
+	StartURLs   []string `yaml:"start_urls,omitempty"`
+	URLTemplate string   `yaml:"url_template,omitempty"`
+	Targets     []Target `yaml:"targets,omitempty"`
+	DaysAhead   int      `yaml:"days_ahead,omitempty"`
+	// Charset, optional, is the encoding of the site's pages (a label such as euc-kr or cp949); it
+	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See decodeBody.
+	Charset Charset `yaml:"charset,omitempty"`
+
+	// Login, Requests, Targets, Format and JSON declare the sources that are not one HTML page per
+	// GET (see request.go, jsonpage.go, login.go): a login step; request templates instead of
+	// start_urls or url_template, expanded per play date and per target; JSON responses.
+	Login *Login `yaml:"login,omitempty"`
+	// NotOpen (format html; json: json.not_open_when) recognises a date's answer that says the
+	// date is not open for booking yet (past the club's booking window): such a page opens and
+	// closes nothing and keeps the crawl complete. It needs requests, so that the answer is its
+	// date's.
+	NotOpen  *PageMatch        `yaml:"not_open,omitempty"`
+	Requests []RequestTemplate `yaml:"requests,omitempty"`
+	Format   string            `yaml:"format,omitempty"` // "html" (the default) or "json"
+	JSON     *JSONPage         `yaml:"json,omitempty"`
+
 	// List, optional (HTML), selects the element that holds the rows: a page without rows counts
 	// as sold out only when it shows it; otherwise the page fails (FailNoList). Default: derived
 	// from Row (deriveList), else the holder of the rows on the site's last page with rows
 	// (Snapshot.ListSeen).
-	List string `yaml:"list"`
+	List string `yaml:"list,omitempty"`
+	// Row selects one element per listing; Fields are read relative to it.
+	Row    string `yaml:"row,omitempty"`
+	Fields Fields `yaml:"fields,omitempty"`
+	// EmptyWhen, optional (HTML), recognises the marker row a page shows for a sold-out date
+	// ("예약 가능한 시간이 없습니다"): a row that matches Row, makes no listing for want of a
+	// required cell and matches an entry is no rejected row, and a page of only such rows is a
+	// sold-out answer. No phrase is built in: a default would turn real rejects into sell-outs.
+	EmptyWhen []RowMark `yaml:"empty_when,omitempty"`
 	// NextPage, optional, selects the link to the next page of the same list.
-	NextPage       string     `yaml:"next_page"`
-	AllowedDomains []string   `yaml:"allowed_domains"`
-	Politeness     Politeness `yaml:"politeness"`
+	NextPage string `yaml:"next_page,omitempty"`
+	// Follow, optional, selects links (a[href]) to crawl from every page, e.g. date tabs.
+	Follow         string     `yaml:"follow,omitempty"`
+	AllowedDomains []string   `yaml:"allowed_domains,omitempty"`
+	Politeness     Politeness `yaml:"politeness,omitempty"`
 	// MinCompleteRatio, optional (0..1), is carried for the caller's completeness gate: the
 	// fraction of the previous crawl's listing count below which a crawl should be distrusted.
-	MinCompleteRatio float64 `yaml:"min_complete_ratio"`
+	MinCompleteRatio float64 `yaml:"min_complete_ratio,omitempty"`
 	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
 	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
-	Deadline Duration `yaml:"deadline"`
-
-	// Requests, Targets, Format, JSON and Login declare the sources that are not one HTML page per
-	// GET (see request.go, jsonpage.go, login.go): request templates instead of start_urls or
-	// url_template, expanded per play date and per target; JSON responses; a login step.
-	Requests []RequestTemplate `yaml:"requests"`
-	Targets  []Target          `yaml:"targets"`
-	Format   string            `yaml:"format"` // "html" (the default) or "json"
-	JSON     *JSONPage         `yaml:"json"`
-	Login    *Login            `yaml:"login"`
-	// Charset, optional, is the encoding of the site's pages (a label such as euc-kr or cp949); it
-	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See decodeBody.
-	Charset Charset `yaml:"charset"`
-
-	tmpl *template.Template
-	req  *compiledRequests
-	list string // List, or the one derived from Row; empty: the holder remembered from a page with rows
+	Deadline Duration `yaml:"deadline,omitempty"`
 }
 
-// Fields are the selectors of a listing's cells. Course, RoundDate and TeeTime are required.
-type Fields struct {
-	Course     Field `yaml:"course"`
-	CoursePart Field `yaml:"course_part"`
-	RoundDate  Field `yaml:"round_date"`
-	TeeTime    Field `yaml:"tee_time"`
-	Price      Field `yaml:"price"`
-	Players    Field `yaml:"players"`
+// RowMark is one empty_when entry: an element matching Selector within the row, or Contains in
+// the row's text. Exactly one is set.
+type RowMark struct {
+	Selector string `yaml:"selector,omitempty"`
+	Contains string `yaml:"contains,omitempty"`
+}
+
+// Fields are the selectors of a listing's cells, keyed by cell name (cellTable: course,
+// course_part, round_date, tee_time, price, players); course, round_date and tee_time are
+// required. A key that names no cell is an error.
+type Fields map[string]Field
+
+// MarshalYAML writes the fields in cellTable's order (a key that names no cell, which Compile
+// rejects, last).
+func (f Fields) MarshalYAML() (any, error) {
+	var n yaml.Node
+	n.Kind, n.Tag = yaml.MappingNode, "!!map"
+	keys := sortedKeys(f)
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(cellRank(a), cellRank(b)) })
+	for _, k := range keys {
+		var v yaml.Node
+		if err := v.Encode(f[k]); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, &v)
+	}
+	return &n, nil
 }
 
 // Field says how to read one cell: the text (or attribute Attr) of the first element matching
 // Selector within the row (an empty Selector means the row itself), optionally narrowed by Regex,
 // whose one capture group is the value.
 type Field struct {
-	Selector string `yaml:"selector"`
-	Attr     string `yaml:"attr"`
-	Regex    string `yaml:"regex"`
+	Selector string `yaml:"selector,omitempty"`
+	Attr     string `yaml:"attr,omitempty"`
+	Regex    string `yaml:"regex,omitempty"`
 	// Path (format json only) is the gjson path of the value within a row. Value is a template over
 	// the request's variables ({{.Date}}, {{.Target.name}}, ...) or a constant: the field then comes
 	// from the request, not the row (see request.go).
-	Path  string `yaml:"path"`
-	Value string `yaml:"value"`
-
-	re    *regexp.Regexp
-	value *template.Template
+	Path  string `yaml:"path,omitempty"`
+	Value string `yaml:"value,omitempty"`
 }
 
 func (f Field) configured() bool { return f.Selector != "" || f.Attr != "" }
@@ -123,22 +145,22 @@ func (f Field) configured() bool { return f.Selector != "" || f.Attr != "" }
 // Politeness bounds how hard a crawl presses on the site. Zero values mean the defaults above,
 // except where noted.
 type Politeness struct {
-	Delay          Duration `yaml:"delay"`        // between requests per slot; default 1 s
-	RandomDelay    Duration `yaml:"random_delay"` // extra jitter up to this; default 500 ms
-	Parallelism    int      `yaml:"parallelism"`  // default 2, at most 2
-	RequestTimeout Duration `yaml:"request_timeout"`
-	Retries        int      `yaml:"retries"`      // after the first attempt; default 3, at most 10
-	BackoffBase    Duration `yaml:"backoff_base"` // default 500 ms
-	BackoffCap     Duration `yaml:"backoff_cap"`  // default 10 s
-	MaxBodyBytes   int      `yaml:"max_body_bytes"`
-	MaxPages       int      `yaml:"max_pages"`
-	UserAgent      string   `yaml:"user_agent"`
+	Delay          Duration `yaml:"delay,omitempty"`        // between requests per slot; default 1 s
+	RandomDelay    Duration `yaml:"random_delay,omitempty"` // extra jitter up to this; default 500 ms
+	Parallelism    int      `yaml:"parallelism,omitempty"`  // default 2, at most 2
+	RequestTimeout Duration `yaml:"request_timeout,omitempty"`
+	Retries        int      `yaml:"retries,omitempty"`      // after the first attempt; default 3, at most 10
+	BackoffBase    Duration `yaml:"backoff_base,omitempty"` // default 500 ms
+	BackoffCap     Duration `yaml:"backoff_cap,omitempty"`  // default 10 s
+	MaxBodyBytes   int      `yaml:"max_body_bytes,omitempty"`
+	MaxPages       int      `yaml:"max_pages,omitempty"`
+	UserAgent      string   `yaml:"user_agent,omitempty"`
 	// IgnoreRobotsTxt opts out of robots.txt, which is obeyed by default.
-	IgnoreRobotsTxt bool `yaml:"ignore_robots_txt"`
+	IgnoreRobotsTxt bool `yaml:"ignore_robots_txt,omitempty"`
 	// NoDelay makes Delay and RandomDelay really zero instead of their defaults (tests, own sites).
-	NoDelay bool `yaml:"no_delay"`
+	NoDelay bool `yaml:"no_delay,omitempty"`
 	// NoRetry makes Retries really zero instead of the default.
-	NoRetry bool `yaml:"no_retry"`
+	NoRetry bool `yaml:"no_retry,omitempty"`
 }
 
 // Duration is a time.Duration read from YAML as a Go duration string ("1s", "500ms"); a bare
@@ -158,16 +180,18 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes d as UnmarshalYAML reads it ("1s", "500ms").
+func (d Duration) MarshalYAML() (any, error) { return d.D().String(), nil }
+
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 type sitesFile struct {
-	Sites []Site `yaml:"sites"`
+	Sites []SiteSpec `yaml:"sites"`
 }
 
-// LoadSites reads and validates a sites file: YAML with one top-level key, sites, a list of Site.
-// Unknown keys are errors (a typo must not silently drop a selector).
-func LoadSites(path string) ([]Site, error) {
+// LoadSites reads a sites file and compiles its sites (ParseSites).
+func LoadSites(path string) ([]*Site, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read sites file: %w", err)
@@ -179,8 +203,33 @@ func LoadSites(path string) ([]Site, error) {
 	return sites, nil
 }
 
-// ParseSites parses and validates the contents of a sites file (see LoadSites).
-func ParseSites(b []byte) ([]Site, error) {
+// ParseSites parses the contents of a sites file (ParseSpecs) and compiles every site; names must
+// be unique. This is the one place a sites file is checked: what it returns is never validated
+// again.
+func ParseSites(b []byte) ([]*Site, error) {
+	specs, err := ParseSpecs(b)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	sites := make([]*Site, 0, len(specs))
+	for _, spec := range specs {
+		s, err := spec.Compile()
+		if err != nil {
+			return nil, err
+		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("site name %q is used twice; names are event sources and must be unique", s.Name)
+		}
+		seen[s.Name] = true
+		sites = append(sites, s)
+	}
+	return sites, nil
+}
+
+// ParseSpecs reads the sites of a sites file as written: YAML with one top-level key, sites, a
+// list of SiteSpec. Unknown keys are errors (a typo must not silently drop a selector).
+func ParseSpecs(b []byte) ([]SiteSpec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var f sitesFile
@@ -193,106 +242,26 @@ func ParseSites(b []byte) ([]Site, error) {
 	if len(f.Sites) == 0 {
 		return nil, errors.New("no sites are listed under \"sites\"")
 	}
-	seen := map[string]bool{}
-	for i := range f.Sites {
-		if err := f.Sites[i].Validate(); err != nil {
-			return nil, err
-		}
-		if seen[f.Sites[i].Name] {
-			return nil, fmt.Errorf("site name %q is used twice; names are event sources and must be unique", f.Sites[i].Name)
-		}
-		seen[f.Sites[i].Name] = true
-	}
 	return f.Sites, nil
 }
 
-// Validate checks s, fills in defaults and compiles its template, regexes and selectors. Errors
-// are whole sentences naming the site and the field.
-func (s *Site) Validate() error {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("site %q: "+format, append([]any{s.Name}, args...)...)
-	}
-	if strings.TrimSpace(s.Name) == "" {
-		return errors.New("a site has no name; the name is the events' source and is required")
-	}
-	if s.Charset != "" {
-		if _, _, err := LookupCharset(string(s.Charset)); err != nil {
-			return fail("%w", err)
+// withDefaults is s with every default filled in (format, login method, politeness); what is
+// derived from the compiled site (the list, allowed_domains) is filled in by Compile. s's own
+// Login is not changed.
+func (s SiteSpec) withDefaults() SiteSpec {
+	s.Format = cmp.Or(s.Format, FormatHTML)
+	if s.Login != nil {
+		l := *s.Login
+		if l.Method == "" || strings.EqualFold(l.Method, http.MethodPost) {
+			l.Method = http.MethodPost
 		}
+		s.Login = &l
 	}
-	switch {
-	case len(s.Requests) > 0 && (len(s.StartURLs) > 0 || s.URLTemplate != ""):
-		return fail("set requests, or start_urls or url_template, not both")
-	case len(s.Requests) > 0:
-	case len(s.StartURLs) == 0 && s.URLTemplate == "":
-		return fail("set either start_urls or url_template, or requests")
-	case len(s.StartURLs) > 0 && s.URLTemplate != "":
-		return fail("set start_urls or url_template, not both")
-	case s.DaysAhead < 0 || s.DaysAhead > 366:
-		return fail("days_ahead is %d; it must be between 0 and 366", s.DaysAhead)
-	case s.DaysAhead > 0 && s.URLTemplate == "" && len(s.Requests) == 0:
-		return fail("days_ahead only applies to url_template and requests")
-	}
-	for _, u := range s.StartURLs {
-		if err := checkURL(u); err != nil {
-			return fail("start URL %q is not usable: %v", u, err)
-		}
-	}
-	if s.URLTemplate != "" {
-		t, err := template.New(s.Name).Option("missingkey=error").Parse(s.URLTemplate)
-		if err != nil {
-			return fail("url_template does not parse: %v", err)
-		}
-		s.tmpl = t
-		if _, err := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul())); err != nil {
-			return fail("url_template does not expand to a URL: %v", err)
-		}
-	}
-	if err := s.validateSources(fail); err != nil {
-		return err
-	}
-	if s.Row == "" && s.Format != FormatJSON {
-		return fail("row (the selector of one listing) is required")
-	}
-	for _, sel := range []struct{ name, sel string }{{"row", s.Row}, {"list", s.List}, {"next_page", s.NextPage}, {"follow", s.Follow}} {
-		if err := checkSelector(sel.sel); err != nil {
-			return fail("%s selector %q is invalid: %v", sel.name, sel.sel, err)
-		}
-	}
-	s.list = s.List
-	if s.list == "" && s.Format != FormatJSON {
-		s.list, _ = deriveList(s.Row)
-	}
-	if err := s.validateFields(fail); err != nil {
-		return err
-	}
-	if s.MinCompleteRatio < 0 || s.MinCompleteRatio > 1 {
-		return fail("min_complete_ratio is %g; it must be between 0 and 1", s.MinCompleteRatio)
-	}
-	if s.Deadline < 0 || s.Deadline.D() > MaxSiteDeadline {
-		return fail("deadline is %s; it must be between 0 (the runner's default) and %s", s.Deadline.D(), MaxSiteDeadline)
-	}
-	if len(s.AllowedDomains) == 0 {
-		s.AllowedDomains = s.hosts()
-	}
-	return s.Politeness.validate(fail)
+	s.Politeness = s.Politeness.withDefaults()
+	return s
 }
 
-// hosts are the host names of the start URLs (or of the template's first expansion): the default
-// allowed_domains, so that a next link cannot lead the crawl off the site.
-func (s *Site) hosts() []string {
-	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul()))
-	urls = append(urls, s.requestURLs()...)
-	var out []string
-	for _, raw := range urls {
-		if u, err := url.Parse(raw); err == nil && !slices.Contains(out, u.Hostname()) {
-			out = append(out, u.Hostname())
-		}
-	}
-	return out
-}
-
-func (p *Politeness) validate(fail func(string, ...any) error) error {
+func (p Politeness) withDefaults() Politeness {
 	if !p.NoDelay {
 		defaults.Zero(&p.Delay, Duration(DefaultDelay))
 		defaults.Zero(&p.RandomDelay, Duration(DefaultRandomDelay))
@@ -307,73 +276,5 @@ func (p *Politeness) validate(fail func(string, ...any) error) error {
 	defaults.Zero(&p.MaxBodyBytes, DefaultMaxBodyBytes)
 	defaults.Zero(&p.MaxPages, DefaultMaxPages)
 	defaults.Zero(&p.UserAgent, DefaultUserAgent)
-	switch {
-	case p.Delay < 0 || p.RandomDelay < 0 || p.Delay.D() > time.Minute || p.RandomDelay.D() > time.Minute:
-		return fail("politeness delay and random_delay must be between 0 and 1m")
-	case p.Parallelism < 1 || p.Parallelism > MaxParallelism:
-		return fail("politeness parallelism is %d; it must be 1 or %d so that we never hammer a site", p.Parallelism, MaxParallelism)
-	case p.RequestTimeout < 0 || p.RequestTimeout.D() > 5*time.Minute:
-		return fail("politeness request_timeout must be between 0 and 5m")
-	case p.Retries < 0 || p.Retries > MaxRetries:
-		return fail("politeness retries is %d; it must be between 0 and %d", p.Retries, MaxRetries)
-	case p.BackoffBase < 0 || p.BackoffCap < p.BackoffBase:
-		return fail("politeness backoff_base must be positive and at most backoff_cap")
-	case p.MaxBodyBytes < 1024 || p.MaxBodyBytes > 100<<20:
-		return fail("politeness max_body_bytes is %d; it must be between 1024 and 104857600", p.MaxBodyBytes)
-	case p.MaxPages < 1 || p.MaxPages > 100000:
-		return fail("politeness max_pages is %d; it must be between 1 and 100000", p.MaxPages)
-	}
-	return nil
-}
-
-// URLs returns the start URLs of a crawl at crawledAt: StartURLs, or URLTemplate expanded for the
-// crawl's date in Asia/Seoul and each of the DaysAhead days after it.
-func (s *Site) URLs(crawledAt time.Time) ([]string, error) {
-	if s.URLTemplate == "" {
-		return s.StartURLs, nil
-	}
-	if s.tmpl == nil {
-		return nil, fmt.Errorf("site %q: call Validate before URLs", s.Name)
-	}
-	y, m, d := crawledAt.In(Seoul()).Date()
-	var out []string
-	for i := 0; i <= s.DaysAhead; i++ {
-		var b strings.Builder
-		data := struct {
-			Date  time.Time
-			Index int
-		}{time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), i}
-		if err := s.tmpl.Execute(&b, data); err != nil {
-			return nil, fmt.Errorf("expand url_template for day %d: %w", i, err)
-		}
-		if err := checkURL(b.String()); err != nil {
-			return nil, fmt.Errorf("url_template gave %q: %w", b.String(), err)
-		}
-		out = append(out, b.String())
-	}
-	return out, nil
-}
-
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return errors.New("the scheme must be http or https")
-	}
-	if u.Host == "" {
-		return errors.New("the host is missing")
-	}
-	return nil
-}
-
-// checkSelector compiles a CSS selector. goquery silently matches nothing for an invalid one, so a
-// typo would look like an empty site; it must fail at load instead.
-func checkSelector(sel string) error {
-	if sel == "" {
-		return nil
-	}
-	_, err := cascadia.Compile(sel)
-	return err
+	return p
 }

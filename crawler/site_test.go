@@ -111,9 +111,9 @@ func unwrapAll(err error) error {
 // TestURLsSeoulDate: a crawl at 23:30 UTC is already the next day in Seoul.
 func TestURLsSeoulDate(t *testing.T) {
 	t.Parallel()
-	s := Site{Name: "s", URLTemplate: `https://x.kr/t?d={{.Date.Format "2006-01-02"}}&i={{.Index}}`, DaysAhead: 1,
-		Row: "tr", Fields: Fields{Course: Field{Selector: "a"}, RoundDate: Field{Selector: "b"}, TeeTime: Field{Selector: "c"}}}
-	if err := s.Validate(); err != nil {
+	s, err := SiteSpec{Name: "s", URLTemplate: `https://x.kr/t?d={{.Date.Format "2006-01-02"}}&i={{.Index}}`, DaysAhead: 1,
+		Row: "tr", Fields: Fields{"course": {Selector: "a"}, "round_date": {Selector: "b"}, "tee_time": {Selector: "c"}}}.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
 	urls, err := s.URLs(time.Date(2025, 12, 31, 23, 30, 0, 0, time.UTC))
@@ -185,9 +185,9 @@ func FuzzParsePage(f *testing.F) {
 	f.Add(eucKR(f, `<meta charset="euc-kr"><table class="tee-list"><tr class="tee-row"><td class="course">남서울 CC</td><td class="date">12/06(토)</td><td class="time">07:00</td></tr></table>`))
 	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		body, dec := decodeBody(&site, "text/html", body)
-		pg, err := parsePage(&site, base, body, "")
-		if err != nil || checkDecoded(&site, pg.Rows, dec) != nil {
+		body, dec := decodeBody(site, "text/html", body)
+		pg, err := parsePage(site, base, body, "")
+		if err != nil || checkDecoded(site, pg.Rows, dec) != nil {
 			return
 		}
 		for _, row := range pg.Rows {

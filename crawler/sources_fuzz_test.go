@@ -32,14 +32,14 @@ func FuzzParseJSONPage(f *testing.F) {
 	f.Add([]byte(`{"list":[{"bookTime":630,"greenFeeDC":1e3,"visitorCnt":"4~5"}]}`))
 	f.Add(eucKR(f, `{"list":[{"bookTime":"0630","CourseName":"서코스","greenFeeDC":"130,000원","visitorCnt":"4명"}],"msg":"OK"}`))
 	f.Add([]byte("{\"list\":[{\"bookTime\":\"0630\",\"CourseName\":\"\u200e\u1109\u1165 OUT\"}]}"))
-	var sites []Site
+	var sites []*Site
 	for _, name := range []string{"sim-api-get", "sim-api-post"} {
 		sites = append(sites, shippedSite(f, name, "http://127.0.0.1:8089", 0))
 	}
 	vars := &RequestVars{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, Seoul()), Target: Target{"id": "137", "name": "레이크 CC"}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for i := range sites {
-			rows, err := parseJSONPage(&sites[i], body)
+			rows, err := parseJSONPage(sites[i], body)
 			if err != nil {
 				if len(rows) != 0 {
 					t.Fatalf("%s: a failed page with %d rows", sites[i].Name, len(rows))
@@ -69,14 +69,15 @@ func FuzzRequestTemplates(f *testing.F) {
 		if len(urlTmpl) > 512 || len(value) > 512 || strings.Contains(urlTmpl+value, "{{template") {
 			return
 		}
-		s := Site{Name: "f", Targets: []Target{{"id": id, "name": "레이크 CC"}}, DaysAhead: 1, Row: "tr",
+		spec := SiteSpec{Name: "f", Targets: []Target{{"id": id, "name": "레이크 CC"}}, DaysAhead: 1, Row: "tr",
 			Requests: []RequestTemplate{
 				{URL: urlTmpl},
 				{Method: "POST", URL: "http://x.kr/p", Form: map[string]string{"v": value}},
 				{Method: "POST", URL: "http://x.kr/j", JSON: map[string]any{"v": value, "n": 1}},
 			},
-			Fields: Fields{Course: Field{Value: value}, RoundDate: Field{Value: `{{.Date.Format "2006-01-02"}}`}, TeeTime: Field{Selector: "td"}}}
-		if s.Validate() != nil {
+			Fields: Fields{"course": {Value: value}, "round_date": {Value: `{{.Date.Format "2006-01-02"}}`}, "tee_time": {Selector: "td"}}}
+		s, err := spec.Compile()
+		if err != nil {
 			return
 		}
 		reqs, _, err := s.pageRequests(sourcesAt)

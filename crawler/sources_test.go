@@ -27,13 +27,13 @@ func fixture(t testing.TB, name string) []byte {
 }
 
 // sourceSite parses one site of YAML with {{BASE}} replaced by base, made test-fast.
-func sourceSite(t *testing.T, base, yml string) Site {
+func sourceSite(t *testing.T, base, yml string) *Site {
 	t.Helper()
 	sites, err := ParseSites([]byte(strings.ReplaceAll(yml, "{{BASE}}", base)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fast(sites[0])
+	return fast(t, sites[0])
 }
 
 // request is what a fixture server saw.
@@ -126,8 +126,7 @@ func TestJSONGetFixture(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(fixture(t, body[r.URL.Query().Get("roundDay")]))
 	})
-	site := sourceSite(t, srv.URL, jsonGetSite)
-	site.DaysAhead = 1
+	site := recompiled(t, sourceSite(t, srv.URL, jsonGetSite), func(s *SiteSpec) { s.DaysAhead = 1 })
 	rec := newRecorder()
 	res, err := Collect(t.Context(), site, sourcesAt, rec.deps(t))
 	if err != nil {

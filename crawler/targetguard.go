@@ -30,7 +30,7 @@ type targetGuard struct {
 // count on neither side. A target collapses when its reference is at least MinTargetReference
 // and the site's collapse rule (collapsed) holds; it is believed at its collapseCrawls-th
 // collapsed crawl in a row. Call it only for a crawl that counts as complete and not collapsed.
-func guardTargets(site Site, prev Snapshot, cur []events.Listing, c Crawl, collapseCrawls int, loc *time.Location) targetGuard {
+func guardTargets(site *Site, prev Snapshot, cur []events.Listing, c Crawl, collapseCrawls int, loc *time.Location) targetGuard {
 	g := targetGuard{Refs: map[string]int{}, Next: map[string]int{}}
 	if len(site.Targets) == 0 {
 		return g

@@ -172,7 +172,7 @@ func (t *timedAlerts) Claim(ctx context.Context, site, crawlID string, evs []eve
 }
 
 // benchSimSites is the HTML site of compose/dev/sites.yaml against base, 14 days ahead, no delay.
-func benchSimSites(b *testing.B, base string) []crawler.Site {
+func benchSimSites(b *testing.B, base string) []*crawler.Site {
 	raw, err := os.ReadFile("../../compose/dev/sites.yaml")
 	if err != nil {
 		b.Fatal(err)

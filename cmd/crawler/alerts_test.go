@@ -26,7 +26,7 @@ func (c *simClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).In(si
 func (c *simClock) Add(d time.Duration) { c.ns.Add(int64(d)) }
 
 // simSites is the HTML site of compose/dev/sites.yaml against base, days days ahead, no retries.
-func simSites(t *testing.T, base string, days int) []crawler.Site {
+func simSites(t *testing.T, base string, days int) []*crawler.Site {
 	t.Helper()
 	s := strings.Replace(readFile(t, sitesFile(t, base)), "days_ahead: 1", fmt.Sprintf("days_ahead: %d", days), 1)
 	sites, err := crawler.LoadSites(testkit.WriteTemp(t, "sites.yaml", s))

@@ -37,6 +37,7 @@ type crawlerMetrics struct {
 	rows        *prometheus.CounterVec // source
 	rejected    *prometheus.CounterVec // source, reason
 	pageFails   *prometheus.CounterVec // source, reason
+	notOpen     *prometheus.CounterVec // source
 	events      *prometheus.CounterVec // source, type
 	incomplete  *prometheus.CounterVec // source, reason
 	siteErrors  *prometheus.CounterVec // source
@@ -81,6 +82,7 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		rows:       counter("rows_parsed_total", "Listing rows seen, rejected ones included.", "source"),
 		rejected:   counter("rows_rejected_total", "Rows skipped because a cell could not be read, by reason.", "source", "reason"),
 		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
+		notOpen:    counter("pages_not_open_total", "Pages that answered that their date is not open for booking yet (not_open, json.not_open_when): they open and close nothing and keep the crawl complete.", "source"),
 		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
 		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
 		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
@@ -118,6 +120,11 @@ func (m *crawlerMetrics) RowRejected(site, reason string) {
 func (m *crawlerMetrics) PageFailed(site, reason string) {
 	m.pageFails.WithLabelValues(site, reason).Inc()
 }
+
+var _ crawler.NotOpenMetrics = (*crawlerMetrics)(nil)
+
+// PageNotOpen implements crawler.NotOpenMetrics.
+func (m *crawlerMetrics) PageNotOpen(site string) { m.notOpen.WithLabelValues(site).Inc() }
 
 // Retry implements crawler.Metrics.
 func (m *crawlerMetrics) Retry(site string) { m.retries.WithLabelValues(site).Inc() }

@@ -160,16 +160,14 @@ func parseTarget(s string) (crawler.Target, error) {
 // suggestCheck is `crawler try` on the suggestion: its play date and target, the listings read
 // printed on stderr (stdout holds the sites file).
 func suggestCheck(ctx context.Context, env cli.Env, logger *slog.Logger, sg suggest.Suggestion) error {
-	site := sg.Site
 	want := ""
 	if sg.Target != nil {
 		want = sg.Target["id"]
 	}
-	if err := pickTarget(&site, want); err != nil {
+	site, err := trySite(sg.Site, want)
+	if err != nil {
 		return err
 	}
-	site.DaysAhead = 0
-	site.Politeness.MaxPages = min(site.Politeness.MaxPages, tryMaxPages)
 	at := sg.Date
 	if at.IsZero() {
 		at = time.Now().In(crawler.Seoul())

@@ -48,7 +48,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var site crawler.Site
+	var site *crawler.Site
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Name)
@@ -56,7 +56,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 			site = s
 		}
 	}
-	if site.Name == "" {
+	if site == nil {
 		return fmt.Errorf("%w: no site %q in %s (sites: %s)", cli.ErrUsage, *name, *sitesPath, strings.Join(names, ", "))
 	}
 	at := time.Now().In(crawler.Seoul())
@@ -67,11 +67,9 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 		}
 		at = d.Add(12 * time.Hour)
 	}
-	if err := pickTarget(&site, *target); err != nil {
+	if site, err = trySite(site, *target); err != nil {
 		return err
 	}
-	site.DaysAhead = 0
-	site.Politeness.MaxPages = min(site.Politeness.MaxPages, tryMaxPages)
 
 	var (
 		mu      sync.Mutex
@@ -106,7 +104,19 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 }
 
 // pickTarget keeps the one target of site that --target names (default: the first).
-func pickTarget(site *crawler.Site, want string) error {
+// trySite is site as try crawls it: one play date, one target (pickTarget), at most tryMaxPages
+// pages.
+func trySite(site *crawler.Site, target string) (*crawler.Site, error) {
+	spec := site.SiteSpec
+	if err := pickTarget(&spec, target); err != nil {
+		return nil, err
+	}
+	spec.DaysAhead = 0
+	spec.Politeness.MaxPages = min(spec.Politeness.MaxPages, tryMaxPages)
+	return spec.Compile()
+}
+
+func pickTarget(site *crawler.SiteSpec, want string) error {
 	if len(site.Targets) == 0 {
 		if want != "" {
 			return fmt.Errorf("%w: site %s declares no targets", cli.ErrUsage, site.Name)
@@ -141,16 +151,30 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		switch {
 		case p.Err != nil:
 			fmt.Fprintf(b, "   FAILED (status %d): %v\n", p.Status, p.Err)
+		case p.NotOpen:
+			fmt.Fprintf(b, "   status %d: the date is not open for booking yet (not_open holds): it opens and closes nothing\n", p.Status)
 		case p.Empty:
 			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
 		default:
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
 		if len(p.Listings) > 0 {
+			var cols []crawler.ShownColumn
+			for _, c := range crawler.Cells() {
+				cols = append(cols, c.Columns()...)
+			}
 			var t cli.Table
-			t.Add("course", "part", "play_date", "round_date", "tee_time", "price", "players")
+			header := make([]string, len(cols))
+			for i, c := range cols {
+				header[i] = c.Header
+			}
+			t.Add(header...)
 			for _, l := range p.Listings {
-				t.Add(l.CourseName, l.CoursePart, l.PlayDate, l.RoundDate, l.TeeTime, optional(l.PriceKRW), optional(l.Players))
+				row := make([]string, len(cols)) // the table keeps it
+				for i, c := range cols {
+					row[i] = c.Value(l)
+				}
+				t.Add(row...)
 			}
 			var tb strings.Builder
 			_ = t.Write(&tb) // a strings.Builder does not fail
@@ -165,13 +189,6 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   --- raw response (%d bytes) ---\n%s\n   --- end ---\n", len(p.Body), strings.TrimRight(string(p.Body), "\n"))
 		}
 	}
-}
-
-func optional[T int | int64](p *T) string {
-	if p == nil {
-		return "-"
-	}
-	return fmt.Sprint(*p)
 }
 
 // checkCmd is `crawler check`: validate every site of the sites file, and the watches file,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -179,5 +181,44 @@ func TestTryShowsNamesOfAnEUCKRPage(t *testing.T) {
 	out = stdout.String()
 	if err == nil || !strings.Contains(out, "undecodable") || strings.Contains(out, "파인힐스 CC ") {
 		t.Errorf("forced UTF-8: err %v, want the page failed as undecodable:\n%s", err, out)
+	}
+}
+
+// `crawler try` names a date that answers not_open, and `crawler check` describes the key.
+func TestTryNamesANotOpenDate(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		fmt.Fprint(w, `<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	sites := testkit.WriteTemp(t, "sites.yaml", `
+sites:
+  - name: club
+    requests:
+      - url: '`+srv.URL+`/list.asp?book_date={{.Date.Format "20060102"}}'
+    not_open: {contains: "예약 가능한 일자가 아닙니다"}
+    row: "#resList tr.res"
+    fields:
+      course: {value: "레이크 CC"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td:nth-child(1)"}
+`)
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"try", "--sites", sites, "--site", "club", "--date", "2026-12-20"}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("try: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "status 200: the date is not open for booking yet (not_open holds)") ||
+		!strings.Contains(out, "0 page(s) failed") {
+		t.Errorf("try does not name the not-open date:\n%s", out)
+	}
+	stdout.Reset()
+	if err := run(t.Context(), []string{"check", "--sites", sites}, env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("check: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String()+stderr.String(), "a date not open yet (not_open) opens and closes nothing") {
+		t.Errorf("check does not describe not_open:\n%s%s", stdout.String(), stderr.String())
 	}
 }

@@ -128,7 +128,7 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	}
 	pub := &collector{}
 	runner := &crawler.Runner{
-		Sites:     []crawler.Site{sim},
+		Sites:     []*crawler.Site{sim},
 		State:     crawler.StateDir{Dir: dir},
 		Logger:    opts.Logger,
 		Publisher: pub,
@@ -203,16 +203,16 @@ func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
 
 // simSite is the DefaultSource entry of compose/dev/sites.yaml (its one definition, embedded by
 // compose/dev), pointed at the in-memory host, with no politeness delay: nothing real is crawled.
-func simSite(interval time.Duration) (crawler.Site, error) {
-	sites, err := crawler.ParseSites(devsites.SitesYAML)
+func simSite(interval time.Duration) (*crawler.Site, error) {
+	specs, err := crawler.ParseSpecs(devsites.SitesYAML)
 	if err != nil {
-		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml: %w", err)
+		return nil, fmt.Errorf("compose/dev/sites.yaml: %w", err)
 	}
-	i := slices.IndexFunc(sites, func(s crawler.Site) bool { return s.Name == DefaultSource })
+	i := slices.IndexFunc(specs, func(s crawler.SiteSpec) bool { return s.Name == DefaultSource })
 	if i < 0 {
-		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml has no site %s", DefaultSource)
+		return nil, fmt.Errorf("compose/dev/sites.yaml has no site %s", DefaultSource)
 	}
-	s := sites[i]
+	s := specs[i]
 	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr+"/", "http://"+simHost+"/", 1)
 	s.AllowedDomains = []string{simHost}
 	s.Politeness = crawler.Politeness{
@@ -223,10 +223,11 @@ func simSite(interval time.Duration) (crawler.Site, error) {
 		BackoffBase:    crawler.Duration(time.Millisecond),
 		BackoffCap:     crawler.Duration(time.Millisecond),
 	}
-	if err := s.Validate(); err != nil {
-		return crawler.Site{}, fmt.Errorf("compose/dev/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
+	site, err := s.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("compose/dev/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
 	}
-	return s, nil
+	return site, nil
 }
 
 // handlerTransport answers every request by calling the site's handler in-process: no sockets,

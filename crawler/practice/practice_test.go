@@ -13,6 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestGenerateDefaults generates the default set and checks its size, that every line decodes,
@@ -36,6 +37,7 @@ func TestGenerateDefaults(t *testing.T) {
 	if want := int(time.Duration(DefaultDays) * 24 * time.Hour / DefaultInterval); st.Crawls != want {
 		t.Errorf("%d crawls, want %d", st.Crawls, want)
 	}
+	set := slices.Clone(buf.Bytes())
 	ids := map[string]bool{}
 	sc := bufio.NewScanner(&buf)
 	sc.Buffer(nil, 1<<20)
@@ -71,6 +73,10 @@ func TestGenerateDefaults(t *testing.T) {
 	if lines != st.Events {
 		t.Errorf("%d lines, stats say %d events", lines, st.Events)
 	}
+	// The default set is byte for byte the one users replay: any change to the crawl path that
+	// alters it shows here (UPDATE_GOLDENS=1 rewrites the hash when the change is meant).
+	testkit.Golden(t, filepath.Join("testdata", "default-set.sha256"),
+		fmt.Appendf(nil, "%x  %d bytes, %d events\n", sha256.Sum256(set), len(set), st.Events))
 	for _, typ := range []events.Type{events.ListingOpened, events.ListingChanged, events.ListingClosed} {
 		if st.ByType[typ] == 0 {
 			t.Errorf("no %s events", typ)
@@ -112,7 +118,7 @@ func TestSimSiteIsTheDevSitesFileEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sites[slices.IndexFunc(sites, func(s crawler.Site) bool { return s.Name == DefaultSource })]
+	want := sites[slices.IndexFunc(sites, func(s *crawler.Site) bool { return s.Name == DefaultSource })]
 	if !strings.HasPrefix(got.URLTemplate, "http://"+simHost+"/") || got.AllowedDomains[0] != simHost {
 		t.Errorf("the practice site is not pointed at %s: %s %v", simHost, got.URLTemplate, got.AllowedDomains)
 	}

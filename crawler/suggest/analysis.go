@@ -19,7 +19,7 @@ type analysis struct {
 	t     templated
 	date  time.Time
 	say   func(string, ...any)
-	out   *outSite
+	out   *crawler.SiteSpec
 	login bool
 	// loginDone: the login block's credentials were set and the login worked
 	loginDone bool
@@ -53,7 +53,7 @@ func (a *analysis) run(ctx context.Context) error {
 		a.compareBare(page, bare)
 	}
 	a.page = page
-	a.out.Charset = a.charset(page.Body)
+	a.out.Charset = crawler.Charset(a.charset(page.Body))
 	if err := a.rows(); err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (a *analysis) run(ctx context.Context) error {
 		return a.probeEmpty(ctx)
 	}
 	if a.isJSON && a.out.JSON != nil {
-		a.out.JSON.EmptyWhen = []outCond{{Path: a.out.JSON.Rows, Is: "empty"}}
+		a.out.JSON.EmptyWhen = []crawler.JSONCondition{{Path: a.out.JSON.Rows, Is: "empty"}}
 		a.say("empty_when: %s is empty (a guess: --probe-empty=false did not ask for an empty date)", a.out.JSON.Rows)
 	}
 	return nil
@@ -127,7 +127,7 @@ func (a *analysis) rows() error {
 		}
 		a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
 		a.out.Format = crawler.FormatJSON
-		a.out.JSON = &outJSON{Rows: jr.path}
+		a.out.JSON = &crawler.JSONPage{Rows: jr.path}
 		cols = jr.cols
 	} else {
 		hr, ok, err := findHTMLRows(a.page.Body)
@@ -145,11 +145,9 @@ func (a *analysis) rows() error {
 		}
 		cols = hr.cols
 	}
-	as := assignFields(cols, targetNames, a.say)
-	for _, name := range fieldOrder {
-		if p, ok := as.fields[name]; ok {
-			a.out.Fields.set(name, p, a.isJSON)
-		}
+	as := assignFields(cols, targetNames, a.date, a.say)
+	for name, p := range as.fields {
+		a.setField(name, p)
 	}
 	a.missing = as.missing
 	if !as.yearless {
@@ -170,7 +168,7 @@ func (a *analysis) noRows(why string) error {
 
 func (a *analysis) roundDateFromRequest() {
 	if a.t.dateFound {
-		a.out.Fields.set("round_date", pick{value: `{{.Date.Format "2006-01-02"}}`}, a.isJSON)
+		a.setField("round_date", pick{value: `{{.Date.Format "2006-01-02"}}`})
 		a.say("round_date ← {{.Date}}: the rows carry no year-less date, the request names the play date")
 		return
 	}
@@ -186,9 +184,9 @@ func (a *analysis) examples(cols []column, as assignment) {
 		for _, c := range cols {
 			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
 				field := "no field"
-				for _, name := range fieldOrder {
-					if p, ok := as.fields[name]; ok && p.where == c.where {
-						field = name
+				for _, cell := range crawler.Cells() {
+					if p, ok := as.fields[cell.Name()]; ok && p.where == c.where {
+						field = cell.Name()
 					}
 				}
 				in = append(in, c.where+" ("+field+")")
@@ -207,12 +205,12 @@ func (a *analysis) examples(cols []column, as assignment) {
 func (a *analysis) request() {
 	rt := a.t.req
 	plain := rt.Method == "" && len(rt.Headers) == 0 && len(a.o.Targets) == 0 && a.out.Login == nil &&
-		!a.isJSON && !a.out.Fields.hasValue()
+		!a.isJSON && !hasValue(a.out.Fields)
 	if plain {
 		a.out.URLTemplate = rt.URL
 		a.say("url_template: a plain GET of an HTML list, one URL per play date")
 	} else {
-		a.out.Requests = []outRequest{{Method: rt.Method, URL: rt.URL, Headers: rt.Headers, Form: rt.Form, JSON: rt.JSON}}
+		a.out.Requests = []crawler.RequestTemplate{rt}
 	}
 	if len(a.o.Targets) > 0 {
 		a.out.Targets = a.o.Targets
@@ -225,13 +223,31 @@ func (a *analysis) request() {
 	}
 }
 
-func (f outFields) hasValue() bool {
-	for _, p := range []*outField{f.Course, f.CoursePart, f.RoundDate, f.TeeTime, f.Price, f.Players} {
-		if p != nil && p.Value != "" {
+// hasValue reports whether a field comes from the request.
+func hasValue(f crawler.Fields) bool {
+	for _, field := range f {
+		if field.Value != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// setField maps cell name as p says: a path (JSON) or selector (HTML) within the row, or a value
+// from the request.
+func (a *analysis) setField(name string, p pick) {
+	f := crawler.Field{Value: p.value}
+	switch {
+	case p.value != "":
+	case a.isJSON:
+		f.Path = p.where
+	default:
+		f.Selector = p.where
+	}
+	if a.out.Fields == nil {
+		a.out.Fields = crawler.Fields{}
+	}
+	a.out.Fields[name] = f
 }
 
 // sameValue reports whether an example and a row's value say the same: the same text, the same

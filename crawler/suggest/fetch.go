@@ -50,21 +50,25 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		}
 		rt.Headers[k] = literal(joinHeader(vs))
 	}
-	site := crawler.Site{
+	spec := crawler.SiteSpec{
 		Name:     "suggest",
 		Requests: []crawler.RequestTemplate{rt},
 		// Nothing is read from the page here: only its bytes are wanted.
 		Row: "suggest-reads-no-row",
 		Fields: crawler.Fields{
-			Course: crawler.Field{Value: "-"}, RoundDate: crawler.Field{Value: "2026-01-01"}, TeeTime: crawler.Field{Value: "06:00"},
+			"course": {Value: "-"}, "round_date": {Value: "2026-01-01"}, "tee_time": {Value: "06:00"},
 		},
 		Politeness: f.Politeness,
 		Login:      login,
 	}
 	if target != nil {
-		site.Targets = []crawler.Target{target}
+		spec.Targets = []crawler.Target{target}
 	}
-	site.Politeness.MaxPages = 1
+	spec.Politeness.MaxPages = 1
+	site, err := spec.Compile()
+	if err != nil {
+		return Page{}, fmt.Errorf("fetch: %w", err)
+	}
 	var (
 		mu   sync.Mutex
 		page *Page
@@ -73,7 +77,7 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	_, err := crawler.Collect(ctx, site, date.Add(12*time.Hour), crawler.CollectDeps{
+	_, err = crawler.Collect(ctx, site, date.Add(12*time.Hour), crawler.CollectDeps{
 		Logger: logger, Transport: f.Transport, Getenv: f.getenv(),
 		OnPage: func(p crawler.PageReport) {
 			mu.Lock()

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
-
-// The fields of a listing, in the order the sites file and stderr show them.
-var fieldOrder = []string{"course", "course_part", "round_date", "tee_time", "price", "players"}
 
 // pick is how one field is read: from a row's column (where) or from the request (value).
 type pick struct {
@@ -25,58 +23,63 @@ type assignment struct {
 }
 
 // assignFields decides which column is which field, by value shape first and name second,
-// telling its evidence on say. targetNames are the given targets' names (nil: none given).
-func assignFields(cols []column, targetNames []string, say func(format string, args ...any)) assignment {
+// telling its evidence on say: a column is a candidate for a cell only if the crawl's normaliser
+// reads all its values (column.fits), and among the candidates a more telling shape wins (a time
+// with ":" or 시 over a four-digit code, a price with 원 or a separator over a bare number).
+// targetNames are the given targets' names (nil: none given); crawledAt is the crawl's time a
+// year-less date is read at.
+func assignFields(cols []column, targetNames []string, crawledAt time.Time, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
-	choose := func(field string, sh shape, also []shape, byHint bool) int {
-		best, bestN, bestH := -1, 0, 0
+	choose := func(field string, byHint bool) int {
+		best, bestF, bestH := -1, fit{}, 0
 		for i, c := range cols {
 			if used[i] {
 				continue
 			}
-			ok, n, _ := c.mostly(sh, also...)
-			h := hint(field, c.name)
-			if !ok {
+			f := c.fits(cells[field], crawledAt)
+			if !f.ok {
 				continue
 			}
-			better := n > bestN || (n == bestN && h > bestH)
+			h := hint(field, c.name)
+			byShape := f.rank < bestF.rank || (f.rank == bestF.rank && f.n > bestF.n)
+			sameShape := f.rank == bestF.rank && f.n == bestF.n
+			better := byShape || (sameShape && h > bestH)
 			if byHint {
-				better = h > bestH || (h == bestH && n > bestN)
+				better = h > bestH || (h == bestH && byShape)
 			}
 			if best < 0 || better {
-				best, bestN, bestH = i, n, h
+				best, bestF, bestH = i, f, h
 			}
 		}
 		if best >= 0 {
 			used[best] = true
-			_, n, total := cols[best].mostly(sh, also...)
 			a.fields[field] = pick{where: cols[best].where}
-			say("%s ← %s: %d of %d rows look like %s%s", field, cols[best].label(), n, total, shapeNames[sh], hintNote(field, cols[best].name))
+			say("%s ← %s: %d of %d rows look like %s%s", field, cols[best].label(), bestF.n, bestF.rows, bestF.shape.Name, hintNote(field, cols[best].name))
 		}
 		return best
 	}
-	if choose("tee_time", shapeTeeTime, nil, false) < 0 {
+	if choose("tee_time", false) < 0 {
 		a.missing = append(a.missing, "tee_time")
-		say("tee_time: no column looks like tee times (06:30, 0630, 06:30:00, 6:30)")
+		say("tee_time: no column looks like tee times (06:30, 0630, 06:30:00, 6:30, 06시 30분, 6:30 AM)")
 	}
-	if choose("price", shapePrice, []shape{shapeUnknownPrice}, true) < 0 {
-		say("price: no column looks like prices (130000, 130,000, 130,000원); the listings will have none")
+	if choose("price", true) < 0 {
+		say("price: no column looks like prices (130000, 130,000, 130,000원, 14만5천원); the listings will have none")
 	}
-	if choose("players", shapePlayers, nil, true) < 0 {
+	if choose("players", true) < 0 {
 		say("players: no column looks like player counts (1 to 9, 4명); the listings will have none")
 	}
-	if choose("round_date", shapeYearlessDate, nil, false) >= 0 {
+	if choose("round_date", false) >= 0 {
 		a.yearless = true
 	}
-	a.assignCourse(cols, used, targetNames, say)
+	a.assignCourse(cols, used, targetNames, crawledAt, say)
 	return a
 }
 
-func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, say func(string, ...any)) {
+func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, crawledAt time.Time, say func(string, ...any)) {
 	var names []int
 	for i, c := range cols {
-		if ok, _, _ := c.mostly(shapeName); ok && !used[i] {
+		if c.fits(cells["course"], crawledAt).ok && !used[i] {
 			names = append(names, i)
 		}
 	}
@@ -127,8 +130,8 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 	}
 	if part >= 0 {
 		a.fields["course_part"] = pick{where: cols[part].where}
-		_, n, total := cols[part].mostly(shapeName)
-		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s)", cols[part].label(), n, total, sample(cols[part].values))
+		f := cols[part].fits(cells["course_part"], crawledAt)
+		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s)", cols[part].label(), f.n, f.rows, sample(cols[part].values))
 		return
 	}
 	// A club without parts sends the part's member empty: one named like a course still is the

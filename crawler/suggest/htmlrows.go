@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -46,8 +47,8 @@ func findHTMLRows(body []byte) (best htmlRows, ok bool, err error) {
 			cols := cellColumns(rows)
 			n := 0
 			for _, c := range cols {
-				if ok, k, _ := c.mostly(shapeTeeTime); ok && k > n {
-					n = k
+				if f := c.fits(cells["tee_time"], time.Time{}); f.ok && f.n > n {
+					n = f.n
 				}
 			}
 			if n > bestN {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"sort"
 	"strings"
+	"time"
 )
 
 // jsonRows is the array of rows found in a JSON answer: its gjson path and its columns.
@@ -33,8 +34,8 @@ func findJSONRows(body []byte) (best jsonRows, ok bool, err error) {
 		}
 		n := 0
 		for _, c := range cols {
-			if ok, k, _ := c.mostly(shapeTeeTime); ok && k > n {
-				n = k
+			if f := c.fits(cells["tee_time"], time.Time{}); f.ok && f.n > n {
+				n = f.n
 			}
 		}
 		if n > bestN || (n == bestN && n > 0 && len(arr) > best.rows) {

@@ -78,8 +78,8 @@ func (a *analysis) setLogin(lp loginPage, why string) {
 			creds["user"] = prefix + "_USER"
 		}
 	}
-	a.out.Login = &outLogin{URL: lp.action, Form: lp.fields, Credentials: creds,
-		LoginPage: outLoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
+	a.out.Login = &crawler.Login{URL: lp.action, Form: lp.fields, Credentials: creds,
+		Page: crawler.LoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
 	names := sortedKeys(lp.fields)
 	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
 	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); with them set, suggest logs in itself", strings.Join(sortedValues(creds), " and "))
@@ -103,9 +103,7 @@ func (a *analysis) loggedIn(ctx context.Context) (Page, bool, error) {
 			return Page{}, false, nil
 		}
 	}
-	login := &crawler.Login{URL: l.URL, Form: l.Form, Credentials: l.Credentials,
-		Page: crawler.LoginPage{Selector: l.LoginPage.Selector, Statuses: l.LoginPage.Statuses}}
-	page, err := a.o.Fetcher.FetchLoggedIn(ctx, a.t.req, a.t.target, a.date, login)
+	page, err := a.o.Fetcher.FetchLoggedIn(ctx, a.t.req, a.t.target, a.date, l)
 	if err != nil {
 		return Page{}, false, err
 	}

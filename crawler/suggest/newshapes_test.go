@@ -40,7 +40,7 @@ const newShapesSites = `sites:
       players: {path: playerCnt}
 `
 
-func newShapeSite(t *testing.T, name, base string) crawler.Site {
+func newShapeSite(t *testing.T, name, base string) *crawler.Site {
 	t.Helper()
 	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(newShapesSites, "BASE", base)))
 	if err != nil {
@@ -52,7 +52,7 @@ func newShapeSite(t *testing.T, name, base string) crawler.Site {
 		}
 	}
 	t.Fatalf("no site %s", name)
-	return crawler.Site{}
+	return nil
 }
 
 // TestSuggestedEntryForYearlessJSONDates: JSON rows that carry the play date as MM/DD; the
@@ -67,8 +67,8 @@ func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
 	if !sg.Complete {
 		t.Fatalf("partial: %v", sg.Missing)
 	}
-	if !strings.Contains(stderr, "round_date ← playDay: ") || sg.Site.Fields.RoundDate.Path != "playDay" {
-		t.Errorf("round_date is not read from the rows' MM/DD: %+v", sg.Site.Fields.RoundDate)
+	if !strings.Contains(stderr, "round_date ← playDay: ") || sg.Site.Fields["round_date"].Path != "playDay" {
+		t.Errorf("round_date is not read from the rows' MM/DD: %+v", sg.Site.Fields["round_date"])
 	}
 	sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-mmdd", srv.URL), sg.Site))
 }
@@ -83,12 +83,12 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 		name    string
 		path    string
 		targets bool
-		hand    func(base string) crawler.Site
+		hand    func(base string) *crawler.Site
 	}{
 		{name: "one club a page", path: sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02"), targets: true,
-			hand: func(base string) crawler.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
+			hand: func(base string) *crawler.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
 		{name: "every club on one page", path: sitesim.PathEUCKRPage + "?book_date=" + day.Format("20060102"),
-			hand: func(base string) crawler.Site {
+			hand: func(base string) *crawler.Site {
 				sites, err := crawler.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
 				if err != nil {
 					t.Fatal(err)

@@ -55,7 +55,7 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		return
 	}
 	fullDoc, emptyDoc := gjson.ParseBytes(full), gjson.ParseBytes(empty)
-	var differs *outCond
+	var differs *crawler.JSONCondition
 	emptyDoc.ForEach(func(k, v gjson.Result) bool {
 		name := k.String()
 		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
@@ -66,23 +66,23 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		switch {
 		case !fv.Exists():
 		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(name), "code"):
-			j.Success = &outCond{Path: path, Equals: v.String()}
+			j.Success = &crawler.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: the result code of both the answer with rows and the empty one", path, v.String())
 		case fv.String() != v.String() && differs == nil && v.Type == gjson.String:
-			differs = &outCond{Path: path, Equals: v.String()}
+			differs = &crawler.JSONCondition{Path: path, Equals: v.String()}
 			a.say("empty_when ← %s equals %q: it says %q when there are rows", path, v.String(), fv.String())
 			if j.Success == nil && reCode.MatchString(fv.String()) {
-				j.Success = &outCond{Path: path, Equals: fv.String()}
+				j.Success = &crawler.JSONCondition{Path: path, Equals: fv.String()}
 				a.say("json.success ← %s equals %q: what the answer with rows says (an error answer fails the page)", path, fv.String())
 			}
 		}
 		return true
 	})
 	if differs != nil {
-		j.EmptyWhen = []outCond{*differs}
+		j.EmptyWhen = []crawler.JSONCondition{*differs}
 		return
 	}
-	j.EmptyWhen = []outCond{emptyCond(emptyDoc, j.Rows)}
+	j.EmptyWhen = []crawler.JSONCondition{emptyCond(emptyDoc, j.Rows)}
 	a.say("empty_when ← %s is %s: so the empty answer reads", j.EmptyWhen[0].Path, j.EmptyWhen[0].Is)
 	if j.Success == nil {
 		a.successFromShared(fullDoc, emptyDoc)
@@ -99,7 +99,7 @@ func (a *analysis) successFromShared(full, empty gjson.Result) {
 		}
 		path := gjsonPath([]string{name})
 		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
-			a.out.JSON.Success = &outCond{Path: path, Equals: v.String()}
+			a.out.JSON.Success = &crawler.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
 			return false
 		}
@@ -112,16 +112,16 @@ func (a *analysis) successFromShared(full, empty gjson.Result) {
 
 // emptyCond is the condition the empty answer meets at the rows path: the shortest prefix that
 // is null or absent, else the rows being empty.
-func emptyCond(doc gjson.Result, rows string) outCond {
+func emptyCond(doc gjson.Result, rows string) crawler.JSONCondition {
 	parts := splitPath(rows)
 	for i := 1; i <= len(parts); i++ {
 		p := strings.Join(parts[:i], ".")
 		v := doc.Get(p)
 		if !v.Exists() || v.Type == gjson.Null {
-			return outCond{Path: p, Is: "null"}
+			return crawler.JSONCondition{Path: p, Is: "null"}
 		}
 	}
-	return outCond{Path: rows, Is: "empty"}
+	return crawler.JSONCondition{Path: rows, Is: "empty"}
 }
 
 // splitPath splits a gjson path at its unescaped dots.
@@ -152,10 +152,10 @@ func (a *analysis) emptyHTML(body []byte) {
 	n := 0
 	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
 		cell := row
-		if f := a.out.Fields.TeeTime; f != nil && f.Selector != "" {
+		if f := a.out.Fields["tee_time"]; f.Selector != "" {
 			cell = row.Find(f.Selector).First()
 		}
-		if slices.Contains(shapesOf(cell.Text()), shapeTeeTime) {
+		if tee := cells["tee_time"]; slices.ContainsFunc(tee.Shapes(), func(sh crawler.Shape) bool { return sh.Match(cell.Text()) }) {
 			n++
 		}
 	})
@@ -166,9 +166,31 @@ func (a *analysis) emptyHTML(body []byte) {
 		a.say("probe-empty: the far-ahead page has %d rows with a tee time too", n)
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", hr.list)
+	case a.notOpen(body):
 	default:
 		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", hr.list)
 	}
+}
+
+// reAlert is the message of a page that only alerts and goes back, as classic club sites answer
+// a date past their booking window: <script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>.
+var reAlert = regexp.MustCompile(`alert\(\s*['"]([^'"]{2,80})['"]\s*\)`)
+
+// notOpen proposes not_open from a far-ahead answer that only alerts: such a date is not open yet,
+// not sold out. It needs requests (a url_template page cannot be attributed to its date).
+func (a *analysis) notOpen(body []byte) bool {
+	m := reAlert.FindSubmatch(body)
+	if m == nil {
+		return false
+	}
+	text := strings.TrimRight(crawler.CleanText(string(m[1])), ".")
+	if len(a.out.Requests) == 0 {
+		a.say("probe-empty: the far-ahead page only alerts %q: a date not open yet; not_open needs requests, so declare the page as requests and add not_open: {contains: %q}", text, text)
+		return true
+	}
+	a.out.NotOpen = &crawler.PageMatch{Contains: text}
+	a.say("not_open ← contains %q: the far-ahead page only alerts it, so such a date is not open yet: it opens and closes nothing", text)
+	return true
 }
 
 // charset is the page's declared charset when it is not UTF-8, for the charset: key.

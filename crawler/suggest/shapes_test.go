@@ -3,7 +3,6 @@ package suggest
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,25 +10,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-func TestValueShapes(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []shape
-	}{
-		{"06:30", []shape{shapeTeeTime}}, {"0630", []shape{shapeTeeTime}}, {"06:30:00", []shape{shapeTeeTime}},
-		{"6:30", []shape{shapeTeeTime}}, {"\u00a007:08", []shape{shapeTeeTime}}, {"25:99", nil},
-		{"130000", []shape{shapePrice}}, {"130,000", []shape{shapePrice}}, {"130,000원", []shape{shapePrice}},
-		{"₩150,000", []shape{shapePrice}}, {"전화문의", []shape{shapeUnknownPrice}}, {"-", []shape{shapeUnknownPrice}},
-		{"1230", []shape{shapeTeeTime, shapePrice}}, // a compact tee time reads as a price too; the column decides
-		{"4", []shape{shapePlayers}}, {"4명", []shape{shapePlayers}}, {"3인", []shape{shapePlayers}},
-		{"12/05", []shape{shapeYearlessDate}}, {"12/05(토)", []shape{shapeYearlessDate}}, {"2026-12-05", []shape{shapeFullDate}},
-		{"20261205", []shape{shapeFullDate}}, {"2026.12.05", []shape{shapeFullDate}},
-		{"동코스", []shape{shapeName}}, {"OUT", []shape{shapeName}}, {"레이크 CC", []shape{shapeName}}, {"", nil},
-	} {
-		if got := shapesOf(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("shapesOf(%q) = %v; want %v", tc.in, got, tc.want)
-		}
-	}
+func TestLooksLikeClub(t *testing.T) {
 	for in, want := range map[string]bool{"레이크 CC": true, "스카이밸리 GC": true, "오션뷰 골프클럽": true, "OUT": false, "동코스": false} {
 		if looksLikeClub(in) != want {
 			t.Errorf("looksLikeClub(%q) = %v", in, !want)
@@ -79,9 +60,9 @@ func TestDateAndTargetTemplates(t *testing.T) {
 			if !strings.Contains(tm.req.URL, tc.url) || !strings.Contains(strings.Join(body, " "), tc.body) || tm.dateFound != tc.dateFound {
 				t.Errorf("url %q body %q dateFound %v; want %q, %q, %v", tm.req.URL, strings.Join(body, " "), tm.dateFound, tc.url, tc.body, tc.dateFound)
 			}
-			site := crawler.Site{Name: "x", Requests: []crawler.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
-				Fields: crawler.Fields{Course: crawler.Field{Value: "c"}, RoundDate: crawler.Field{Value: "d"}, TeeTime: crawler.Field{Selector: "td"}}}
-			if err := site.Validate(); err != nil {
+			site := crawler.SiteSpec{Name: "x", Requests: []crawler.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
+				Fields: crawler.Fields{"course": {Value: "c"}, "round_date": {Value: "d"}, "tee_time": {Selector: "td"}}}
+			if _, err := site.Compile(); err != nil {
 				t.Errorf("the template does not validate: %v", err)
 			}
 		})

@@ -56,17 +56,18 @@ func testFetcher(t *testing.T) Fetcher {
 }
 
 // handWritten is the entry name of compose/dev/sites.yaml pointed at base.
-func handWritten(t *testing.T, name, base string) crawler.Site {
+func handWritten(t *testing.T, name, base string) *crawler.Site {
 	t.Helper()
 	sites, err := crawler.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fix := func(u string) string { return strings.Replace(u, "http://"+sitesim.DefaultAddr, base, 1) }
-	for _, s := range sites {
-		if s.Name != name {
+	for _, site := range sites {
+		if site.Name != name {
 			continue
 		}
+		s := site.SiteSpec
 		s.URLTemplate = fix(s.URLTemplate)
 		s.Requests = append([]crawler.RequestTemplate(nil), s.Requests...)
 		for i := range s.Requests {
@@ -78,10 +79,14 @@ func handWritten(t *testing.T, name, base string) crawler.Site {
 			s.Login = &l
 		}
 		s.AllowedDomains = nil
-		return s
+		compiled, err := s.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return compiled
 	}
 	t.Fatalf("no site %s in compose/dev/sites.yaml", name)
-	return crawler.Site{}
+	return nil
 }
 
 // clubTargets are --target for every club of the simulator.
@@ -116,13 +121,16 @@ func runSuggest(t *testing.T, curl string, o Options) (Suggestion, string) {
 
 // crawlWeek crawls both entries every 4 hours over a simulated week and returns each one's
 // events, without what names the entry (event and crawl ids, source, listing key), in order.
-func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, sites ...crawler.Site) [][]string {
+func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entries ...*crawler.Site) [][]string {
 	t.Helper()
-	for i := range sites {
-		sites[i].Politeness = fastPoliteness()
-		sites[i].Name = fmt.Sprintf("entry-%d", i)
-		sites[i].DaysAhead = crawlDays
-		if err := sites[i].Validate(); err != nil {
+	sites := make([]*crawler.Site, len(entries))
+	for i, e := range entries {
+		s := e.SiteSpec
+		s.Politeness = fastPoliteness()
+		s.Name = fmt.Sprintf("entry-%d", i)
+		s.DaysAhead = crawlDays
+		var err error
+		if sites[i], err = s.Compile(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ type Options struct {
 // Suggestion is what Suggest found.
 type Suggestion struct {
 	YAML     []byte         // the sites file, one site
-	Site     crawler.Site   // that site, validated
+	Site     *crawler.Site  // that site, compiled
 	Complete bool           // every required field was found and no login is to be filled in
 	Login    bool           // the page needs a login: the login block's credentials are to be set
 	Missing  []string       // required fields not found
@@ -77,7 +77,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if fetchDate.IsZero() {
 		fetchDate = time.Now().In(crawler.Seoul())
 	}
-	out := outSite{Name: siteName(o), DaysAhead: o.DaysAhead}
+	out := crawler.SiteSpec{Name: siteName(o), DaysAhead: o.DaysAhead}
 	a := analysis{o: o, t: t, date: fetchDate, say: say, out: &out}
 	if err := a.run(ctx); err != nil {
 		return sg, err

@@ -108,7 +108,7 @@ func TestBrokerRestart(t *testing.T) {
 
 // pipeline is the consumer side plus the simulated site shared by the phases.
 type pipeline struct {
-	site         crawler.Site
+	site         *crawler.Site
 	clock        func() time.Time
 	state        crawler.StateDir
 	storedBefore int
@@ -126,7 +126,7 @@ func (p *pipeline) stop(t *testing.T) { p.consumer.stop(t) }
 
 // fastSim serves the simulated site (seed; 3 days ahead, 8 tee times a day) on a clock 600× real
 // time from 2026-04-01 08:58 KST: the site, simSite pointed at it, and the clock.
-func fastSim(t *testing.T, seed int64) (*sitesim.Site, crawler.Site, func() time.Time) {
+func fastSim(t *testing.T, seed int64) (*sitesim.Site, *crawler.Site, func() time.Time) {
 	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
 	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
 	srv := httptest.NewServer(sim)
@@ -135,23 +135,24 @@ func fastSim(t *testing.T, seed int64) (*sitesim.Site, crawler.Site, func() time
 }
 
 // simSite is compose/dev/sites.yaml's simulated site pointed at base, without politeness delays.
-func simSite(t testing.TB, base string, days int) crawler.Site {
+func simSite(t testing.TB, base string, days int) *crawler.Site {
 	t.Helper()
 	sites, err := crawler.LoadSites(filepath.Join(stack(t).root, "compose/dev/sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sites[0]
+	s := sites[0].SiteSpec
 	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
 	s.DaysAhead = days
 	s.Politeness.NoDelay = true
 	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
 	s.Politeness.BackoffBase, s.Politeness.BackoffCap = crawler.Duration(10*time.Millisecond), crawler.Duration(50*time.Millisecond)
 	s.Politeness.RequestTimeout = crawler.Duration(5 * time.Second)
-	if err := s.Validate(); err != nil {
+	site, err := s.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return site
 }
 
 // scheduled is a crawler.Schedule running the Runner every 2 s.
@@ -165,7 +166,7 @@ type scheduled struct {
 
 func (p *pipeline) schedule(t *testing.T, pub crawler.EventPublisher) *scheduled {
 	s := &scheduled{done: make(chan error, 1)}
-	runner := &crawler.Runner{Sites: []crawler.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler),
+	runner := &crawler.Runner{Sites: []*crawler.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler),
 		Publisher: pub, Now: p.clock}
 	ctx, cancel := context.WithCancel(t.Context())
 	s.cancel = cancel

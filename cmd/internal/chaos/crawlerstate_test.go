@@ -56,7 +56,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 	rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, crawler.Seoul())
-	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
+	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Now: func() time.Time { return now }}
 	crawl := func(wantErr bool) {
 		t.Helper()
@@ -94,7 +94,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 type roStatePage struct{ price, rows atomic.Int64 }
 
 // site serves the page and returns its validated site.
-func (p *roStatePage) site(t *testing.T) crawler.Site {
+func (p *roStatePage) site(t *testing.T) *crawler.Site {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tee-list">`)
@@ -109,12 +109,12 @@ func (p *roStatePage) site(t *testing.T) crawler.Site {
 		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
-	site := crawler.Site{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
-		Fields: crawler.Fields{Course: crawler.Field{Selector: "td.course"}, CoursePart: crawler.Field{Selector: "td.part"},
-			RoundDate: crawler.Field{Selector: "td.date"}, TeeTime: crawler.Field{Selector: "td.time"},
-			Price: crawler.Field{Selector: "td.price"}, Players: crawler.Field{Selector: "td.players"}},
-		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}
-	if err := site.Validate(); err != nil {
+	site, err := crawler.SiteSpec{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: crawler.Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
+			"round_date": {Selector: "td.date"}, "tee_time": {Selector: "td.time"},
+			"price": {Selector: "td.price"}, "players": {Selector: "td.players"}},
+		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return site

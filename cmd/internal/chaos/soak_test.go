@@ -55,7 +55,7 @@ func TestSoak(t *testing.T) {
 
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
-	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
+	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Publisher: pub, Now: clock}
 	sched := startSoakSchedule(t, runner, clock, logger)
 	samples, flaps := soakFlapping(t, st, soak, flap)

@@ -62,7 +62,7 @@ type nodeNumbers struct {
 	publishP99, ackP50, ackP99, crawl time.Duration
 }
 
-func measureNode(b *testing.B, brokers []string, topic string, site crawler.Site, clock func() time.Time) nodeNumbers {
+func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Site, clock func() time.Time) nodeNumbers {
 	ctx := context.WithoutCancel(b.Context())
 	var out nodeNumbers
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
@@ -98,9 +98,9 @@ func measureNode(b *testing.B, brokers []string, topic string, site crawler.Site
 
 // crawlOnce crawls site from an empty state (every listing is new) with a new publisher and
 // returns the time until the publisher has every event acknowledged.
-func crawlOnce(b *testing.B, brokers []string, topic string, site crawler.Site, clock func() time.Time) time.Duration {
+func crawlOnce(b *testing.B, brokers []string, topic string, site *crawler.Site, clock func() time.Time) time.Duration {
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
-	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: crawler.StateDir{Dir: b.TempDir()},
+	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: b.TempDir()},
 		Logger: slog.New(slog.DiscardHandler), Publisher: pub, Now: clock}
 	t := time.Now()
 	if _, err := runner.Run(b.Context()); err != nil {

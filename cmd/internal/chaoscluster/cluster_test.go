@@ -25,7 +25,7 @@ type env struct {
 	db           *pgxpool.Pool
 	cs           *consumers
 	al           *alerts
-	site         crawler.Site
+	site         *crawler.Site
 	clock        func() time.Time
 	state        crawler.StateDir
 	topic, group string

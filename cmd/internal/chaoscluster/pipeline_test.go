@@ -46,13 +46,13 @@ func (c *crawl) Publish(e events.Event) {
 }
 
 // startCrawl starts crawling with a new publisher; state persists across crawls.
-func startCrawl(t testing.TB, brokers []string, topic string, site crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
+func startCrawl(t testing.TB, brokers []string, topic string, site *crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
 	logs := &testkit.SyncBuffer{}
 	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 	ctx, cancel := context.WithCancel(t.Context())
 	c := &crawl{pub: pub, logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
-	runner := &crawler.Runner{Sites: []crawler.Site{site}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
+	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
 	go func() {
 		defer close(c.done)
 		for ctx.Err() == nil {
@@ -106,7 +106,7 @@ func (c *crawl) idList() []uuid.UUID {
 
 // fastSim serves the simulated site on a clock 600× real time; simSite is compose/dev/sites.yaml's
 // simulated site pointed at it, without politeness delays.
-func fastSim(t testing.TB, root string) (crawler.Site, func() time.Time) {
+func fastSim(t testing.TB, root string) (*crawler.Site, func() time.Time) {
 	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
 	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 24, Now: clock, Epoch: clock(), DaysAhead: 7, TeeTimesPerDay: 24,
 		BookingSpeed: 20}))
@@ -115,17 +115,18 @@ func fastSim(t testing.TB, root string) (crawler.Site, func() time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sites[0]
+	s := sites[0].SiteSpec
 	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, srv.URL, 1)
 	s.DaysAhead = 7
 	s.Politeness.NoDelay = true
 	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
 	s.Politeness.BackoffBase, s.Politeness.BackoffCap = crawler.Duration(10*time.Millisecond), crawler.Duration(50*time.Millisecond)
 	s.Politeness.RequestTimeout = crawler.Duration(5 * time.Second)
-	if err := s.Validate(); err != nil {
+	site, err := s.Compile()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return s, clock
+	return site, clock
 }
 
 // consumers are the booking-consumer run processes of one group, started with the top test's t

@@ -1,0 +1,131 @@
+package crawler
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// Shape is a kind of value a cell shows ("a price", "a year-less date"): crawler suggest ranks
+// the columns of a page by the shapes of their values to tell which cell each one is. Shapes are
+// narrower than the normalisers on purpose (ParsePrice reads "4" as 4 won; only prices ≥ 1,000
+// look like prices), and a column is a candidate for a cell only if the cell's normaliser reads
+// every value too (Cell.Reads).
+type Shape struct {
+	Name  string // what the evidence calls it: "a price (130,000원, 14만5천원)"
+	match func(s string) bool
+}
+
+// Match reports whether v, cleaned (CleanText) and trimmed, has the shape; empty text has none.
+func (sh Shape) Match(v string) bool {
+	s := strings.TrimSpace(CleanText(v))
+	return s != "" && sh.match(s)
+}
+
+var (
+	reClockMark   = regexp.MustCompile(`(?i)\d\s*(:|시)|오전|오후|\b[ap]\.?m\b`)
+	reCompactTime = regexp.MustCompile(`^(0[4-9]|1\d|2[01])[0-5]\d$`)
+	rePriceMark   = regexp.MustCompile(`\d,\d{3}|원|[₩￦]|만|천|KRW`)
+	reBarePrice   = regexp.MustCompile(`^\d{4,7}$`)
+	rePlayerCount = regexp.MustCompile(`^([1-9])\s*(명|인|people|pax)?$`)
+	reYearless    = regexp.MustCompile(`^(0?[1-9]|1[0-2])[/.-](0?[1-9]|[12]\d|3[01])(\s*\(.\))?$`)
+	reDigitsOnly  = regexp.MustCompile(`^[\d\s.,:/()-]*$`)
+)
+
+func teeTimeReads(s string) bool { _, err := ParseTeeTime(s); return err == nil }
+
+func priceAtLeast1000(s string) bool {
+	p, err := ParsePrice(s)
+	return err == nil && p != nil && *p >= 1000
+}
+
+// The shapes of cellTable's cells, each list the most telling first.
+var (
+	shapeClockTime = Shape{"a time (06:30, 06시 30분, 오전 6:30, 6:30 AM)",
+		func(s string) bool { return reClockMark.MatchString(s) && teeTimeReads(s) }}
+	shapeCompactTime = Shape{"a time (0630)", reCompactTime.MatchString}
+	shapeMarkedPrice = Shape{"a price (130,000원, ₩150,000, 14만5천원)",
+		func(s string) bool { return rePriceMark.MatchString(s) && priceAtLeast1000(s) }}
+	shapeBarePrice    = Shape{"a price (130000)", func(s string) bool { return reBarePrice.MatchString(s) && priceAtLeast1000(s) }}
+	shapePlayers      = Shape{"a player count (1 to 9, 4명)", rePlayerCount.MatchString}
+	shapeYearlessDate = Shape{"a year-less date (12/05)", reYearless.MatchString}
+	// A name is text that no other shape takes and that is not a value a site shows instead of a
+	// price or count (마감, 문의): a course, a part.
+	shapeName = Shape{"a name", func(s string) bool {
+		if reDigitsOnly.MatchString(s) || len([]rune(s)) > 40 || unknownValues[strings.ToLower(s)] {
+			return false
+		}
+		for _, sh := range []Shape{shapeClockTime, shapeCompactTime, shapeMarkedPrice, shapeBarePrice, shapePlayers, shapeYearlessDate} {
+			if sh.match(s) {
+				return false
+			}
+		}
+		return true
+	}}
+)
+
+// Cell is one row of the cell table (the cells a site row yields), as other packages read it:
+// crawler suggest assigns columns to cells by it, crawler try shows a listing by it.
+type Cell struct{ def *cellDef }
+
+// Cells are the cells in report order (the order of a sites file's fields).
+func Cells() []Cell {
+	out := make([]Cell, len(cellTable))
+	for i := range cellTable {
+		out[i] = Cell{&cellTable[i]}
+	}
+	return out
+}
+
+// Name is the cell's key under fields in the sites file.
+func (c Cell) Name() string { return c.def.name }
+
+// Required reports whether a listing needs the cell (a site must map it).
+func (c Cell) Required() bool { return c.def.required }
+
+// Identity reports whether the cell is part of a listing's identity (events.Listing.Key).
+func (c Cell) Identity() bool { return c.def.identity }
+
+// Lenient reports whether a bad value leaves the cell unknown instead of rejecting the row.
+func (c Cell) Lenient() bool { return c.def.lenient }
+
+// Shapes are what the cell's values look like, the most telling first.
+func (c Cell) Shapes() []Shape { return c.def.shapes }
+
+// Columns are the cell's columns in a table of listings (crawler try): one, or for round_date the
+// play date and the text shown.
+func (c Cell) Columns() []ShownColumn { return c.def.show }
+
+// Hint is how strongly a column's name (a JSON member, a header, a class) suggests the cell: 0
+// for none, more for a hint earlier in the cell's list.
+func (c Cell) Hint(name string) int {
+	n := strings.ToLower(name)
+	hs := c.def.hints
+	for i, h := range hs {
+		if strings.Contains(n, h) {
+			return len(hs) - i
+		}
+	}
+	return 0
+}
+
+// Reads reports whether the crawl reads raw as this cell's value at crawledAt, with the same
+// normaliser: known is false for a value read as unknown (마감, 문의, a dash). An error is what
+// the crawl would reject the row for (or, for a lenient cell, leave unknown).
+func (c Cell) Reads(raw string, crawledAt time.Time) (known bool, err error) {
+	var l events.Listing
+	if c.def.set != nil {
+		if err := c.def.set(&l, raw); err != nil {
+			return false, err
+		}
+	}
+	if c.def.parse != nil {
+		if err := c.def.parse(&l, raw, crawledAt); err != nil {
+			return false, err
+		}
+	}
+	v := c.def.show[0].Value(l)
+	return v != "" && v != "-", nil
+}
