@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,8 +16,8 @@ var (
 	lifetimesSQL string
 	//go:embed queries/lifetime_status_counts.sql
 	lifetimeStatusCountsSQL string
-	//go:embed queries/lifetime_time_to_book.sql
-	lifetimeTimeToBookSQL string
+	//go:embed queries/lifetime_incidence.sql
+	lifetimeIncidenceSQL string
 )
 
 // The statuses of a listing in booking_lifetimes.
@@ -89,55 +91,144 @@ func queryLifetimes(ctx context.Context, q querier, sql string, args ...any) ([]
 	return out, nil
 }
 
-// Summary aggregates booking_lifetimes for the lifetimes command.
+// Summary aggregates booking_lifetimes for the lifetimes command and the dashboard.
 type Summary struct {
-	ByStatus   map[string]int // listings by status
-	TimeToBook []TimeToBook   // by course then weekday
+	ByStatus map[string]int // listings by status
+	// Groups are the cumulative incidence of booking overall, by course, by course and weekday
+	// of the play date (Monday first) and by lead time, in that order (GroupKinds).
+	Groups []IncidenceGroup
 }
 
-// TimeToBook is the median lifetime of booked listings of one course on one weekday.
-type TimeToBook struct {
-	Course  string
-	Weekday time.Weekday // of the play date
-	Booked  int
-	Median  time.Duration
+// The kinds of IncidenceGroup, in the order Summary lists them.
+const (
+	GroupOverall       = "overall"
+	GroupCourse        = "course"
+	GroupCourseWeekday = "course_weekday"
+	GroupLead          = "lead"
+)
+
+// LeadBuckets name the lead times (from opening to tee time) the summary groups by; a boundary
+// belongs to the longer bucket (lifetime_incidence.sql).
+var LeadBuckets = [...]string{"< 1 d", "1–7 d", "7–14 d", "> 14 d"}
+
+// IncidenceGroup is the cumulative incidence of booking over one group of listings.
+type IncidenceGroup struct {
+	Kind    string       // GroupOverall, GroupCourse, GroupCourseWeekday or GroupLead
+	Course  string       // GroupCourse, GroupCourseWeekday
+	Weekday time.Weekday // of the play date, GroupCourseWeekday
+	Lead    string       // one of LeadBuckets, GroupLead
+	// N listings: Booked, Expired, Open (still open as of the clock: censored, at risk of a
+	// booking), Reopened of them counted by their latest lifetime.
+	N, Booked, Expired, Open, Reopened int
+	Curve                              []IncidencePoint
 }
 
-// LifetimeSummary counts the listings matching f by status and gives the median time to book by
-// course and weekday (f.Status does not apply to the latter: it is about booked listings).
+// Key names the group for people: "all", the course, "course, Mon" or the lead bucket.
+func (g IncidenceGroup) Key() string {
+	switch g.Kind {
+	case GroupCourse:
+		return g.Course
+	case GroupCourseWeekday:
+		return g.Course + ", " + g.Weekday.String()[:3]
+	case GroupLead:
+		return g.Lead
+	}
+	return "all"
+}
+
+// LifetimeSummary counts the listings matching f by status and gives the cumulative incidence of
+// booking of every group (f.Status applies to the counts only: the incidence needs every
+// outcome). One scan of booking_lifetimes.
 func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary, error) {
 	return lifetimeSummary(ctx, s.pool, f)
 }
 
+// incidenceRow is one listing as lifetime_incidence.sql selects it.
+type incidenceRow struct {
+	course   string
+	weekday  time.Weekday
+	lead     int
+	reopened bool
+	status   string
+	obs      Observation
+}
+
 func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary, error) {
-	sum := Summary{ByStatus: map[string]int{}}
-	rows, err := q.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
+	rows, err := q.Query(ctx, lifetimeIncidenceSQL, f.args()[:4]...)
 	if err != nil {
-		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
-	var status string
-	var n int
-	if _, err := pgx.ForEachRow(rows, []any{&status, &n}, func() error {
-		sum.ByStatus[status] = n
+	var ls []incidenceRow
+	var r incidenceRow
+	var wd int
+	if _, err := pgx.ForEachRow(rows, []any{&r.course, &wd, &r.status, &r.obs.Time, &r.lead, &r.reopened}, func() error {
+		r.weekday, r.obs.Outcome = time.Weekday(wd), outcomeOf(r.status)
+		ls = append(ls, r)
 		return nil
 	}); err != nil {
-		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
+	return summarise(ls, f.Status), nil
+}
 
-	rows, err = q.Query(ctx, lifetimeTimeToBookSQL, f.args()[:4]...)
-	if err != nil {
-		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+// summarise groups the listings and runs the estimator over each group, sorting them once.
+func summarise(ls []incidenceRow, status string) Summary {
+	sum := Summary{ByStatus: map[string]int{}}
+	slices.SortFunc(ls, func(a, b incidenceRow) int { return cmp.Compare(a.obs.Time, b.obs.Time) })
+	type key struct {
+		kind, course string
+		weekday      time.Weekday
+		lead         int
 	}
-	sum.TimeToBook, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (TimeToBook, error) {
-		var b TimeToBook
-		var wd int
-		var us int64
-		err := row.Scan(&b.Course, &wd, &b.Booked, &us)
-		b.Weekday, b.Median = time.Weekday(wd), time.Duration(us)*time.Microsecond
-		return b, err
+	groups := map[key]*IncidenceGroup{}
+	obs := map[key][]Observation{}
+	add := func(k key, r *incidenceRow) {
+		g := groups[k]
+		if g == nil {
+			g = &IncidenceGroup{Kind: k.kind, Course: k.course, Weekday: k.weekday}
+			if k.kind == GroupLead {
+				g.Lead = LeadBuckets[k.lead]
+			}
+			groups[k] = g
+		}
+		g.N++
+		switch r.obs.Outcome {
+		case OutcomeBooked:
+			g.Booked++
+		case OutcomeExpired:
+			g.Expired++
+		default:
+			g.Open++
+		}
+		if r.reopened {
+			g.Reopened++
+		}
+		obs[k] = append(obs[k], r.obs)
+	}
+	for i := range ls {
+		r := &ls[i]
+		if status == "" || r.status == status {
+			sum.ByStatus[r.status]++
+		}
+		add(key{kind: GroupOverall}, r)
+		add(key{kind: GroupCourse, course: r.course}, r)
+		add(key{kind: GroupCourseWeekday, course: r.course, weekday: r.weekday}, r)
+		add(key{kind: GroupLead, lead: min(max(r.lead, 0), len(LeadBuckets)-1)}, r)
+	}
+	kindOrder := map[string]int{GroupOverall: 0, GroupCourse: 1, GroupCourseWeekday: 2, GroupLead: 3}
+	keys := make([]key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	monday := func(d time.Weekday) int { return (int(d) + 6) % 7 }
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(kindOrder[a.kind], kindOrder[b.kind]), cmp.Compare(a.course, b.course),
+			cmp.Compare(monday(a.weekday), monday(b.weekday)), cmp.Compare(a.lead, b.lead))
 	})
-	if err != nil {
-		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+	for _, k := range keys {
+		g := groups[k]
+		g.Curve = Incidence(obs[k])
+		sum.Groups = append(sum.Groups, *g)
 	}
-	return sum, nil
+	return sum
 }
