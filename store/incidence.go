@@ -14,22 +14,13 @@ import (
 // Outcome is how a lifetime ended, for the estimator.
 type Outcome uint8
 
-// The outcomes of a lifetime: booked and expired are the two events, open is censored.
+// The outcomes of a lifetime: booked and expired are the two events, open is censored. Their
+// values are lifetime_incidence.sql's.
 const (
 	OutcomeOpen Outcome = iota
 	OutcomeBooked
 	OutcomeExpired
 )
-
-func outcomeOf(status string) Outcome {
-	switch status {
-	case StatusBooked:
-		return OutcomeBooked
-	case StatusExpired:
-		return OutcomeExpired
-	}
-	return OutcomeOpen
-}
 
 // Observation is one listing's lifetime and how it ended.
 type Observation struct {
@@ -72,7 +63,7 @@ const z975 = 1.959963984540054
 // with n_i at risk, d_i events of either kind and b_i bookings at t_i, S(t_i-) the Kaplan-Meier
 // survival just before t_i; the sums are expanded in F(t) so the whole curve is one pass.
 func Incidence(obs []Observation) []IncidencePoint {
-	var pts []IncidencePoint
+	pts := make([]IncidencePoint, 0, len(obs)/2+1)
 	n := len(obs)
 	s, f, g := 1.0, 0.0, 0.0
 	// Running sums: a = d/(n(n-d)), then F_i a, F_i^2 a; c = S- b/n^2 and F_i c; q the middle term.
@@ -179,4 +170,14 @@ func (g IncidenceGroup) ExpiredUnbooked() float64 {
 		return 0
 	}
 	return g.Curve[len(g.Curve)-1].ExpiredIncidence
+}
+
+// AtRiskAt is the number of listings at risk at t: those whose lifetime is t or longer.
+func AtRiskAt(pts []IncidencePoint, t time.Duration) int {
+	for _, p := range pts {
+		if p.Time >= t {
+			return p.AtRisk
+		}
+	}
+	return 0
 }

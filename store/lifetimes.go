@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
@@ -143,13 +144,12 @@ func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary,
 	return lifetimeSummary(ctx, s.pool, f)
 }
 
-// incidenceRow is one listing as lifetime_incidence.sql selects it.
+// incidenceRow is one listing as lifetime_incidence.sql selects it, its course interned.
 type incidenceRow struct {
-	course   string
-	weekday  time.Weekday
-	lead     int
+	course   int32
+	weekday  int8 // 0 = Sunday
+	lead     int8 // index in LeadBuckets
 	reopened bool
-	status   string
 	obs      Observation
 }
 
@@ -159,76 +159,107 @@ func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary,
 		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
 	var ls []incidenceRow
+	ids := map[string]int32{}
+	var names []string
+	var course pgtype.DriverBytes // valid until the next row: interned below
+	var packed int32
 	var r incidenceRow
-	var wd int
-	if _, err := pgx.ForEachRow(rows, []any{&r.course, &wd, &r.status, &r.obs.Time, &r.lead, &r.reopened}, func() error {
-		r.weekday, r.obs.Outcome = time.Weekday(wd), outcomeOf(r.status)
+	if _, err := pgx.ForEachRow(rows, []any{&course, &r.obs.Time, &packed}, func() error {
+		id, ok := ids[string(course)]
+		if !ok {
+			id = int32(len(names))
+			names = append(names, string(course))
+			ids[names[id]] = id
+		}
+		r.course, r.reopened, r.obs.Outcome = id, packed%2 == 1, Outcome(packed/2%3)
+		r.lead, r.weekday = int8(packed/6%4), int8(packed/24%7)
 		ls = append(ls, r)
 		return nil
 	}); err != nil {
 		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
-	return summarise(ls, f.Status), nil
+	return summarise(ls, names, f.Status), nil
 }
 
-// summarise groups the listings and runs the estimator over each group, sorting them once.
-func summarise(ls []incidenceRow, status string) Summary {
+// outcomeStatus is the status of each Outcome.
+var outcomeStatus = [...]string{OutcomeOpen: StatusOpen, OutcomeBooked: StatusBooked, OutcomeExpired: StatusExpired}
+
+// summarise groups the listings (sorted once by lifetime, so every group's observations come
+// sorted) and runs the estimator over each group.
+func summarise(ls []incidenceRow, courses []string, status string) Summary {
 	sum := Summary{ByStatus: map[string]int{}}
 	slices.SortFunc(ls, func(a, b incidenceRow) int { return cmp.Compare(a.obs.Time, b.obs.Time) })
-	type key struct {
-		kind, course string
-		weekday      time.Weekday
-		lead         int
+	type acc struct {
+		g   IncidenceGroup
+		obs []Observation
 	}
-	groups := map[key]*IncidenceGroup{}
-	obs := map[key][]Observation{}
-	add := func(k key, r *incidenceRow) {
-		g := groups[k]
-		if g == nil {
-			g = &IncidenceGroup{Kind: k.kind, Course: k.course, Weekday: k.weekday}
-			if k.kind == GroupLead {
-				g.Lead = LeadBuckets[k.lead]
-			}
-			groups[k] = g
-		}
-		g.N++
+	overall := &acc{g: IncidenceGroup{Kind: GroupOverall}, obs: make([]Observation, 0, len(ls))}
+	byCourse := make([]*acc, len(courses))
+	byDay := make([]*acc, 7*len(courses))
+	var byLead [len(LeadBuckets)]*acc
+	add := func(a *acc, r *incidenceRow) {
+		a.g.N++
 		switch r.obs.Outcome {
 		case OutcomeBooked:
-			g.Booked++
+			a.g.Booked++
 		case OutcomeExpired:
-			g.Expired++
+			a.g.Expired++
 		default:
-			g.Open++
+			a.g.Open++
 		}
 		if r.reopened {
-			g.Reopened++
+			a.g.Reopened++
 		}
-		obs[k] = append(obs[k], r.obs)
+		a.obs = append(a.obs, r.obs)
 	}
 	for i := range ls {
 		r := &ls[i]
-		if status == "" || r.status == status {
-			sum.ByStatus[r.status]++
+		if st := outcomeStatus[r.obs.Outcome]; status == "" || st == status {
+			sum.ByStatus[st]++
 		}
-		add(key{kind: GroupOverall}, r)
-		add(key{kind: GroupCourse, course: r.course}, r)
-		add(key{kind: GroupCourseWeekday, course: r.course, weekday: r.weekday}, r)
-		add(key{kind: GroupLead, lead: min(max(r.lead, 0), len(LeadBuckets)-1)}, r)
+		c, d := int(r.course), int(r.course)*7+int(r.weekday)
+		if byCourse[c] == nil {
+			byCourse[c] = &acc{g: IncidenceGroup{Kind: GroupCourse, Course: courses[c]}}
+		}
+		if byDay[d] == nil {
+			byDay[d] = &acc{g: IncidenceGroup{Kind: GroupCourseWeekday, Course: courses[c], Weekday: time.Weekday(r.weekday)}}
+		}
+		if byLead[r.lead] == nil {
+			byLead[r.lead] = &acc{g: IncidenceGroup{Kind: GroupLead, Lead: LeadBuckets[r.lead]}}
+		}
+		add(overall, r)
+		add(byCourse[c], r)
+		add(byDay[d], r)
+		add(byLead[r.lead], r)
 	}
-	kindOrder := map[string]int{GroupOverall: 0, GroupCourse: 1, GroupCourseWeekday: 2, GroupLead: 3}
-	keys := make([]key, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
+	order := make([]int, len(courses))
+	for i := range order {
+		order[i] = i
 	}
-	monday := func(d time.Weekday) int { return (int(d) + 6) % 7 }
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(kindOrder[a.kind], kindOrder[b.kind]), cmp.Compare(a.course, b.course),
-			cmp.Compare(monday(a.weekday), monday(b.weekday)), cmp.Compare(a.lead, b.lead))
-	})
-	for _, k := range keys {
-		g := groups[k]
-		g.Curve = Incidence(obs[k])
-		sum.Groups = append(sum.Groups, *g)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(courses[a], courses[b]) })
+	groups := []*acc{}
+	if overall.g.N > 0 {
+		groups = append(groups, overall)
+	}
+	for _, c := range order {
+		groups = append(groups, byCourse[c])
+	}
+	for _, c := range order {
+		for _, wd := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
+			if a := byDay[c*7+int(wd)]; a != nil {
+				groups = append(groups, a)
+			}
+		}
+	}
+	for _, a := range byLead {
+		if a != nil {
+			groups = append(groups, a)
+		}
+	}
+	sum.Groups = make([]IncidenceGroup, len(groups))
+	for i, a := range groups {
+		a.g.Curve = Incidence(a.obs)
+		sum.Groups[i] = a.g
 	}
 	return sum
 }
