@@ -27,8 +27,10 @@ func TestPagesRenderThePracticeSet(t *testing.T) {
 		want   []string
 		charts int
 	}{
-		{"/", []string{"Listings by status", "Events per hour", "Median time to book", "Time to book per course",
-			"Lead time", "Price changes before booking", "booked"}, 6},
+		// Six charts and one time-to-book panel per course (the practice set's four and the hostile one).
+		{"/", []string{"Listings by status", "Events per hour", "Time to book: cumulative incidence of booking, per course",
+			"Median time to book among booked listings", "Time to book per course, among booked listings",
+			"Lead time", "Price changes before booking, among booked listings", "booked"}, 6 + 5},
 		{"/listings", []string{`id="listings"`, "Download CSV", "sim-golf"}, 0},
 		{"/listings?status=booked&sort=lifetime&dir=desc&size=25&page=2", []string{`id="listings"`, "page 2 of"}, 0},
 		{"/pipeline", []string{"Kafka is not configured", "No dead letters", "last ingest"}, 0},
