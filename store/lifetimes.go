@@ -96,7 +96,7 @@ func queryLifetimes(ctx context.Context, q querier, sql string, args ...any) ([]
 type Summary struct {
 	ByStatus map[string]int // listings by status
 	// Groups are the cumulative incidence of booking overall, by course, by course and weekday
-	// of the play date (Monday first) and by lead time, in that order (GroupKinds).
+	// of the play date (Monday first) and by lead time, in that order (the Group constants).
 	Groups []IncidenceGroup
 }
 
