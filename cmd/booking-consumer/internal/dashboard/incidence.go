@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/store"
@@ -131,12 +130,12 @@ type step struct {
 	band         bool
 }
 
-// collapse reduces a curve to one step per half pixel (the last point in it: the value in force
-// at its end), so a curve of 100k points draws as a few hundred.
+// collapse reduces a curve to one step per pixel column (the last point in it: the value in force
+// at its end), so a curve of 100k points draws as at most a few hundred steps.
 func collapse(pts []store.IncidencePoint, x func(time.Duration) float64, y func(float64) float64) []step {
 	var out []step
 	for _, p := range pts {
-		st := step{x: math.Round(x(p.Time)*2) / 2, f: y(p.Incidence)}
+		st := step{x: math.Round(x(p.Time)), f: y(p.Incidence)}
 		if !math.IsNaN(p.Lower) && !math.IsNaN(p.Upper) {
 			st.band, st.lo, st.hi = true, y(p.Lower), y(p.Upper)
 		}
@@ -149,14 +148,24 @@ func collapse(pts []store.IncidencePoint, x func(time.Duration) float64, y func(
 	return out
 }
 
+// pathBuf writes an SVG path's commands with one decimal, without fmt (a page draws hundreds).
+type pathBuf []byte
+
+func (b *pathBuf) cmd(c byte, v float64) {
+	*b = strconv.AppendFloat(append(*b, c), v, 'f', 1, 64)
+}
+
 // curvePath is the step function from (x0, y0): flat to each step's x, then up to its value.
 func curvePath(steps []step, x0, y0 float64) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "M%.1f %.1f", x0, y0)
+	b := make(pathBuf, 0, 16+14*len(steps))
+	b.cmd('M', x0)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, y0, 'f', 1, 64)
 	for _, st := range steps {
-		fmt.Fprintf(&b, "H%.1f V%.1f", st.x, st.f)
+		b.cmd('H', st.x)
+		b.cmd('V', st.f)
 	}
-	return b.String()
+	return string(b)
 }
 
 // bandPath is the band over its first run of steps where it is defined: the upper bound forward,
@@ -178,15 +187,20 @@ func bandPath(steps []step) string {
 	if e < len(steps) { // the band ends where the curve's next step begins
 		end = steps[e].x
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "M%.1f %.1f", run[0].x, run[0].hi)
+	b := make(pathBuf, 0, 32+28*len(run))
+	b.cmd('M', run[0].x)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, run[0].hi, 'f', 1, 64)
 	for _, st := range run[1:] {
-		fmt.Fprintf(&b, "H%.1f V%.1f", st.x, st.hi)
+		b.cmd('H', st.x)
+		b.cmd('V', st.hi)
 	}
-	fmt.Fprintf(&b, "H%.1f V%.1f", end, run[len(run)-1].lo)
+	b.cmd('H', end)
+	b.cmd('V', run[len(run)-1].lo)
 	for i := len(run) - 1; i > 0; i-- {
-		fmt.Fprintf(&b, "H%.1f V%.1f", run[i].x, run[i-1].lo)
+		b.cmd('H', run[i].x)
+		b.cmd('V', run[i-1].lo)
 	}
-	fmt.Fprintf(&b, "H%.1f Z", run[0].x)
-	return b.String()
+	b.cmd('H', run[0].x)
+	return string(append(b, 'Z'))
 }
