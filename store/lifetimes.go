@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
@@ -14,8 +17,8 @@ var (
 	lifetimesSQL string
 	//go:embed queries/lifetime_status_counts.sql
 	lifetimeStatusCountsSQL string
-	//go:embed queries/lifetime_time_to_book.sql
-	lifetimeTimeToBookSQL string
+	//go:embed queries/lifetime_incidence.sql
+	lifetimeIncidenceSQL string
 )
 
 // The statuses of a listing in booking_lifetimes.
@@ -89,55 +92,174 @@ func queryLifetimes(ctx context.Context, q querier, sql string, args ...any) ([]
 	return out, nil
 }
 
-// Summary aggregates booking_lifetimes for the lifetimes command.
+// Summary aggregates booking_lifetimes for the lifetimes command and the dashboard.
 type Summary struct {
-	ByStatus   map[string]int // listings by status
-	TimeToBook []TimeToBook   // by course then weekday
+	ByStatus map[string]int // listings by status
+	// Groups are the cumulative incidence of booking overall, by course, by course and weekday
+	// of the play date (Monday first) and by lead time, in that order (the Group constants).
+	Groups []IncidenceGroup
 }
 
-// TimeToBook is the median lifetime of booked listings of one course on one weekday.
-type TimeToBook struct {
-	Course  string
-	Weekday time.Weekday // of the play date
-	Booked  int
-	Median  time.Duration
+// The kinds of IncidenceGroup, in the order Summary lists them.
+const (
+	GroupOverall       = "overall"
+	GroupCourse        = "course"
+	GroupCourseWeekday = "course_weekday"
+	GroupLead          = "lead"
+)
+
+// LeadBuckets name the lead times (from opening to tee time) the summary groups by; a boundary
+// belongs to the longer bucket (lifetime_incidence.sql).
+var LeadBuckets = [...]string{"< 1 d", "1–7 d", "7–14 d", "> 14 d"}
+
+// IncidenceGroup is the cumulative incidence of booking over one group of listings.
+type IncidenceGroup struct {
+	Kind    string       // GroupOverall, GroupCourse, GroupCourseWeekday or GroupLead
+	Course  string       // GroupCourse, GroupCourseWeekday
+	Weekday time.Weekday // of the play date, GroupCourseWeekday
+	Lead    string       // one of LeadBuckets, GroupLead
+	// N listings: Booked, Expired, Open (still open as of the clock: censored, at risk of a
+	// booking), Reopened of them counted by their latest lifetime.
+	N, Booked, Expired, Open, Reopened int
+	Curve                              []IncidencePoint
 }
 
-// LifetimeSummary counts the listings matching f by status and gives the median time to book by
-// course and weekday (f.Status does not apply to the latter: it is about booked listings).
+// Key names the group for people: "all", the course, "course, Mon" or the lead bucket.
+func (g IncidenceGroup) Key() string {
+	switch g.Kind {
+	case GroupCourse:
+		return g.Course
+	case GroupCourseWeekday:
+		return g.Course + ", " + g.Weekday.String()[:3]
+	case GroupLead:
+		return g.Lead
+	}
+	return "all"
+}
+
+// LifetimeSummary counts the listings matching f by status and gives the cumulative incidence of
+// booking of every group (f.Status applies to the counts only: the incidence needs every
+// outcome). One scan of booking_lifetimes.
 func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary, error) {
 	return lifetimeSummary(ctx, s.pool, f)
 }
 
+// incidenceRow is one listing as lifetime_incidence.sql selects it, its course interned.
+type incidenceRow struct {
+	course   int32
+	weekday  int8 // 0 = Sunday
+	lead     int8 // index in LeadBuckets
+	reopened bool
+	obs      Observation
+}
+
 func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary, error) {
-	sum := Summary{ByStatus: map[string]int{}}
-	rows, err := q.Query(ctx, lifetimeStatusCountsSQL, f.args()...)
+	rows, err := q.Query(ctx, lifetimeIncidenceSQL, f.args()[:4]...)
 	if err != nil {
-		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
-	var status string
-	var n int
-	if _, err := pgx.ForEachRow(rows, []any{&status, &n}, func() error {
-		sum.ByStatus[status] = n
+	var ls []incidenceRow
+	ids := map[string]int32{}
+	var names []string
+	var course pgtype.DriverBytes // valid until the next row: interned below
+	var packed int32
+	var r incidenceRow
+	if _, err := pgx.ForEachRow(rows, []any{&course, &r.obs.Time, &packed}, func() error {
+		id, ok := ids[string(course)]
+		if !ok {
+			id = int32(len(names))
+			names = append(names, string(course))
+			ids[names[id]] = id
+		}
+		r.course, r.reopened, r.obs.Outcome = id, packed%2 == 1, Outcome(packed/2%3)
+		r.lead, r.weekday = int8(packed/6%4), int8(packed/24%7)
+		ls = append(ls, r)
 		return nil
 	}); err != nil {
-		return Summary{}, fmt.Errorf("count lifetimes by status: %w", interpret(err))
+		return Summary{}, fmt.Errorf("lifetime summary: %w", interpret(err))
 	}
+	return summarise(ls, names, f.Status), nil
+}
 
-	rows, err = q.Query(ctx, lifetimeTimeToBookSQL, f.args()[:4]...)
-	if err != nil {
-		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+// outcomeStatus is the status of each Outcome.
+var outcomeStatus = [...]string{OutcomeOpen: StatusOpen, OutcomeBooked: StatusBooked, OutcomeExpired: StatusExpired}
+
+// summarise groups the listings (sorted once by lifetime, so every group's observations come
+// sorted) and runs the estimator over each group.
+func summarise(ls []incidenceRow, courses []string, status string) Summary {
+	sum := Summary{ByStatus: map[string]int{}}
+	slices.SortFunc(ls, func(a, b incidenceRow) int { return cmp.Compare(a.obs.Time, b.obs.Time) })
+	type acc struct {
+		g   IncidenceGroup
+		obs []Observation
 	}
-	sum.TimeToBook, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (TimeToBook, error) {
-		var b TimeToBook
-		var wd int
-		var us int64
-		err := row.Scan(&b.Course, &wd, &b.Booked, &us)
-		b.Weekday, b.Median = time.Weekday(wd), time.Duration(us)*time.Microsecond
-		return b, err
-	})
-	if err != nil {
-		return Summary{}, fmt.Errorf("median time to book: %w", interpret(err))
+	overall := &acc{g: IncidenceGroup{Kind: GroupOverall}, obs: make([]Observation, 0, len(ls))}
+	byCourse := make([]*acc, len(courses))
+	byDay := make([]*acc, 7*len(courses))
+	var byLead [len(LeadBuckets)]*acc
+	add := func(a *acc, r *incidenceRow) {
+		a.g.N++
+		switch r.obs.Outcome {
+		case OutcomeBooked:
+			a.g.Booked++
+		case OutcomeExpired:
+			a.g.Expired++
+		default:
+			a.g.Open++
+		}
+		if r.reopened {
+			a.g.Reopened++
+		}
+		a.obs = append(a.obs, r.obs)
 	}
-	return sum, nil
+	for i := range ls {
+		r := &ls[i]
+		if st := outcomeStatus[r.obs.Outcome]; status == "" || st == status {
+			sum.ByStatus[st]++
+		}
+		c, d := int(r.course), int(r.course)*7+int(r.weekday)
+		if byCourse[c] == nil {
+			byCourse[c] = &acc{g: IncidenceGroup{Kind: GroupCourse, Course: courses[c]}}
+		}
+		if byDay[d] == nil {
+			byDay[d] = &acc{g: IncidenceGroup{Kind: GroupCourseWeekday, Course: courses[c], Weekday: time.Weekday(r.weekday)}}
+		}
+		if byLead[r.lead] == nil {
+			byLead[r.lead] = &acc{g: IncidenceGroup{Kind: GroupLead, Lead: LeadBuckets[r.lead]}}
+		}
+		add(overall, r)
+		add(byCourse[c], r)
+		add(byDay[d], r)
+		add(byLead[r.lead], r)
+	}
+	order := make([]int, len(courses))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(courses[a], courses[b]) })
+	groups := []*acc{}
+	if overall.g.N > 0 {
+		groups = append(groups, overall)
+	}
+	for _, c := range order {
+		groups = append(groups, byCourse[c])
+	}
+	for _, c := range order {
+		for _, wd := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
+			if a := byDay[c*7+int(wd)]; a != nil {
+				groups = append(groups, a)
+			}
+		}
+	}
+	for _, a := range byLead {
+		if a != nil {
+			groups = append(groups, a)
+		}
+	}
+	sum.Groups = make([]IncidenceGroup, len(groups))
+	for i, a := range groups {
+		a.g.Curve = Incidence(a.obs)
+		sum.Groups[i] = a.g
+	}
+	return sum
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -214,6 +215,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	shot := screenshotter(t, ctx)
 	browseOverview(t, ctx, base, shot)
+	browseTimeToBook(t, ctx, base, env)
 	totalBooked := browseListingsFilter(t, ctx, base, shot)
 	browseCSV(t, ctx, base, env, totalBooked)
 
@@ -235,15 +237,17 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 }
 
-// browseOverview: six charts, each with data points; no script anywhere.
+// browseOverview: six charts and one time-to-book panel per course, each with data points; no
+// script anywhere.
 func browseOverview(t *testing.T, ctx context.Context, base string, shot func(string)) {
 	t.Helper()
 	open(t, ctx, base+"/")
 	shot("overview")
-	if n, s := count(t, ctx, "svg.chart"), count(t, ctx, "script"); n != 6 || s != 0 {
-		t.Fatalf("overview: %d charts (want 6), %d script elements (want 0)", n, s)
+	panels := count(t, ctx, "#incidence figure.panel svg.chart")
+	if n, s := count(t, ctx, "svg.chart"), count(t, ctx, "script"); panels == 0 || n != 6+panels || s != 0 {
+		t.Fatalf("overview: %d charts (want 6 and %d time-to-book panels), %d script elements (want 0)", n, panels, s)
 	}
-	for _, id := range []string{"status", "hours", "heatmap", "spread", "lead", "price"} {
+	for _, id := range []string{"status", "hours", "incidence", "heatmap", "spread", "lead", "price"} {
 		if n := count(t, ctx, "#"+id+" svg.chart .datum"); n == 0 {
 			t.Errorf("overview chart #%s has no data points", id)
 		}
@@ -329,5 +333,71 @@ func browseHostileListing(t *testing.T, ctx context.Context, base string, shot f
 	evRows, points, table := count(t, ctx, "#event-table tbody tr"), count(t, ctx, "#timeline svg.chart .datum"), text(t, ctx, "#event-table")
 	if evRows != 2 || points != 3 || count(t, ctx, "script") != 0 || !strings.Contains(table, "booking-events/") || !strings.Contains(table, "99,000원") {
 		t.Fatalf("one listing: %d event rows (want 2), %d timeline points (want 2 events + 1 lifetime); table:\n%s", evRows, points, table)
+	}
+}
+
+// browseTimeToBook: the overview's time to book is `lifetimes --summary` as of the same time: one
+// panel per course with its n and listings still open, its curve, its 95% band (where the band is
+// defined) and one thin curve per weekday without a band; every booked-only section says "among
+// booked listings".
+func browseTimeToBook(t *testing.T, ctx context.Context, base string, env map[string]string) {
+	t.Helper()
+	out, stderr, err := runCLI(t, t.Context(), env, "lifetimes", "--summary", "--json", "--as-of", "2026-04-21")
+	if err != nil {
+		t.Fatalf("lifetimes --summary --json: %v\n%s", err, stderr)
+	}
+	var sum struct {
+		Groups []struct {
+			Kind, Course string
+			N            int
+			AtRisk       int `json:"at_risk"`
+			Points       []struct{ Lower *float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	type panel struct {
+		Course, Caption                string
+		Curves, Bands, Weekdays, Risks int
+	}
+	got := map[string]panel{}
+	for _, p := range must(t, ctx, "panels", chromedp.Evaluate[[]panel](`[...document.querySelectorAll("#incidence figure.panel")].map(f => ({
+		Course: f.querySelector("figcaption b").textContent, Caption: f.querySelector("figcaption").textContent,
+		Curves: f.querySelectorAll("svg path.curve").length, Bands: f.querySelectorAll("svg path.band").length,
+		Weekdays: f.querySelectorAll("svg path.weekday").length, Risks: f.querySelectorAll("table.risk td").length}))`)) {
+		got[p.Course] = p
+	}
+	courses, weekdays := 0, map[string]int{}
+	for _, g := range sum.Groups {
+		if g.Kind == "course_weekday" {
+			weekdays[g.Course]++
+		}
+	}
+	for _, g := range sum.Groups {
+		if g.Kind != "course" {
+			continue
+		}
+		courses++
+		band := 0
+		for _, p := range g.Points {
+			if p.Lower != nil {
+				band = 1
+			}
+		}
+		p, ok := got[g.Course]
+		if want := fmt.Sprintf("%d listings, %d still open", g.N, g.AtRisk); !ok || !strings.Contains(p.Caption, want) ||
+			p.Curves != 1 || p.Bands != band || p.Weekdays != weekdays[g.Course] || p.Risks != 8 {
+			t.Errorf("panel of %q = %+v (found %v); want %q, 1 curve, %d band, %d weekday curves without bands, 8 cells under it",
+				g.Course, p, ok, want, band, weekdays[g.Course])
+		}
+	}
+	if courses < 3 || len(got) != courses {
+		t.Errorf("%d panels for %d courses", len(got), courses)
+	}
+	for _, id := range []string{"heatmap", "spread", "lead", "price"} {
+		if h := text(t, ctx, "#"+id+" h2"); !strings.Contains(h, "among booked listings") {
+			t.Errorf("#%s is over booked listings only and says %q, without \"among booked listings\"", id, h)
+		}
 	}
 }

@@ -209,7 +209,7 @@ func TestLifetimesSummaryFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"booked   1", "expired  1", "open     2", "Alpha CC  Monday   1       1h30m0s"} {
+	for _, want := range []string{"booked   1", "expired  1", "open     2", "course_weekday  Alpha CC, Mon  2  1        1h30m0s"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("--summary lacks %q:\n%s", want, sum)
 		}
@@ -219,17 +219,29 @@ func TestLifetimesSummaryFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s struct {
-		ByStatus   map[string]int `json:"by_status"`
-		TimeToBook []struct {
-			Course        string  `json:"course"`
-			Weekday       string  `json:"weekday"`
-			MedianSeconds float64 `json:"median_seconds"`
-		} `json:"time_to_book"`
+		ByStatus map[string]int `json:"by_status"`
+		Groups   []struct {
+			Kind          string   `json:"kind"`
+			Course        string   `json:"course"`
+			Weekday       string   `json:"weekday"`
+			N             int      `json:"n"`
+			AtRisk        int      `json:"at_risk"`
+			MedianSeconds *float64 `json:"median_seconds"`
+			Points        []struct {
+				Incidence float64 `json:"incidence"`
+			} `json:"points"`
+		} `json:"groups"`
 	}
 	if err := json.Unmarshal([]byte(sj), &s); err != nil {
 		t.Fatalf("--summary --json: %v\n%s", err, sj)
 	}
-	if s.ByStatus["open"] != 2 || len(s.TimeToBook) != 1 || s.TimeToBook[0].MedianSeconds != 5400 || s.TimeToBook[0].Weekday != "Monday" {
+	found := false
+	for _, g := range s.Groups {
+		if g.Kind == "course_weekday" && g.Course == "Alpha CC" {
+			found = g.Weekday == "Monday" && g.N == 2 && g.MedianSeconds != nil && *g.MedianSeconds == 5400 && len(g.Points) > 0
+		}
+	}
+	if s.ByStatus["open"] != 2 || len(s.Groups) == 0 || s.Groups[0].Kind != "overall" || s.Groups[0].N != 4 || !found {
 		t.Errorf("--summary --json = %+v", s)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -18,15 +19,16 @@ import (
 
 // lifetimesOptions are the flags of the lifetimes command.
 type lifetimesOptions struct {
-	dbURL, source, course, from, to, status, tz string
-	asJSON, asCSV, summary, verify, rebuild     bool
+	dbURL, source, course, from, to, status, tz, asOf string
+	asJSON, asCSV, summary, verify, rebuild           bool
 }
 
 func lifetimesFlags(env cli.Env, o *lifetimesOptions) *flag.FlagSet {
 	fs := newFlagSet(env, "lifetimes", "Print listings from booking_lifetimes (served from its listing_lifetimes projection): one row per listing with its status\n"+
 		"(open, booked, expired), when it opened and closed, its lifetime and prices.\n"+
-		"Default output is an aligned table; --summary prints counts by status and the median time\n"+
-		"to book by course and weekday of the play date.")
+		"Default output is an aligned table; --summary prints counts by status and the time to book as\n"+
+		"the cumulative incidence of booking (expiry competing, open listings censored; each listing's\n"+
+		"latest lifetime, see docs/time-to-book.md) overall, by course, by course and weekday and by lead time.")
 	fs.StringVar(&o.dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&o.source, "source", "", "only this source (site) name")
 	fs.StringVar(&o.course, "course", "", "only this course name (exact)")
@@ -35,7 +37,11 @@ func lifetimesFlags(env cli.Env, o *lifetimesOptions) *flag.FlagSet {
 	fs.StringVar(&o.status, "status", "", "only listings in this status: open, booked or expired")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON (an array of rows, or the summary object)")
 	fs.BoolVar(&o.asCSV, "csv", false, "print CSV with a header row")
-	fs.BoolVar(&o.summary, "summary", false, "print counts by status and median time to book by course and weekday")
+	fs.BoolVar(&o.summary, "summary", false, "print counts by status and, per group, the median time to book read from the cumulative\n"+
+		"incidence curve, the share booked within 1 h, 24 h and 7 d, the share expired unbooked, n and n at risk\n"+
+		"(with --json, also the curve's points and its 95% band)")
+	fs.StringVar(&o.asOf, "as-of", "", "answer as of this `time`, as `serve --as-of` does: RFC3339 or YYYY-MM-DD (the end of that day\n"+
+		"in --tz); statuses, expiries and lifetimes are as of then")
 	fs.BoolVar(&o.verify, "verify", false, "compare booking_lifetimes (the listing_lifetimes projection) with its definition booking_lifetimes_from_events for every listing; exit 1 if any differs")
 	fs.BoolVar(&o.rebuild, "rebuild", false, "rebuild the listing_lifetimes projection from the events and swap it in (the consumer may keep running; needed after a restore with triggers disabled)")
 	fs.StringVar(&o.tz, "tz", defaultTZ, "time `zone` of the printed timestamps (the tee times are the site's local time)")
@@ -63,6 +69,8 @@ func (o lifetimesOptions) filter() (store.LifetimeFilter, error) {
 		return f, fmt.Errorf("%w: --json and --csv are exclusive", cli.ErrUsage)
 	case o.verify && o.rebuild:
 		return f, fmt.Errorf("%w: --verify and --rebuild are exclusive", cli.ErrUsage)
+	case o.asOf != "" && (o.verify || o.rebuild):
+		return f, fmt.Errorf("%w: --as-of does not apply to --verify or --rebuild", cli.ErrUsage)
 	}
 	return f, nil
 }
@@ -80,6 +88,12 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var read store.ReadOptions
+	if asOf, err := parseAsOf(o.asOf, loc); err != nil {
+		return err
+	} else if asOf != nil {
+		read.AsOf = asOf()
+	}
 	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, o.dbURL), 0)
 	if err != nil {
 		return err
@@ -94,21 +108,25 @@ func lifetimesCmd(ctx context.Context, env cli.Env, args []string) error {
 		err = rebuildProjection(ctx, s, w, env.Logger)
 	case o.summary:
 		var sum store.Summary
-		if sum, err = s.LifetimeSummary(ctx, f); err == nil {
+		err = s.ReadOnly(ctx, read, func(r *store.Reader) (err error) { sum, err = r.Summary(ctx, f); return err })
+		if err == nil {
 			err = writeSummary(w, sum, o.asJSON, o.asCSV)
 		}
 	default:
-		err = writeLifetimes(ctx, s, w, f, o, loc)
+		var rows []store.Lifetime
+		err = s.ReadOnly(ctx, read, func(r *store.Reader) (err error) { rows, err = r.Lifetimes(ctx, f); return err })
+		if err == nil {
+			err = writeLifetimes(w, rows, o, loc)
+		}
 	}
 	return errors.Join(err, w.Flush())
 }
 
-// writeLifetimes writes the rows f selects as the options say: JSON, CSV or a table.
-func writeLifetimes(ctx context.Context, s *store.Store, w io.Writer, f store.LifetimeFilter, o lifetimesOptions, loc *time.Location) error {
-	rows, err := s.Lifetimes(ctx, f)
-	if err != nil {
-		return err
-	}
+// writeLifetimes writes the rows as the options say: JSON, CSV or a table. They were read in a
+// read-only transaction at the options' clock (store.ReadOnly, as the dashboard reads), so that
+// `lifetimes --csv --as-of T` is the /listings.csv of `serve --as-of T`.
+func writeLifetimes(w io.Writer, rows []store.Lifetime, o lifetimesOptions, loc *time.Location) error {
+	var err error
 	switch {
 	case o.asJSON:
 		err = writeLifetimesJSON(w, rows, loc)
@@ -172,6 +190,112 @@ func writeLifetimesJSON(w io.Writer, rows []store.Lifetime, loc *time.Location) 
 	return cli.WriteJSON(w, out)
 }
 
+// The checkpoints of the summary's shares booked within.
+var summaryWithin = []struct {
+	name string
+	d    time.Duration
+}{{"1h", time.Hour}, {"24h", 24 * time.Hour}, {"7d", 7 * 24 * time.Hour}}
+
+// summaryGroup is one group of the summary as --json and --csv write it (points with --json only).
+type summaryGroup struct {
+	Kind            string              `json:"kind"`
+	Key             string              `json:"key"`
+	Course          string              `json:"course,omitempty"`
+	Weekday         string              `json:"weekday,omitempty"`
+	Lead            string              `json:"lead,omitempty"`
+	N               int                 `json:"n"`
+	AtRisk          int                 `json:"at_risk"`
+	Booked          int                 `json:"booked"`
+	Expired         int                 `json:"expired"`
+	Reopened        int                 `json:"reopened"`
+	Median          string              `json:"median"`
+	MedianSeconds   *float64            `json:"median_seconds"`
+	BookedWithin    map[string]*float64 `json:"booked_within"`
+	ExpiredUnbooked float64             `json:"expired_unbooked"`
+	Points          []summaryPoint      `json:"points,omitempty"`
+}
+
+// summaryPoint is one point of a curve in --summary --json: the estimate right after t_seconds;
+// lower/upper null where the band is undefined.
+type summaryPoint struct {
+	TSeconds         float64  `json:"t_seconds"`
+	AtRisk           int      `json:"at_risk"`
+	Booked           int      `json:"booked"`
+	Expired          int      `json:"expired"`
+	Censored         int      `json:"censored"`
+	Incidence        float64  `json:"incidence"`
+	ExpiredIncidence float64  `json:"expired_incidence"`
+	Lower            *float64 `json:"lower"`
+	Upper            *float64 `json:"upper"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// medianLabel is the median time to book read from the curve, or why there is none.
+func medianLabel(g store.IncidenceGroup) (string, *float64) {
+	m, ok, never := store.Median(g.Curve)
+	switch {
+	case ok:
+		s := m.Seconds()
+		return m.Round(time.Second).String(), &s
+	case never:
+		return "never: most expire", nil
+	}
+	return "not reached: still open", nil
+}
+
+func summaryGroups(sum store.Summary, points bool) []summaryGroup {
+	out := []summaryGroup{}
+	for _, g := range sum.Groups {
+		sg := summaryGroup{Kind: g.Kind, Key: g.Key(), Course: g.Course, Lead: g.Lead, N: g.N, AtRisk: g.Open,
+			Booked: g.Booked, Expired: g.Expired, Reopened: g.Reopened, BookedWithin: map[string]*float64{},
+			ExpiredUnbooked: g.ExpiredUnbooked()}
+		if g.Kind == store.GroupCourseWeekday {
+			sg.Weekday = g.Weekday.String()
+		}
+		sg.Median, sg.MedianSeconds = medianLabel(g)
+		for _, c := range summaryWithin {
+			if v, ok := g.BookedWithin(c.d); ok {
+				sg.BookedWithin[c.name] = &v
+			} else {
+				sg.BookedWithin[c.name] = nil
+			}
+		}
+		if points {
+			sg.Points = make([]summaryPoint, len(g.Curve))
+			for i, p := range g.Curve {
+				sg.Points[i] = summaryPoint{TSeconds: p.Time.Seconds(), AtRisk: p.AtRisk, Booked: p.Booked, Expired: p.Expired,
+					Censored: p.Censored, Incidence: p.Incidence, ExpiredIncidence: p.ExpiredIncidence, Lower: finite(p.Lower), Upper: finite(p.Upper)}
+			}
+		}
+		out = append(out, sg)
+	}
+	return out
+}
+
+// share writes a share as a percentage with one decimal, "-" where it is undetermined.
+func share(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}
+
+func shareCSV(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
+
+// writeSummary writes the counts by status and the cumulative incidence of booking per group
+// (docs/time-to-book.md): a table, CSV (one row per status, then per group) or JSON (with the
+// curves' points).
 func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 	statuses := make([]string, 0, len(sum.ByStatus))
 	for s := range sum.ByStatus {
@@ -180,29 +304,23 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 	slices.Sort(statuses)
 	switch {
 	case asJSON:
-		type ttb struct {
-			Course        string  `json:"course"`
-			Weekday       string  `json:"weekday"`
-			Booked        int     `json:"booked"`
-			MedianSeconds float64 `json:"median_seconds"`
-		}
 		out := struct {
-			ByStatus   map[string]int `json:"by_status"`
-			TimeToBook []ttb          `json:"time_to_book"`
-		}{ByStatus: sum.ByStatus, TimeToBook: []ttb{}}
-		for _, b := range sum.TimeToBook {
-			out.TimeToBook = append(out.TimeToBook, ttb{b.Course, b.Weekday.String(), b.Booked, b.Median.Seconds()})
-		}
+			ByStatus map[string]int `json:"by_status"`
+			Groups   []summaryGroup `json:"groups"`
+		}{ByStatus: sum.ByStatus, Groups: summaryGroups(sum, true)}
 		return cli.WriteJSON(w, out)
 	case asCSV:
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"kind", "key", "weekday", "count", "median_seconds"})
+		_ = cw.Write([]string{"kind", "key", "n", "at_risk", "booked", "expired", "reopened", "median", "median_seconds",
+			"booked_1h", "booked_24h", "booked_7d", "expired_unbooked"})
 		for _, s := range statuses {
-			_ = cw.Write([]string{"status", s, "", strconv.Itoa(sum.ByStatus[s]), ""})
+			_ = cw.Write([]string{"status", s, strconv.Itoa(sum.ByStatus[s]), "", "", "", "", "", "", "", "", "", ""})
 		}
-		for _, b := range sum.TimeToBook {
-			_ = cw.Write([]string{"time_to_book", b.Course, b.Weekday.String(), strconv.Itoa(b.Booked),
-				strconv.FormatFloat(b.Median.Seconds(), 'f', 0, 64)})
+		for _, g := range summaryGroups(sum, false) {
+			_ = cw.Write([]string{g.Kind, store.NeutraliseCSVCell(g.Key), strconv.Itoa(g.N), strconv.Itoa(g.AtRisk),
+				strconv.Itoa(g.Booked), strconv.Itoa(g.Expired), strconv.Itoa(g.Reopened), g.Median, shareCSV(g.MedianSeconds),
+				shareCSV(g.BookedWithin["1h"]), shareCSV(g.BookedWithin["24h"]), shareCSV(g.BookedWithin["7d"]),
+				strconv.FormatFloat(g.ExpiredUnbooked, 'f', -1, 64)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -215,13 +333,20 @@ func writeSummary(w io.Writer, sum store.Summary, asJSON, asCSV bool) error {
 	if err := counts.Write(w); err != nil {
 		return err
 	}
-	var books cli.Table
-	books.Add("course", "weekday", "booked", "median time to book")
-	for _, b := range sum.TimeToBook {
-		books.Add(b.Course, b.Weekday.String(), strconv.Itoa(b.Booked), b.Median.Round(time.Second).String())
+	var t cli.Table
+	t.Add("group", "", "n", "at risk", "median time to book", "booked ≤1h", "≤24h", "≤7d", "expired unbooked")
+	reopened := 0
+	for _, g := range summaryGroups(sum, false) {
+		if g.Kind == store.GroupOverall {
+			reopened = g.Reopened
+		}
+		t.Add(g.Kind, g.Key, strconv.Itoa(g.N), strconv.Itoa(g.AtRisk), g.Median, share(g.BookedWithin["1h"]),
+			share(g.BookedWithin["24h"]), share(g.BookedWithin["7d"]), share(&g.ExpiredUnbooked))
 	}
-	fmt.Fprintln(w)
-	return books.Write(w)
+	fmt.Fprintf(w, "\nTime to book: cumulative incidence of booking (Aalen-Johansen; expiry competes, open listings are\n"+
+		"censored at their lifetime; at risk = still open). Each listing counts once, by its latest lifetime\n"+
+		"(%d reopened after a close count from their last reopening). - : undetermined (listings still open).\n", reopened)
+	return t.Write(w)
 }
 
 func exportCmd(ctx context.Context, env cli.Env, args []string) error {

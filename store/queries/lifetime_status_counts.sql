@@ -1,4 +1,4 @@
--- LifetimeSummary, part 1: listings by status.
+-- Reader.StatusCounts: listings by status.
 select status, count(*)::int
 from booking_lifetimes
 where play_date between coalesce($1::date, '-infinity'::date) and coalesce($2::date, 'infinity'::date)

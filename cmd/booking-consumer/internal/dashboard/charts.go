@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,7 @@ type SVG struct {
 	Rects   []Rect
 	Lines   []Line
 	Circles []Circle
+	Paths   []Path // curves and bands (incidence.go)
 	Texts   []Text
 }
 
@@ -63,6 +65,11 @@ func (s *SVG) Points() int {
 	}
 	for _, c := range s.Circles {
 		if c.Class == "datum" {
+			n++
+		}
+	}
+	for _, p := range s.Paths {
+		if strings.HasPrefix(p.Class, "datum") {
 			n++
 		}
 	}
@@ -192,7 +199,7 @@ func heatmap(courses []string, med map[string]map[time.Weekday]time.Duration, n 
 	const left, top, cw, ch = 220.0, 28.0, 92.0, 26.0
 	w := left + 7*cw + 12
 	h := top + float64(len(courses))*ch + 12
-	s := &SVG{W: w, H: h, Label: "median time to book by course and weekday of the play date"}
+	s := &SVG{W: w, H: h, Label: "median time to book among booked listings, by course and weekday of the play date"}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, m := range med {
 		for _, d := range m {
@@ -252,7 +259,7 @@ func boxes(spreads []spreadRow) *SVG {
 	const left, right, top, rowH = 220.0, 16.0, 12.0, 26.0
 	const w = 900.0
 	h := top + float64(len(spreads))*rowH + 30
-	s := &SVG{W: w, H: h, Label: "time to book per course: 10th, 25th, 50th, 75th and 90th percentile"}
+	s := &SVG{W: w, H: h, Label: "time to book per course among booked listings: 10th, 25th, 50th, 75th and 90th percentile"}
 	axisY := h - 24
 	s.line(Line{left, axisY, w - right, axisY, "#666", 1})
 	for _, t := range durTicks {

@@ -1,6 +1,7 @@
 package dashboard
 
-// The overview page: listings by status, events per hour, the booked listings' lifetimes.
+// The overview page: listings by status, events per hour, the time to book (cumulative incidence),
+// the booked listings' lifetimes.
 
 import (
 	"net/http"
@@ -29,6 +30,8 @@ type overviewData struct {
 	Price       *SVG
 	Prices      []priceChange
 	Legend      []legendItem
+	Incidence   []incidencePanel // time to book per course, cumulative incidence (incidence.go)
+	Weekdays    []legendItem     // the weekday curves' colours
 }
 
 type statusCount struct {
@@ -57,6 +60,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	var hours []store.HourCount
 	var booked []store.BookedListing
 	var last *time.Time
+	var sum store.Summary
 	if !h.readPage(w, r, func(rd *store.Reader) error {
 		var err error
 		if byStatus, err = rd.StatusCounts(r.Context(), store.LifetimeFilter{}); err != nil {
@@ -66,6 +70,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if hours, err = rd.EventsPerHour(r.Context(), from, to); err != nil {
+			return err
+		}
+		if sum, err = rd.Summary(r.Context(), store.LifetimeFilter{}); err != nil {
 			return err
 		}
 		booked, err = rd.BookedListings(r.Context(), loc)
@@ -80,6 +87,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	od.Days = h.cfg.Days
 	od.addHours(hours, from, to, loc)
 	od.addBooked(aggregateBooked(booked))
+	od.addIncidence(sum)
 	h.render(w, r, http.StatusOK, "overview", "Overview", od)
 }
 
@@ -115,6 +123,15 @@ func (od *overviewData) addHours(hours []store.HourCount, from, to time.Time, lo
 	}
 }
 
+// addIncidence fills the time to book per course: the cumulative incidence panels and the
+// weekday legend.
+func (od *overviewData) addIncidence(sum store.Summary) {
+	od.Incidence = incidencePanels(sum)
+	for i, d := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
+		od.Weekdays = append(od.Weekdays, legendItem{weekdayLabel(d), weekdayColor[i]})
+	}
+}
+
 // addBooked fills the booked listings' charts: the heatmap, the spread, the lead and the price.
 func (od *overviewData) addBooked(bs bookedStats) {
 	if len(bs.courses) == 0 {
@@ -137,7 +154,7 @@ func (od *overviewData) addBooked(bs bookedStats) {
 		}
 		ll, lv = append(ll, lab), append(lv, float64(bs.lead[d]))
 	}
-	od.Lead = bars("booked listings by days between booking and play date", ll, lv, nil, count)
+	od.Lead = bars("booked listings by days between booking and play date (among booked listings)", ll, lv, nil, count)
 	od.Prices = bs.prices
 	var pl, pc []string
 	var pv []float64
@@ -145,5 +162,5 @@ func (od *overviewData) addBooked(bs bookedStats) {
 	for _, p := range od.Prices {
 		pl, pc, pv = append(pl, p.Direction), append(pc, pcol[p.Direction]), append(pv, float64(p.Listings))
 	}
-	od.Price = bars("booked listings by what the price did before the booking", pl, pv, pc, count)
+	od.Price = bars("booked listings by what the price did before the booking (among booked listings)", pl, pv, pc, count)
 }
