@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,10 +38,13 @@ import (
 //	old      only with BENCH_OLD_CONSUMER set (a booking-consumer binary built from another commit),
 //	         into a database made by today's migrate, or by its own with BENCH_OLD_SCHEMA=own: the
 //	         bisect
+//	variant  only with BENCH_VARIANT_ARGS set: today's binary with those extra run flags (say,
+//	         "--batch-size 5000"), to see what a setting buys beside the defaults
 //
 // Each is timed the same way, by a watcher on its own connection outside the contender: start
 // (the process is started, or the first CopyFrom is called), first commit (the first row is
-// visible) and done (count(*) = N; counted every 50 ms once a cheap estimate says the end is near).
+// visible) and done (count(*) = N; counted every 50 ms once a cheap estimate says the end is near),
+// and the contender's CPU time until done (/proc/pid/stat; for copy, the benchmark process's own).
 // drain is first commit → done; process is start → done; start-up is start → first commit. Every
 // round's ratios are logged; the metrics are medians over the rounds.
 //
@@ -70,15 +75,18 @@ func BenchmarkProcessDrain(b *testing.B) {
 	type contender struct {
 		name string
 		bin  string // whose migrate makes its database
-		// start starts it on the database at dbURL; the watcher times it, calling check (which
-		// fails the benchmark if the contender died) while it waits, and stop once it is done.
-		start func(dbURL string) (check, stop func())
+		// start starts it on the database at dbURL; the watcher times it.
+		start func(dbURL string) running
 	}
-	process := func(bin string, args ...string) func(string) (func(), func()) {
-		return func(dbURL string) (func(), func()) {
+	process := func(bin string, args ...string) func(string) running {
+		return func(dbURL string) running {
 			// The broker comes from $KAFKA_BOOTSTRAP: the flag's name changed since the bisect's old commit.
 			p := testkit.Start(b, bin, []string{"LOG_LEVEL=warn", "KAFKA_BOOTSTRAP=" + addr}, append(args, "--database-url", dbURL)...)
-			return func() { p.Alive(b, "before the topic was drained") }, func() { p.Stop(b, 30*time.Second) }
+			return running{
+				check: func() { p.Alive(b, "before the topic was drained") },
+				stop:  func() { p.Stop(b, 30*time.Second) },
+				cpu:   func() time.Duration { return procCPU(b, p.Cmd.Process.Pid) },
+			}
 		}
 	}
 	consumerArgs := func() []string {
@@ -86,12 +94,13 @@ func BenchmarkProcessDrain(b *testing.B) {
 			"--metrics-addr", "", "--no-migrate"}
 	}
 	contenders := []contender{
-		{name: "project", bin: bin, start: func(u string) (func(), func()) { return process(bin, consumerArgs()...)(u) }},
-		{name: "expert", bin: bin, start: func(u string) (func(), func()) {
+		{name: "project", bin: bin, start: func(u string) running { return process(bin, consumerArgs()...)(u) }},
+		{name: "expert", bin: bin, start: func(u string) running {
 			return process(peer, "-topic", topic, "-group", kafkatest.Name(b, "expert"), "-poll", "5000")(u)
 		}},
-		{name: "copy", bin: bin, start: func(u string) (func(), func()) {
+		{name: "copy", bin: bin, start: func(u string) running {
 			errc := make(chan error, 1)
+			cpu0 := selfCPU()
 			go func() { errc <- copyChunks(b.Context(), u, rows, 5000) }()
 			check := func() {
 				select {
@@ -103,8 +112,14 @@ func BenchmarkProcessDrain(b *testing.B) {
 				default:
 				}
 			}
-			return check, func() {}
+			// the benchmark's own CPU: the copy, and the watcher's few queries
+			return running{check: check, stop: func() {}, cpu: func() time.Duration { return selfCPU() - cpu0 }}
 		}},
+	}
+	if v := strings.Fields(os.Getenv("BENCH_VARIANT_ARGS")); len(v) > 0 {
+		contenders = append(contenders, contender{name: "variant", bin: bin, start: func(u string) running {
+			return process(bin, append(consumerArgs(), v...)...)(u)
+		}})
 	}
 	if old != "" {
 		// By default the old binary drains into today's schema (today's migrate: the same triggers
@@ -113,7 +128,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 		if os.Getenv("BENCH_OLD_SCHEMA") == "own" {
 			schema = old
 		}
-		contenders = append(contenders, contender{name: "old", bin: schema, start: func(u string) (func(), func()) {
+		contenders = append(contenders, contender{name: "old", bin: schema, start: func(u string) running {
 			return process(old, consumerArgs()...)(u)
 		}})
 	}
@@ -136,13 +151,17 @@ func BenchmarkProcessDrain(b *testing.B) {
 			line := fmt.Sprintf("round %d of %d events:", round+1, n)
 			for _, c := range contenders {
 				t := got[c.name]
-				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v;", c.name, t.drain().Round(time.Millisecond),
-					t.rate(n), t.startup().Round(time.Millisecond))
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %.1f µs/event;", c.name, t.drain().Round(time.Millisecond),
+					t.rate(n), t.startup().Round(time.Millisecond), t.cpuPerEvent(n))
 			}
 			p, e, c := got["project"], got["expert"], got["copy"]
 			line += fmt.Sprintf(" project/expert drain %.2f process %.2f; project/copy drain %.2f process %.2f",
 				e.drain().Seconds()/p.drain().Seconds(), e.process().Seconds()/p.process().Seconds(),
 				c.drain().Seconds()/p.drain().Seconds(), c.process().Seconds()/p.process().Seconds())
+			if v, ok := got["variant"]; ok {
+				line += fmt.Sprintf("; variant/expert drain %.2f; variant/project drain %.2f",
+					e.drain().Seconds()/v.drain().Seconds(), p.drain().Seconds()/v.drain().Seconds())
+			}
 			if o, ok := got["old"]; ok {
 				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f",
 					e.drain().Seconds()/o.drain().Seconds(), o.drain().Seconds()/p.drain().Seconds())
@@ -163,6 +182,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			b.ReportMetric(med(c.name, drainRate), c.name+"_drain_events/s")
 			b.ReportMetric(med(c.name, procRate), c.name+"_process_events/s")
 			b.ReportMetric(med(c.name, startup), c.name+"_startup_ms")
+			b.ReportMetric(med(c.name, func(t timing) float64 { return t.cpuPerEvent(n) }), c.name+"_cpu_us/event")
 		}
 		pd, ed, cd := med("project", drainRate), med("expert", drainRate), med("copy", drainRate)
 		pp, ep, cp := med("project", procRate), med("expert", procRate), med("copy", procRate)
@@ -170,6 +190,11 @@ func BenchmarkProcessDrain(b *testing.B) {
 		b.ReportMetric(pp/ep, "project/expert_process")
 		b.ReportMetric(pd/cd, "project/copy_drain")
 		b.ReportMetric(pp/cp, "project/copy_process")
+		if _, ok := res["variant"]; ok {
+			vd := med("variant", drainRate)
+			b.ReportMetric(vd/ed, "variant/expert_drain")
+			b.ReportMetric(vd/pd, "variant/project_drain")
+		}
 		if old != "" {
 			od := med("old", drainRate)
 			b.ReportMetric(od/ed, "old/expert_drain")
@@ -181,7 +206,19 @@ func BenchmarkProcessDrain(b *testing.B) {
 }
 
 // timing is what the watcher saw of one contender's run.
-type timing struct{ start, first, done time.Time }
+type timing struct {
+	start, first, done time.Time
+	cpu                time.Duration // the contender's CPU time (user + system) until done
+}
+
+// running is a started contender: check fails the benchmark if it died, stop ends it, cpu is
+// the CPU time it has used so far.
+type running struct {
+	check, stop func()
+	cpu         func() time.Duration
+}
+
+func (t timing) cpuPerEvent(n int) float64 { return float64(t.cpu.Microseconds()) / float64(n) }
 
 func (t timing) drain() time.Duration   { return t.done.Sub(t.first) }
 func (t timing) process() time.Duration { return t.done.Sub(t.start) }
@@ -192,7 +229,7 @@ func (t timing) rate(n int) float64     { return float64(n) / t.drain().Seconds(
 // row, then count(*) = n. Counting a large table is not free, so until the rows' growth says the
 // end is under a second away it counts every 500 ms, then every 50 ms. The contender's processes
 // must stay alive meanwhile; it is stopped once done.
-func watch(b *testing.B, dbURL string, n int, start func(string) (check, stop func())) timing {
+func watch(b *testing.B, dbURL string, n int, start func(string) running) timing {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
 	defer cancel()
@@ -202,8 +239,9 @@ func watch(b *testing.B, dbURL string, n int, start func(string) (check, stop fu
 	}
 	defer conn.Close(context.Background())
 	t := timing{start: time.Now()}
-	alive, stop := start(dbURL)
-	defer stop()
+	r := start(dbURL)
+	defer r.stop()
+	alive := r.check
 	for t.first.IsZero() {
 		var any bool
 		if err := conn.QueryRow(ctx, "select exists (select from booking_events)").Scan(&any); err != nil {
@@ -223,7 +261,7 @@ func watch(b *testing.B, dbURL string, n int, start func(string) (check, stop fu
 		}
 		now := time.Now()
 		if c >= n {
-			t.done = now
+			t.done, t.cpu = now, r.cpu()
 			return t
 		}
 		alive()
@@ -233,6 +271,30 @@ func watch(b *testing.B, dbURL string, n int, start func(string) (check, stop fu
 		}
 		time.Sleep(wait)
 	}
+}
+
+// procCPU is pid's CPU time so far (user + system, /proc/pid/stat, in clock ticks of 10 ms).
+func procCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("cpu of %d: %v", pid, err)
+	}
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // the command name may hold spaces
+	utime, err1 := strconv.Atoi(f[11])
+	stime, err2 := strconv.Atoi(f[12])
+	if err1 != nil || err2 != nil {
+		b.Fatalf("cpu of %d: %q", pid, s)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // copyChunks is the COPY ceiling: CopyFrom of rows into booking_events, size rows per call, each
