@@ -38,8 +38,9 @@ import (
 //	old      only with BENCH_OLD_CONSUMER set (a booking-consumer binary built from another commit),
 //	         into a database made by today's migrate, or by its own with BENCH_OLD_SCHEMA=own: the
 //	         bisect
-//	variant  only with BENCH_VARIANT_ARGS set: today's binary with those extra run flags (say,
-//	         "--batch-size 5000"), to see what a setting buys beside the defaults
+//	variant  only with BENCH_VARIANT_ARGS or BENCH_VARIANT_ENV set: today's binary with those extra
+//	         run flags (say, "--batch-size 5000") or environment variables (say, "GOGC=400"), to
+//	         see what a setting buys beside the defaults
 //
 // Each is timed the same way, by a watcher on its own connection outside the contender: start
 // (the process is started, or the first CopyFrom is called), first commit (the first row is
@@ -78,10 +79,11 @@ func BenchmarkProcessDrain(b *testing.B) {
 		// start starts it on the database at dbURL; the watcher times it.
 		start func(dbURL string) running
 	}
-	process := func(bin string, args ...string) func(string) running {
+	processEnv := func(env []string, bin string, args ...string) func(string) running {
 		return func(dbURL string) running {
 			// The broker comes from $KAFKA_BOOTSTRAP: the flag's name changed since the bisect's old commit.
-			p := testkit.Start(b, bin, []string{"LOG_LEVEL=warn", "KAFKA_BOOTSTRAP=" + addr}, append(args, "--database-url", dbURL)...)
+			env := append([]string{"LOG_LEVEL=warn", "KAFKA_BOOTSTRAP=" + addr}, env...)
+			p := testkit.Start(b, bin, env, append(args, "--database-url", dbURL)...)
 			return running{
 				check: func() { p.Alive(b, "before the topic was drained") },
 				stop:  func() { p.Stop(b, 30*time.Second) },
@@ -89,6 +91,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			}
 		}
 	}
+	process := func(bin string, args ...string) func(string) running { return processEnv(nil, bin, args...) }
 	consumerArgs := func() []string {
 		return []string{"run", "--topic", topic, "--group", kafkatest.Name(b, "project"),
 			"--metrics-addr", "", "--no-migrate"}
@@ -116,9 +119,9 @@ func BenchmarkProcessDrain(b *testing.B) {
 			return running{check: check, stop: func() {}, cpu: func() time.Duration { return selfCPU() - cpu0 }}
 		}},
 	}
-	if v := strings.Fields(os.Getenv("BENCH_VARIANT_ARGS")); len(v) > 0 {
+	if v, env := strings.Fields(os.Getenv("BENCH_VARIANT_ARGS")), strings.Fields(os.Getenv("BENCH_VARIANT_ENV")); len(v)+len(env) > 0 {
 		contenders = append(contenders, contender{name: "variant", bin: bin, start: func(u string) running {
-			return process(bin, append(consumerArgs(), v...)...)(u)
+			return processEnv(env, bin, append(consumerArgs(), v...)...)(u)
 		}})
 	}
 	if old != "" {
