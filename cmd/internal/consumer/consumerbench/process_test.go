@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -364,16 +363,5 @@ func adminExec(b *testing.B, admin, sql string) {
 // directory.
 func buildPeer(b testing.TB) string {
 	b.Helper()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		b.Fatalf("go env GOMOD: %v", err)
-	}
-	dir := filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "compose", "dev", "peers")
-	bin := filepath.Join(b.TempDir(), "expert")
-	cmd := exec.Command("go", "build", "-o", bin, "./expert")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build compose/dev/peers/expert: %v\n%s", err, out)
-	}
-	return bin
+	return goBuild(b, "compose/dev/peers", "./expert", "expert")
 }
