@@ -13,12 +13,16 @@
 //   - BenchmarkLargeMessageRSS: its peak RSS draining 1,000 junk messages of 900 KB vs 1,000
 //     normal events (memory is bounded in bytes: target ≤ 2×);
 //   - BenchmarkQueueCapacity: its drain rate with kafka-go's queue at 8 messages (the default,
-//     for the byte bound) vs 1000.
+//     for the byte bound) vs 1000;
+//   - BenchmarkProcessDrain: processes side by side, the booking-consumer binary vs an
+//     expert-shaped franz-go peer (compose/dev/peers, a module of its own) vs COPY, each into a
+//     database made by migrate: drain, from process start, CPU per event (docs/performance.md).
 //
 // It has no non-test code. compose/dev/bench runs it and writes BENCHMARKS.md; by hand:
 //
 //	go test ./internal/consumer/consumerbench/ -run '^$' -bench . -benchtime 1x -timeout 30m -v
 //
 // Sizes come from the environment: BENCH_EVENTS (50000), BENCH_NAIVE_EVENTS (3000),
-// BENCH_BACKLOG (1000000), BENCH_LARGE (1000), BENCH_QUEUE_EVENTS (100000).
+// BENCH_BACKLOG (1000000), BENCH_LARGE (1000), BENCH_QUEUE_EVENTS (100000),
+// BENCH_PROCESS_EVENTS (500000) and BENCH_PROCESS_ROUNDS (5).
 package consumerbench

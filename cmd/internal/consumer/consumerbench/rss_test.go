@@ -50,16 +50,22 @@ func BenchmarkBacklogRSS(b *testing.B) {
 // buildConsumer builds cmd/booking-consumer into a temporary directory.
 func buildConsumer(b testing.TB) string {
 	b.Helper()
+	return goBuild(b, ".", "./cmd/booking-consumer", "booking-consumer")
+}
+
+// goBuild builds pkg of the module in dir (relative to the repo root) into a temporary directory
+// as name, and returns the binary's path.
+func goBuild(b testing.TB, dir, pkg, name string) string {
+	b.Helper()
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		b.Fatalf("go env GOMOD: %v", err)
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	bin := filepath.Join(b.TempDir(), "booking-consumer")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/booking-consumer")
-	cmd.Dir = root
+	bin := filepath.Join(b.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build ./cmd/booking-consumer: %v\n%s", err, out)
+		b.Fatalf("go build %s in %s: %v\n%s", pkg, dir, err, out)
 	}
 	return bin
 }

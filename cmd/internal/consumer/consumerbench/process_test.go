@@ -1,0 +1,367 @@
+package consumerbench_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// BenchmarkProcessDrain is the process-level comparison: every contender drains the same
+// 3-partition topic of BENCH_PROCESS_EVENTS (500,000) fresh events into a fresh database made by
+// `booking-consumer migrate` (so each pays the same projection triggers), in BENCH_PROCESS_ROUNDS
+// (5) interleaved rounds (the order rotates each round, so drift in the machine's load spreads
+// over all of them). The contenders:
+//
+//	project  the booking-consumer binary, `run` with its defaults
+//	expert   compose/dev/peers/expert: franz-go group consumer, autocommit off, PollRecords(5000),
+//	         one transaction per poll (CopyFrom into a temp table ON COMMIT DELETE ROWS, INSERT ...
+//	         SELECT ... ON CONFLICT (event_id) DO NOTHING), then CommitRecords
+//	copy     the ceiling: pgx CopyFrom of the same rows, decoded before the clock starts, straight
+//	         into booking_events in chunks of 5,000 rows (one transaction each), no Kafka
+//	old      only with BENCH_OLD_CONSUMER set (a booking-consumer binary built from another commit),
+//	         into a database made by today's migrate, or by its own with BENCH_OLD_SCHEMA=own: the
+//	         bisect
+//	variant  only with BENCH_VARIANT_ARGS or BENCH_VARIANT_ENV set: today's binary with those extra
+//	         run flags (say, "--batch-size 5000") or environment variables (say, "GOGC=400"), to
+//	         see what a setting buys beside the defaults
+//
+// Each is timed the same way, by a watcher on its own connection outside the contender: start
+// (the process is started, or the first CopyFrom is called), first commit (the first row is
+// visible) and done (count(*) = N; counted every 50 ms once a cheap estimate says the end is near),
+// and the contender's CPU time until done (/proc/pid/stat; for copy, the benchmark process's own).
+// drain is first commit → done; process is start → done; start-up is start → first commit. Every
+// round's ratios are logged; the metrics are medians over the rounds.
+//
+// Targets (issue 41, on a quiet machine): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8.
+func BenchmarkProcessDrain(b *testing.B) {
+	n := testkit.EnvInt(b, "BENCH_PROCESS_EVENTS", 500_000)
+	rounds := testkit.EnvInt(b, "BENCH_PROCESS_ROUNDS", 5)
+	addr := kafkatest.Bootstrap(b)
+	bin := buildConsumer(b)
+	peer := buildPeer(b)
+	old := os.Getenv("BENCH_OLD_CONSUMER")
+
+	topic := kafkatest.Topic(b, addr, 3)
+	const chunk = 50_000
+	var rows [][]any // the COPY ceiling's rows, decoded once (their positions do not matter to it)
+	for start := 0; start < n; start += chunk {
+		msgs := kafkatest.Encode(b, testkit.CrawlEvents(start, min(start+chunk, n), "process"))
+		kafkatest.Produce(b, addr, topic, msgs)
+		for i, m := range msgs {
+			e, err := events.Decode(m.Value)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows = append(rows, storetest.Row(e, topic, (start+i)%3, int64(start+i), m.Value))
+		}
+	}
+
+	type contender struct {
+		name string
+		bin  string // whose migrate makes its database
+		// start starts it on the database at dbURL; the watcher times it.
+		start func(dbURL string) running
+	}
+	processEnv := func(env []string, bin string, args ...string) func(string) running {
+		return func(dbURL string) running {
+			// The broker comes from $KAFKA_BOOTSTRAP: the flag's name changed since the bisect's old commit.
+			env := append([]string{"LOG_LEVEL=warn", "KAFKA_BOOTSTRAP=" + addr}, env...)
+			p := testkit.Start(b, bin, env, append(args, "--database-url", dbURL)...)
+			return running{
+				check: func() { p.Alive(b, "before the topic was drained") },
+				stop:  func() { p.Stop(b, 30*time.Second) },
+				cpu:   func() time.Duration { return procCPU(b, p.Cmd.Process.Pid) },
+			}
+		}
+	}
+	process := func(bin string, args ...string) func(string) running { return processEnv(nil, bin, args...) }
+	consumerArgs := func() []string {
+		return []string{"run", "--topic", topic, "--group", kafkatest.Name(b, "project"),
+			"--metrics-addr", "", "--no-migrate"}
+	}
+	contenders := []contender{
+		{name: "project", bin: bin, start: func(u string) running { return process(bin, consumerArgs()...)(u) }},
+		{name: "expert", bin: bin, start: func(u string) running {
+			return process(peer, "-topic", topic, "-group", kafkatest.Name(b, "expert"), "-poll", "5000")(u)
+		}},
+		{name: "copy", bin: bin, start: func(u string) running {
+			errc := make(chan error, 1)
+			cpu0 := selfCPU()
+			go func() { errc <- copyChunks(b.Context(), u, rows, 5000) }()
+			check := func() {
+				select {
+				case err := <-errc:
+					if err != nil {
+						b.Fatalf("copy: %v", err)
+					}
+					errc <- nil
+				default:
+				}
+			}
+			// the benchmark's own CPU: the copy, and the watcher's few queries
+			return running{check: check, stop: func() {}, cpu: func() time.Duration { return selfCPU() - cpu0 }}
+		}},
+	}
+	if v, env := strings.Fields(os.Getenv("BENCH_VARIANT_ARGS")), strings.Fields(os.Getenv("BENCH_VARIANT_ENV")); len(v)+len(env) > 0 {
+		contenders = append(contenders, contender{name: "variant", bin: bin, start: func(u string) running {
+			return processEnv(env, bin, append(consumerArgs(), v...)...)(u)
+		}})
+	}
+	if old != "" {
+		// By default the old binary drains into today's schema (today's migrate: the same triggers
+		// as everyone); BENCH_OLD_SCHEMA=own gives it a database made by its own migrate.
+		schema := bin
+		if os.Getenv("BENCH_OLD_SCHEMA") == "own" {
+			schema = old
+		}
+		contenders = append(contenders, contender{name: "old", bin: schema, start: func(u string) running {
+			return process(old, consumerArgs()...)(u)
+		}})
+	}
+
+	for b.Loop() {
+		res := map[string][]timing{}
+		for round := range rounds {
+			order := slices.Clone(contenders)
+			for range round % len(order) { // rotate: each contender runs first in some round
+				order = append(order[1:], order[0])
+			}
+			got := map[string]timing{}
+			for _, c := range order {
+				checkpoint(b)
+				dbURL := migratedDB(b, c.bin)
+				t := watch(b, dbURL, n, c.start)
+				got[c.name] = t
+				res[c.name] = append(res[c.name], t)
+			}
+			line := fmt.Sprintf("round %d of %d events:", round+1, n)
+			for _, c := range contenders {
+				t := got[c.name]
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %.1f µs/event;", c.name, t.drain().Round(time.Millisecond),
+					t.rate(n), t.startup().Round(time.Millisecond), t.cpuPerEvent(n))
+			}
+			p, e, c := got["project"], got["expert"], got["copy"]
+			line += fmt.Sprintf(" project/expert drain %.2f process %.2f; project/copy drain %.2f process %.2f",
+				e.drain().Seconds()/p.drain().Seconds(), e.process().Seconds()/p.process().Seconds(),
+				c.drain().Seconds()/p.drain().Seconds(), c.process().Seconds()/p.process().Seconds())
+			if v, ok := got["variant"]; ok {
+				line += fmt.Sprintf("; variant/expert drain %.2f; variant/project drain %.2f",
+					e.drain().Seconds()/v.drain().Seconds(), p.drain().Seconds()/v.drain().Seconds())
+			}
+			if o, ok := got["old"]; ok {
+				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f",
+					e.drain().Seconds()/o.drain().Seconds(), o.drain().Seconds()/p.drain().Seconds())
+			}
+			b.Log(line)
+		}
+		med := func(name string, f func(timing) float64) float64 {
+			var xs []float64
+			for _, t := range res[name] {
+				xs = append(xs, f(t))
+			}
+			return median(xs)
+		}
+		drainRate := func(t timing) float64 { return t.rate(n) }
+		procRate := func(t timing) float64 { return float64(n) / t.process().Seconds() }
+		startup := func(t timing) float64 { return t.startup().Seconds() * 1000 }
+		for _, c := range contenders {
+			b.ReportMetric(med(c.name, drainRate), c.name+"_drain_events/s")
+			b.ReportMetric(med(c.name, procRate), c.name+"_process_events/s")
+			b.ReportMetric(med(c.name, startup), c.name+"_startup_ms")
+			b.ReportMetric(med(c.name, func(t timing) float64 { return t.cpuPerEvent(n) }), c.name+"_cpu_us/event")
+		}
+		pd, ed, cd := med("project", drainRate), med("expert", drainRate), med("copy", drainRate)
+		pp, ep, cp := med("project", procRate), med("expert", procRate), med("copy", procRate)
+		b.ReportMetric(pd/ed, "project/expert_drain")
+		b.ReportMetric(pp/ep, "project/expert_process")
+		b.ReportMetric(pd/cd, "project/copy_drain")
+		b.ReportMetric(pp/cp, "project/copy_process")
+		if _, ok := res["variant"]; ok {
+			vd := med("variant", drainRate)
+			b.ReportMetric(vd/ed, "variant/expert_drain")
+			b.ReportMetric(vd/pd, "variant/project_drain")
+		}
+		if old != "" {
+			od := med("old", drainRate)
+			b.ReportMetric(od/ed, "old/expert_drain")
+			b.ReportMetric(pd/od, "project/old_drain")
+		}
+		b.ReportMetric(float64(n), "events")
+		b.ReportMetric(float64(rounds), "rounds")
+	}
+}
+
+// timing is what the watcher saw of one contender's run.
+type timing struct {
+	start, first, done time.Time
+	cpu                time.Duration // the contender's CPU time (user + system) until done
+}
+
+// running is a started contender: check fails the benchmark if it died, stop ends it, cpu is
+// the CPU time it has used so far.
+type running struct {
+	check, stop func()
+	cpu         func() time.Duration
+}
+
+func (t timing) cpuPerEvent(n int) float64 { return float64(t.cpu.Microseconds()) / float64(n) }
+
+func (t timing) drain() time.Duration   { return t.done.Sub(t.first) }
+func (t timing) process() time.Duration { return t.done.Sub(t.start) }
+func (t timing) startup() time.Duration { return t.first.Sub(t.start) }
+func (t timing) rate(n int) float64     { return float64(n) / t.drain().Seconds() }
+
+// watch starts a contender (start) and times it on a connection of its own: the first visible
+// row, then count(*) = n. Counting a large table is not free, so until the rows' growth says the
+// end is under a second away it counts every 500 ms, then every 50 ms. The contender's processes
+// must stay alive meanwhile; it is stopped once done.
+func watch(b *testing.B, dbURL string, n int, start func(string) running) timing {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	t := timing{start: time.Now()}
+	r := start(dbURL)
+	defer r.stop()
+	alive := r.check
+	for t.first.IsZero() {
+		var any bool
+		if err := conn.QueryRow(ctx, "select exists (select from booking_events)").Scan(&any); err != nil {
+			b.Fatalf("watch: %v", err)
+		}
+		if any {
+			t.first = time.Now()
+			break
+		}
+		alive()
+		time.Sleep(10 * time.Millisecond)
+	}
+	for {
+		var c int
+		if err := conn.QueryRow(ctx, "select count(*) from booking_events").Scan(&c); err != nil {
+			b.Fatalf("watch: %v", err)
+		}
+		now := time.Now()
+		if c >= n {
+			t.done, t.cpu = now, r.cpu()
+			return t
+		}
+		alive()
+		wait := 500 * time.Millisecond
+		if el := now.Sub(t.first); c > 0 && time.Duration(float64(el)*float64(n-c)/float64(c)) < time.Second {
+			wait = 50 * time.Millisecond
+		}
+		time.Sleep(wait)
+	}
+}
+
+// procCPU is pid's CPU time so far (user + system, /proc/pid/stat, in clock ticks of 10 ms).
+func procCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("cpu of %d: %v", pid, err)
+	}
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // the command name may hold spaces
+	utime, err1 := strconv.Atoi(f[11])
+	stime, err2 := strconv.Atoi(f[12])
+	if err1 != nil || err2 != nil {
+		b.Fatalf("cpu of %d: %q", pid, s)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// copyChunks is the COPY ceiling: CopyFrom of rows into booking_events, size rows per call, each
+// its own transaction, one after the other on one connection.
+func copyChunks(ctx context.Context, dbURL string, rows [][]any, size int) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for i := 0; i < len(rows); i += size {
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"booking_events"}, storetest.Columns,
+			pgx.CopyFromRows(rows[i:min(i+size, len(rows))])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migratedDB creates an empty database, runs bin migrate on it (so each binary gets its own
+// schema and triggers), drops it when the benchmark ends, and returns its URL.
+func migratedDB(b *testing.B, bin string) string {
+	b.Helper()
+	admin := storetest.URL(b)
+	name := kafkatest.Name(b, "golf_proc")
+	name = strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(name))
+	adminExec(b, admin, "create database "+name)
+	b.Cleanup(func() { adminExec(b, admin, "drop database if exists "+name+" with (force)") })
+	u, err := url.Parse(admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.Path = "/" + name
+	cmd := exec.Command(bin, "migrate", "--database-url", u.String())
+	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s migrate: %v\n%s", bin, err, out)
+	}
+	return u.String()
+}
+
+// checkpoint flushes the shared server's dirty pages, so that no contender pays for a checkpoint
+// another one caused.
+func checkpoint(b *testing.B) {
+	b.Helper()
+	adminExec(b, storetest.URL(b), "checkpoint")
+}
+
+func adminExec(b *testing.B, admin, sql string) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, admin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, sql); err != nil {
+		b.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// buildPeer builds the expert-shaped peer (compose/dev/peers, its own module) into a temporary
+// directory.
+func buildPeer(b testing.TB) string {
+	b.Helper()
+	return goBuild(b, "compose/dev/peers", "./expert", "expert")
+}
