@@ -57,10 +57,11 @@ func CloudEventSource(source string) string {
 	return "/golf-crawler/" + url.PathEscape(source)
 }
 
-// Header is one Kafka header as package events sees it (events links no Kafka client).
+// Header is one Kafka header as package events sees it (events links no Kafka client). Value is
+// the raw bytes, as received.
 type Header struct {
 	Key   string
-	Value string
+	Value []byte
 }
 
 // CloudEventHeaders are e's CloudEvents binary-mode headers, in this order: ce_specversion,
@@ -68,13 +69,13 @@ type Header struct {
 // ce_subject (listing_key) and content-type.
 func CloudEventHeaders(e Event) []Header {
 	return []Header{
-		{HeaderCESpecVersion, CloudEventsSpecVersion},
-		{HeaderCEID, e.EventID.String()},
-		{HeaderCESource, CloudEventSource(e.Source)},
-		{HeaderCEType, CloudEventType(e.EventType)},
-		{HeaderCETime, e.OccurredAt.Format(time.RFC3339Nano)},
-		{HeaderCESubject, e.ListingKey},
-		{ContentTypeHeader, ContentType},
+		{HeaderCESpecVersion, []byte(CloudEventsSpecVersion)},
+		{HeaderCEID, []byte(e.EventID.String())},
+		{HeaderCESource, []byte(CloudEventSource(e.Source))},
+		{HeaderCEType, []byte(CloudEventType(e.EventType))},
+		{HeaderCETime, []byte(e.OccurredAt.Format(time.RFC3339Nano))},
+		{HeaderCESubject, []byte(e.ListingKey)},
+		{ContentTypeHeader, []byte(ContentType)},
 	}
 }
 
@@ -93,14 +94,14 @@ func CheckCloudEvents(hs []Header, e Event) error {
 		ok := true
 		switch h.Key {
 		case HeaderCESpecVersion:
-			spec, ok = true, h.Value == CloudEventsSpecVersion
+			spec, ok = true, string(h.Value) == CloudEventsSpecVersion
 		case HeaderCEID:
-			id, err := uuid.Parse(h.Value)
+			id, err := uuid.ParseBytes(h.Value)
 			ok = err == nil && id == e.EventID
 		case HeaderCEType:
-			ok = h.Value == CloudEventType(e.EventType)
+			ok = string(h.Value) == CloudEventType(e.EventType)
 		case HeaderCETime:
-			t, err := time.Parse(time.RFC3339Nano, h.Value)
+			t, err := time.Parse(time.RFC3339Nano, string(h.Value))
 			ok = err == nil && t.Equal(e.OccurredAt)
 		}
 		switch {
@@ -117,10 +118,10 @@ func CheckCloudEvents(hs []Header, e Event) error {
 }
 
 // clip keeps a header value quoted in an error short (a header may be kilobytes).
-func clip(s string) string {
+func clip(b []byte) string {
 	const max = 100
-	if len(s) <= max {
-		return s
+	if len(b) <= max {
+		return string(b)
 	}
-	return s[:max] + "..."
+	return string(b[:max]) + "..."
 }

@@ -18,11 +18,11 @@ func TestCheckCloudEvents(t *testing.T) {
 		hs := append([]events.Header(nil), good...)
 		for i := range hs {
 			if hs[i].Key == key {
-				hs[i].Value = value
+				hs[i].Value = []byte(value)
 				return hs
 			}
 		}
-		return append(hs, events.Header{Key: key, Value: value})
+		return append(hs, events.Header{Key: key, Value: []byte(value)})
 	}
 	without := func(key string) []events.Header {
 		var hs []events.Header
@@ -40,7 +40,7 @@ func TestCheckCloudEvents(t *testing.T) {
 		want error // nil: accepted
 	}{
 		{"no headers", nil, nil},
-		{"only event_id and content-type", []events.Header{{"event_id", e.EventID.String()}, {"content-type", "text/plain"}}, nil},
+		{"only event_id and content-type", []events.Header{{"event_id", []byte(e.EventID.String())}, {"content-type", []byte("text/plain")}}, nil},
 		{"the crawler's", good, nil},
 		{"ce_time in another offset", with(events.HeaderCETime, e.OccurredAt.In(time.FixedZone("", -5*3600)).Format(time.RFC3339)), nil},
 		{"upper-case ce_id", with(events.HeaderCEID, strings.ToUpper(e.EventID.String())), nil},
@@ -52,7 +52,7 @@ func TestCheckCloudEvents(t *testing.T) {
 		{"ce_time not a time", with(events.HeaderCETime, "yesterday"), events.ErrCEMismatch},
 		{"ce_specversion 0.3", with(events.HeaderCESpecVersion, "0.3"), events.ErrCESpecVersion},
 		{"ce_specversion missing", without(events.HeaderCESpecVersion), events.ErrCESpecVersion},
-		{"ce_ extension alone", []events.Header{{"ce_traceparent", "x"}}, events.ErrCESpecVersion},
+		{"ce_ extension alone", []events.Header{{"ce_traceparent", []byte("x")}}, events.ErrCESpecVersion},
 	} {
 		err := events.CheckCloudEvents(c.hs, e)
 		switch {

@@ -59,19 +59,20 @@ func Headers(e events.Event) []kafka.Header {
 	hs := make([]kafka.Header, 0, 1+len(ce))
 	hs = append(hs, kafka.Header{Key: HeaderEventID, Value: []byte(e.EventID.String())})
 	for _, h := range ce {
-		hs = append(hs, kafka.Header{Key: h.Key, Value: []byte(h.Value)})
+		hs = append(hs, kafka.Header(h))
 	}
 	return hs
 }
 
-// EventsHeaders converts Kafka headers to package events' form (for events.CheckCloudEvents).
+// EventsHeaders converts Kafka headers to package events' form (for events.CheckCloudEvents and
+// dead letters). The values are shared, not copied.
 func EventsHeaders(hs []kafka.Header) []events.Header {
 	if len(hs) == 0 {
 		return nil
 	}
 	out := make([]events.Header, len(hs))
 	for i, h := range hs {
-		out[i] = events.Header{Key: h.Key, Value: string(h.Value)}
+		out[i] = events.Header(h)
 	}
 	return out
 }
