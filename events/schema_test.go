@@ -71,8 +71,14 @@ func TestSchemaTypesAndEnums(t *testing.T) {
 		t.Errorf("schema.Types %v, the contract's types %v", schema.Types, names)
 	}
 	entries, _ := schema.FS.ReadDir(".")
-	if len(entries) != len(types) {
-		t.Errorf("%d schema files, want one per type (%d)", len(entries), len(types))
+	var files []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") {
+			files = append(files, strings.TrimSuffix(e.Name(), ".json"))
+		}
+	}
+	if !slices.Equal(files, []string{"listing_changed", "listing_closed", "listing_opened"}) {
+		t.Errorf("schema files %v, want one per type", files)
 	}
 	reasons := schemaDoc(t, ListingClosed)["properties"].(map[string]any)["close_reason"].(map[string]any)["enum"]
 	if fmt.Sprint(reasons) != fmt.Sprint([]any{string(Booked), string(Expired)}) {

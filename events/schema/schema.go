@@ -16,10 +16,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// FS holds the schema files, named <event_type>.json.
+// FS holds the schema files, named <event_type>.json, and AsyncAPIFile.
 //
-//go:embed *.json
+//go:embed *.json asyncapi.yaml
 var FS embed.FS
+
+// AsyncAPIFile is the AsyncAPI 3.0 document of the booking-events topic, whose messages' payloads
+// are the schemas.
+const AsyncAPIFile = "asyncapi.yaml"
 
 // Types are the event types that have a schema, in the order of the contract.
 var Types = []string{"listing_opened", "listing_changed", "listing_closed"}
