@@ -48,7 +48,17 @@ var (
 // CloudEventType is the ce_type of an event type in this schema version:
 // com.github.golfcrawler.<event_type>.v<schema_version>.
 func CloudEventType(t Type) string {
-	return fmt.Sprintf("com.github.golfcrawler.%s.v%d", t, SchemaVersion)
+	if s, ok := ceTypes[t]; ok {
+		return s
+	}
+	return ceType(t)
+}
+
+func ceType(t Type) string { return fmt.Sprintf("com.github.golfcrawler.%s.v%d", t, SchemaVersion) }
+
+// ceTypes are the known types' ce_type, so that checking one allocates nothing.
+var ceTypes = map[Type]string{
+	ListingOpened: ceType(ListingOpened), ListingChanged: ceType(ListingChanged), ListingClosed: ceType(ListingClosed),
 }
 
 // CloudEventSource is the ce_source of events crawled from source (a site name):

@@ -74,3 +74,16 @@ func TestCloudEventNames(t *testing.T) {
 		t.Errorf("CloudEventSource = %q", got)
 	}
 }
+
+// BenchmarkCheckCloudEvents is the consumer's per-message cost of checking the crawler's headers.
+func BenchmarkCheckCloudEvents(b *testing.B) {
+	e := events.Opened(events.Listing{Source: "golfzon", CourseName: "Lake", RoundDate: "2026-12-05", PlayDate: "2026-12-05",
+		TeeTime: "07:12"}, "crawl-1", time.Date(2026, 12, 1, 6, 30, 0, 0, time.FixedZone("KST", 9*3600)))
+	hs := events.CloudEventHeaders(e)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := events.CheckCloudEvents(hs, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
