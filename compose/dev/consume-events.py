@@ -71,7 +71,7 @@ def main():
             validators[ev.get("event_type")].validate(ev)
             if "ce_id" in headers and uuid.UUID(headers["ce_id"]) != uuid.UUID(ev["event_id"]):
                 raise ValueError(f"ce_id {headers['ce_id']} is not event_id {ev['event_id']}")
-            if "ce_type" in headers and headers["ce_type"] != f"com.github.golfcrawler.{ev['event_type']}.v1":
+            if "ce_type" in headers and headers["ce_type"] != f"com.github.golfcrawler.{ev['event_type']}.v{ev['schema_version']}":
                 raise ValueError(f"ce_type {headers['ce_type']} for a {ev['event_type']}")
         except (ValueError, KeyError, TypeError, jsonschema.ValidationError) as err:
             invalid += 1
