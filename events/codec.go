@@ -61,12 +61,15 @@ func Encode(e Event) ([]byte, error) {
 	return b, nil
 }
 
-// Decode parses and validates one event strictly: unknown fields, trailing data, wrong types,
-// invalid UTF-8 and values over MaxEventBytes are rejected. Every error wraps ErrMalformed.
+// Decode parses and validates one event strictly: unknown fields, field names in another case than
+// the contract's (encoding/json would match "PRICE_KRW" to price_krw, and the consumer stores the
+// value verbatim, so readers of the stored payload and the JSON Schemas would not find it), trailing
+// data, wrong types, invalid UTF-8 and values over MaxEventBytes are rejected. Every error wraps
+// ErrMalformed.
 //
 // It parses with github.com/segmentio/encoding/json, which accepts and rejects exactly what
-// encoding/json's Decoder with DisallowUnknownFields does (FuzzDecodeAgreesWithEncodingJSON holds
-// it to that) in a fifth of the time: decoding is a large share of the consumer's CPU, on a
+// encoding/json's Decoder with DisallowUnknownFields and exact field names does
+// (FuzzDecodeAgreesWithEncodingJSON holds it to that) in a fifth of the time: decoding is a large share of the consumer's CPU, on a
 // machine whose cores it shares with PostgreSQL and the broker.
 func Decode(b []byte) (Event, error) {
 	var e Event
@@ -76,7 +79,7 @@ func Decode(b []byte) (Event, error) {
 	if !utf8.Valid(b) {
 		return e, ErrInvalidUTF8
 	}
-	rest, err := fastjson.Parse(b, &e, fastjson.DisallowUnknownFields)
+	rest, err := fastjson.Parse(b, &e, fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}

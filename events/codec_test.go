@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -245,10 +246,42 @@ func decodeStd(b []byte) (Event, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Event{}, ErrTrailingData
 	}
+	if err := exactNames(b); err != nil {
+		return Event{}, err
+	}
 	if err := e.Validate(); err != nil {
 		return Event{}, err
 	}
 	return e, nil
+}
+
+// exactNames rejects an event (already decoded by encoding/json, so well formed) whose field
+// names, or previous's, differ from the contract's in case: encoding/json matches them
+// case-insensitively, Decode does not.
+func exactNames(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	names := map[string]bool{}
+	for f := range reflect.TypeFor[Event]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names[name] = true
+	}
+	for k := range m {
+		if !names[k] {
+			return fmt.Errorf("%w: unknown field %q", ErrNotJSON, k)
+		}
+	}
+	var prev map[string]json.RawMessage
+	if p, ok := m["previous"]; ok && json.Unmarshal(p, &prev) == nil {
+		for k := range prev {
+			if k != "price_krw" && k != "players" {
+				return fmt.Errorf("%w: unknown field %q", ErrNotJSON, k)
+			}
+		}
+	}
+	return nil
 }
 
 // Decode accepts exactly what encoding/json (Decoder, DisallowUnknownFields, nothing after the

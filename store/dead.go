@@ -54,6 +54,10 @@ type DeadLetter struct {
 	FirstFailedAt time.Time
 	LastFailedAt  time.Time
 	Attempts      int
+	// Headers are the message's Kafka headers as received; HeadersKept is false for a dead letter
+	// recorded before they were kept (migration 009), whose Headers are unknown, not empty.
+	Headers     []events.Header
+	HeadersKept bool
 }
 
 // DeadFilter selects dead letters. Zero values mean no filter.
@@ -110,9 +114,13 @@ func (s *Store) DeadLetterByID(ctx context.Context, id int64) (DeadLetter, error
 func scanDeadLetter(row pgx.CollectableRow) (DeadLetter, error) {
 	var d DeadLetter
 	var part int32
+	var headers []byte
 	err := row.Scan(&d.ID, &d.Topic, &part, &d.Offset, &d.Key, &d.Value, &d.Error,
-		&d.FirstFailedAt, &d.LastFailedAt, &d.Attempts)
+		&d.FirstFailedAt, &d.LastFailedAt, &d.Attempts, &headers)
 	d.Partition = int(part)
+	if err == nil {
+		d.Headers, d.HeadersKept, err = decodeHeaders(headers)
+	}
 	return d, err
 }
 
@@ -209,6 +217,9 @@ func (s *Store) retryChunk(ctx context.Context, chunk []DeadLetter, dryRun bool)
 	for i, d := range chunk {
 		outs[i] = RetryOutcome{ID: d.ID, Previous: d.Error}
 		e, err := events.Decode(d.Value)
+		if err == nil {
+			err = events.CheckCloudEvents(d.Headers, e)
+		}
 		if err != nil {
 			outs[i].Reason = deadReason(err)
 			continue

@@ -32,6 +32,7 @@ type Message struct {
 	Offset    int64
 	Key       []byte
 	Value     []byte
+	Headers   []events.Header // the Kafka headers, kept with a dead letter
 	Event     *events.Event
 	Err       error
 }
@@ -145,11 +146,12 @@ func deadLetter(ctx context.Context, tx pgx.Tx, dead []deadRow) error {
 	dead = uniq
 	n := len(dead)
 	topic, part, off := make([]string, n), make([]int32, n), make([]int64, n)
-	key, value, msg := make([][]byte, n), make([][]byte, n), make([]string, n)
+	key, value, msg, headers := make([][]byte, n), make([][]byte, n), make([]string, n), make([]string, n)
 	for i, d := range dead {
 		topic[i], part[i], off[i], key[i], value[i], msg[i] = d.topic, d.partition, d.offset, d.key, d.value, d.err
+		headers[i] = string(encodeHeaders(d.headers))
 	}
-	if _, err := tx.Exec(ctx, deadLetterSQL, topic, part, off, key, value, msg); err != nil {
+	if _, err := tx.Exec(ctx, deadLetterSQL, topic, part, off, key, value, msg, headers); err != nil {
 		return fmt.Errorf("dead-letter %d messages: %w", n, interpret(err))
 	}
 	return nil
@@ -161,6 +163,7 @@ type deadRow struct {
 	partition  int32
 	offset     int64
 	key, value []byte
+	headers    []events.Header
 	err        string
 }
 
@@ -211,7 +214,7 @@ func split(batch []Message) (eventRows, []deadRow) {
 	}
 	ok := make([]valid, 0, len(batch))
 	for _, m := range batch {
-		d := deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value}
+		d := deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value, headers: m.Headers}
 		switch {
 		case m.Err != nil || m.Event == nil:
 			d.err = "message has neither an event nor an error"

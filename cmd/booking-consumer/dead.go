@@ -22,7 +22,8 @@ Usage:
   booking-consumer dead list [flags]      dead letters, newest failure first: id, Kafka position,
                                           first and last failure, attempts, reason, raw value
                                           (escaped, cut to --width)
-  booking-consumer dead show [flags] ID   one dead letter in full (raw key and value escaped)
+  booking-consumer dead show [flags] ID   one dead letter in full (raw key, value and Kafka
+                                          headers escaped)
   booking-consumer dead retry [flags]     re-validate the selected dead letters with today's code:
                                           a valid one is stored (idempotently, at its Kafka
                                           position) and leaves the table in the same transaction;
@@ -171,6 +172,15 @@ type deadJSON struct {
 	ValueBytes    int       `json:"value_bytes"`
 	KeyBase64     *string   `json:"key_base64,omitempty"`
 	ValueBase64   *string   `json:"value_base64,omitempty"`
+	// Headers are the Kafka headers, escaped (base64 too with show --json); null when the dead
+	// letter predates kept headers (migration 009), [] when the message had none.
+	Headers []deadHeaderJSON `json:"headers"`
+}
+
+type deadHeaderJSON struct {
+	Key         string  `json:"key"`
+	Value       string  `json:"value"`
+	ValueBase64 *string `json:"value_base64,omitempty"`
 }
 
 func toDeadJSON(d store.DeadLetter, loc *time.Location, width int, exact bool) deadJSON {
@@ -182,12 +192,22 @@ func toDeadJSON(d store.DeadLetter, loc *time.Location, width int, exact bool) d
 		k, v := base64.StdEncoding.EncodeToString(d.Key), base64.StdEncoding.EncodeToString(d.Value)
 		j.KeyBase64, j.ValueBase64 = &k, &v
 	}
+	if d.HeadersKept {
+		j.Headers = make([]deadHeaderJSON, len(d.Headers))
+		for i, h := range d.Headers {
+			j.Headers[i] = deadHeaderJSON{Key: cli.Escape([]byte(h.Key), width), Value: cli.Escape(h.Value, width)}
+			if exact {
+				v := base64.StdEncoding.EncodeToString(h.Value)
+				j.Headers[i].ValueBase64 = &v
+			}
+		}
+	}
 	return j
 }
 
 func deadShowCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs := newFlagSet(env, "dead show", "Show one dead letter in full: its Kafka position, failures, attempts, the reason,\n"+
-		"and the raw key and value, escaped but never cut. Usage: booking-consumer dead show [flags] ID")
+		"the raw key and value and the Kafka headers, escaped but never cut. Usage: booking-consumer dead show [flags] ID")
 	var dbURL, tz string
 	var asJSON bool
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
@@ -222,12 +242,22 @@ func deadShowCmd(ctx context.Context, env cli.Env, args []string) error {
 		t.Add("reason:", cli.Escape([]byte(d.Error), 0))
 		t.Add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))
 		t.Add("value:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Value, 0), len(d.Value)))
+		switch {
+		case !d.HeadersKept:
+			t.Add("headers:", "not kept (dead-lettered before headers were)")
+		case len(d.Headers) == 0:
+			t.Add("headers:", "none")
+		}
+		for _, h := range d.Headers {
+			t.Add("header:", cli.Escape([]byte(h.Key), 0)+": "+cli.Escape(h.Value, 0))
+		}
 		return t.Write(w)
 	})
 }
 
 func deadRetryCmd(ctx context.Context, env cli.Env, args []string) error {
-	fs := newFlagSet(env, "dead retry", "Re-drive dead letters: re-validate each selected one with today's event decoder.\n"+
+	fs := newFlagSet(env, "dead retry", "Re-drive dead letters: re-validate each selected one with today's event decoder\n"+
+		"and its kept Kafka headers (CloudEvents ce_ headers must agree with the event).\n"+
 		"A valid one is stored like the consumer stores it (INSERT ... ON CONFLICT (event_id) DO NOTHING,\n"+
 		"at its Kafka position) and removed from booking_events_dead in the same transaction; an\n"+
 		"invalid one (or one PostgreSQL refuses) stays, with today's reason and attempts+1. Without\n"+

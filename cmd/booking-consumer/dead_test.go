@@ -248,3 +248,80 @@ func TestDeadRetryWhileTheConsumerStoresTheSameEvents(t *testing.T) {
 			n, distinct, redriven, deadCount(t, db), len(evs), len(evs), len(evs))
 	}
 }
+
+// TestDeadShowAndRetryHeaders: dead show prints a dead letter's kept Kafka headers escaped (and
+// in base64 with --json), says when it had none and when they were not kept (a dead letter from
+// before migration 009); dead retry checks the kept CloudEvents headers again, so a valid body
+// whose ce_id disagrees stays dead while the same body without headers is stored.
+func TestDeadShowAndRetryHeaders(t *testing.T) {
+	t.Parallel()
+	db, dbURL := storetest.NewDBURL(t)
+	env := map[string]string{"DATABASE_URL": dbURL}
+	evs := deadEvents(3, "headers")
+	var msgs []store.Message
+	for i, e := range evs {
+		b, err := events.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := store.Message{Topic: "hdr", Partition: 0, Offset: int64(i), Key: []byte(e.ListingKey), Value: b,
+			Err: fmt.Errorf("decode: %w: an older, stricter rule", events.ErrMalformed)}
+		if i == 0 {
+			m.Headers = events.CloudEventHeaders(e)
+			m.Headers[1].Value = []byte(evs[2].EventID.String()) // ce_id of another event
+			m.Headers = append(m.Headers, events.Header{Key: "trace\x1b", Value: []byte("\xff\x00")})
+		}
+		msgs = append(msgs, m)
+	}
+	if _, err := store.New(db).Ingest(t.Context(), msgs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "update booking_events_dead set raw_headers = null where kafka_offset = 2"); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int64]int64{}
+	rows, err := db.Query(t.Context(), "select kafka_offset, id from booking_events_dead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var off, id int64
+		if err := rows.Scan(&off, &id); err != nil {
+			t.Fatal(err)
+		}
+		ids[off] = id
+	}
+	show := func(off int64, args ...string) string {
+		out, _, err := runCLI(t, t.Context(), env, append([]string{"dead", "show"}, append(args, strconv.FormatInt(ids[off], 10))...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(out), " ") // the table's padding aside
+	}
+	got := show(0)
+	for _, want := range []string{"header: ce_specversion: 1.0", "header: ce_id: " + evs[2].EventID.String(),
+		"header: ce_type: com.github.golfcrawler.listing_opened.v1", `header: trace\u001b: \xff\u0000`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("dead show lacks %q:\n%s", want, got)
+		}
+	}
+	if got := show(1); !strings.Contains(got, "headers: none") {
+		t.Errorf("dead show of a message without headers:\n%s", got)
+	}
+	if got := show(2); !strings.Contains(got, "headers: not kept") {
+		t.Errorf("dead show of a dead letter from before kept headers:\n%s", got)
+	}
+	var one deadJSON
+	if err := json.Unmarshal([]byte(show(0, "--json")), &one); err != nil || len(one.Headers) != 8 || one.Headers[7].ValueBase64 == nil || *one.Headers[7].ValueBase64 != "/wA=" {
+		t.Errorf("dead show --json headers %+v (%v), want 8 with the last one's bytes in base64", one.Headers, err)
+	}
+
+	out, _, err := runCLI(t, t.Context(), env, "dead", "retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "re-driven 2 (new 2, already stored 0), still bad 1") ||
+		!strings.Contains(out, fmt.Sprintf("still bad  %d: malformed event: CloudEvents header disagrees with the body: ce_id=", ids[0])) {
+		t.Errorf("dead retry: want the two without headers stored and the one whose ce_id disagrees kept:\n%s", out)
+	}
+}

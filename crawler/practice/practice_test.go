@@ -13,11 +13,12 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/schema"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// TestGenerateDefaults generates the default set and checks its size, that every line decodes,
-// and that no event id repeats.
+// TestGenerateDefaults generates the default set and checks its size, that every line decodes and
+// validates against its JSON Schema, and that no event id repeats.
 func TestGenerateDefaults(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
@@ -48,6 +49,9 @@ func TestGenerateDefaults(t *testing.T) {
 		e, err := events.Decode(sc.Bytes())
 		if err != nil {
 			t.Fatalf("line %d does not decode: %v", lines, err)
+		}
+		if err := schema.Validate(sc.Bytes()); err != nil {
+			t.Fatalf("line %d: %v", lines, err)
 		}
 		if ids[e.EventID.String()] {
 			t.Errorf("line %d repeats event id %s", lines, e.EventID)

@@ -34,11 +34,13 @@ func newWriter(c PublisherConfig) *kafka.Writer {
 	}
 }
 
-// message is the Kafka form of an event: key listing_key (so one listing's events stay ordered on
-// one partition), value Encode(e), header event_id. Message.Time is left zero, so the broker
-// records the produce time; the observation time is occurred_at in the value, and the gap between
-// the two shows publishing lag after retries.
-func message(e events.Event) (kafka.Message, error) {
+// Message is the Kafka form of an event, the one every publishing path sends (the Publisher, the
+// SyncWriter behind replay, and any other sender): key listing_key (so one listing's events stay
+// ordered on one partition), value Encode(e), and the headers Headers(e). Message.Time is left
+// zero, so the broker records the produce time; the observation time is occurred_at in the value,
+// and the gap between the two shows publishing lag after retries. It fails only for an event that
+// cannot be encoded or encodes over events.MaxEventBytes.
+func Message(e events.Event) (kafka.Message, error) {
 	b, err := events.Encode(e)
 	if err != nil {
 		return kafka.Message{}, err
@@ -46,11 +48,33 @@ func message(e events.Event) (kafka.Message, error) {
 	if len(b) > events.MaxEventBytes {
 		return kafka.Message{}, fmt.Errorf("encode event %s: %w (%d bytes > %d)", e.EventID, events.ErrTooLarge, len(b), events.MaxEventBytes)
 	}
-	return kafka.Message{
-		Key:     []byte(e.ListingKey),
-		Value:   b,
-		Headers: []kafka.Header{{Key: HeaderEventID, Value: []byte(e.EventID.String())}},
-	}, nil
+	return kafka.Message{Key: []byte(e.ListingKey), Value: b, Headers: Headers(e)}, nil
+}
+
+// Headers are e's Kafka headers: HeaderEventID, then CloudEvents' Kafka binding in binary mode
+// (events.CloudEventHeaders: ce_specversion, ce_id, ce_source, ce_type, ce_time, ce_subject,
+// content-type), so that CloudEvents tools read the value as it is.
+func Headers(e events.Event) []kafka.Header {
+	ce := events.CloudEventHeaders(e)
+	hs := make([]kafka.Header, 0, 1+len(ce))
+	hs = append(hs, kafka.Header{Key: HeaderEventID, Value: []byte(e.EventID.String())})
+	for _, h := range ce {
+		hs = append(hs, kafka.Header(h))
+	}
+	return hs
+}
+
+// EventsHeaders converts Kafka headers to package events' form (for events.CheckCloudEvents and
+// dead letters). The values are shared, not copied.
+func EventsHeaders(hs []kafka.Header) []events.Header {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]events.Header, len(hs))
+	for i, h := range hs {
+		out[i] = events.Header(h)
+	}
+	return out
 }
 
 // backoff is capped exponential backoff with equal jitter: the n-th wait is uniformly in

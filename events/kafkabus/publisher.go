@@ -122,7 +122,7 @@ func newKafkaPublisher(cfg PublisherConfig, w writer) *KafkaPublisher {
 
 // Publish queues e, or drops and logs it when the queue is full or the publisher is closed.
 func (p *KafkaPublisher) Publish(e events.Event) {
-	msg, err := message(e)
+	msg, err := Message(e)
 	q := queued{msg: msg, id: e.EventID.String(), key: e.ListingKey}
 	if err != nil {
 		p.lose(&p.failed, false, ReasonUnencodable, err, q)

@@ -76,7 +76,7 @@ func (s *SyncWriter) WriteEvents(ctx context.Context, evs []events.Event) error 
 	var todo []events.Event
 	var msgs []kafka.Message
 	for _, e := range evs {
-		m, err := message(e)
+		m, err := Message(e)
 		if err != nil {
 			werr.Failed = append(werr.Failed, EventError{e.EventID, e.ListingKey, err})
 			continue

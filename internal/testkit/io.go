@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/schema"
 )
 
 // DecodeEvents decodes every line of r, JSON lines of events (crawler --events-out, the practice
-// set, an export); every line must be a valid event, else t fails naming the line.
+// set, an export); every line must be a valid event that validates against its JSON Schema
+// (events/schema), else t fails naming the line.
 func DecodeEvents(t testing.TB, r io.Reader) []events.Event {
 	t.Helper()
 	var out []events.Event
@@ -21,6 +23,9 @@ func DecodeEvents(t testing.TB, r io.Reader) []events.Event {
 	for sc.Scan() {
 		e, err := events.Decode(sc.Bytes())
 		if err != nil {
+			t.Fatalf("events line %d: %v", len(out)+1, err)
+		}
+		if err := schema.Validate(sc.Bytes()); err != nil {
 			t.Fatalf("events line %d: %v", len(out)+1, err)
 		}
 		out = append(out, e)

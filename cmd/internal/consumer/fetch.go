@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/segmentio/kafka-go"
 )
@@ -133,10 +134,12 @@ func (l *loop) fetch(ctx context.Context) ([]kafka.Message, []store.Message, err
 // gives the full length and the SHA-256 of the whole value.
 const DeadValuePrefix = 4 << 10
 
-// decode turns a Kafka message into a store message (an event, or the reason it is poison) and
-// the Kafka message kept for the offset commit. A value over events.MaxEventBytes is never
-// decoded: both keep only its first DeadValuePrefix bytes (a copy, so the whole value can be
-// freed at once), and the error records its length and SHA-256.
+// decode turns a Kafka message into a store message (an event, or the reason it is poison, with
+// the headers a dead letter keeps) and the Kafka message kept for the offset commit. An event
+// whose CloudEvents headers disagree with it is poison (events.CheckCloudEvents). A value over
+// events.MaxEventBytes is never decoded: both keep only its first DeadValuePrefix bytes (a copy,
+// so the whole value can be freed at once), the store message a copy of the headers, and the
+// error records its length and SHA-256.
 func decode(m kafka.Message) (kafka.Message, store.Message) {
 	if len(m.Key) > DeadValuePrefix { // keys are listing keys (< 1 KB); only the value is ever stored whole
 		m.Key = bytes.Clone(m.Key[:DeadValuePrefix])
@@ -145,18 +148,33 @@ func decode(m kafka.Message) (kafka.Message, store.Message) {
 		sum := sha256.Sum256(m.Value)
 		n := len(m.Value)
 		m.Value = bytes.Clone(m.Value[:DeadValuePrefix])
+		hs := cloneHeaders(m.Headers)
 		m.Headers = nil
 		err := fmt.Errorf("%w: %d bytes > %d, sha256 %x; raw_value keeps the first %d bytes",
 			events.ErrTooLarge, n, events.MaxEventBytes, sum, DeadValuePrefix)
-		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Err: err}
+		return m, store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value, Headers: hs, Err: err}
 	}
-	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
-	if e, err := events.Decode(m.Value); err != nil {
+	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value,
+		Headers: kafkabus.EventsHeaders(m.Headers)}
+	e, err := events.Decode(m.Value)
+	if err == nil {
+		err = events.CheckCloudEvents(sm.Headers, e)
+	}
+	if err != nil {
 		sm.Err = err
 	} else {
 		sm.Event = &e
 	}
 	return m, sm
+}
+
+// cloneHeaders copies hs (each value cut to DeadValuePrefix bytes) off the fetched buffer.
+func cloneHeaders(hs []kafka.Header) []events.Header {
+	out := kafkabus.EventsHeaders(hs)
+	for i := range out {
+		out[i].Value = bytes.Clone(out[i].Value[:min(len(out[i].Value), DeadValuePrefix)])
+	}
+	return out
 }
 
 // acceptReady hands accept the batch the fetcher holds, if it holds one, without waiting.
