@@ -78,7 +78,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	bootstrap := strings.Join(pub.Brokers, ",")
 	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
 	fs.StringVar(&cfg.StateDir, "state-dir", cli.EnvOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
-	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
+	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` once the snapshot recording it is saved (O_APPEND, synced per site crawl; fed from <state-dir>/spool); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
 	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
