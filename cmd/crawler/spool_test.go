@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +53,76 @@ func TestHealthzKafkaWhileEventsAreNotDelivered(t *testing.T) {
 	}
 	cancel()
 	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
+}
+
+// TestDiskFullStateDir: the state dir's disk is full (a small tmpfs, filled). The site crawl
+// fails before its save, the log and /healthz say disk full, nothing reaches the events file;
+// once space returns the next crawl derives the same events again and the file gets each once.
+func TestDiskFullStateDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a tmpfs")
+	}
+	t.Parallel()
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
+	t.Cleanup(srv.Close)
+	state := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", state).CombinedOutput(); err != nil {
+		t.Fatalf("mount tmpfs: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", state).Run() })
+	filler := filepath.Join(state, "filler")
+	_ = exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=4k").Run() // ends at ENOSPC
+	out := filepath.Join(t.TempDir(), "events.jsonl")
+	addr := testkit.FreeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errc := make(chan error, 1)
+	logs := &testkit.SyncBuffer{}
+	go func() {
+		errc <- run(ctx, []string{"run", "--schedule", "@every 1s", "--metrics-addr", addr, "--state-dir", state,
+			"--events-out", out, "--sites", sitesFile(t, srv.URL)},
+			env(map[string]string{"LOG_LEVEL": "warn", "LOG_FORMAT": "text"}), &bytes.Buffer{}, logs)
+	}()
+	healthz := func() (int, string) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	var body string
+	testkit.WaitForf(t, 30*time.Second, func() string { return "/healthz saying disk full; last: " + body }, func() bool {
+		code, b := healthz()
+		body = b
+		return code == http.StatusServiceUnavailable && strings.Contains(b, "disk full")
+	})
+	t.Logf("disk full: /healthz %s", body)
+	if !strings.Contains(logs.String(), "site crawl failed") || !strings.Contains(logs.String(), "disk full") {
+		t.Errorf("the log does not say disk full:\n%s", tail(logs.String()))
+	}
+	if evs := testkit.ReadEvents(t, out); len(evs) != 0 {
+		t.Errorf("%d events in the file while no snapshot could be saved", len(evs))
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitForf(t, 30*time.Second, func() string { return "a saved crawl after space returned; last: " + body }, func() bool {
+		code, b := healthz()
+		body = b
+		return code == http.StatusOK && len(testkit.ReadEvents(t, out)) > 0
+	})
+	cancel()
+	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
+	ids := map[string]int{}
+	for _, e := range testkit.ReadEvents(t, out) {
+		ids[e.EventID.String()]++
+	}
+	for id, n := range ids {
+		if n != 1 {
+			t.Errorf("event %s %d times in the file", id, n)
+		}
+	}
+	t.Logf("after space returned: %d events in the file, each once", len(ids))
 }
