@@ -150,6 +150,12 @@ type Spool struct {
 	cursor  *cursorFile // nil: none yet (Retain: everything retained is unsent)
 	stats   Stats
 	closed  bool
+	// cached is the last batch Next decoded: a batch is sent in several writes (it is bigger
+	// than a write), and each would otherwise read and decode it whole again.
+	cached struct {
+		id  uint64
+		evs []events.Event
+	}
 }
 
 // Open opens (creating it if needed) the spool in dir: it cuts a torn last record, sets aside a
@@ -797,15 +803,23 @@ func (s *Spool) export(path string) (int, error) {
 	return n, err
 }
 
+// saveCursor replaces cursor.json by a rename, without fsync: it is written after every
+// acknowledged write, and a cursor a crash loses or cuts short only makes the events after an
+// older cursor (or the whole spool) go again, which the consumer makes harmless.
 func (s *Spool) saveCursor(c *cursorFile) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(s.dir, "cursor.json"), 0o644, func(f *os.File) error {
-		_, err := f.Write(b)
-		return err
-	})
+	path := filepath.Join(s.dir, "cursor.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("save spool cursor: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("save spool cursor: %w", err)
+	}
+	return nil
 }
 
 // Item is one event to send and its position after it.
@@ -848,9 +862,13 @@ func (s *Spool) nextLocked(limit int) ([]Item, error) {
 		if b.state == pending {
 			break
 		}
-		evs, err := s.read(b)
-		if err != nil {
-			return items, err
+		evs := s.cached.evs
+		if s.cached.id != b.id || evs == nil {
+			var err error
+			if evs, err = s.read(b); err != nil {
+				return items, err
+			}
+			s.cached.id, s.cached.evs = b.id, evs
 		}
 		from := 0
 		if b.id == s.cursor.Batch {
