@@ -307,13 +307,6 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func (d *crawlDeps) eventsOutPath() string {
-	if d.out == nil {
-		return ""
-	}
-	return d.out.Path()
-}
-
 func closeLog(out *crawler.EventLog) error {
 	if out == nil {
 		return nil

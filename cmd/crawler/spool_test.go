@@ -22,37 +22,57 @@ import (
 // the oldest unsent event is older than KAFKA_UNSENT_ALARM_AFTER, naming the cause.
 func TestHealthzKafkaWhileEventsAreNotDelivered(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
-	t.Cleanup(srv.Close)
-	addr := testkit.FreeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- run(ctx, []string{"run", "--schedule", "@every 1s", "--metrics-addr", addr, "--state-dir", t.TempDir(),
-			"--sites", sitesFile(t, srv.URL)},
-			env(map[string]string{"LOG_LEVEL": "error", "KAFKA_BOOTSTRAP": "127.0.0.1:1", "KAFKA_UNSENT_ALARM_AFTER": "1ms"}),
-			&bytes.Buffer{}, &bytes.Buffer{})
-	}()
+	c := startRun(t, t.TempDir(), map[string]string{"LOG_LEVEL": "error", "KAFKA_BOOTSTRAP": "127.0.0.1:1", "KAFKA_UNSENT_ALARM_AFTER": "1ms"})
 	var body string
 	var code int
 	testkit.WaitForf(t, 30*time.Second, func() string { return "/healthz 503 naming kafka; last: " + body },
 		func() bool {
-			resp, err := http.Get("http://" + addr + "/healthz")
-			if err != nil {
-				return false
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			body, code = string(b), resp.StatusCode
+			code, body = c.healthz()
 			return code == http.StatusServiceUnavailable && strings.Contains(body, `"kafka"`)
 		})
 	t.Logf("/healthz %d: %s", code, body)
 	if !strings.Contains(body, "unreachable") {
 		t.Errorf("/healthz does not name the cause: %s", body)
 	}
-	cancel()
-	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
+	c.stop(t)
+}
+
+// runningCrawler is `crawler run` (1 s schedule, /healthz on addr) against a small simulated
+// site, in this process.
+type runningCrawler struct {
+	addr   string
+	logs   *testkit.SyncBuffer
+	cancel context.CancelFunc
+	errc   chan error
+}
+
+func startRun(t *testing.T, state string, vars map[string]string, args ...string) *runningCrawler {
+	t.Helper()
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	c := &runningCrawler{addr: testkit.FreeAddr(t), logs: &testkit.SyncBuffer{}, cancel: cancel, errc: make(chan error, 1)}
+	args = append([]string{"run", "--schedule", "@every 1s", "--metrics-addr", c.addr, "--state-dir", state,
+		"--sites", sitesFile(t, srv.URL)}, args...)
+	go func() { c.errc <- run(ctx, args, env(vars), &bytes.Buffer{}, c.logs) }()
+	return c
+}
+
+func (c *runningCrawler) healthz() (int, string) {
+	resp, err := http.Get("http://" + c.addr + "/healthz")
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func (c *runningCrawler) stop(t *testing.T) {
+	t.Helper()
+	c.cancel()
+	testkit.NoErr(t, c.errc, 20*time.Second, "run after cancel")
 }
 
 // TestDiskFullStateDir: the state dir's disk is full (a small tmpfs, filled). The site crawl
@@ -63,8 +83,6 @@ func TestDiskFullStateDir(t *testing.T) {
 		t.Skip("needs root to mount a tmpfs")
 	}
 	t.Parallel()
-	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
-	t.Cleanup(srv.Close)
 	state := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", state).CombinedOutput(); err != nil {
 		t.Fatalf("mount tmpfs: %v\n%s", err, out)
@@ -73,25 +91,8 @@ func TestDiskFullStateDir(t *testing.T) {
 	filler := filepath.Join(state, "filler")
 	_ = exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=4k").Run() // ends at ENOSPC
 	out := filepath.Join(t.TempDir(), "events.jsonl")
-	addr := testkit.FreeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	errc := make(chan error, 1)
-	logs := &testkit.SyncBuffer{}
-	go func() {
-		errc <- run(ctx, []string{"run", "--schedule", "@every 1s", "--metrics-addr", addr, "--state-dir", state,
-			"--events-out", out, "--sites", sitesFile(t, srv.URL)},
-			env(map[string]string{"LOG_LEVEL": "warn", "LOG_FORMAT": "text"}), &bytes.Buffer{}, logs)
-	}()
-	healthz := func() (int, string) {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	c := startRun(t, state, map[string]string{"LOG_LEVEL": "warn", "LOG_FORMAT": "text"}, "--events-out", out)
+	logs, healthz := c.logs, c.healthz
 	var body string
 	testkit.WaitForf(t, 30*time.Second, func() string { return "/healthz saying disk full; last: " + body }, func() bool {
 		code, b := healthz()
@@ -113,8 +114,7 @@ func TestDiskFullStateDir(t *testing.T) {
 		body = b
 		return code == http.StatusOK && len(testkit.ReadEvents(t, out)) > 0
 	})
-	cancel()
-	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
+	c.stop(t)
 	ids := map[string]int{}
 	for _, e := range testkit.ReadEvents(t, out) {
 		ids[e.EventID.String()]++

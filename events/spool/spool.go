@@ -222,7 +222,7 @@ func (s *Spool) scan(seg *segment) error {
 	off := int64(0)
 	for off < int64(len(b)) {
 		typ, payload, n, rerr := parseRecord(b[off:])
-		if rerr == errTorn {
+		if errors.Is(rerr, errTorn) {
 			s.cutTorn(seg, b, off)
 			break
 		}

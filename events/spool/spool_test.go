@@ -82,7 +82,9 @@ func TestTornLastRecordIsCut(t *testing.T) {
 	if err := s.Commit(b1); err != nil {
 		t.Fatal(err)
 	}
-	s.Prepare("a", testkit.Events(2, "two", time.Now()))
+	if _, err := s.Prepare("a", testkit.Events(2, "two", time.Now())); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*.log"))
 	fi, _ := os.Stat(segs[len(segs)-1])
@@ -103,7 +105,7 @@ func TestTornLastRecordIsCut(t *testing.T) {
 	if err := s2.Commit(b3); err != nil {
 		t.Fatal(err)
 	}
-	s2.OpenCursor("t", "c")
+	mustCursor(t, s2, "t", "c")
 	if got := drain(t, s2); len(got) != 3 {
 		t.Errorf("sendable: %d events, want the 2 before the torn record and the 1 after", len(got))
 	}
@@ -128,7 +130,9 @@ func TestCorruptSegmentSetAside(t *testing.T) {
 	}
 	b, _ := os.ReadFile(segs[1])
 	b[len(b)/2] ^= 0xff
-	os.WriteFile(segs[1], b, 0o644)
+	if err := os.WriteFile(segs[1], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s2, log := open(t, dir, spool.Options{Retain: true})
 	if st := s2.Stats(); st.Corrupt != 1 {
 		t.Errorf("corrupt segments: %d, want 1", st.Corrupt)
@@ -139,7 +143,7 @@ func TestCorruptSegmentSetAside(t *testing.T) {
 	if _, err := os.Stat(segs[1] + ".corrupt"); err != nil {
 		t.Error(err)
 	}
-	s2.OpenCursor("t", "c")
+	mustCursor(t, s2, "t", "c")
 	if got := drain(t, s2); len(got) != 4 {
 		t.Errorf("sendable: %d events, want the 4 of the other segments", len(got))
 	}
@@ -188,9 +192,11 @@ func TestCursorOfAnotherClusterLeavesTheUnsentBehind(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true})
-	s.OpenCursor("t", "one")
+	mustCursor(t, s, "t", "one")
 	b, _ := s.Prepare("a", testkit.Events(3, "x", time.Now()))
-	s.Commit(b)
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	s2, log := open(t, dir, spool.Options{Retain: true})
 	left, err := s2.OpenCursor("t", "two")
@@ -203,5 +209,12 @@ func TestCursorOfAnotherClusterLeavesTheUnsentBehind(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
 	if len(files) != 1 || len(testkit.ReadEvents(t, files[0])) != 3 || !strings.Contains(log.String(), "unsent_left_behind=3") {
 		t.Errorf("left-behind files %v; log:\n%s", files, log)
+	}
+}
+
+func mustCursor(t *testing.T, s *spool.Spool, topic, cluster string) {
+	t.Helper()
+	if _, err := s.OpenCursor(topic, cluster); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,8 +30,9 @@ import (
 // --events-out) crawls a page whose six prices change at every request, so every crawl derives
 // six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the old
 // publisher gave events up after its retry window, which a test run would set this short), and
-// the crawler is SIGKILLed CHAOS_CRAWLER_KILLS times (6) at seeded random moments (seed logged),
-// half during the outage and half after the broker is back. Then the page stops changing and the
+// the crawler is SIGKILLed CHAOS_CRAWLER_KILLS times (6) at seeded random moments (seed logged;
+// half of them 0-15 ms after a crawl's collection, in or before its spool append, save and
+// commit), half during the outage and half after the broker is back. Then the page stops changing and the
 // spool drains. Every event the events file holds is stored exactly once, with the file's
 // content; the file holds no id with two contents (a kill between a spool append and its
 // snapshot save re-derives the change under the same id at a new price); nothing else is stored.
@@ -77,7 +78,17 @@ func TestCrawlerOutageSpool(t *testing.T) {
 	}
 	var logs strings.Builder
 	kill := func(p *testkit.Proc) *testkit.Proc {
-		time.Sleep(time.Duration(300+rng.IntN(2200)) * time.Millisecond) // the seeded random moment
+		if rng.IntN(2) == 0 {
+			time.Sleep(time.Duration(300+rng.IntN(2200)) * time.Millisecond) // the seeded random moment
+		} else {
+			// Right after a crawl's collection, 0-15 ms before or into its spool append, save
+			// and commit: the window the commit rule is about.
+			n := strings.Count(p.Logs.String(), `msg="crawl finished"`)
+			testkit.WaitFor(t, 30*time.Second, "a crawl to finish collecting", func() bool {
+				return strings.Count(p.Logs.String(), `msg="crawl finished"`) > n
+			})
+			time.Sleep(time.Duration(rng.IntN(15)) * time.Millisecond)
+		}
 		p.Alive(t, "before its SIGKILL")
 		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
 		_ = p.Wait(t, 10*time.Second)
