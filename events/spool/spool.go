@@ -184,8 +184,31 @@ func Open(dir string, opts Options) (*Spool, error) {
 	}
 	s.resolve()
 	s.copyPending()
+	s.leaveBehind()
 	s.gc()
 	return s, nil
+}
+
+// leaveBehind: a spool opened without Retain (Kafka switched off) that still holds events a
+// Kafka cursor never acknowledged writes them to a file for `crawler replay` before they are
+// deleted, and says so.
+func (s *Spool) leaveBehind() {
+	if s.opts.Retain || s.cursor == nil {
+		return
+	}
+	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
+	n, err := s.export(path)
+	if n == 0 && err == nil {
+		_ = os.Remove(path)
+	}
+	if n > 0 || err != nil {
+		s.log.Warn("spool: Kafka is off; the events it had not acknowledged are written to a file and not sent",
+			"unsent_left_behind", n, "file", path, "err", err, "note", "crawler replay FILE publishes them")
+	}
+	if err == nil {
+		s.cursor = nil
+		_ = os.Remove(filepath.Join(s.dir, "cursor.json"))
+	}
 }
 
 // load scans every segment into the index.
@@ -689,7 +712,10 @@ func (s *Spool) done(b *batch) bool {
 	if s.opts.Out != nil && !b.copied {
 		return false
 	}
-	return !s.opts.Retain || s.acked(b, b.count)
+	if !s.opts.Retain && s.cursor == nil {
+		return true
+	}
+	return s.acked(b, b.count)
 }
 
 func (s *Spool) acked(b *batch, n int) bool {

@@ -218,3 +218,29 @@ func mustCursor(t *testing.T, s *spool.Spool, topic, cluster string) {
 		t.Fatal(err)
 	}
 }
+
+// TestUnsentSurviveRestartAndKafkaOff: the oldest unsent event's time comes from the spool, so a
+// restart keeps it (and /healthz's alarm); a spool opened with Kafka off writes what Kafka never
+// acknowledged to a left-behind file instead of deleting it.
+func TestUnsentSurviveRestartAndKafkaOff(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, _ := open(t, dir, spool.Options{Retain: true})
+	mustCursor(t, s, "t", "c")
+	b, _ := s.Prepare("a", testkit.Events(4, "x", time.Now()))
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Stats()
+	s.Close()
+	s2, _ := open(t, dir, spool.Options{Retain: true})
+	if after := s2.Stats(); after.Unsent != 4 || !after.OldestUnsent.Equal(before.OldestUnsent) {
+		t.Errorf("after a restart: %+v, want %+v", after, before)
+	}
+	s2.Close()
+	_, log := open(t, dir, spool.Options{Out: &memOut{}})
+	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
+	if len(files) != 1 || len(testkit.ReadEvents(t, files[0])) != 4 || !strings.Contains(log.String(), "unsent_left_behind=4") {
+		t.Errorf("Kafka off: left-behind files %v; log:\n%s", files, log)
+	}
+}
