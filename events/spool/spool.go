@@ -150,8 +150,8 @@ type Spool struct {
 	cursor  *cursorFile // nil: none yet (Retain: everything retained is unsent)
 	stats   Stats
 	closed  bool
-	// cached is the last batch Next decoded: a batch is sent in several writes (it is bigger
-	// than a write), and each would otherwise read and decode it whole again.
+	// cached is the last batch Next decoded (only Next, the one reader, uses it): a batch is sent
+	// in several writes (it is bigger than a write), and each would otherwise decode it again.
 	cached struct {
 		id  uint64
 		evs []events.Event
@@ -854,16 +854,21 @@ type Item struct {
 	After Pos
 }
 
-// Next returns up to max committed events after the cursor, in spool order, waiting for one
-// while wait is true (until ctx ends). It stops before a batch not yet committed or aborted.
+// Next returns up to limit committed events after the cursor, in spool order, waiting for one
+// while wait is true (until ctx ends). It stops before a batch not yet committed or aborted. It
+// is for one reader (the Kafka sender): the batches are read and decoded outside the spool's
+// lock, so a crawl's Prepare or Commit never waits for them.
 func (s *Spool) Next(ctx context.Context, limit int, wait bool) ([]Item, error) {
 	for {
 		s.mu.Lock()
-		items, err := s.nextLocked(limit)
+		plan, err := s.planLocked(limit)
 		ch := s.changed
 		s.mu.Unlock()
-		if err != nil || len(items) > 0 || !wait {
-			return items, err
+		if err != nil {
+			return nil, err
+		}
+		if len(plan) > 0 || !wait {
+			return s.readPlan(plan, limit)
 		}
 		select {
 		case <-ch:
@@ -873,13 +878,21 @@ func (s *Spool) Next(ctx context.Context, limit int, wait bool) ([]Item, error) 
 	}
 }
 
-func (s *Spool) nextLocked(limit int) ([]Item, error) {
+// planned is a batch Next reads from index from on.
+type planned struct {
+	b    *batch
+	from int
+}
+
+// planLocked picks the committed batches after the cursor that hold the next limit events.
+func (s *Spool) planLocked(limit int) ([]planned, error) {
 	if s.cursor == nil {
 		return nil, errors.New("spool: no cursor open")
 	}
-	var items []Item
+	var plan []planned
+	n := 0
 	for _, b := range s.batches {
-		if len(items) >= limit {
+		if n >= limit {
 			break
 		}
 		if s.acked(b, b.count) || b.state == aborted {
@@ -888,20 +901,30 @@ func (s *Spool) nextLocked(limit int) ([]Item, error) {
 		if b.state == pending {
 			break
 		}
-		evs := s.cached.evs
-		if s.cached.id != b.id || evs == nil {
-			var err error
-			if evs, err = s.read(b); err != nil {
-				return items, err
-			}
-			s.cached.id, s.cached.evs = b.id, evs
-		}
 		from := 0
 		if b.id == s.cursor.Batch {
 			from = s.cursor.Index
 		}
-		for i := from; i < len(evs) && len(items) < limit; i++ {
-			items = append(items, Item{Event: evs[i], After: Pos{Batch: b.id, Index: i + 1}})
+		plan = append(plan, planned{b: b, from: from})
+		n += b.count - from
+	}
+	return plan, nil
+}
+
+// readPlan reads the planned batches (their segments stay until the reader acknowledges them).
+func (s *Spool) readPlan(plan []planned, limit int) ([]Item, error) {
+	var items []Item
+	for _, p := range plan {
+		evs := s.cached.evs
+		if s.cached.id != p.b.id || evs == nil {
+			var err error
+			if evs, err = s.read(p.b); err != nil {
+				return items, err
+			}
+			s.cached.id, s.cached.evs = p.b.id, evs
+		}
+		for i := p.from; i < len(evs) && len(items) < limit; i++ {
+			items = append(items, Item{Event: evs[i], After: Pos{Batch: p.b.id, Index: i + 1}})
 		}
 	}
 	return items, nil
