@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -73,5 +74,38 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 				t.Errorf("event %s of %s holds price %d, which no saved snapshot recorded (saved: 140000)", id, e.TeeTime, price)
 			}
 		}
+	}
+}
+
+// TestSpoolFullStillWritesTheEventsFile: with the spool at its cap the crawl goes on and saves;
+// its events are dropped for Kafka (counted) and still reach the events file after the save.
+func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
+	t.Parallel()
+	site := pageSite(t, "full", func() []pageRow { return nRows(3, 130000) })
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	out, err := OpenEventLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { return now }}
+	if err := r.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	r.EventsOut = out // after Lock, which would open a spool of its own for it
+	sp, err := r.OpenSpool(spool.Options{Retain: true, MaxBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := sp.Stats()
+	sp.Close()
+	r.Unlock()
+	out.Close()
+	if evs := testkit.ReadEvents(t, path); len(evs) != 3 || st.DroppedFull != 3 || st.Unsent != 0 {
+		t.Errorf("events file %d lines, spool %+v; want 3 lines and 3 dropped for Kafka", len(evs), st)
 	}
 }

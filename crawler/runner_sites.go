@@ -250,6 +250,16 @@ func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Ev
 			return err
 		}
 	}
+	if b.Dropped > 0 && r.EventsOut != nil {
+		// The spool was full: Kafka will not get them (counted there), the events file still
+		// does, now that the snapshot recording them is saved.
+		if err := r.EventsOut.Append(out); err != nil {
+			return err
+		}
+		if err := r.EventsOut.Sync(); err != nil {
+			return err
+		}
+	}
 	if r.Publisher != nil {
 		for _, e := range out {
 			r.Publisher.Publish(e)
