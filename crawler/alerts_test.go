@@ -15,8 +15,9 @@ import (
 )
 
 // alertsRecorder is a Runner.Alerts that checks, at each Claim, what the runner has done so far
-// for the site: the crawl's events are in the events file, the snapshot is still the previous
-// one and nothing of the crawl is published yet.
+// for the site: the crawl's events are not in the events file yet (it only gets what a saved
+// snapshot records), the snapshot is still the previous one and nothing of the crawl is published
+// yet.
 type alertsRecorder struct {
 	t      *testing.T
 	r      *Runner
@@ -50,8 +51,8 @@ func (a *alertsRecorder) Claim(_ context.Context, site, crawlID string, evs []ev
 		if e.CrawlID != crawlID || e.Source != site {
 			a.t.Errorf("event %s of crawl %s/%s handed to Claim(%s, %s)", id, e.Source, e.CrawlID, site, crawlID)
 		}
-		if !strings.Contains(string(b), id) {
-			a.t.Errorf("event %s claimed before it was in the events file", id)
+		if strings.Contains(string(b), id) {
+			a.t.Errorf("event %s in the events file before the snapshot that records it was saved", id)
 		}
 		if published[id] && a.claims[id] == 0 {
 			a.t.Errorf("event %s published before it was claimed", id)
@@ -71,8 +72,8 @@ func (a *alertsRecorder) Claim(_ context.Context, site, crawlID string, evs []ev
 	return nil
 }
 
-// TestAlertsHookOrder: per site crawl the runner writes the events file, then claims the alerts,
-// then saves the snapshot, then publishes. A failing claim fails the site's crawl, keeps the old
+// TestAlertsHookOrder: per site crawl the runner spools the events, then claims the alerts,
+// then saves the snapshot, then commits them to the events file and publishes. A failing claim fails the site's crawl, keeps the old
 // snapshot and publishes nothing; the next crawl hands the same transitions, with the same ids,
 // to Claim again, and they are published once.
 func TestAlertsHookOrder(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -165,4 +166,96 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 	b.ReportMetric(alone, "alone_ms/crawl")
 	b.ReportMetric(beside, "beside_dead_ms/crawl")
 	b.ReportMetric(beside/alone, "beside_dead_vs_alone")
+}
+
+// BenchmarkCrawlSpool measures the wall time of one crawl of the simulated site (as
+// BenchmarkCrawlBlackholedVsNoBroker: ~1600 events, zero politeness delay, every crawl from an
+// empty snapshot) without a spool (the no-op publisher of an empty KAFKA_BOOTSTRAP) and with the
+// spool of a Kafka crawler (one fsynced batch per site crawl, committed after the save, sent in
+// the background to the stack's broker by a SpoolPublisher). The two take turns inside one loop.
+// It reports the median ms of each, their ratio (target ≤ 1.3), and the median ms of the spool
+// append with its fsync alone (one batch of the crawl's size).
+//
+//	go test -bench CrawlSpool -run '^$' ./crawler/
+func BenchmarkCrawlSpool(b *testing.B) {
+	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
+	clock := newRunClock(at)
+	_, srv := runnerSim(b, clock, 42, 14)
+	site := runnerSite(b, srv.URL, 14)
+	quiet := slog.New(slog.DiscardHandler)
+	addr := kafkatest.Bootstrap(b)
+	topic := kafkatest.Topic(b, addr, 3)
+	dir := b.TempDir()
+	var pubs []*kafkabus.SpoolPublisher
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(b.Context()), 10*time.Second)
+		defer cancel()
+		for _, p := range pubs {
+			_ = p.Close(ctx)
+		}
+	})
+	var evs []events.Event
+	crawl := func(spooled bool) time.Duration {
+		state, err := os.MkdirTemp(dir, "state-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := &Runner{Sites: []Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		if err := r.Lock(); err != nil {
+			b.Fatal(err)
+		}
+		defer r.Unlock()
+		rec := &pubRecorder{}
+		if spooled {
+			sp, err := r.OpenSpool(spool.Options{Retain: true, Logger: quiet})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sp.Close()
+			pub := kafkabus.NewSpoolPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: quiet}, sp)
+			pubs = append(pubs, pub)
+		} else {
+			r.Publisher = rec
+		}
+		t0 := time.Now()
+		sum, err := r.Run(b.Context())
+		d := time.Since(t0)
+		if err != nil || sum.Events() == 0 {
+			b.Fatalf("crawl: %v, %d events", err, sum.Events())
+		}
+		if !spooled && evs == nil {
+			evs = rec.events()
+		}
+		return d
+	}
+	crawl(false)
+	crawl(true)
+	var rounds [2][]float64
+	i := 0
+	for b.Loop() {
+		for k := range 2 {
+			s := (i + k) % 2
+			rounds[s] = append(rounds[s], crawl(s == 1).Seconds()*1000)
+		}
+		i++
+	}
+	sp, err := spool.Open(b.TempDir(), spool.Options{Retain: true, Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sp.Close()
+	var appends []float64
+	for range 20 {
+		t0 := time.Now()
+		if _, err := sp.Prepare("bench", evs); err != nil {
+			b.Fatal(err)
+		}
+		appends = append(appends, time.Since(t0).Seconds()*1000)
+	}
+	without, with := median(rounds[0]), median(rounds[1])
+	b.ReportMetric(without, "nospool_ms/crawl")
+	b.ReportMetric(with, "spool_ms/crawl")
+	b.ReportMetric(with/without, "spool_vs_nospool")
+	b.ReportMetric(median(appends), "append_fsync_ms/batch")
+	b.ReportMetric(float64(len(evs)), "events/crawl")
 }

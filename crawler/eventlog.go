@@ -11,9 +11,11 @@ import (
 
 // EventLog appends booking events to a file as JSON lines (one events.Encode per line), the
 // durable record of what the crawler emitted whether or not Kafka took it; `crawler replay` can
-// publish it again (event ids are deterministic, so the consumer deduplicates). The file is opened
-// with O_APPEND, so several crawlers appending to one file never interleave within a line, and
-// Sync is called once per run, not per event.
+// publish it again (event ids are deterministic, so the consumer deduplicates). The runner feeds
+// it from the spool (events/spool): a batch is appended, and synced, only once the snapshot that
+// records it is saved, so the file never holds a line the saved state does not (a crash may
+// repeat a batch, with the same content). The file is opened with O_APPEND, so several crawlers
+// appending to one file never interleave within a line.
 type EventLog struct {
 	path string
 	mu   sync.Mutex

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
 // ErrCrawlFailed is the meaning of a Run error: at least one site's crawl errored or was
@@ -58,9 +60,13 @@ type Runner struct {
 	State  StateDir
 	Logger *slog.Logger
 
-	Publisher EventPublisher      // nil: events are not published (only logged to EventsOut)
-	Alerts    Alerts              // nil: no crawler-side alerts
-	EventsOut *EventLog           // nil: no JSONL copy of the events
+	Publisher EventPublisher // nil: events are not published (only logged to EventsOut)
+	Alerts    Alerts         // nil: no crawler-side alerts
+	EventsOut *EventLog      // nil: no JSONL copy of the events (it is fed from Spool)
+	// Spool is the state dir's outbox (OpenSpool): each site crawl's events are a batch in it,
+	// sendable and copied to EventsOut only once the snapshot naming the batch is saved. nil: Lock
+	// opens one (without retention) when EventsOut is set.
+	Spool     *spool.Spool
 	Metrics   RunMetrics          // nil: not counted (cmd/crawler: Prometheus)
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
 	Transport http.RoundTripper   // nil: http.DefaultTransport
@@ -73,6 +79,7 @@ type Runner struct {
 	hosts *hostLimits // the per-host politeness, built from Sites by the first Run
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
+	ownSpool  bool                 // Lock opened Spool; Unlock closes it
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
 }
 
@@ -89,11 +96,49 @@ func (r *Runner) Lock() error {
 		return err
 	}
 	r.lock = l
+	if r.Spool == nil && r.EventsOut != nil {
+		if _, err := r.OpenSpool(spool.Options{}); err != nil {
+			r.Unlock()
+			return err
+		}
+		r.ownSpool = true
+	}
 	return nil
 }
 
-// Unlock releases the lock taken by Lock.
+// OpenSpool opens the spool in State.Dir/spool (under the lock, which must be held) with opts,
+// resolving a batch an interrupted crawl left by its site's saved snapshot and copying to
+// EventsOut what it lacks; it sets Spool. The caller closes it after Unlock unless Lock opened it.
+func (r *Runner) OpenSpool(opts spool.Options) (*spool.Spool, error) {
+	if r.lock == nil {
+		return nil, errors.New("crawler runner: OpenSpool without the state dir's lock")
+	}
+	opts.Resolve = func(site string) (uint64, error) {
+		snap, err := r.State.Load(site)
+		return snap.SpoolBatch, err
+	}
+	if opts.Out == nil && r.EventsOut != nil {
+		opts.Out = r.EventsOut
+	}
+	if opts.Logger == nil {
+		opts.Logger = r.Logger
+	}
+	sp, err := spool.Open(filepath.Join(r.State.Dir, "spool"), opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Spool = sp
+	return sp, nil
+}
+
+// Unlock releases the lock taken by Lock (closing the spool Lock opened).
 func (r *Runner) Unlock() {
+	if r.ownSpool && r.Spool != nil {
+		if err := r.Spool.Close(); err != nil && r.Logger != nil {
+			r.Logger.Warn("close spool", "err", err)
+		}
+		r.Spool, r.ownSpool = nil, false
+	}
 	r.lock.Unlock()
 	r.lock = nil
 }
@@ -159,8 +204,8 @@ func CrawlID(source string, start time.Time) string {
 }
 
 // Run crawls every site once. It returns the summary and, when any site errored or was incomplete,
-// an error wrapping ErrCrawlFailed (and the sites' errors). Events are appended to EventsOut as
-// they are produced and the file is synced once at the end.
+// an error wrapping ErrCrawlFailed (and the sites' errors). Each site's events reach EventsOut,
+// synced, once its snapshot is saved (through Spool).
 func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
@@ -182,12 +227,6 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))
-		}
-	}
-	if r.EventsOut != nil {
-		if err := r.EventsOut.Sync(); err != nil {
-			r.Logger.ErrorContext(ctx, "events file not synced", "err", err)
-			errs = append(errs, err)
 		}
 	}
 	end := now()

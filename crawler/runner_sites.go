@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
 // errSiteDeadline is the cause of a site's context ended by its deadline.
@@ -116,6 +117,7 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
 	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
+	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
 	s.Err = r.emit(ctx, site.Name, s.CrawlID, out, next)
 	return s
@@ -217,22 +219,30 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 	}
 }
 
-// emit hands one site crawl's events on: the file first, then the alerts' claims, then the
-// snapshot, then Kafka. If the file, the claims or the save fails, nothing is published and the
-// old snapshot stays, so the next crawl derives the same transitions again, with the same ids
-// (they do not depend on the crawl): the file may hold an event twice (same id, harmless: replay
-// and the consumer deduplicate), a claim already made is not made again (its key is the watch,
-// channel and event id), and Kafka gets each one once. Publishing after the save costs nothing:
-// Publish only queues in memory, so a crash after it loses the queued events whichever the order;
-// saving first means a failed save never publishes transitions the next crawl would send again.
+// emit hands one site crawl's events on, by the commit rule (an event is sendable iff the
+// snapshot recording its transition was saved): the spool first (one synced batch), then the
+// alerts' claims, then the snapshot, which names the batch, then the batch's commit, which makes
+// it sendable and copies it to the events file. If the spool, the claims or the save fails, the
+// batch is aborted, nothing is published and the old snapshot stays, so the next crawl derives
+// the same transitions again, with the same ids (they do not depend on the crawl) but from the
+// page as it is then: no file ever holds the failed crawl's content. A claim already made is not
+// made again (its key is the watch, channel and event id). A crash between the save and the
+// commit is resolved at the next start by the snapshot (spool.Open). Without a spool, Publisher
+// (tests) gets the events after the save.
 func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Event, next Snapshot) error {
-	if r.EventsOut != nil {
-		if err := r.EventsOut.Append(out); err != nil {
-			return err
+	var b spool.Batch
+	if r.Spool != nil {
+		var err error
+		if b, err = r.Spool.Prepare(site, out); err != nil {
+			return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
+		}
+		if b.ID != 0 {
+			next.SpoolBatch = b.ID
 		}
 	}
 	if r.Alerts != nil {
 		if err := r.Alerts.Claim(ctx, site, crawlID, out); err != nil {
+			r.abort(b)
 			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 		}
 	}
@@ -241,7 +251,23 @@ func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Ev
 		save = r.State.Save
 	}
 	if err := save(next); err != nil {
+		r.abort(b)
 		return fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
+	}
+	if r.Spool != nil {
+		if err := r.Spool.Commit(b); err != nil {
+			return err
+		}
+	}
+	if b.Dropped > 0 && r.EventsOut != nil {
+		// The spool was full: Kafka will not get them (counted there), the events file still
+		// does, now that the snapshot recording them is saved.
+		if err := r.EventsOut.Append(out); err != nil {
+			return err
+		}
+		if err := r.EventsOut.Sync(); err != nil {
+			return err
+		}
 	}
 	if r.Publisher != nil {
 		for _, e := range out {
@@ -249,6 +275,12 @@ func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Ev
 		}
 	}
 	return nil
+}
+
+func (r *Runner) abort(b spool.Batch) {
+	if r.Spool != nil {
+		r.Spool.Abort(b)
+	}
 }
 
 // collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last

@@ -33,6 +33,11 @@ type Snapshot struct {
 	// per-target collapse guard, not believed yet. The runner keeps both; Diff does not.
 	ListSeen        string         `json:"list_seen,omitempty"`
 	TargetCollapses map[string]int `json:"target_collapses,omitempty"`
+
+	// SpoolBatch is the id of the last spool batch whose transitions this snapshot records (0:
+	// none): at start-up a batch the crash left without its commit is kept when its id is at most
+	// this, dropped otherwise (see package events/spool). The runner keeps it; Diff does not.
+	SpoolBatch uint64 `json:"spool_batch,omitempty"`
 }
 
 // SnapshotEntry is one listing: its last seen values, how many complete crawls in a row have

@@ -14,6 +14,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
 // Defaults of the crawl flags that have no constant in package crawler or events.
@@ -24,8 +25,10 @@ const (
 	// defaultMetricsAddr is loopback: the metrics are not for the world. Docker sets 0.0.0.0:9465.
 	defaultMetricsAddr = "127.0.0.1:9465"
 	// publisherCloseTimeout bounds the publisher's drain at exit; with Kafka down it is what the
-	// exit waits, and the events left are counted and logged as dropped (the JSONL keeps them).
+	// exit waits, and the events left stay in the spool for the next run.
 	publisherCloseTimeout = 10 * time.Second
+	// defaultKafkaAlarmAfter is how old the oldest unsent event may get before /healthz says so.
+	defaultKafkaAlarmAfter = 10 * time.Minute
 	// defaultUnhealthyAfter is how many crawls in a row without a complete one make /healthz 503:
 	// an hour at the default 10-minute schedule.
 	defaultUnhealthyAfter = 6
@@ -45,10 +48,11 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
                               are not published (one log line says so), only written to --events-out
   KAFKA_TOPIC                 topic (--topic; default ` + kafkabus.DefaultTopic + `)
   KAFKA_CLIENT_ID             Kafka client id (default ` + kafkabus.DefaultClientID + `)
-  KAFKA_PUBLISH_RETRY_WINDOW  how long an event is retried before it counts as lost (--retry-window;
-                              default 5m)
-  KAFKA_PUBLISH_QUEUE_SIZE    publish queue bound; a full queue drops and counts (--queue-size;
-                              default 10000)
+  CRAWLER_SPOOL_MAX_BYTES     cap of <state-dir>/spool, the events not yet acknowledged by Kafka
+                              (--spool-max-bytes; default 1 GiB); when full the newest are dropped and
+                              counted, never the crawl
+  KAFKA_UNSENT_ALARM_AFTER    run only: /healthz answers 503 (checks.kafka) when the oldest unsent event
+                              is older than this (--kafka-alarm-after; default 10m)
 `
 
 // crawlConfig is the configuration of `crawler run` and `crawler once`.
@@ -66,6 +70,8 @@ type crawlConfig struct {
 	ShutdownTimeout time.Duration
 	NoInitialCrawl  bool
 	Publisher       kafkabus.PublisherConfig
+	SpoolMaxBytes   int64
+	KafkaAlarmAfter time.Duration
 	Alerts          alertsConfig
 }
 
@@ -78,7 +84,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	bootstrap := strings.Join(pub.Brokers, ",")
 	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
 	fs.StringVar(&cfg.StateDir, "state-dir", cli.EnvOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
-	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` (O_APPEND, synced after each run); empty: none")
+	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` once the snapshot recording it is saved (O_APPEND, synced per site crawl; fed from <state-dir>/spool); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
 	fs.IntVar(&cfg.CollapseCrawls, "collapse-crawls", crawler.DefaultCollapseCrawls, "complete crawls in a row that must collapse (below half the last complete crawl's listings) with the same listings before the collapse is believed and its missing listings count as missed")
 	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
@@ -89,12 +95,12 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.DurationVar(&cfg.SiteDeadline, "site-deadline", 0, "bound of one site's crawl, after which it is cancelled and incomplete (reason deadline), closing nothing; a site's deadline: key overrides it; "+deadlineHelp)
 	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
 	fs.StringVar(&cfg.Publisher.Topic, "topic", cli.EnvOr(getenv, "KAFKA_TOPIC", kafkabus.DefaultTopic), "Kafka `topic` of the booking events [KAFKA_TOPIC]")
-	fs.DurationVar(&cfg.Publisher.RetryWindow, "retry-window", durOr(pub.RetryWindow, kafkabus.DefaultRetryWindow), "`duration` an event is retried before it counts as lost [KAFKA_PUBLISH_RETRY_WINDOW]")
-	fs.IntVar(&cfg.Publisher.QueueSize, "queue-size", intOr(pub.QueueSize, kafkabus.DefaultQueueSize), "publish queue bound in `events`; a full queue drops and counts [KAFKA_PUBLISH_QUEUE_SIZE]")
+	fs.Int64Var(&cfg.SpoolMaxBytes, "spool-max-bytes", int64(envInt(getenv, "CRAWLER_SPOOL_MAX_BYTES", int(spool.DefaultMaxBytes), &envErr)), "cap in `bytes` of <state-dir>/spool (the events Kafka has not acknowledged); when full the newest events are dropped and counted, never the crawl [CRAWLER_SPOOL_MAX_BYTES]")
 	cfg.Alerts.define(fs, getenv, scheduled)
 	if scheduled {
 		fs.StringVar(&cfg.Schedule, "schedule", cli.EnvOr(getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "cron `spec` in Asia/Seoul: 5 fields, or @every 5s, @hourly, ... [CRAWL_SCHEDULE]")
 		fs.StringVar(&cfg.MetricsAddr, "metrics-addr", cli.EnvOr(getenv, "METRICS_ADDR", defaultMetricsAddr), "`address` serving /metrics and /healthz; empty or \"off\" disables [METRICS_ADDR]")
+		fs.DurationVar(&cfg.KafkaAlarmAfter, "kafka-alarm-after", envDur(getenv, "KAFKA_UNSENT_ALARM_AFTER", defaultKafkaAlarmAfter, &envErr), "/healthz answers 503 (checks.kafka, naming the cause) when the oldest event not acknowledged by Kafka is older than this `duration` [KAFKA_UNSENT_ALARM_AFTER]")
 		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
@@ -120,8 +126,10 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --site-deadline is %s; it must be between 0 (the default) and %s", cli.ErrUsage, cfg.SiteDeadline, crawler.MaxSiteDeadline)
 		case cfg.UnhealthyAfter < 0:
 			return fmt.Errorf("%w: --unhealthy-after is %d; it must be 0 (never) or more", cli.ErrUsage, cfg.UnhealthyAfter)
-		case cfg.Publisher.RetryWindow <= 0 || cfg.Publisher.QueueSize <= 0:
-			return fmt.Errorf("%w: --retry-window and --queue-size must be positive", cli.ErrUsage)
+		case cfg.SpoolMaxBytes <= 0:
+			return fmt.Errorf("%w: --spool-max-bytes must be positive", cli.ErrUsage)
+		case scheduled && cfg.KafkaAlarmAfter <= 0:
+			return fmt.Errorf("%w: --kafka-alarm-after must be positive", cli.ErrUsage)
 		case scheduled && cfg.ShutdownTimeout <= 0:
 			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
 		}
@@ -163,24 +171,25 @@ func envInt(getenv func(string) string, name string, def int, errp *error) int {
 	return n
 }
 
-func durOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
+// envDur is envInt for a Go duration.
+func envDur(getenv func(string) string, name string, def time.Duration, errp *error) time.Duration {
+	v := getenv(name)
+	if v == "" {
+		return def
 	}
-	return def
-}
-
-func intOr(n, def int) int {
-	if n > 0 {
-		return n
+	d, err := time.ParseDuration(v)
+	if err != nil && *errp == nil {
+		*errp = fmt.Errorf("%s=%q: not a duration such as 10m", name, v)
 	}
-	return def
+	return d
 }
 
 // crawlDeps are the pieces both crawl subcommands build from a crawlConfig.
 type crawlDeps struct {
 	runner  *crawler.Runner
-	pub     kafkabus.Publisher
+	pub     interface{ Close(context.Context) error }
+	spool   *spool.Spool // nil: neither Kafka nor --events-out
+	kafka   bool
 	metrics *crawlerMetrics
 	out     *crawler.EventLog
 	alerts  *alertsRuntime // nil: no --watches
@@ -224,7 +233,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
 		"max_sites", cfg.MaxSites, "site_deadline", cfg.SiteDeadline,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
-		"retry_window", cfg.Publisher.RetryWindow, "queue_size", cfg.Publisher.QueueSize, "watches", cfg.Alerts.WatchesFile)
+		"spool_max_bytes", cfg.SpoolMaxBytes, "kafka_alarm_after", cfg.KafkaAlarmAfter, "watches", cfg.Alerts.WatchesFile)
 	sites, err := crawler.LoadSites(cfg.Sites)
 	if err != nil {
 		return nil, err
@@ -236,28 +245,59 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 			return nil, err
 		}
 	}
-	pcfg := cfg.Publisher
-	pcfg.Logger, pcfg.Metrics = env.Logger, d.metrics
-	d.pub = kafkabus.NewPublisher(pcfg)
 	d.runner = &crawler.Runner{
 		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.Logger,
-		Publisher: d.pub, EventsOut: d.out, Metrics: d.metrics, Now: time.Now,
+		Metrics: d.metrics, Now: time.Now,
 		Diff:     crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
 		MaxSites: cfg.MaxSites, SiteDeadline: cfg.SiteDeadline,
 	}
 	// One crawler per state dir, for the life of the process: a second one exits here, before
 	// crawling (crawler.ErrStateLocked says which dir and which pid holds it).
 	if err := d.runner.Lock(); err != nil {
-		return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
+		return nil, errors.Join(err, closeLog(d.out))
+	}
+	if err := d.openSpool(env, cfg); err != nil {
+		d.runner.Unlock()
+		return nil, errors.Join(err, closeLog(d.out))
 	}
 	if watches != nil {
 		if d.alerts, err = openAlerts(context.Background(), env, cfg.StateDir, cfg.Alerts, watches, d.metrics); err != nil {
-			d.runner.Unlock()
-			return nil, errors.Join(err, d.pub.Close(context.Background()), closeLog(d.out))
+			return nil, errors.Join(err, d.close(context.Background(), env))
 		}
 		d.runner.Alerts = d.alerts.hook
 	}
 	return d, nil
+}
+
+// openSpool opens <state-dir>/spool (under the lock) when Kafka or --events-out is set, and
+// starts the publisher that sends it: with KAFKA_BOOTSTRAP set the spool keeps every event until
+// Kafka acknowledges it; unset, nothing is kept for Kafka (the events file is still fed through
+// the spool, which then holds a batch only until it is in the file).
+func (d *crawlDeps) openSpool(env cli.Env, cfg *crawlConfig) error {
+	d.kafka = len(cfg.Publisher.Brokers) > 0
+	d.pub = kafkabus.NopPublisher{}
+	if !d.kafka {
+		env.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events are not published or spooled for Kafka")
+	}
+	if !d.kafka && d.out == nil {
+		return nil
+	}
+	d.runner.EventsOut = d.out
+	sp, err := d.runner.OpenSpool(spool.Options{MaxBytes: cfg.SpoolMaxBytes, Retain: d.kafka, Logger: env.Logger})
+	if err != nil {
+		return err
+	}
+	d.spool = sp
+	if d.kafka {
+		pcfg := cfg.Publisher
+		pcfg.Logger, pcfg.Metrics = env.Logger, d.metrics
+		pub := kafkabus.NewSpoolPublisher(pcfg, sp)
+		d.pub = pub
+		d.metrics.watchSpool(sp, pub, cfg.KafkaAlarmAfter)
+	} else {
+		d.metrics.watchSpool(sp, nil, 0)
+	}
+	return nil
 }
 
 func errString(err error) string {
@@ -267,13 +307,6 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func (d *crawlDeps) eventsOutPath() string {
-	if d.out == nil {
-		return ""
-	}
-	return d.out.Path()
-}
-
 func closeLog(out *crawler.EventLog) error {
 	if out == nil {
 		return nil
@@ -281,11 +314,10 @@ func closeLog(out *crawler.EventLog) error {
 	return out.Close()
 }
 
-// close flushes the publisher within publisherCloseTimeout and closes the events file. Kafka never
-// fails it: events still undelivered when the flush ends were each logged with their event_id by
-// the publisher, and are summarised here in one line; the error is about the events file only, so
-// the exit status of `once` stays about the crawl (fire-and-forget: --events-out and `crawler
-// replay` are how undelivered events get to Kafka later).
+// close sends what the spool holds for up to publisherCloseTimeout and closes the spool and the
+// events file. Kafka never fails it: what is still unsent stays in the spool for the next run
+// (said in one line, "N events spooled for the next run"), so the exit status of `once` stays
+// about the crawl; the error is about the files only.
 //
 // alertGrace is how long after SIGTERM (or now) the alerts' sends in flight may take to be
 // answered and marked.
@@ -293,18 +325,18 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env, alertGrace time.Dura
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publisherCloseTimeout)
 	defer cancel()
 	var errs []error
-	perr := d.pub.Close(cctx)
-	var st kafkabus.PublisherStats
-	if sp, ok := d.pub.(interface {
-		Stats() kafkabus.PublisherStats
-	}); ok {
-		st = sp.Stats()
+	if d.pub != nil {
+		_ = d.pub.Close(cctx) // the unsent part is reported from the spool below
 	}
-	if undelivered := st.Failed + st.Dropped; perr != nil || undelivered > 0 {
-		env.Logger.Warn("events undelivered to Kafka at exit", "undelivered", undelivered,
-			"failed", st.Failed, "dropped", st.Dropped, "published", st.Published, "flush_timeout", publisherCloseTimeout,
-			"close_err", errString(perr), "events_out", d.eventsOutPath(),
-			"note", "each undelivered event is logged above with its event_id; the exit status does not depend on Kafka")
+	if d.spool != nil {
+		if st := d.spool.Stats(); d.kafka && st.Unsent > 0 {
+			env.Logger.Warn("events not yet acknowledged by Kafka stay in the spool", "unsent", st.Unsent,
+				"oldest_unsent", st.OldestUnsent, "spool", d.spool.Dir(), "flush_timeout", publisherCloseTimeout)
+			fmt.Fprintf(env.Stderr, "%d events spooled for the next run\n", st.Unsent)
+		}
+		if err := d.spool.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if d.out != nil {
 		if err := d.out.Close(); err != nil {
@@ -329,7 +361,7 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env, alertGrace time.Dura
 func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg, d, err := prepare(&env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
-		"Kafka did (events still undelivered after the 10s flush are logged with their ids and counted).\n"+
+		"Kafka did (events Kafka has not acknowledged after the 10s flush stay in <state-dir>/spool for the next run).\n"+
 		"With --watches, the crawl's alerts are claimed in the state dir and sent during the crawl and for up\n"+
 		"to --alert-wait after it; the ones still unsent stay claimed and go out at the next run (logged). The\n"+
 		"alerts never change the exit status.",

@@ -51,10 +51,10 @@ func sitesFile(t *testing.T, base string) string {
 func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 	t.Parallel()
 	envs := []string{"CRAWLER_SITES", "CRAWLER_STATE_DIR", "CRAWL_SCHEDULE", "METRICS_ADDR", "KAFKA_BOOTSTRAP",
-		"KAFKA_TOPIC", "KAFKA_PUBLISH_RETRY_WINDOW", "KAFKA_PUBLISH_QUEUE_SIZE", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES",
+		"KAFKA_TOPIC", "CRAWLER_SPOOL_MAX_BYTES", "KAFKA_UNSENT_ALARM_AFTER", "LOG_LEVEL", "LOG_FORMAT", "CRAWLER_UNHEALTHY_AFTER", "CRAWLER_MAX_SITES",
 		"WATCHES_FILE"}
 	crawlFlags := []string{"-sites", "-state-dir", "-events-out", "-misses-to-close", "-kafka-bootstrap", "-topic",
-		"-retry-window", "-queue-size", "-collapse-crawls", "-max-sites", "-site-deadline", "-watches", "-alert-max-age",
+		"-spool-max-bytes", "-collapse-crawls", "-max-sites", "-site-deadline", "-watches", "-alert-max-age",
 		"-alert-max-attempts", "-alert-retry-backoff", "-alert-retention"}
 	for _, tc := range []struct {
 		args []string
@@ -63,7 +63,7 @@ func TestHelpMentionsEveryFlagAndEnv(t *testing.T) {
 		{[]string{"--help"}, append([]string{"run", "once", "sim", "healthcheck", "suggest", "notifications"}, envs...)},
 		{[]string{"notifications", "--help"}, []string{"-state-dir", "-status", "-watch", "-json", "-tz", "-limit", "CRAWLER_STATE_DIR", "unknown"}},
 		{[]string{"check", "--help"}, []string{"-sites", "-watches", "WATCHES_FILE", "line number"}},
-		{[]string{"run", "--help"}, append(append([]string{"-alert-failing-after", "-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl"}, crawlFlags...), envs...)},
+		{[]string{"run", "--help"}, append(append([]string{"-alert-failing-after", "-schedule", "-metrics-addr", "-shutdown-timeout", "default 30s", "-unhealthy-after", "-no-initial-crawl", "-kafka-alarm-after"}, crawlFlags...), envs...)},
 		{[]string{"once", "--help"}, append(append([]string{"-alert-wait"}, crawlFlags...), envs...)},
 		{[]string{"sim", "--help"}, []string{"-addr", "-seed", "-speed", sitesim.DefaultAddr, "LOG_LEVEL"}},
 		{[]string{"healthcheck", "--help"}, []string{"-url", "-timeout", "LOG_FORMAT"}},

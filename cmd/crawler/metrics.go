@@ -26,6 +26,7 @@ import (
 type crawlerMetrics struct {
 	reg    *prometheus.Registry
 	health *crawler.Health
+	now    func() time.Time
 
 	runs        *prometheus.CounterVec // outcome
 	runDuration prometheus.Histogram
@@ -43,7 +44,7 @@ type crawlerMetrics struct {
 	siteErrors  *prometheus.CounterVec // source
 	sent        prometheus.Counter
 	failed      prometheus.Counter
-	dropped     prometheus.Counter
+	dropped     *droppedCounter
 	queueDepth  prometheus.Gauge
 	lastDone    *prometheus.GaugeVec // source
 	notDone     *prometheus.GaugeVec // source
@@ -64,8 +65,12 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		f(v)
 		return v
 	}
+	if now == nil {
+		now = time.Now
+	}
 	m := &crawlerMetrics{
 		reg:    reg,
+		now:    now,
 		health: crawler.NewHealth(now),
 		runs:   counter("runs_total", "Crawl runs (one crawl of every configured site) by outcome: ok, or failed when a site errored or was incomplete.", "outcome"),
 		runDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -89,9 +94,8 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
 			Help: "Booking events acknowledged by Kafka."}),
 		failed: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_failed_total",
-			Help: "Booking events given up on: retry window exhausted or rejected by the broker."}),
-		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_dropped_total",
-			Help: "Booking events never tried: publish queue full, or still queued at shutdown."}),
+			Help: "Booking events given up on: rejected by the broker for good (or unencodable)."}),
+		dropped: newDroppedCounter(),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_publish_queue_depth",
 			Help: "Booking events accepted by the publisher and not yet sent, failed or dropped."}),
 		lastDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_last_complete_crawl_timestamp_seconds",
@@ -136,7 +140,7 @@ func (m *crawlerMetrics) Sent(n int) { m.sent.Add(float64(n)) }
 func (m *crawlerMetrics) Failed(n int) { m.failed.Add(float64(n)) }
 
 // Dropped implements kafkabus.PublisherMetrics.
-func (m *crawlerMetrics) Dropped(n int) { m.dropped.Add(float64(n)) }
+func (m *crawlerMetrics) Dropped(n int) { m.dropped.vec.WithLabelValues("publisher").Add(float64(n)) }
 
 // QueueDepth implements kafkabus.PublisherMetrics.
 func (m *crawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }

@@ -71,7 +71,7 @@ func TestMetricsServe(t *testing.T) {
 		"crawler_skipped_runs_total 1",
 		"crawler_publish_sent_total 3",
 		"crawler_publish_failed_total 1",
-		"crawler_publish_dropped_total 2",
+		`crawler_publish_dropped_total{reason="publisher"} 2`,
 		"crawler_publish_queue_depth 5",
 		"go_goroutines",
 	} {

@@ -204,8 +204,8 @@ func printReport(w io.Writer, r replay.Report) {
 		} else {
 			fmt.Fprintln(w, "  already stored: unknown (set DATABASE_URL to check)")
 		}
-		if r.DuplicateIDs > 0 {
-			fmt.Fprintf(w, "  repeated ids in the file: %d\n", r.DuplicateIDs)
+		if n := r.DuplicateIDs + r.Superseded; n > 0 {
+			fmt.Fprintf(w, "  repeated ids in the file: %d%s\n", n, map[bool]string{true: " (the last line of each id is published)"}[r.LastWins])
 		}
 	} else {
 		fmt.Fprintf(w, "  published:  %d\n  failed:     %d\n", r.Published, r.Failed)
@@ -216,6 +216,15 @@ func printReport(w io.Writer, r replay.Report) {
 	if r.Interrupted {
 		fmt.Fprintf(w, "  interrupted after line %d (last event %s); run again to finish: already stored events are ignored\n",
 			r.LastLine, r.LastEventID)
+	}
+	if r.Superseded > 0 && !r.DryRun {
+		fmt.Fprintf(w, "  superseded: %d (an earlier line of an id published later in the file)\n", r.Superseded)
+	}
+	if r.TwoContentIDs > 0 {
+		fmt.Fprintf(w, "  ids with two contents: %d (the last line of each is the one published)\n", r.TwoContentIDs)
+		for _, id := range r.TwoContents {
+			fmt.Fprintf(w, "    %s\n", id)
+		}
 	}
 	for _, l := range r.InvalidLines {
 		fmt.Fprintf(w, "  invalid line %d: %v\n", l.Line, l.Err)

@@ -54,3 +54,31 @@ func Retriable(err error) bool {
 	var kerr kafka.Error
 	return errors.Is(err, ErrTopicNotReady) || (errors.As(err, &kerr) && kerr.Temporary())
 }
+
+// Cause names why a write or metadata call failed, for the crawler's /healthz: "not enough
+// replicas" (min.insync.replicas not met), "rejected (…)" for a permanent answer, the broker's
+// answer for any other Kafka error, and "unreachable" for everything that is not an answer
+// (refused, timed out, DNS, reset).
+func Cause(err error) string {
+	var ke kafka.Error
+	var wes kafka.WriteErrors
+	if errors.As(err, &wes) {
+		for _, e := range wes {
+			if e != nil {
+				err = e
+				break
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, kafka.NotEnoughReplicas), errors.Is(err, kafka.NotEnoughReplicasAfterAppend):
+		return "not enough replicas"
+	case permanent(err):
+		return "rejected (" + err.Error() + ")"
+	case errors.As(err, &ke):
+		return ke.Title()
+	}
+	return "unreachable"
+}

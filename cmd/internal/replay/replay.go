@@ -6,7 +6,9 @@
 // ON CONFLICT (event_id) DO NOTHING makes a replay of already stored events a no-op: replaying a
 // file twice adds no rows. Unlike the crawler's fire-and-forget publisher, replay writes in batches
 // and waits for every batch's acknowledgements from all in-sync replicas (kafkabus.SyncWriter), so
-// the final report says exactly which events did not make it.
+// the final report says exactly which events did not make it. When an id has several lines, the
+// last one is published (a file can be read twice; stdin cannot, and is published as read), and
+// the report names the ids whose lines differ.
 //
 // Lines are decoded strictly (events.Decode); an invalid line is counted, reported with its line
 // number and skipped, and the rest of the file is replayed. A window on occurred_at (half-open
@@ -120,6 +122,15 @@ type Report struct {
 	// repeating an earlier line's id.
 	AlreadyStored, New, DuplicateIDs int
 	StoreChecked                     bool // AlreadyStored and New are meaningful
+	// Superseded counts the lines skipped because a later line of the input has the same
+	// event_id: the last line of an id is the one published (a seekable input only; see Run).
+	// TwoContents names (the first 100 of) the ids whose lines differ, TwoContentIDs counts them:
+	// an events file written before the commit rule can hold a transition a failed save never
+	// recorded beside the one re-derived under the same id.
+	Superseded    int
+	TwoContentIDs int
+	TwoContents   []uuid.UUID
+	LastWins      bool // the input was read twice so that the last line of an id wins
 
 	InvalidLines []LineError           // the first 100 invalid lines
 	FailedEvents []kafkabus.EventError // the first 100 events not acknowledged
@@ -147,8 +158,12 @@ func Run(ctx context.Context, in io.Reader, opts Options, deps Deps) (Report, er
 		return Report{}, fmt.Errorf("replay: empty window: until %s is not after since %s",
 			opts.Until.Format(time.RFC3339), opts.Since.Format(time.RFC3339))
 	}
-	r := &run{opts: opts, deps: deps, lines: newLineReader(in), start: deps.Now()}
+	r := &run{opts: opts, deps: deps, start: deps.Now()}
 	r.rep.DryRun = opts.DryRun
+	if err := r.scanLast(in); err != nil {
+		return r.rep, err
+	}
+	r.lines = newLineReader(in)
 	r.prog = newProgress(deps, opts, r.start)
 	r.batchSize = opts.BatchSize
 	if opts.Rate > 0 {

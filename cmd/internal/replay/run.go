@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,6 +35,8 @@ type run struct {
 	batch      []events.Event
 	batchLines []int
 	wholeFails int
+
+	last map[uuid.UUID]int // the last line of each id (a seekable input), else nil
 
 	ids  []uuid.UUID        // dry run: distinct selected ids not yet asked about
 	seen map[uuid.UUID]bool // dry run: every distinct selected id
@@ -102,6 +107,10 @@ func (r *run) read(ctx context.Context) error {
 			continue
 		}
 		r.rep.Valid++
+		if r.last != nil && r.last[e.EventID] != n {
+			r.rep.Superseded++
+			continue
+		}
 		if (!r.opts.Since.IsZero() && e.OccurredAt.Before(r.opts.Since)) ||
 			(!r.opts.Until.IsZero() && !e.OccurredAt.Before(r.opts.Until)) {
 			r.rep.Skipped++
@@ -121,6 +130,64 @@ func (r *run) read(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// scanLast reads a seekable input once to find the last line of every id and the ids whose lines
+// differ, then rewinds it. Another input (stdin) is left alone: its lines are published as read.
+func (r *run) scanLast(in io.Reader) error {
+	rs, ok := in.(io.ReadSeeker)
+	if !ok {
+		return nil
+	}
+	start, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil // a pipe or a terminal
+	}
+	type seen struct {
+		line int
+		sum  uint64
+		two  bool
+	}
+	ids := map[uuid.UUID]*seen{}
+	lr := newLineReader(rs)
+	for {
+		line, n, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			continue // counted on the second read
+		}
+		e, derr := events.Decode(line)
+		if derr != nil {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(line)
+		sum := h.Sum64()
+		if s := ids[e.EventID]; s != nil {
+			s.line, s.two = n, s.two || s.sum != sum
+			continue
+		}
+		ids[e.EventID] = &seen{line: n, sum: sum}
+	}
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return fmt.Errorf("replay: rewind the input: %w", err)
+	}
+	r.last = make(map[uuid.UUID]int, len(ids))
+	for id, s := range ids {
+		r.last[id] = s.line
+		if s.two {
+			r.rep.TwoContentIDs++
+			if len(r.rep.TwoContents) < maxListed {
+				r.rep.TwoContents = append(r.rep.TwoContents, id)
+			}
+			r.deps.Logger.Warn("event_id with two contents in the file: its last line is published", "event_id", id, "line", s.line)
+		}
+	}
+	slices.SortFunc(r.rep.TwoContents, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	r.rep.LastWins = true
+	return nil
 }
 
 func (r *run) invalid(n int, err error) {

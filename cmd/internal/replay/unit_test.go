@@ -13,6 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 func TestLineReader(t *testing.T) {
@@ -115,10 +116,12 @@ type fakeWriter struct {
 	fail    map[uuid.UUID]bool
 	err     error
 	batches []int
+	got     []events.Event
 }
 
 func (f *fakeWriter) WriteEvents(_ context.Context, evs []events.Event) error {
 	f.batches = append(f.batches, len(evs))
+	f.got = append(f.got, evs...)
 	if f.err != nil {
 		return f.err
 	}
@@ -213,5 +216,40 @@ func TestProgress(t *testing.T) {
 		case !terminal && (!strings.HasPrefix(s, "replay: ") || strings.Contains(s, "\r") || !strings.Contains(s, "30 published")):
 			t.Errorf("plain progress %q: want lines starting 'replay: ', no \\r, ending with 30 published", s)
 		}
+	}
+}
+
+// TestLastLineOfAnIDWins: an events file written before the commit rule can hold one event_id
+// with two contents (a failed save's line, then the re-derived one). The consumer keeps the first
+// row it gets, so replay publishes only the last line of an id, and the dry run names the ids.
+func TestLastLineOfAnIDWins(t *testing.T) {
+	t.Parallel()
+	evs := testkit.Events(2, "pd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	e, other := evs[0], evs[1]
+	stale, fresh := e, e
+	p1, p2 := int64(200000), int64(140000)
+	stale.PriceKRW, fresh.PriceKRW = &p1, &p2
+	var file bytes.Buffer
+	for _, ev := range []events.Event{stale, other, fresh} {
+		b, err := events.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file.Write(append(b, '\n'))
+	}
+	dry, err := Run(context.Background(), bytes.NewReader(file.Bytes()), Options{DryRun: true}, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.TwoContentIDs != 1 || len(dry.TwoContents) != 1 || dry.TwoContents[0] != e.EventID || dry.Superseded != 1 {
+		t.Errorf("dry run: two contents %d %v superseded %d, want %s named once", dry.TwoContentIDs, dry.TwoContents, dry.Superseded, e.EventID)
+	}
+	w := &fakeWriter{}
+	rep, err := Run(context.Background(), bytes.NewReader(file.Bytes()), Options{}, Deps{Writer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Published != 2 || len(w.got) != 2 || *w.got[1].PriceKRW != 140000 {
+		t.Fatalf("published %d: %+v, want other then the 140000 line", rep.Published, w.got)
 	}
 }

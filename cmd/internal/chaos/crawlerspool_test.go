@@ -1,0 +1,175 @@
+//go:build chaos
+
+package chaos_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
+)
+
+// TestCrawlerOutageSpool: the crawler binary (`crawler run`, 1 s schedule, Kafka and
+// --events-out) crawls a page whose six prices change at every request, so every crawl derives
+// six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the old
+// publisher gave events up after its retry window, which a test run would set this short), and
+// the crawler is SIGKILLed CHAOS_CRAWLER_KILLS times (6) at seeded random moments (seed logged;
+// half of them 0-15 ms after a crawl's collection, in or before its spool append, save and
+// commit), half during the outage and half after the broker is back. Then the page stops changing and the
+// spool drains. Every event the events file holds is stored exactly once, with the file's
+// content; the file holds no id with two contents (a kill between a spool append and its
+// snapshot save re-derives the change under the same id at a new price); nothing else is stored.
+func TestCrawlerOutageSpool(t *testing.T) {
+	s := stack(t)
+	outage := testkit.EnvDuration(t, "CHAOS_CRAWLER_OUTAGE", 40*time.Second)
+	kills := testkit.EnvInt(t, "CHAOS_CRAWLER_KILLS", 6)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d (outage %s, %d kills)", seed, outage, kills)
+	rng := rand.New(rand.NewPCG(seed, 0))
+
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 3)
+	db := storetest.NewDB(t)
+	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "spool"), db, slog.New(slog.DiscardHandler))
+
+	var requests atomic.Int64
+	var frozen atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n := requests.Load()
+		if !frozen.Load() {
+			n = requests.Add(1)
+		}
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tee-list">`)
+		for i := range 6 {
+			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">스풀 CC</td><td class="part">OUT</td><td class="date">12/20</td>`+
+				`<td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, 100000+1000*((n+int64(i))%50))
+		}
+		b.WriteString(`</table></body></html>`)
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	sites := filepath.Join(dir, "sites.yaml")
+	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("spool", site.URL+"/tee"))
+	out := filepath.Join(dir, "events.jsonl")
+	bin := builtBinary(t, "crawler")
+	env := []string{"KAFKA_BOOTSTRAP=" + addr, "KAFKA_TOPIC=" + topic, "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
+	start := func() *testkit.Proc {
+		return testkit.Start(t, bin, env, "run", "--sites", sites, "--state-dir", filepath.Join(dir, "state"),
+			"--events-out", out, "--schedule", "@every 1s")
+	}
+	var logs strings.Builder
+	kill := func(p *testkit.Proc) *testkit.Proc {
+		if rng.IntN(2) == 0 {
+			time.Sleep(time.Duration(300+rng.IntN(2200)) * time.Millisecond) // the seeded random moment
+		} else {
+			// Right after a crawl's collection, 0-15 ms before or into its spool append, save
+			// and commit: the window the commit rule is about.
+			n := strings.Count(p.Logs.String(), `msg="crawl finished"`)
+			testkit.WaitFor(t, 30*time.Second, "a crawl to finish collecting", func() bool {
+				return strings.Count(p.Logs.String(), `msg="crawl finished"`) > n
+			})
+			time.Sleep(time.Duration(rng.IntN(15)) * time.Millisecond)
+		}
+		p.Alive(t, "before its SIGKILL")
+		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
+		_ = p.Wait(t, 10*time.Second)
+		logs.WriteString(p.Logs.String())
+		return start()
+	}
+
+	p := start()
+	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
+	s.stopKafka(t, syscall.SIGKILL)
+	down := time.Now()
+	for range kills / 2 {
+		p = kill(p)
+	}
+	time.Sleep(time.Until(down.Add(outage))) // the outage lasts its length, whatever the kills took
+	t.Logf("when the broker returned after %s: %d events in the file, %d stored", time.Since(down).Round(time.Second),
+		len(fileEvents(t, out)), count(t, db, "booking_events"))
+	s.up(t)
+	for range kills - kills/2 {
+		p = kill(p)
+	}
+	frozen.Store(true)
+	var want map[string]events.Event
+	testkit.WaitForf(t, 3*time.Minute, func() string {
+		return fmt.Sprintf("the %d events of the file stored (%d stored)", len(want), count(t, db, "booking_events"))
+	}, func() bool {
+		want = fileEvents(t, out)
+		return count(t, db, "booking_events") >= len(want) && len(want) > 0
+	})
+	p.Stop(t, 30*time.Second)
+	logs.WriteString(p.Logs.String())
+	cons.stop(t)
+	want = fileEvents(t, out)
+	checkStoredAsFile(t, db, want)
+	all := logs.String()
+	t.Logf("%d requests, %d events in the file; %d crawls failed, %d interrupted batches resolved at start-up (%d kept), %d torn records cut",
+		requests.Load(), len(want), strings.Count(all, `msg="site crawl failed"`), strings.Count(all, "batch of an interrupted crawl"),
+		strings.Count(all, "kept: its snapshot was saved"), strings.Count(all, "torn last record cut"))
+}
+
+// fileEvents reads the events file by id, failing on an id with two contents.
+func fileEvents(t *testing.T, path string) map[string]events.Event {
+	t.Helper()
+	byID := map[string]events.Event{}
+	for _, e := range testkit.ReadEvents(t, path) {
+		id := e.EventID.String()
+		if prev, ok := byID[id]; ok && (prev.PriceKRW == nil) != (e.PriceKRW == nil) || ok && prev.PriceKRW != nil && *prev.PriceKRW != *e.PriceKRW {
+			t.Fatalf("events file: %s has two contents: price %d, then %d", id, *prev.PriceKRW, *e.PriceKRW)
+		}
+		byID[id] = e
+	}
+	return byID
+}
+
+// checkStoredAsFile: PostgreSQL holds exactly the file's ids, each with the file's price.
+func checkStoredAsFile(t *testing.T, db *pgxpool.Pool, want map[string]events.Event) {
+	t.Helper()
+	rows, _ := db.Query(t.Context(), "select event_id::text, price_krw from booking_events") // an error is in rows
+	got := map[string]*int64{}
+	var id string
+	var price *int64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &price}, func() error { got[id] = price; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	lost, extra, differ := 0, 0, 0
+	for id, e := range want {
+		p, ok := got[id]
+		switch {
+		case !ok:
+			lost++
+		case (p == nil) != (e.PriceKRW == nil) || p != nil && *p != *e.PriceKRW:
+			differ++
+		}
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			extra++
+		}
+	}
+	t.Logf("stored %d, in the file %d: lost %d, not in the file %d, other content %d", len(got), len(want), lost, extra, differ)
+	if lost+extra+differ > 0 {
+		t.Errorf("stored events differ from the events file: %d lost, %d not in the file, %d with another content", lost, extra, differ)
+	}
+}
