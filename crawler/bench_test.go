@@ -200,7 +200,7 @@ func BenchmarkCrawlSpool(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
 		if err := r.Lock(); err != nil {
 			b.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return now }}
 	if err := r.Lock(); err != nil {
 		t.Fatal(err)

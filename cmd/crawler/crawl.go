@@ -262,7 +262,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	}
 	if watches != nil {
 		if d.alerts, err = openAlerts(context.Background(), env, cfg.StateDir, cfg.Alerts, watches, d.metrics); err != nil {
-			return nil, errors.Join(err, d.close(context.Background(), env))
+			return nil, errors.Join(err, d.close(context.Background(), env, 0))
 		}
 		d.runner.Alerts = d.alerts.hook
 	}

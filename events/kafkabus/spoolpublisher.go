@@ -195,7 +195,7 @@ func (p *SpoolPublisher) send(items []spool.Item) bool {
 	msgs := make([]kafka.Message, 0, len(items))
 	ids := make([]string, 0, len(items))
 	for _, it := range items {
-		m, err := message(it.Event)
+		m, err := Message(it.Event)
 		if err != nil {
 			p.lost(it.Event.EventID.String(), it.Event.ListingKey, ReasonUnencodable, err)
 			continue

@@ -27,11 +27,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
+	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
 // Defaults of Options.
@@ -616,7 +616,7 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 
 func (s *Spool) failed(err error) error {
 	err = fmt.Errorf("spool append in %s: %w", s.dir, err)
-	if errors.Is(err, syscall.ENOSPC) {
+	if diskfull.Is(err) {
 		err = fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
 	s.stats.LastErr, s.stats.DiskFull = err, errors.Is(err, ErrDiskFull)
