@@ -134,6 +134,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	pages  pages
 	static fs.FS // static/ of the embedded assets (staticFiles)
+	curves summaryCache
 }
 
 // New returns the dashboard's handler.

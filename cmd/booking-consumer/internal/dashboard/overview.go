@@ -4,8 +4,10 @@ package dashboard
 // the booked listings' lifetimes.
 
 import (
+	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/store"
@@ -72,7 +74,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		if hours, err = rd.EventsPerHour(r.Context(), from, to); err != nil {
 			return err
 		}
-		if sum, err = rd.Summary(r.Context(), store.LifetimeFilter{}); err != nil {
+		if sum, err = h.curves.get(r.Context(), rd, summaryKey{od.Events, last, asOf.Truncate(time.Minute)}); err != nil {
 			return err
 		}
 		booked, err = rd.BookedListings(r.Context(), loc)
@@ -89,6 +91,44 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	od.addBooked(aggregateBooked(booked))
 	od.addIncidence(sum)
 	h.render(w, r, http.StatusOK, "overview", "Overview", od)
+}
+
+// summaryKey is what the time-to-book curves depend on that the overview reads anyway: the stored
+// events (the rollup's total and last ingest, which follow every insert, delete and truncate) and
+// the clock, to the minute (a listing still open turns expired as the clock passes its tee time).
+type summaryKey struct {
+	events int64
+	last   *time.Time
+	minute time.Time
+}
+
+func (k summaryKey) equal(o summaryKey) bool {
+	sameLast := (k.last == nil) == (o.last == nil) && (k.last == nil || k.last.Equal(*o.last))
+	return k.events == o.events && sameLast && k.minute.Equal(o.minute)
+}
+
+// summaryCache keeps the last curves computed. They take one scan of booking_lifetimes, many times
+// the cost of the rest of the overview, so a page loaded again with no new event in the same
+// minute reuses them; any ingest or the next minute recomputes them.
+type summaryCache struct {
+	mu  sync.Mutex
+	ok  bool
+	key summaryKey
+	sum store.Summary
+}
+
+func (c *summaryCache) get(ctx context.Context, rd *store.Reader, k summaryKey) (store.Summary, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.key.equal(k) {
+		return c.sum, nil
+	}
+	sum, err := rd.Summary(ctx, store.LifetimeFilter{})
+	if err != nil {
+		return store.Summary{}, err
+	}
+	c.ok, c.key, c.sum = true, k, sum
+	return sum, nil
 }
 
 // addStatuses fills the listings by status and their chart.
