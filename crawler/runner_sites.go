@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // errSiteDeadline is the cause of a site's context ended by its deadline.
@@ -117,7 +116,7 @@ func (r *Runner) crawlSite(ctx context.Context, site Site, now func() time.Time)
 	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, site.Name, s.CrawlID, out, next)
+	s.Err = r.emit(ctx, AlertCrawl{Site: site.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
 	return s
 }
 
@@ -216,14 +215,15 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 // channel and event id), and Kafka gets each one once. Publishing after the save costs nothing:
 // Publish only queues in memory, so a crash after it loses the queued events whichever the order;
 // saving first means a failed save never publishes transitions the next crawl would send again.
-func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Event, next Snapshot) error {
+func (r *Runner) emit(ctx context.Context, c AlertCrawl) error {
+	out, next := c.Events, c.Next
 	if r.EventsOut != nil {
 		if err := r.EventsOut.Append(out); err != nil {
 			return err
 		}
 	}
 	if r.Alerts != nil {
-		if err := r.Alerts.Claim(ctx, site, crawlID, out); err != nil {
+		if err := r.Alerts.Claim(ctx, c); err != nil {
 			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 		}
 	}

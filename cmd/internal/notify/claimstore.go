@@ -86,6 +86,11 @@ type Claim struct {
 	Watch   string
 	Channel string
 	Event   *events.Event
+	// Backlog: the listing was open before the watch asked (a new or changed watch, the first
+	// crawl of a source): claimed only if no claim of the watch, channel and listing exists for
+	// its lifetime (Event.OccurredAt is its first-seen time), never stale at claim time, stale at
+	// send time only MaxAge after its claim, worded as already open.
+	Backlog bool
 }
 
 // Close is a listing's close seen in a batch.
@@ -98,8 +103,11 @@ type Close struct {
 type ClaimBatch struct {
 	Claims []Claim
 	Closes []Close
-	Now    time.Time     // claim time, for the stale rule
-	MaxAge time.Duration // DefaultMaxAge if zero
+	// Fingerprints are recorded (replacing the watch and source's earlier one) in the same
+	// transaction: the questions the batch's Backlog claims answered.
+	Fingerprints []WatchFingerprint
+	Now          time.Time     // claim time, for the stale rule
+	MaxAge       time.Duration // DefaultMaxAge if zero
 }
 
 // Claimed is one claim Claim created: Status is StatusSending, or StatusSkipped with the Reason.
@@ -128,6 +136,7 @@ type GroupClaim struct {
 	Event     *events.Event
 	Attempts  int       // attempts so far
 	ClaimedAt time.Time //
+	Backlog   bool      // Claim.Backlog
 	// Closed is the latest close of the event's listing the store knows of (zero: none); the
 	// sender skips the claim when it is later than the event.
 	Closed time.Time
