@@ -261,6 +261,10 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 		}
 		n.Key, n.EventID = uuid.MustParse(key), uuid.MustParse(eventID)
 		n.EventType, n.Course, n.PlayDate, n.TeeTime, n.OccurredAt = string(e.EventType), e.CourseName, e.PlayDate, e.TeeTime, e.OccurredAt
+		n.CoursePart, n.PriceKRW = e.CoursePart, e.PriceKRW
+		if e.Previous != nil {
+			n.PreviousPriceKRW = e.Previous.PriceKRW
+		}
 		n.ClaimedAt = fromNanos(claimedAt)
 		if sentAt != 0 {
 			t := fromNanos(sentAt)
