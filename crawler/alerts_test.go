@@ -30,7 +30,8 @@ type alertsRecorder struct {
 	calls  []string       // site/crawl id of each call
 }
 
-func (a *alertsRecorder) Claim(_ context.Context, site, crawlID string, evs []events.Event) error {
+func (a *alertsRecorder) Claim(_ context.Context, c AlertCrawl) error {
+	site, crawlID, evs := c.Site, c.CrawlID, c.Events
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.calls = append(a.calls, site+" "+crawlID)

@@ -37,13 +37,25 @@ type EventPublisher interface {
 // Alerts is the runner's hook for crawler-side alerts (implemented in cmd/crawler; package
 // crawler imports no alert package). Claim is called once per site crawl, after the crawl's
 // events are in the events file and before its snapshot is saved, with every event of the crawl
-// (possibly none), the site's name and the crawl id. It must make the alerts of those events
+// (possibly none), the site's name, the crawl id and the snapshot to be saved (AlertCrawl). It must make the alerts of those events
 // durable (one synced transaction) before it returns, and must not send: sending runs beside the
 // crawl. An error keeps the old snapshot and publishes nothing, so the next crawl derives the
 // same transitions with the same event ids and claims them again (a claim that exists is not
 // made twice). Sites may be crawled concurrently: Claim is called from several goroutines.
 type Alerts interface {
-	Claim(ctx context.Context, site, crawlID string, evs []events.Event) error
+	Claim(ctx context.Context, c AlertCrawl) error
+}
+
+// AlertCrawl is one site crawl as the Alerts hook sees it.
+type AlertCrawl struct {
+	Site, CrawlID string
+	Events        []events.Event // every event of the crawl (possibly none)
+	// Next is the snapshot about to be saved: what is open now, for a watch that asks for the
+	// first time (Snapshot.Openings).
+	Next Snapshot
+	// First: the source had no snapshot before (a fresh state dir, a new site): its openings
+	// were open before the crawler looked, not just opened.
+	First bool
 }
 
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,

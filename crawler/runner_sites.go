@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
@@ -119,7 +118,7 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, site.Name, s.CrawlID, out, next)
+	s.Err = r.emit(ctx, AlertCrawl{Site: site.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
 	return s
 }
 
@@ -229,7 +228,8 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 // made again (its key is the watch, channel and event id). A crash between the save and the
 // commit is resolved at the next start by the snapshot (spool.Open). Without a spool, Publisher
 // (tests) gets the events after the save.
-func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Event, next Snapshot) error {
+func (r *Runner) emit(ctx context.Context, c AlertCrawl) error {
+	site, out, next := c.Site, c.Events, c.Next
 	var b spool.Batch
 	if r.Spool != nil {
 		var err error
@@ -241,7 +241,7 @@ func (r *Runner) emit(ctx context.Context, site, crawlID string, out []events.Ev
 		}
 	}
 	if r.Alerts != nil {
-		if err := r.Alerts.Claim(ctx, site, crawlID, out); err != nil {
+		if err := r.Alerts.Claim(ctx, c); err != nil {
 			r.abort(b)
 			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 		}

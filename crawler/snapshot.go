@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"slices"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -67,6 +68,25 @@ func (e SnapshotEntry) Open() bool { return e.ClosedAt.IsZero() }
 // seq is the events.Seq of the entry's current lifetime in epoch.
 func (e SnapshotEntry) seq(epoch string) events.Seq {
 	return events.Seq{Epoch: epoch, Lifetime: max(e.Lifetime, 1), Change: e.Changes}
+}
+
+// Openings are the listing_opened events of the listings open in s and not being missed, by
+// listing key: each with the id of its current lifetime's opening, its last seen values, crawl
+// CrawlID and its first-seen time as occurred_at. They answer a watch that asks what is open now.
+func (s Snapshot) Openings() []events.Event {
+	keys := make([]string, 0, len(s.Listings))
+	for k, e := range s.Listings {
+		if e.Open() && e.Misses == 0 && e.Suspect == 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	out := make([]events.Event, len(keys))
+	for i, k := range keys {
+		e := s.Listings[k]
+		out[i] = events.OpenedSeq(e.Listing, e.seq(s.Epoch), s.CrawlID, e.FirstSeen)
+	}
+	return out
 }
 
 // OpenCount is the number of open listings in the snapshot (tombstones excluded).

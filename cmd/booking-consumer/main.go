@@ -42,7 +42,7 @@ const envHelp = `Environment:
   NOTIFY_METRICS_ADDR
                    notify: /metrics and /healthz (default 127.0.0.1:9466)
   LOG_LEVEL        debug, info (default), warn or error
-  LOG_FORMAT       json (default) or text; logs go to stderr
+  LOG_FORMAT       text on a terminal, else json (the default); logs go to stderr
 `
 
 const rootHelp = `booking-consumer stores booking events from Kafka in PostgreSQL, exactly once in effect.

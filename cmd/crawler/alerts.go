@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
@@ -33,6 +34,7 @@ const alertsEnvHelp = `  WATCHES_FILE                the watches file of the cra
 // alertsConfig is the configuration of the crawler-side alerts (--watches and the --alert-* flags).
 type alertsConfig struct {
 	WatchesFile  string
+	NoBacklog    bool          // new and changed watches hear only of what enters them from now
 	Wait         time.Duration // once: how long to wait for the sends after the crawl
 	MaxAge       time.Duration
 	MaxAttempts  int
@@ -45,6 +47,8 @@ type alertsConfig struct {
 func (c *alertsConfig) define(fs *flag.FlagSet, getenv func(string) string, scheduled bool) {
 	fs.StringVar(&c.WatchesFile, "watches", getenv("WATCHES_FILE"), "watches YAML `file` (the format of booking-consumer notify): after each site's crawl its "+
 		"events are matched against the watches, claimed in <state-dir>/"+alertsFile+" and sent by the crawler itself, Kafka or not; empty: no alerts [WATCHES_FILE]")
+	fs.BoolVar(&c.NoBacklog, "no-backlog", false, "a new or changed watch (or a site's first crawl) claims nothing of what matches already; "+
+		"without it, its first evaluation sends what matches now once, worded as already open (a watch's backlog: false does the same for it)")
 	fs.DurationVar(&c.MaxAge, "alert-max-age", notify.DefaultMaxAge, "an alert whose event occurred longer ago than this when it is claimed or about to be sent is skipped (stale)")
 	fs.IntVar(&c.MaxAttempts, "alert-max-attempts", notify.DefaultMaxAttempts, "attempts per alert message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&c.RetryBase, "alert-retry-backoff", time.Second, "first wait before an alert's retry; doubles per attempt up to 1m (a Retry-After answer wins, capped at 5m)")
@@ -75,37 +79,107 @@ func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsF
 
 // crawlAlerts is the Runner's Alerts hook: it matches a site crawl's events against the watches
 // and claims the matches through the engine's Intake (one transaction of the claim store), which
-// wakes the channels' senders.
+// wakes the channels' senders. A watch new or changed on a site (its fingerprint, kept in the
+// store per watch and site, differs) also claims, in that transaction, the backlog: what matches
+// in the snapshot about to be saved, worded as already open (notify.Watch.BacklogClaims).
 type crawlAlerts struct {
-	watches *notify.Config
-	intake  *notify.Intake
-	wakes   notify.Wakes
-	maxAge  time.Duration
-	now     func() time.Time
+	watches   *notify.Config
+	intake    *notify.Intake
+	fps       fingerprintStore
+	noBacklog bool // --no-backlog: new and changed watches start from now
+	wakes     notify.Wakes
+	maxAge    time.Duration
+	now       func() time.Time
+
+	mu    sync.Mutex
+	known map[string]map[string]string // site → watch → fingerprint recorded (a cache of fps)
+}
+
+// fingerprintStore reads the fingerprints the watches were last evaluated with on a site
+// (liteclaims.Store).
+type fingerprintStore interface {
+	Fingerprints(ctx context.Context, source string) (map[string]string, error)
 }
 
 var _ crawler.Alerts = (*crawlAlerts)(nil)
 
-func newCrawlAlerts(watches *notify.Config, store notify.ClaimStore, maxAge time.Duration, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
+func newCrawlAlerts(watches *notify.Config, store alertStore, maxAge time.Duration, noBacklog bool, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
 	wakes := notify.NewWakes(watches.UsedChannels())
-	return &crawlAlerts{watches: watches, maxAge: maxAge, now: time.Now, wakes: wakes,
-		intake: &notify.Intake{Store: store, Metrics: metrics, Logger: logger, Wake: wakes.Wake}}
+	return &crawlAlerts{watches: watches, maxAge: maxAge, now: time.Now, wakes: wakes, fps: store, noBacklog: noBacklog,
+		known: map[string]map[string]string{}, intake: &notify.Intake{Store: store, Metrics: metrics, Logger: logger, Wake: wakes.Wake}}
 }
 
 // Claim claims the matches of one site crawl (crawler.Alerts): every match of one watch and
-// channel in the crawl is claimed in the one transaction, so they go out as one message.
-func (a *crawlAlerts) Claim(ctx context.Context, site, crawlID string, evs []events.Event) error {
-	if len(evs) == 0 {
-		return nil
+// channel in the crawl is claimed in the one transaction, so they go out as one message. On the
+// first crawl of a site every event is the opening of a listing that was open before the crawler
+// looked: those are claimed as the backlog of every watch (worded as already open), not as
+// openings.
+func (a *crawlAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
+	now := a.now()
+	ptrs := make([]*events.Event, len(c.Events))
+	for i := range c.Events {
+		ptrs[i] = &c.Events[i]
 	}
-	ptrs := make([]*events.Event, len(evs))
-	for i := range evs {
-		ptrs[i] = &evs[i]
+	b := a.watches.Batch(ptrs, now, a.maxAge)
+	if c.First {
+		b.Claims = nil
 	}
-	if _, err := a.intake.Claim(ctx, a.watches.Batch(ptrs, a.now(), a.maxAge)); err != nil {
-		return fmt.Errorf("alerts of %s: %w", crawlID, err)
+	asking, err := a.asking(ctx, c.Site, c.First)
+	if err != nil {
+		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
 	}
+	if len(asking) > 0 {
+		var open []*events.Event
+		if !a.noBacklog {
+			evs := c.Next.Openings()
+			open = make([]*events.Event, len(evs))
+			for i := range evs {
+				open[i] = &evs[i]
+			}
+		}
+		for _, w := range asking {
+			if !a.noBacklog && !w.NoBacklog {
+				b.Claims = append(b.Claims, w.BacklogClaims(open, now)...)
+			}
+			b.Fingerprints = append(b.Fingerprints, notify.WatchFingerprint{Watch: w.Name, Source: c.Site, Fingerprint: w.Fingerprint()})
+		}
+	}
+	if _, err := a.intake.Claim(ctx, b); err != nil {
+		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
+	}
+	a.mu.Lock()
+	for _, f := range b.Fingerprints {
+		a.known[c.Site][f.Watch] = f.Fingerprint
+	}
+	a.mu.Unlock()
 	return nil
+}
+
+// asking returns the watches (not muted) that ask site for the first time with their current
+// conditions: all of them on the site's first crawl, else those whose recorded fingerprint is
+// another or none.
+func (a *crawlAlerts) asking(ctx context.Context, site string, first bool) ([]*notify.Watch, error) {
+	a.mu.Lock()
+	known, ok := a.known[site]
+	a.mu.Unlock()
+	if !ok {
+		fps, err := a.fps.Fingerprints(ctx, site)
+		if err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		a.known[site], known = fps, fps
+		a.mu.Unlock()
+	}
+	var out []*notify.Watch
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, w := range a.watches.Watches {
+		if !w.Muted && (first || known[w.Name] != w.Fingerprint()) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 // unsent counts the claims still waiting to be sent.

@@ -18,7 +18,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -166,9 +165,9 @@ type timedAlerts struct {
 	at   atomic.Value // time.Time
 }
 
-func (t *timedAlerts) Claim(ctx context.Context, site, crawlID string, evs []events.Event) error {
+func (t *timedAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 	t.at.Store(time.Now())
-	return t.next.Claim(ctx, site, crawlID, evs)
+	return t.next.Claim(ctx, c)
 }
 
 // benchSimSites is the HTML site of compose/dev/sites.yaml against base, 14 days ahead, no delay.

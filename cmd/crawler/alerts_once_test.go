@@ -76,7 +76,8 @@ func TestPriceDropIntoWatchFiresOnce(t *testing.T) {
 		t.Errorf("alerts per watch %v, want cheap 1 (the drop) and all 1 (the opening)", perWatch)
 	}
 	list := o.cmd(t, "notifications", "--watch", "cheap")
-	if !strings.Contains(list, "listing_changed") || strings.Count(list, "sent") != 1 {
+	if !strings.Contains(list, "listing_changed") || strings.Count(list, "sent") != 1 || !strings.Contains(list, "OUT") ||
+		!strings.Contains(list, "140,000") || !strings.Contains(list, "160,000") { // part, price, old price
 		t.Errorf("crawler notifications --watch cheap:\n%s", list)
 	}
 }

@@ -19,6 +19,7 @@ import (
 // alertStore is the claim store of the crawler's alerts: SQLite in the state dir.
 type alertStore interface {
 	notify.ClaimStore
+	fingerprintStore
 	Close() error
 }
 
@@ -70,7 +71,7 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, a.oldestUnsent))
 		m.health.AddHealthCheck("alerts", a.health.check)
 	}
-	a.hook = newCrawlAlerts(watches, st, cfg.MaxAge, env.Logger, a.metrics)
+	a.hook = newCrawlAlerts(watches, st, cfg.MaxAge, cfg.NoBacklog, env.Logger, a.metrics)
 	if n, err := st.Prune(ctx, time.Now().Add(-cfg.Retention)); err != nil {
 		env.Logger.WarnContext(ctx, "alerts: prune old claims", "err", cli.Scrub(err.Error(), a.secrets))
 	} else if n > 0 {

@@ -107,5 +107,5 @@ func wantsGenerate(args []string) bool {
 }
 
 const logEnvHelp = `  LOG_LEVEL                   debug, info (default), warn or error
-  LOG_FORMAT                  json (default) or text; logs go to stderr
+  LOG_FORMAT                  text on a terminal, else json (the default); logs go to stderr
 `

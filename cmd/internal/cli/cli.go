@@ -57,7 +57,9 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// NewLogger builds the JSON (default) or text logger on w from LOG_LEVEL and LOG_FORMAT.
+// NewLogger builds the logger on w from LOG_LEVEL and LOG_FORMAT: text when LOG_FORMAT is unset
+// and w is a terminal (a person reads it), else JSON (log collectors parse it; durations stay
+// nanoseconds there, as slog writes them).
 func NewLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if s := strings.TrimSpace(getenv("LOG_LEVEL")); s != "" {
@@ -66,7 +68,11 @@ func NewLogger(getenv func(string) string, w io.Writer) (*slog.Logger, error) {
 		}
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	switch f := strings.TrimSpace(getenv("LOG_FORMAT")); f {
+	f := strings.TrimSpace(getenv("LOG_FORMAT"))
+	if f == "" && IsTerminal(w) {
+		f = "text"
+	}
+	switch f {
 	case "", "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	case "text":

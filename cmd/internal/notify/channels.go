@@ -29,6 +29,9 @@ type Message struct {
 	Watch   string
 	CrawlID string
 	Events  []*events.Event
+	// Backlog[i] (when not nil) says Events[i] is a backlog match (GroupClaim.Backlog): worded
+	// as already open ("open for 3 days"), never as just opened.
+	Backlog []bool
 	Now     time.Time // for "how long ago"
 	// Part of Parts: a group split in several messages (Split) says "(Part/Parts)" in its header;
 	// 0 or 1 Parts: not split.
@@ -59,19 +62,22 @@ type WebhookMatch struct {
 	PreviousPriceKRW *int64    `json:"previous_price_krw,omitempty"`
 	Players          *int      `json:"players"`
 	OccurredAt       time.Time `json:"occurred_at"`
+	// AlreadyOpen: a backlog match (open before the watch asked; occurred_at is its first-seen
+	// time), not an opening.
+	AlreadyOpen bool `json:"already_open,omitempty"`
 }
 
 // Request builds the HTTP request for m on ch. Every channel gets the Idempotency-Key header
 // (only the generic webhook's receivers are expected to honour it).
 func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error) {
-	text := ch.layout().text(m.Watch, m.Events, m.Now, m.Part, m.Parts)
+	text := ch.layout().text(m.Watch, m.Events, m.Backlog, m.Now, m.Part, m.Parts)
 	var body any
 	target := ch.URL
 	switch ch.Type {
 	case Webhook:
 		wb := WebhookBody{IdempotencyKey: m.Key.String(), Watch: m.Watch, Channel: ch.Name, CrawlID: m.CrawlID, Text: text}
-		for _, e := range m.Events {
-			wm := WebhookMatch{EventID: e.EventID, EventType: string(e.EventType), Source: e.Source,
+		for i, e := range m.Events {
+			wm := WebhookMatch{AlreadyOpen: i < len(m.Backlog) && m.Backlog[i], EventID: e.EventID, EventType: string(e.EventType), Source: e.Source,
 				CourseName: e.CourseName, CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime,
 				PriceKRW: e.PriceKRW, Players: e.Players, OccurredAt: e.OccurredAt}
 			if d, err := time.Parse(events.DateLayout, e.PlayDate); err == nil {

@@ -39,7 +39,7 @@ type Intake struct {
 
 // Claim claims b in one transaction of the store and returns how many claims it created sending.
 func (in *Intake) Claim(ctx context.Context, b ClaimBatch) (int, error) {
-	if len(b.Claims) == 0 && len(b.Closes) == 0 {
+	if len(b.Claims) == 0 && len(b.Closes) == 0 && len(b.Fingerprints) == 0 {
 		return 0, nil
 	}
 	created, err := in.Store.Claim(ctx, b)

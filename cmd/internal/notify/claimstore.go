@@ -1,8 +1,11 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,7 +29,7 @@ import (
 //     transaction (the latest close per listing), for that rule and for Group.Closed.
 //   - Pick returns the groups of channel ch ready to send at now, at most limit claims in all: every
 //     claim still StatusSending, none already finished. A group is one message: claims of one
-//     watch, channel and crawl, in claim order, as ch.Split cuts them (Groups). Its Key (the
+//     watch, channel and crawl, sorted by play date, tee time and course, as ch.Split cuts them (Groups). Its Key (the
 //     Idempotency-Key) and its Part of Parts are fixed the first time the group is picked and
 //     returned unchanged by every later Pick, after retries and restarts. A leasing store (PostgreSQL) gives each group to one
 //     process at a time and hands it out again once the lease expired (the holder died); a
@@ -86,6 +89,11 @@ type Claim struct {
 	Watch   string
 	Channel string
 	Event   *events.Event
+	// Backlog: the listing was open before the watch asked (a new or changed watch, the first
+	// crawl of a source): claimed only if no claim of the watch, channel and listing exists for
+	// its lifetime (Event.OccurredAt is its first-seen time), never stale at claim time, stale at
+	// send time only MaxAge after its claim, worded as already open.
+	Backlog bool
 }
 
 // Close is a listing's close seen in a batch.
@@ -98,8 +106,11 @@ type Close struct {
 type ClaimBatch struct {
 	Claims []Claim
 	Closes []Close
-	Now    time.Time     // claim time, for the stale rule
-	MaxAge time.Duration // DefaultMaxAge if zero
+	// Fingerprints are recorded (replacing the watch and source's earlier one) in the same
+	// transaction: the questions the batch's Backlog claims answered.
+	Fingerprints []WatchFingerprint
+	Now          time.Time     // claim time, for the stale rule
+	MaxAge       time.Duration // DefaultMaxAge if zero
 }
 
 // Claimed is one claim Claim created: Status is StatusSending, or StatusSkipped with the Reason.
@@ -128,6 +139,7 @@ type GroupClaim struct {
 	Event     *events.Event
 	Attempts  int       // attempts so far
 	ClaimedAt time.Time //
+	Backlog   bool      // Claim.Backlog
 	// Closed is the latest close of the event's listing the store knows of (zero: none); the
 	// sender skips the claim when it is later than the event.
 	Closed time.Time
@@ -157,7 +169,8 @@ type PickRow struct {
 }
 
 // Groups forms the messages of rows, for a store's Pick: rows that have a send key go in the group
-// of that key (with its Part and Parts); the others, by watch, channel and crawl, are cut by split
+// of that key (with its Part and Parts); the others, by watch, channel and crawl, sorted by play
+// date, tee time and course (teeTimeOrder; a keyed group's claims too), are cut by split
 // (Channel.Split; nil: MaxEventsPerMessage a message) into groups under new keys (the claim key of
 // a group of one, else a uuid v5 over its sorted claim keys), numbered Part of Parts. The store
 // then persists every group's Key, Part and Parts on its claims, so that the next Pick returns the
@@ -196,9 +209,11 @@ func Groups(rows []PickRow, split func(watch string, evs []*events.Event) []int)
 	var out []Group
 	for _, sl := range slots {
 		if sl.g != nil {
+			slices.SortStableFunc(sl.g.Claims, func(a, b GroupClaim) int { return teeTimeOrder(a.Event, b.Event) })
 			out = append(out, *sl.g)
 			continue
 		}
+		slices.SortStableFunc(sl.fresh, func(a, b PickRow) int { return teeTimeOrder(a.Event, b.Event) })
 		evs := make([]*events.Event, len(sl.fresh))
 		for i, r := range sl.fresh {
 			evs[i] = r.Event
@@ -216,7 +231,26 @@ func Groups(rows []PickRow, split func(watch string, evs []*events.Event) []int)
 			out = append(out, g)
 		}
 	}
+	// The parts of one watch, channel and crawl go out in their order (part 1, the earliest tee
+	// times, first), wherever their claims were in claim order.
+	first := map[[3]string]int{}
+	for i, g := range out {
+		if _, ok := first[[3]string{g.Watch, g.Channel, g.CrawlID}]; !ok {
+			first[[3]string{g.Watch, g.Channel, g.CrawlID}] = i
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Group) int {
+		return cmp.Or(cmp.Compare(first[[3]string{a.Watch, a.Channel, a.CrawlID}], first[[3]string{b.Watch, b.Channel, b.CrawlID}]),
+			cmp.Compare(a.Part, b.Part))
+	})
 	return out
+}
+
+// teeTimeOrder is the order of a message's lines: play date, then tee time, then course and part
+// (a golfer reads for the earliest slot first).
+func teeTimeOrder(a, b *events.Event) int {
+	return cmp.Or(strings.Compare(a.PlayDate, b.PlayDate), strings.Compare(a.TeeTime, b.TeeTime),
+		strings.Compare(courseOf(a), courseOf(b)))
 }
 
 // Keys are the claim keys of g.

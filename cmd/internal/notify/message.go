@@ -23,6 +23,11 @@ type wording struct {
 	match            string // course, play date, weekday, tee time, price, players, opened/changed, how long ago
 	seconds, minutes string // how long ago: seconds; minutes
 	hoursMinutes     string // how long ago: hours, minutes
+	// open is the line of a backlog match (already open when the watch asked): course, play
+	// date, weekday, tee time, price, players, how long it has been open (openDays,
+	// openHours, openMinutes: a number).
+	open                             string
+	openDays, openHours, openMinutes string
 }
 
 var (
@@ -34,6 +39,8 @@ var (
 		opened: "opened", changed: "changed",
 		match:   "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · %[7]s %[8]s ago",
 		seconds: "%ds", minutes: "%d min", hoursMinutes: "%dh %dmin",
+		open:     "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · open for %[7]s",
+		openDays: "%d days", openHours: "%dh", openMinutes: "%d min",
 	}
 	korean = &wording{
 		header:   "⛳ 티타임 알림: %s (%d건)\n",
@@ -43,6 +50,8 @@ var (
 		opened: "오픈", changed: "변경",
 		match:   "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · %[8]s 전 %[7]s",
 		seconds: "%d초", minutes: "%d분", hoursMinutes: "%d시간 %d분",
+		open:     "%[1]s · %[2]s (%[3]s) %[4]s · %[5]s · %[6]s · 열려 있음 · %[7]s",
+		openDays: "%d일째", openHours: "%d시간째", openMinutes: "%d분째",
 	}
 )
 
@@ -58,7 +67,7 @@ func wordingOf(lang string) *wording {
 // the course and part, play date with weekday, tee time, price, players, and how long ago it
 // opened (or changed), relative to now. It is the generic webhook's text: not escaped, not bounded.
 func Text(lang, watch string, evs []*events.Event, now time.Time) string {
-	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, now, 0, 0)
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, nil, now, 0, 0)
 }
 
 // layout is how one channel writes a message: its wording, the escaping of its markup and its
@@ -74,8 +83,12 @@ func plain(s string) string { return s }
 
 // longestAgo is the "how long ago" a length is measured with when a group is split: the text of a
 // match grows with the time until its send (a claim older than the max age is skipped, not sent),
-// and a split decided once must fit at every later attempt.
-const longestAgo = 9999*time.Hour + 59*time.Minute
+// and a split decided once must fit at every later attempt. longestOpen is the same for a backlog
+// line ("open for N days").
+const (
+	longestAgo  = 9999*time.Hour + 59*time.Minute
+	longestOpen = 9999 * 24 * time.Hour
+)
 
 // textLen is the length of s as the channels count it (UTF-16 code units).
 func textLen(s string) int {
@@ -107,9 +120,9 @@ func (l layout) lineBudget(watch string) int {
 
 // line is e's line, escaped; longer than budget (when set) it is shortened by cutting the course
 // and part (with "…"), so that tee time, date and price always stay.
-func (l layout) line(e *events.Event, now time.Time, budget int) string {
+func (l layout) line(e *events.Event, open bool, now time.Time, budget int) string {
 	course := courseOf(e)
-	full := l.escape(l.w.line(e, course, now))
+	full := l.escape(l.w.line(e, course, open, now))
 	if budget <= 0 || textLen(full) <= budget {
 		return full
 	}
@@ -117,23 +130,24 @@ func (l layout) line(e *events.Event, now time.Time, budget int) string {
 	lo, hi := 0, len(rs) // the longest prefix of the course that fits: binary search
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if textLen(l.escape(l.w.line(e, string(rs[:mid])+"…", now))) <= budget {
+		if textLen(l.escape(l.w.line(e, string(rs[:mid])+"…", open, now))) <= budget {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return l.escape(l.w.line(e, string(rs[:lo])+"…", now))
+	return l.escape(l.w.line(e, string(rs[:lo])+"…", open, now))
 }
 
-// text is the message of evs, part part of parts (0 and 1: not split).
-func (l layout) text(watch string, evs []*events.Event, now time.Time, part, parts int) string {
+// text is the message of evs, part part of parts (0 and 1: not split); open[i] (when open is
+// not nil) says evs[i] is a backlog match, worded as already open.
+func (l layout) text(watch string, evs []*events.Event, open []bool, now time.Time, part, parts int) string {
 	budget := l.lineBudget(watch)
 	var b strings.Builder
 	b.WriteString(l.header(watch, len(evs), part, parts))
-	for _, e := range evs {
+	for i, e := range evs {
 		b.WriteString("• ")
-		b.WriteString(l.line(e, now, budget))
+		b.WriteString(l.line(e, i < len(open) && open[i], now, budget))
 		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -155,9 +169,12 @@ func (l layout) split(watch string, evs []*events.Event) []int {
 	lens := make([]int, len(evs)) // each line with its bullet and newline
 	total := 0
 	for i, e := range evs {
-		// At its longest the line is its full text at longestAgo; one shortened at send time
-		// is at most the budget.
-		n := min(textLen(l.escape(l.w.line(e, courseOf(e), e.OccurredAt.Add(longestAgo)))), budget)
+		// At its longest the line is its full text at longestAgo (or, for a backlog match,
+		// longestOpen: the split does not know which it is); one shortened at send time is at
+		// most the budget.
+		n := max(textLen(l.escape(l.w.line(e, courseOf(e), false, e.OccurredAt.Add(longestAgo)))),
+			textLen(l.escape(l.w.line(e, courseOf(e), true, e.OccurredAt.Add(longestOpen)))))
+		n = min(n, budget)
 		lens[i] = n + textLen("• ") + 1
 		total += lens[i]
 	}
@@ -188,8 +205,9 @@ func courseOf(e *events.Event) string {
 	return e.CourseName
 }
 
-// line is e's line with course as its course (and part).
-func (w *wording) line(e *events.Event, course string, now time.Time) string {
+// line is e's line with course as its course (and part); open: a backlog match, worded as
+// already open for as long as since its first-seen time (its occurred_at).
+func (w *wording) line(e *events.Event, course string, open bool, now time.Time) string {
 	wd := ""
 	if d, err := time.Parse(events.DateLayout, e.PlayDate); err == nil {
 		wd = w.weekdays[d.Weekday()]
@@ -209,11 +227,26 @@ func (w *wording) line(e *events.Event, course string, now time.Time) string {
 	if e.Players != nil {
 		players = fmt.Sprintf(w.players, *e.Players)
 	}
+	if open {
+		return fmt.Sprintf(w.open, course, e.PlayDate, wd, e.TeeTime, price, players, w.openFor(ago))
+	}
 	verb := w.opened
 	if e.EventType == events.ListingChanged {
 		verb = w.changed
 	}
 	return fmt.Sprintf(w.match, course, e.PlayDate, wd, e.TeeTime, price, players, verb, w.ago(ago))
+}
+
+// openFor is how long a backlog match has been open: days, else hours, else minutes.
+func (w *wording) openFor(d time.Duration) string {
+	switch {
+	case d >= 24*time.Hour:
+		return fmt.Sprintf(w.openDays, int(d/(24*time.Hour)))
+	case d >= time.Hour:
+		return fmt.Sprintf(w.openHours, int(d.Hours()))
+	default:
+		return fmt.Sprintf(w.openMinutes, int(d.Minutes()))
+	}
 }
 
 func (w *wording) ago(d time.Duration) string {

@@ -181,8 +181,14 @@ func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bo
 				return ReasonWatchMuted
 			}
 		}
+		// A backlog claim's event occurred when the listing was first seen, long before the
+		// watch asked: its age counts from its claim.
+		born := c.Event.OccurredAt
+		if c.Backlog {
+			born = c.ClaimedAt
+		}
 		switch {
-		case c.Event.OccurredAt.Before(s.Now().Add(-s.MaxAge)):
+		case born.Before(s.Now().Add(-s.MaxAge)):
 			return ReasonStale
 		case c.Closed.After(c.Event.OccurredAt):
 			return ReasonClosed
@@ -224,8 +230,15 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 			return true // every claim skipped
 		}
 		evs := make([]*events.Event, len(g.Claims))
+		var backlog []bool
 		for i, c := range g.Claims {
 			evs[i] = c.Event
+			if c.Backlog {
+				if backlog == nil {
+					backlog = make([]bool, len(g.Claims))
+				}
+				backlog[i] = true
+			}
 		}
 		// Hold the claims for the attempt (timeout and a margin); a sender that lost them (it slept
 		// past its lease and another took them) stops.
@@ -244,7 +257,7 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 			}
 		}
 		s.last = time.Now()
-		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Now: s.Now(),
+		err := ch.Send(ctx, s.Client, Message{Key: g.Key, Watch: g.Watch, CrawlID: g.CrawlID, Events: evs, Backlog: backlog, Now: s.Now(),
 			Part: g.Part, Parts: g.Parts})
 		if err == nil {
 			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})

@@ -73,6 +73,9 @@ type Watch struct {
 	// Muted is `enabled: false`: the watch claims nothing, and its claims still waiting are
 	// skipped (watch_muted) at send time.
 	Muted bool
+	// NoBacklog is `backlog: false`: when the watch is new or its conditions changed, it hears
+	// only of what enters it from then on, not of what matches already (Config.Backlog).
+	NoBacklog bool
 }
 
 // Config is a parsed watches file.
@@ -119,6 +122,7 @@ type fileWatch struct {
 	MinPlayers   *int       `yaml:"min_players"`
 	Channels     []string   `yaml:"channels"`
 	Enabled      *bool      `yaml:"enabled"`
+	Backlog      *bool      `yaml:"backlog"`
 }
 
 // LoadFile reads and validates a watches file; secrets come from getenv.
@@ -276,7 +280,7 @@ func parseWatch(n *yaml.Node, errs *lineErrors) *Watch {
 	}
 	w := &Watch{Name: f.Name, Sources: f.Sources, Courses: f.Courses, CoursesExact: f.CoursesExact,
 		NextDays: f.NextDays, MaxPriceKRW: f.MaxPriceKRW, MinPlayers: f.MinPlayers, Channels: f.Channels,
-		Muted: f.Enabled != nil && !*f.Enabled}
+		Muted: f.Enabled != nil && !*f.Enabled, NoBacklog: f.Backlog != nil && !*f.Backlog}
 	if !nameRE.MatchString(f.Name) {
 		errs.add(orNode(field(n, "name"), n), "watch name %q: required; letters, digits, '_', '-', '.'", f.Name)
 	}

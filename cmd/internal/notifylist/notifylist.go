@@ -3,6 +3,7 @@
 package notifylist
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
 
 // Write writes rows to w, times in loc: JSON lines when asJSON, else a table.
@@ -29,14 +31,22 @@ func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON b
 		return nil
 	}
 	t := &cli.Table{}
-	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "play_date", "tee_time", "attempts", "reason/error")
+	t.Add("claimed_at", "status", "watch", "channel", "event", "course", "part", "play_date", "tee_time", "price", "old_price", "attempts", "reason/error")
 	for _, n := range rows {
 		why := n.Reason
 		if n.Error != "" {
 			why = n.Error
 		}
-		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), string(n.Status), n.Watch, n.Channel, n.EventType, n.Course, n.PlayDate,
-			n.TeeTime, strconv.Itoa(n.Attempts), why)
+		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), string(n.Status), n.Watch, n.Channel, n.EventType, n.Course, cmp.Or(n.CoursePart, "-"),
+			n.PlayDate, n.TeeTime, won(n.PriceKRW), won(n.PreviousPriceKRW), strconv.Itoa(n.Attempts), why)
 	}
 	return t.Write(w)
+}
+
+// won is a price thousands-separated, or "-" without one.
+func won(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	return textfmt.Thousands(*p)
 }

@@ -35,8 +35,10 @@ var (
 	// migrations are the changes to schema.sql's tables, in order: migration i+1 is migrations[i],
 	// applied once, in the transaction that sets pragma user_version to i+1.
 	//go:embed queries/migrate_1_send_part.sql
-	migrate1   string
-	migrations = []string{migrate1}
+	migrate1 string
+	//go:embed queries/migrate_2_backlog.sql
+	migrate2   string
+	migrations = []string{migrate1, migrate2}
 )
 
 // BusyTimeout is how long a statement waits for the database's lock.

@@ -21,6 +21,10 @@ var (
 	closeSQL string
 	//go:embed queries/claim.sql
 	claimSQL string
+	//go:embed queries/claim_backlog.sql
+	claimBacklogSQL string
+	//go:embed queries/fingerprint.sql
+	fingerprintSQL string
 	//go:embed queries/pick.sql
 	pickSQL string
 	//go:embed queries/sendkey.sql
@@ -99,6 +103,11 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				}
 			}
 		}
+		for _, f := range b.Fingerprints {
+			if _, err := tx.ExecContext(ctx, fingerprintSQL, f.Watch, f.Source, f.Fingerprint, nanos(now)); err != nil {
+				return fmt.Errorf("record fingerprint of %s: %w", f.Watch, err)
+			}
+		}
 		if len(b.Claims) == 0 {
 			return nil
 		}
@@ -109,6 +118,7 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 			return fmt.Errorf("claim: %w", err)
 		}
 		defer claim.Close()
+		var backlog *sql.Stmt
 		for _, c := range b.Claims {
 			e := c.Event
 			payload, err := json.Marshal(e)
@@ -116,12 +126,23 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				return fmt.Errorf("encode event %s: %w", e.EventID, err)
 			}
 			reason := ""
-			if e.OccurredAt.Before(now.Add(-maxAge)) {
-				reason = notify.ReasonStale
-			}
 			var status string
-			err = claim.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
-				e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now), reason).Scan(&status, &reason)
+			if c.Backlog {
+				if backlog == nil {
+					if backlog, err = tx.PrepareContext(ctx, claimBacklogSQL); err != nil {
+						return fmt.Errorf("claim: %w", err)
+					}
+					defer backlog.Close()
+				}
+				err = backlog.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
+					e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now)).Scan(&status, &reason)
+			} else {
+				if e.OccurredAt.Before(now.Add(-maxAge)) {
+					reason = notify.ReasonStale
+				}
+				err = claim.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
+					e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now), reason).Scan(&status, &reason)
+			}
 			if errors.Is(err, sql.ErrNoRows) {
 				continue // claimed before
 			}
@@ -153,7 +174,7 @@ func (s *Store) Pick(ctx context.Context, ch *notify.Channel, now time.Time, lim
 			var r notify.PickRow
 			var key, sendKey, payload string
 			var claimedAt, closed int64
-			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &closed); err != nil {
+			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &r.Backlog, &closed); err != nil {
 				rows.Close()
 				return err
 			}
@@ -240,6 +261,10 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 		}
 		n.Key, n.EventID = uuid.MustParse(key), uuid.MustParse(eventID)
 		n.EventType, n.Course, n.PlayDate, n.TeeTime, n.OccurredAt = string(e.EventType), e.CourseName, e.PlayDate, e.TeeTime, e.OccurredAt
+		n.CoursePart, n.PriceKRW = e.CoursePart, e.PriceKRW
+		if e.Previous != nil {
+			n.PreviousPriceKRW = e.Previous.PriceKRW
+		}
 		n.ClaimedAt = fromNanos(claimedAt)
 		if sentAt != 0 {
 			t := fromNanos(sentAt)
@@ -249,6 +274,27 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("alerts database %s: list: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Fingerprints returns the fingerprint each watch was last evaluated with on source (by watch).
+func (s *Store) Fingerprints(ctx context.Context, source string) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, "select watch, fingerprint from fingerprints where source = ?1", source)
+	if err != nil {
+		return nil, s.failed("read fingerprints", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var w, f string
+		if err := rows.Scan(&w, &f); err != nil {
+			return nil, s.failed("read fingerprints", err)
+		}
+		out[w] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.failed("read fingerprints", err)
 	}
 	return out, nil
 }

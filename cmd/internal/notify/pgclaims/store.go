@@ -264,7 +264,7 @@ func (s *Store) List(ctx context.Context, f notify.Filter) ([]notify.Notificatio
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (notify.Notification, error) {
 		var n notify.Notification
 		err := r.Scan(&n.Key, &n.Watch, &n.Channel, &n.EventID, &n.CrawlID, &n.EventType, &n.Course,
-			&n.PlayDate, &n.TeeTime, &n.OccurredAt, &n.Status, &n.Reason, &n.Error, &n.Attempts, &n.ClaimedAt, &n.SentAt)
+			&n.CoursePart, &n.PriceKRW, &n.PreviousPriceKRW, &n.PlayDate, &n.TeeTime, &n.OccurredAt, &n.Status, &n.Reason, &n.Error, &n.Attempts, &n.ClaimedAt, &n.SentAt)
 		return n, err
 	})
 	if err != nil {

@@ -1,5 +1,6 @@
 -- booking-consumer notifications: newest first ($1 status or '', $2 watch or '', $3 limit).
 select key, watch, channel, event_id, crawl_id, event->>'event_type', event->>'course_name',
+       coalesce(event->>'course_part', ''), (event->>'price_krw')::bigint, (event->'previous'->>'price_krw')::bigint,
        event->>'play_date', event->>'tee_time', occurred_at, status, coalesce(reason, ''),
        coalesce(error, ''), attempts, claimed_at, sent_at
 from notifications

@@ -1,0 +1,61 @@
+package notify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
+)
+
+// A watch is a query: when it is new, or its conditions changed, its first evaluation on a
+// source answers with what matches now (the backlog), worded as already open, and from then on
+// only what enters it fires (Rule). The store keeps, per watch and source, the Fingerprint it
+// last evaluated; a different one (or none) is a new question.
+
+// Fingerprint is the identity of w's question: its conditions and channels (not its name, not
+// enabled, not backlog). A watch whose fingerprint changed gets the backlog again; a listing
+// already claimed for the watch and a channel is not claimed again (ClaimStore: Backlog claims).
+func (w *Watch) Fingerprint() string {
+	b, _ := json.Marshal(struct {
+		Sources, Courses, CoursesExact []string
+		DateFrom, DateTo               time.Time
+		NextDays                       int
+		Weekdays                       []time.Weekday
+		TimeFrom, TimeTo               string
+		MaxPriceKRW                    *int64
+		MinPlayers                     *int
+		Channels                       []string
+	}{w.Sources, w.Courses, w.CoursesExact, w.DateFrom, w.DateTo, w.NextDays, w.Weekdays, w.TimeFrom, w.TimeTo,
+		w.MaxPriceKRW, w.MinPlayers, w.Channels})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// WatchFingerprint is the fingerprint of a watch as evaluated on one source, recorded by Claim in
+// the transaction of the backlog it answered with.
+type WatchFingerprint struct {
+	Watch, Source, Fingerprint string
+}
+
+// BacklogClaims are the claims of the listings open now (open: the listing_opened event of each
+// listing's current lifetime, with its last seen values and its first-seen time as occurred_at)
+// that match w, one per channel, marked Backlog: the store claims one only if no claim of its
+// watch, channel and listing exists for the listing's current lifetime, exempts it from the
+// event-age rule (its age counts from the claim), and the message says "open for N days".
+func (w *Watch) BacklogClaims(open []*events.Event, now time.Time) []Claim {
+	if w.Muted {
+		return nil
+	}
+	var out []Claim
+	for _, e := range open {
+		if e.EventType != events.ListingOpened || !w.Matches(e, e.PriceKRW, e.Players, now) {
+			continue
+		}
+		for _, ch := range w.Channels {
+			out = append(out, Claim{Key: ClaimKey(w.Name, ch, e.EventID), Watch: w.Name, Channel: ch, Event: e, Backlog: true})
+		}
+	}
+	return out
+}
