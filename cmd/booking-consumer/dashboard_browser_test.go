@@ -161,13 +161,35 @@ func open(t *testing.T, ctx context.Context, url string) {
 func waitURL(t *testing.T, ctx context.Context, s string) {
 	t.Helper()
 	for range 400 {
-		if loc := must(t, ctx, "location", chromedp.Evaluate[string](`location.href`)); strings.Contains(loc, s) {
+		// While the navigation is under way the evaluation can land on the page being left:
+		// Chromium answers that its target navigated or that the context is gone. Both mean "not
+		// there yet"; any other error fails.
+		loc, err := evaluateOnce[string](ctx, `location.href`)
+		if err != nil && !navigating(err) {
+			t.Fatalf("location: %v", err)
+		}
+		if err == nil && strings.Contains(loc, s) {
 			must(t, ctx, "page "+loc, chromedp.WaitReady(chromedp.CSS("footer")))
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("the page never reached a location with %q", s)
+}
+
+// evaluateOnce evaluates expr in the page, within a minute.
+func evaluateOnce[T any](ctx context.Context, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+}
+
+// navigating reports whether err is Chromium's answer to an evaluation that met a navigation.
+func navigating(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Inspected target navigated or closed") ||
+		strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Cannot find context with specified id")
 }
 
 func count(t *testing.T, ctx context.Context, sel string) int {
