@@ -13,19 +13,14 @@ package spool
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -42,18 +37,6 @@ const (
 
 // ErrDiskFull is the meaning of a Prepare error caused by a full disk.
 var ErrDiskFull = errors.New("disk full")
-
-// Record types.
-const (
-	recBatch  byte = 'B' // id, unix nanos, site, count, the events (one Encode per line)
-	recCommit byte = 'C' // id: the snapshot naming the batch was saved
-	recAbort  byte = 'A' // id: it was not; the batch is never sent
-	recCopied byte = 'O' // id: the batch is in the events file (synced)
-)
-
-const headerLen = 8 // u32 length of type+payload, u32 CRC-32C of type+payload
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Out is the events file (crawler.EventLog): committed batches are appended to it and synced.
 type Out interface {
@@ -106,20 +89,6 @@ type segment struct {
 	first uint64 // the name: no batch in it has a smaller id
 	path  string
 	size  int64
-}
-
-// Pos is a position in the spool: every event of the batches before Batch, and the first Index
-// events of Batch, are acknowledged.
-type Pos struct {
-	Batch uint64 `json:"batch"`
-	Index int    `json:"index"`
-}
-
-// cursorFile is the JSON of <dir>/cursor.json: what Kafka (topic, cluster) acknowledged.
-type cursorFile struct {
-	Topic     string `json:"topic"`
-	ClusterID string `json:"cluster_id"`
-	Pos
 }
 
 // Stats are the spool's numbers for /metrics and /healthz.
@@ -189,132 +158,6 @@ func Open(dir string, opts Options) (*Spool, error) {
 	return s, nil
 }
 
-// leaveBehind: a spool opened without Retain (Kafka switched off) that still holds events a
-// Kafka cursor never acknowledged writes them to a file for `crawler replay` before they are
-// deleted, and says so.
-func (s *Spool) leaveBehind() {
-	if s.opts.Retain || s.cursor == nil {
-		return
-	}
-	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
-	n, err := s.export(path)
-	if n == 0 && err == nil {
-		_ = os.Remove(path)
-	}
-	if n > 0 || err != nil {
-		s.log.Warn("spool: Kafka is off; the events it had not acknowledged are written to a file and not sent",
-			"unsent_left_behind", n, "file", path, "err", err, "note", "crawler replay FILE publishes them")
-	}
-	if err == nil {
-		s.cursor = nil
-		_ = os.Remove(filepath.Join(s.dir, "cursor.json"))
-	}
-}
-
-// load scans every segment into the index.
-func (s *Spool) load() error {
-	names, err := filepath.Glob(filepath.Join(s.dir, "seg-*.log"))
-	if err != nil {
-		return fmt.Errorf("open spool: %w", err)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		first, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(name), "seg-"), ".log"), 10, 64)
-		if err != nil {
-			continue // not ours
-		}
-		seg := &segment{first: first, path: name}
-		s.lastID = max(s.lastID, first)
-		if err := s.scan(seg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scan reads seg's records. A record cut short at the end (a write a crash or a full disk
-// interrupted) is cut off; a complete record that fails its checksum, or does not parse, makes the
-// whole segment suspect: it is set aside and named, and the rest of the spool is used.
-func (s *Spool) scan(seg *segment) error {
-	b, err := os.ReadFile(seg.path)
-	if err != nil {
-		return fmt.Errorf("open spool: read %s: %w", seg.path, err)
-	}
-	var found []*batch
-	done := map[uint64]byte{}
-	off := int64(0)
-	for off < int64(len(b)) {
-		typ, payload, n, rerr := parseRecord(b[off:])
-		if errors.Is(rerr, errTorn) {
-			s.cutTorn(seg, b, off)
-			break
-		}
-		if rerr == nil {
-			rerr = s.apply(seg, off, typ, payload, &found, done)
-		}
-		if rerr != nil {
-			s.setAside(seg, off, rerr)
-			return nil
-		}
-		off += int64(n)
-	}
-	seg.size = min(off, int64(len(b)))
-	s.segs = append(s.segs, seg)
-	s.total += seg.size
-	s.batches = append(s.batches, found...)
-	for id, typ := range done {
-		s.mark(id, typ)
-	}
-	return nil
-}
-
-var errTorn = errors.New("torn record")
-
-// parseRecord parses the record at the start of b: its type, payload and length.
-func parseRecord(b []byte) (byte, []byte, int, error) {
-	if len(b) < headerLen {
-		return 0, nil, 0, errTorn
-	}
-	n := int(binary.BigEndian.Uint32(b))
-	if n < 1 || n > events.MaxEventBytes*100000 {
-		return 0, nil, 0, fmt.Errorf("record length %d out of range", n)
-	}
-	if len(b) < headerLen+n {
-		return 0, nil, 0, errTorn
-	}
-	body := b[headerLen : headerLen+n]
-	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(b[4:]) {
-		return 0, nil, 0, errors.New("checksum mismatch")
-	}
-	return body[0], body[1:], headerLen + n, nil
-}
-
-// apply adds a record to what scan found.
-func (s *Spool) apply(seg *segment, off int64, typ byte, payload []byte, found *[]*batch, done map[uint64]byte) error {
-	if len(payload) < 8 {
-		return fmt.Errorf("record %q too short", typ)
-	}
-	id := binary.BigEndian.Uint64(payload)
-	switch typ {
-	case recBatch:
-		site, count, at, err := batchHeader(payload)
-		if err != nil {
-			return err
-		}
-		*found = append(*found, &batch{id: id, site: site, seg: seg, off: off, count: count, at: at})
-		s.lastID = max(s.lastID, id)
-	case recCopied:
-		done[id] = recCopied // implies committed
-	case recCommit, recAbort:
-		if done[id] == 0 {
-			done[id] = typ
-		}
-	default:
-		return fmt.Errorf("unknown record type %q", typ)
-	}
-	return nil
-}
-
 // mark applies a commit, abort or copy record found by scan to the batch it names (in any segment
 // scanned so far).
 func (s *Spool) mark(id uint64, typ byte) {
@@ -338,63 +181,6 @@ func (s *Spool) find(id uint64) *batch {
 		return nil
 	}
 	return s.batches[i]
-}
-
-func batchHeader(p []byte) (site string, count int, at time.Time, err error) {
-	if len(p) < 8+8+2 {
-		return "", 0, time.Time{}, errors.New("batch record too short")
-	}
-	at = time.Unix(0, int64(binary.BigEndian.Uint64(p[8:])))
-	sl := int(binary.BigEndian.Uint16(p[16:]))
-	if len(p) < 18+sl+4 {
-		return "", 0, time.Time{}, errors.New("batch record too short")
-	}
-	site = string(p[18 : 18+sl])
-	count = int(binary.BigEndian.Uint32(p[18+sl:]))
-	return site, count, at, nil
-}
-
-func batchEvents(p []byte) ([]events.Event, error) {
-	sl := int(binary.BigEndian.Uint16(p[16:]))
-	body := p[18+sl+4:]
-	var evs []events.Event
-	for line := range bytes.SplitSeq(body, []byte{'\n'}) {
-		if len(line) == 0 {
-			continue
-		}
-		e, err := events.Decode(line)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	return evs, nil
-}
-
-// cutTorn truncates seg at off, keeping the cut bytes beside it, and says so.
-func (s *Spool) cutTorn(seg *segment, b []byte, off int64) {
-	tail := b[off:]
-	aside := fmt.Sprintf("%s.torn-%d", seg.path, off)
-	if err := os.WriteFile(aside, tail, 0o644); err != nil {
-		aside = "(not kept: " + err.Error() + ")"
-	}
-	if err := os.Truncate(seg.path, off); err != nil {
-		s.log.Error("spool: torn last record not cut; the segment is set aside", "segment", seg.path, "err", err)
-	}
-	s.stats.Torn++
-	s.log.Warn("spool: torn last record cut (a write cut short by a crash or a full disk; its batch was never committed)",
-		"segment", seg.path, "offset", off, "bytes", len(tail), "kept_as", aside)
-}
-
-// setAside renames a corrupt segment to *.corrupt, logs and counts it.
-func (s *Spool) setAside(seg *segment, off int64, why error) {
-	aside := seg.path + ".corrupt"
-	if err := os.Rename(seg.path, aside); err != nil {
-		aside = "(rename failed: " + err.Error() + ")"
-	}
-	s.stats.Corrupt++
-	s.log.Error("spool: corrupt segment set aside; its events are not sent (the rest of the spool is)",
-		"segment", seg.path, "offset", off, "err", why, "moved_to", aside)
 }
 
 // openActive opens the last segment for appending, or creates the first one.
@@ -439,57 +225,6 @@ func (s *Spool) nextID() uint64 {
 	return max(s.lastID+1, uint64(s.opts.Now().UnixNano()))
 }
 
-// resolve commits or aborts every batch left pending by the last process, by what its site's
-// saved snapshot names.
-func (s *Spool) resolve() {
-	for _, b := range s.batches {
-		if b.state != pending {
-			continue
-		}
-		named := uint64(0)
-		var err error
-		if s.opts.Resolve != nil {
-			named, err = s.opts.Resolve(b.site)
-		}
-		typ, what := recAbort, "dropped: its snapshot was not saved"
-		switch {
-		case err != nil:
-			what = "dropped: its snapshot cannot be read (" + err.Error() + ")"
-		case named >= b.id:
-			typ, what = recCommit, "kept: its snapshot was saved"
-		}
-		if werr := s.writeRecord(typ, b.id, nil); werr != nil {
-			s.log.Warn("spool: resolution not recorded; it is decided again at the next start", "batch", b.id, "err", werr)
-		}
-		if typ == recCommit {
-			b.state = committed
-		} else {
-			b.state = aborted
-		}
-		s.log.Info("spool: batch of an interrupted crawl "+what, "batch", b.id, "site", b.site, "events", b.count, "snapshot_batch", named)
-	}
-}
-
-// copyPending copies the committed batches the events file lacks, in order.
-func (s *Spool) copyPending() {
-	if s.opts.Out == nil {
-		return
-	}
-	for _, b := range s.batches {
-		if b.state != committed || b.copied {
-			continue
-		}
-		evs, err := s.read(b)
-		if err == nil {
-			err = s.copyOut(b, evs)
-		}
-		if err != nil {
-			s.log.Error("spool: events file not caught up; tried again at the next commit", "batch", b.id, "err", err)
-			return
-		}
-	}
-}
-
 func (s *Spool) copyOut(b *batch, evs []events.Event) error {
 	if err := s.opts.Out.Append(evs); err != nil {
 		return err
@@ -528,16 +263,6 @@ func (s *Spool) read(b *batch) ([]events.Event, error) {
 // new segment (the cut-short bytes are then a torn tail that Open cuts off).
 func (s *Spool) writeRecord(typ byte, id uint64, body []byte) error {
 	return s.writeRaw(encodeRecord(typ, id, body), false)
-}
-
-func encodeRecord(typ byte, id uint64, body []byte) []byte {
-	rec := make([]byte, headerLen+1+8, headerLen+1+8+len(body))
-	rec[headerLen] = typ
-	binary.BigEndian.PutUint64(rec[headerLen+1:], id)
-	rec = append(rec, body...)
-	binary.BigEndian.PutUint32(rec, uint32(len(rec)-headerLen))
-	binary.BigEndian.PutUint32(rec[4:], crc32.Checksum(rec[headerLen:], castagnoli))
-	return rec
 }
 
 func (s *Spool) writeRaw(rec []byte, sync bool) error {
@@ -698,256 +423,6 @@ func (s *Spool) Abort(b Batch) {
 func (s *Spool) notify() {
 	close(s.changed)
 	s.changed = make(chan struct{})
-}
-
-// done reports whether b needs nothing more: aborted, or committed, in the events file and
-// (Retain) acknowledged.
-func (s *Spool) done(b *batch) bool {
-	switch b.state {
-	case aborted:
-		return true
-	case pending:
-		return false
-	}
-	if s.opts.Out != nil && !b.copied {
-		return false
-	}
-	if !s.opts.Retain && s.cursor == nil {
-		return true
-	}
-	return s.acked(b, b.count)
-}
-
-func (s *Spool) acked(b *batch, n int) bool {
-	if s.cursor == nil {
-		return false
-	}
-	return b.id < s.cursor.Batch || (b.id == s.cursor.Batch && n <= s.cursor.Index)
-}
-
-// gc deletes the leading segments whose batches are all done (never the active one).
-func (s *Spool) gc() {
-	for len(s.segs) > 1 {
-		seg := s.segs[0]
-		n := 0
-		for n < len(s.batches) && s.batches[n].seg == seg {
-			if !s.done(s.batches[n]) {
-				return
-			}
-			n++
-		}
-		if err := os.Remove(seg.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("spool: acknowledged segment not deleted", "segment", seg.path, "err", err)
-			return
-		}
-		s.total -= seg.size
-		s.segs = s.segs[1:]
-		s.batches = s.batches[n:]
-	}
-}
-
-// readCursor reads cursor.json; a missing or unreadable one leaves the cursor unset (everything
-// retained is unsent: resent, which the consumer makes harmless).
-func (s *Spool) readCursor() {
-	b, err := os.ReadFile(filepath.Join(s.dir, "cursor.json"))
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("spool: cursor unreadable; everything in the spool is sent again", "err", err)
-		}
-		return
-	}
-	var c cursorFile
-	if err := json.Unmarshal(b, &c); err != nil {
-		s.log.Warn("spool: cursor unreadable; everything in the spool is sent again", "err", err)
-		return
-	}
-	s.cursor = &c
-}
-
-// OpenCursor starts reading for topic on the cluster clusterID. A cursor of another topic or
-// cluster is replaced by one at the spool's end: the events it had not sent are written to a
-// JSONL file beside the spool for `crawler replay` (logged with their count); left is how many.
-func (s *Spool) OpenCursor(topic, clusterID string) (left int, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.cursor
-	switch {
-	case c == nil:
-		c = &cursorFile{Topic: topic, ClusterID: clusterID}
-		if len(s.batches) > 0 {
-			c.Batch = s.batches[0].id
-		}
-	case c.Topic != topic || c.ClusterID != clusterID:
-		path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
-		left, err = s.export(path)
-		s.log.Warn("spool: topic or Kafka cluster changed; a new cursor starts at the spool's end",
-			"old_topic", c.Topic, "old_cluster_id", c.ClusterID, "topic", topic, "cluster_id", clusterID,
-			"unsent_left_behind", left, "file", path, "note", "crawler replay FILE publishes them")
-		if err != nil {
-			return left, err
-		}
-		c = &cursorFile{Topic: topic, ClusterID: clusterID, Pos: Pos{Batch: s.lastID + 1}}
-	default:
-		return 0, nil
-	}
-	if err := s.saveCursor(c); err != nil {
-		return left, err
-	}
-	s.cursor = c
-	s.gc()
-	return left, nil
-}
-
-// export writes the unsent events to path (JSONL).
-func (s *Spool) export(path string) (int, error) {
-	n := 0
-	err := atomicfile.Write(path, 0o644, func(f *os.File) error {
-		for _, b := range s.batches {
-			if b.state != committed || s.acked(b, b.count) {
-				continue
-			}
-			evs, err := s.read(b)
-			if err != nil {
-				return err
-			}
-			if s.cursor != nil && b.id == s.cursor.Batch {
-				evs = evs[min(s.cursor.Index, len(evs)):]
-			}
-			for _, e := range evs {
-				line, err := events.Encode(e)
-				if err != nil {
-					return err
-				}
-				if _, err := f.Write(append(line, '\n')); err != nil {
-					return err
-				}
-				n++
-			}
-		}
-		return nil
-	})
-	return n, err
-}
-
-// saveCursor replaces cursor.json by a rename, without fsync: it is written after every
-// acknowledged write, and a cursor a crash loses or cuts short only makes the events after an
-// older cursor (or the whole spool) go again, which the consumer makes harmless.
-func (s *Spool) saveCursor(c *cursorFile) error {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(s.dir, "cursor.json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("save spool cursor: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("save spool cursor: %w", err)
-	}
-	return nil
-}
-
-// Item is one event to send and its position after it.
-type Item struct {
-	Event events.Event
-	After Pos
-}
-
-// Next returns up to limit committed events after the cursor, in spool order, waiting for one
-// while wait is true (until ctx ends). It stops before a batch not yet committed or aborted. It
-// is for one reader (the Kafka sender): the batches are read and decoded outside the spool's
-// lock, so a crawl's Prepare or Commit never waits for them.
-func (s *Spool) Next(ctx context.Context, limit int, wait bool) ([]Item, error) {
-	for {
-		s.mu.Lock()
-		plan, err := s.planLocked(limit)
-		ch := s.changed
-		s.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		if len(plan) > 0 || !wait {
-			return s.readPlan(plan, limit)
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// planned is a batch Next reads from index from on.
-type planned struct {
-	b    *batch
-	from int
-}
-
-// planLocked picks the committed batches after the cursor that hold the next limit events.
-func (s *Spool) planLocked(limit int) ([]planned, error) {
-	if s.cursor == nil {
-		return nil, errors.New("spool: no cursor open")
-	}
-	var plan []planned
-	n := 0
-	for _, b := range s.batches {
-		if n >= limit {
-			break
-		}
-		if s.acked(b, b.count) || b.state == aborted {
-			continue
-		}
-		if b.state == pending {
-			break
-		}
-		from := 0
-		if b.id == s.cursor.Batch {
-			from = s.cursor.Index
-		}
-		plan = append(plan, planned{b: b, from: from})
-		n += b.count - from
-	}
-	return plan, nil
-}
-
-// readPlan reads the planned batches (their segments stay until the reader acknowledges them).
-func (s *Spool) readPlan(plan []planned, limit int) ([]Item, error) {
-	var items []Item
-	for _, p := range plan {
-		evs := s.cached.evs
-		if s.cached.id != p.b.id || evs == nil {
-			var err error
-			if evs, err = s.read(p.b); err != nil {
-				return items, err
-			}
-			s.cached.id, s.cached.evs = p.b.id, evs
-		}
-		for i := p.from; i < len(evs) && len(items) < limit; i++ {
-			items = append(items, Item{Event: evs[i], After: Pos{Batch: p.b.id, Index: i + 1}})
-		}
-	}
-	return items, nil
-}
-
-// Ack records that Kafka acknowledged everything up to p, and deletes what is then done.
-func (s *Spool) Ack(p Pos) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cursor == nil {
-		return errors.New("spool: no cursor open")
-	}
-	c := *s.cursor
-	c.Pos = p
-	if b := s.find(p.Batch); b != nil && p.Index >= b.count {
-		c.Pos = Pos{Batch: p.Batch + 1}
-	}
-	if err := s.saveCursor(&c); err != nil {
-		return err
-	}
-	s.cursor = &c
-	s.gc()
-	return nil
 }
 
 // Stats returns the spool's numbers.
