@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -131,6 +132,16 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 	b.Cleanup(srv.Close)
 	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *SiteSpec) { s.Name = "healthy" })
 	dead := deadSite(b, healthy, "dead", testkit.BlackHole(b))
+	alone, beside := healthyBeside(b, healthy, dead)
+	b.ReportMetric(alone, "alone_ms/crawl")
+	b.ReportMetric(beside, "beside_dead_ms/crawl")
+	b.ReportMetric(beside/alone, "beside_dead_vs_alone")
+}
+
+// healthyBeside crawls healthy (a site named "healthy") alone and listed after other, taking
+// turns inside b.Loop, each run from an empty snapshot and cancelled once the healthy site's
+// events are published, and returns the medians of the healthy site's crawl time, in ms.
+func healthyBeside(b *testing.B, healthy, other *Site) (alone, beside float64) {
 	quiet := slog.New(slog.DiscardHandler)
 	dir := b.TempDir()
 	crawl := func(sites []*Site) time.Duration {
@@ -149,11 +160,11 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 		}
 		return s.Duration
 	}
-	runs := [][]*Site{{healthy}, {dead, healthy}}
+	runs := [][]*Site{{healthy}, {other, healthy}}
 	for _, sites := range runs { // warm up the sim and the connection pool
 		crawl(sites)
 	}
-	var ms [2][]float64 // alone, beside the dead site
+	var ms [2][]float64 // alone, beside the other site
 	i := 0
 	for b.Loop() {
 		for k := range runs {
@@ -162,10 +173,67 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 		}
 		i++
 	}
-	alone, beside := median(ms[0]), median(ms[1])
+	return median(ms[0]), median(ms[1])
+}
+
+// BenchmarkHealthySiteBesideHangingSite measures the crawl time of the healthy simulated site
+// (as BenchmarkHealthySiteBesideDeadSite: 15 play dates, zero politeness delay, its
+// SiteSummary.Duration) alone and beside a site on the same host (the same server, so the same
+// host limit) whose every request hangs until the run ends (3 retries, listed first), at
+// parallelism 2 and at parallelism 1; the run is cancelled as soon as the healthy site's events
+// are published. Alone and beside take turns inside one loop. Each sub-benchmark reports the
+// median ms of each:
+//
+//	parallelism_2: beside_hanging_vs_alone  target ≈ 1 (F10: before the fair share the hanging
+//	               site took both slots, and the healthy one waited request_timeout × attempts);
+//	               its request_timeout (5 s) is longer than the crawl, so only the share acts
+//	parallelism_1: beside_hanging_ms ≤ alone_ms + two_timeouts_ms (2 × request_timeout, 1 s):
+//	               the hanging site's request holds the one slot until it times out; it waits
+//	               behind the healthy site's waiting requests, but takes the slot again when the
+//	               healthy site is between two requests (robots.txt, then its first page), and
+//	               stops after that second timeout in a row; so expect about alone + 2 × timeout
+//
+//	go test -bench HealthySiteBesideHangingSite -run '^$' ./crawler/
+func BenchmarkHealthySiteBesideHangingSite(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		par     int
+		timeout time.Duration
+	}{{"parallelism_2", 2, 5 * time.Second}, {"parallelism_1", 1, 500 * time.Millisecond}} {
+		b.Run(c.name, func(b *testing.B) { benchHangingSite(b, c.par, c.timeout) })
+	}
+}
+
+func benchHangingSite(b *testing.B, par int, timeout time.Duration) {
+	sim := sitesim.New(sitesim.Config{Seed: 42, Now: time.Now, DaysAhead: 14})
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hang" {
+			sim.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}))
+	b.Cleanup(srv.Close)
+	b.Cleanup(func() { close(stop) })
+	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *SiteSpec) {
+		s.Name = "healthy"
+		s.Politeness.Parallelism = par
+	})
+	hanging := recompiled(b, healthy, func(s *SiteSpec) {
+		s.Name = "hanging"
+		s.URLTemplate = srv.URL + "/hang?date={{.Date.Format \"20060102\"}}"
+		s.Politeness.NoRetry, s.Politeness.Retries = false, 3
+		s.Politeness.RequestTimeout = Duration(timeout)
+	})
+	alone, beside := healthyBeside(b, healthy, hanging)
 	b.ReportMetric(alone, "alone_ms/crawl")
-	b.ReportMetric(beside, "beside_dead_ms/crawl")
-	b.ReportMetric(beside/alone, "beside_dead_vs_alone")
+	b.ReportMetric(beside, "beside_hanging_ms/crawl")
+	b.ReportMetric(beside/alone, "beside_hanging_vs_alone")
+	b.ReportMetric(float64(2*timeout)/float64(time.Millisecond), "two_timeouts_ms")
 }
 
 // BenchmarkCrawlSpool measures the wall time of one crawl of the simulated site (as

@@ -64,9 +64,10 @@ type CollectDeps struct {
 	// no list selector of its own.
 	ListHint string
 
-	// hosts are the Runner's per-host politeness limits, shared with the other sites crawled at
-	// the same time (see hostLimits); nil: the site's own limits (colly's).
-	hosts *hostLimits
+	// hosts is the crawl's registration on the Runner's per-host politeness limits, shared with
+	// the other sites crawled at the same time (see hostLimits); nil: the site's own limits
+	// (colly's).
+	hosts *hostShare
 }
 
 // Result is what one crawl of one site saw.
@@ -79,7 +80,10 @@ type Result struct {
 	Retries     int              // page re-fetches
 	FailedPages []string         // URLs that failed after their retries, or were refused (robots.txt, size)
 	MaxPagesHit bool             // the max_pages guard stopped the crawl
-	Relogins    int              // fresh logins after a page answered with the login page
+	// TimedOutHosts are the hosts the crawl stopped requesting after maxHostTimeouts timeouts
+	// in a row there (IncompleteTimeouts): one hanging site must not hold its host's slots.
+	TimedOutHosts []string
+	Relogins      int // fresh logins after a page answered with the login page
 	// FailedSets are the page sets (play date and target of requests) of the failed pages; a
 	// failed page of a site without requests has a zero PageSet, which covers every listing.
 	FailedSets []PageSet
@@ -168,7 +172,7 @@ func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectD
 		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
 	if deps.hosts != nil {
-		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, site)
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, site, deps.Logger.With("site", site.Name))
 	}
 	c, err := newCollector(ctx, site, deps.Transport)
 	if err != nil {
@@ -187,6 +191,9 @@ func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectD
 	}
 	c.Wait()
 	cr.finishSets()
+	if deps.hosts != nil {
+		cr.res.TimedOutHosts = deps.hosts.stopped()
+	}
 
 	res := cr.res
 	for _, l := range cr.listings {
@@ -194,12 +201,12 @@ func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectD
 	}
 	sort.Slice(res.Listings, func(i, j int) bool { return res.Listings[i].Key() < res.Listings[j].Key() })
 	sort.Strings(res.FailedPages)
-	res.Complete = len(res.FailedPages) == 0 && !res.MaxPagesHit && ctx.Err() == nil
+	res.Complete = len(res.FailedPages) == 0 && !res.MaxPagesHit && len(res.TimedOutHosts) == 0 && ctx.Err() == nil
 	res.ListSeen = mostSeen(cr.holders)
 	res.Duration = deps.Now().Sub(start)
 	cr.log.InfoContext(ctx, "crawl finished", "pages", res.Pages, "rows", res.Rows, "listings", len(res.Listings),
 		"rejected", res.Rejected, "retries", res.Retries, "failed_pages", len(res.FailedPages),
-		"max_pages_hit", res.MaxPagesHit, "complete", res.Complete, "duration", res.Duration)
+		"max_pages_hit", res.MaxPagesHit, "timed_out_hosts", res.TimedOutHosts, "complete", res.Complete, "duration", res.Duration)
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("collect %s: %w", site.Name, err)
 	}
@@ -335,8 +342,12 @@ func (cr *crawl) onResponse(r *colly.Response) {
 // backOff prepares another try of r's failed fetch (key names it in the log): it waits as the
 // politeness and the response ask and counts the retry. It returns the error that ends the page
 // instead: the retries spent or a failure not worth retrying (spent true), or the wait cut short.
+// A host the crawl stopped requesting (errHostTimeouts) is not retried.
 func (cr *crawl) backOff(r *colly.Response, key string, err error) (stop error, spent bool) {
 	attempt, _ := r.Ctx.GetAny(attemptKey).(int)
+	if errors.Is(err, errHostTimeouts) {
+		return fmt.Errorf("attempt %d: %w", attempt+1, err), true
+	}
 	var hdr http.Header
 	if r.Headers != nil {
 		hdr = *r.Headers

@@ -19,9 +19,7 @@ import (
 // the page up for this crawl, because a crawl must not stall on one page for minutes and retrying
 // earlier than asked would be rude.
 func retryDelay(status int, hdr http.Header, attempt int, base, cap time.Duration, now time.Time) (time.Duration, bool) {
-	switch {
-	case status == 0, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
-	default:
+	if !retryStatus(status) {
 		return 0, false
 	}
 	if ra, ok := retryAfter(hdr.Get("Retry-After"), now); ok {
@@ -31,6 +29,12 @@ func retryDelay(status int, hdr http.Header, attempt int, base, cap time.Duratio
 		return ra, true
 	}
 	return retry.Backoff{Base: base, Max: cap}.Delay(attempt + 1), true
+}
+
+// retryStatus reports whether a fetch that ended with status (0: no response) is worth another
+// attempt.
+func retryStatus(status int) bool {
+	return status == 0 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
 }
 
 // retryAfter parses a Retry-After value: delta-seconds ("120") or an HTTP-date. A date in the past

@@ -24,6 +24,7 @@ const (
 	IncompleteCollapsed   = "collapsed"    // below half the last complete crawl's listings, of the site or of one target (guardTargets), not yet repeated DiffOptions.CollapseCrawls times
 	IncompleteCancelled   = "cancelled"    // the run's context ended mid-crawl
 	IncompleteDeadline    = "deadline"     // the site's deadline (Site.Deadline, else Runner.SiteDeadline) ended the crawl
+	IncompleteTimeouts    = "timeouts"     // two requests in a row to one host timed out: the crawl stopped requesting that host (hostLimit)
 )
 
 // DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.

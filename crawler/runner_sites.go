@@ -20,6 +20,11 @@ var errSiteDeadline = errors.New("site deadline reached")
 // file takes each site's events in one locked write (EventLog.Append), so lines of parallel sites
 // never interleave; snapshots are per site. A cancelled ctx still starts every site, which then
 // ends at once with the cancellation as its error.
+//
+// Each site crawl is registered on its hosts (hostLimits.join) before it starts, the first
+// MaxSites of them before any starts, so that a host shares its slots fairly from its first
+// request on: a site that starts first cannot take every slot of a host another site is about to
+// use.
 func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSummary {
 	if r.hosts == nil {
 		r.hosts = newHostLimits(r.Sites)
@@ -29,13 +34,21 @@ func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSum
 		n = DefaultMaxSites
 	}
 	out := make([]SiteSummary, len(r.Sites))
+	shares := make([]*hostShare, len(r.Sites))
+	for i := range min(n, len(r.Sites)) {
+		shares[i] = r.hosts.join(r.Sites[i])
+	}
 	slots := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for i, site := range r.Sites {
 		slots <- struct{}{}
+		if shares[i] == nil {
+			shares[i] = r.hosts.join(site)
+		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			s := r.crawlSite(ctx, site, now)
+			defer shares[i].leave()
+			s := r.crawlSite(ctx, site, now, shares[i])
 			if r.Metrics != nil {
 				r.Metrics.SiteCrawled(s)
 			}
@@ -76,8 +89,9 @@ func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps 
 
 // crawlSite does one site's crawl, in steps: load the snapshot, collect, decide what the crawl
 // may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
-// Every failure ends up in the summary's Err.
-func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time) (s SiteSummary) {
+// Every failure ends up in the summary's Err. share is the crawl's registration on the run's
+// hosts; it leaves them once the collect is done.
+func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time, share *hostShare) (s SiteSummary) {
 	start := now()
 	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
 	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
@@ -97,11 +111,12 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: r.hosts}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: share}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
 	res, deadline, err := r.collect(ctx, site, start, deps, log)
+	share.leave()
 	if err != nil {
 		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
 		s.Err = err
@@ -127,6 +142,8 @@ func incompleteReason(res Result, deadline bool) string {
 	switch {
 	case deadline:
 		return IncompleteDeadline
+	case len(res.TimedOutHosts) > 0:
+		return IncompleteTimeouts
 	case len(res.FailedPages) > 0:
 		return IncompleteFailedPages
 	case res.MaxPagesHit:

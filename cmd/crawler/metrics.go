@@ -89,7 +89,7 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		pageFails:  counter("pages_failed_total", "Pages that failed after their retries, by reason: no_list (an HTML page with neither rows nor its list), bad_answer (a JSON answer neither rows nor a declared empty one), undecodable (U+FFFD in a cell after decoding), fetch (anything else).", "source", "reason"),
 		notOpen:    counter("pages_not_open_total", "Pages that answered that their date is not open for booking yet (not_open, json.not_open_when): they open and close nothing and keep the crawl complete.", "source"),
 		events:     counter("events_total", "Booking events emitted, by type.", "source", "type"),
-		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline): no closes were emitted.", "source", "reason"),
+		incomplete: counter("incomplete_crawls_total", "Crawls of a site that were incomplete, by reason (failed_pages, max_pages, cancelled, collapsed, deadline, timeouts): no closes were emitted.", "source", "reason"),
 		siteErrors: counter("crawl_errors_total", "Crawls of a site that failed outright (bad config, state I/O, cancelled).", "source"),
 		sent: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_sent_total",
 			Help: "Booking events acknowledged by Kafka."}),
