@@ -237,23 +237,5 @@ func BenchmarkCrawlSpool(b *testing.B) {
 		}
 		i++
 	}
-	sp, err := spool.Open(b.TempDir(), spool.Options{Retain: true, Logger: quiet})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sp.Close()
-	var appends []float64
-	for range 20 {
-		t0 := time.Now()
-		if _, err := sp.Prepare("bench", evs); err != nil {
-			b.Fatal(err)
-		}
-		appends = append(appends, time.Since(t0).Seconds()*1000)
-	}
-	without, with := median(rounds[0]), median(rounds[1])
-	b.ReportMetric(without, "nospool_ms/crawl")
-	b.ReportMetric(with, "spool_ms/crawl")
-	b.ReportMetric(with/without, "spool_vs_nospool")
-	b.ReportMetric(median(appends), "append_fsync_ms/batch")
-	b.ReportMetric(float64(len(evs)), "events/crawl")
+	reportSpoolVsNone(b, rounds, evs)
 }

@@ -134,14 +134,14 @@ func TestReplayEqualsLiveAfterCrashes(t *testing.T) {
 		content[id] = string(b)
 	}
 	testkit.WaitFor(t, time.Minute, fmt.Sprintf("the live database holds the file's %d events", len(content)),
-		func() bool { return countRows(t, liveDB) >= len(content) })
+		func() bool { return storetest.CountEvents(t, liveDB) >= int64(len(content)) })
 
 	var out, errOut bytes.Buffer
 	if err := run(t.Context(), []string{"replay", file}, env(map[string]string{"KAFKA_BOOTSTRAP": addr, "KAFKA_TOPIC": replayTopic}), &out, &errOut); err != nil {
 		t.Fatalf("crawler replay: %v\n%s", err, errOut.String())
 	}
 	testkit.WaitFor(t, time.Minute, fmt.Sprintf("the rebuilt database holds the file's %d events", len(content)),
-		func() bool { return countRows(t, replayDB) >= len(content) })
+		func() bool { return storetest.CountEvents(t, replayDB) >= int64(len(content)) })
 
 	t.Logf("%d crawls killed, one at each step; %d lines, %d ids in the events file", len(crashpoint.Steps), len(lines), len(content))
 	asOf := time.Now().Add(time.Hour).Format(time.RFC3339Nano) // one clock for both views (open lifetimes)
@@ -158,17 +158,9 @@ func TestReplayEqualsLiveAfterCrashes(t *testing.T) {
 			t.Errorf("%s: no rows", q)
 		}
 	}
-	if n := countRows(t, liveDB); n != len(content) {
+	if n := storetest.CountEvents(t, liveDB); n != int64(len(content)) {
 		t.Errorf("the live database holds %d events, the events file %d", n, len(content))
 	}
-}
-
-func countRows(t *testing.T, db *pgxpool.Pool) int {
-	var n int
-	if err := db.QueryRow(t.Context(), "select count(*) from booking_events").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // jsonRows runs q (one text column) with booking_lifetimes' clock at asOf (golf.now).
