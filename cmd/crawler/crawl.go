@@ -204,7 +204,7 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 	fs := env.NewFlagSet(name, usage, crawlEnvHelp+alertsEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.Getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
-		return nil, nil, err
+		return nil, nil, removedFlag(err)
 	}
 	if err := validate(); err != nil {
 		return nil, nil, err
@@ -224,6 +224,16 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 	}
 	d, err := setup(*env, cfg, watches)
 	return cfg, d, err
+}
+
+// removedFlag adds why to a parse error about a flag of the publisher the spool replaced.
+func removedFlag(err error) error {
+	for _, f := range kafkabus.RemovedSettings {
+		if strings.Contains(err.Error(), "flag provided but not defined: -"+f.Flag) {
+			return fmt.Errorf("%w (--%s is gone: %s; see docs/spool.md)", err, f.Flag, f.Why)
+		}
+	}
+	return err
 }
 
 // setup loads the sites and builds the publisher, metrics, events file, runner and, with

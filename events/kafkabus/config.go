@@ -89,17 +89,23 @@ func PublisherConfigFromEnv(getenv func(string) string) PublisherConfig {
 	}
 }
 
-// RemovedEnv returns the variables of the old in-memory publisher that are set through getenv
-// (KAFKA_PUBLISH_RETRY_WINDOW, KAFKA_PUBLISH_QUEUE_SIZE), with why each is ignored, for a
-// start-up warning: the spool gives nothing up by time and has no queue (docs/spool.md).
+// RemovedSetting is a setting of the in-memory publisher the spool replaced (its variable and
+// the crawler's flag), with why it is gone.
+type RemovedSetting struct{ Env, Flag, Why string }
+
+// RemovedSettings: the spool gives nothing up by time and has no queue (docs/spool.md).
+var RemovedSettings = []RemovedSetting{
+	{"KAFKA_PUBLISH_RETRY_WINDOW", "retry-window", "nothing is given up by time any more: unacknowledged events stay in <state-dir>/spool"},
+	{"KAFKA_PUBLISH_QUEUE_SIZE", "queue-size", "there is no publish queue any more: the bound is --spool-max-bytes"},
+}
+
+// RemovedEnv returns, for a start-up warning, each RemovedSettings variable set through getenv
+// with why it is ignored.
 func RemovedEnv(getenv func(string) string) []string {
 	var out []string
-	for _, v := range [...]struct{ name, why string }{
-		{"KAFKA_PUBLISH_RETRY_WINDOW", "nothing is given up by time any more: unacknowledged events stay in <state-dir>/spool"},
-		{"KAFKA_PUBLISH_QUEUE_SIZE", "there is no publish queue any more: the bound is --spool-max-bytes"},
-	} {
-		if strings.TrimSpace(getenv(v.name)) != "" {
-			out = append(out, v.name+" is ignored: "+v.why)
+	for _, v := range RemovedSettings {
+		if strings.TrimSpace(getenv(v.Env)) != "" {
+			out = append(out, v.Env+" is ignored: "+v.Why)
 		}
 	}
 	return out

@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
+	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
