@@ -30,7 +30,8 @@ const (
 // DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.
 const DefaultMaxSites = 4
 
-// EventPublisher is the part of kafkabus.Publisher the runner uses: a Publish that never blocks.
+// EventPublisher is handed each site crawl's events once they are committed (tests, tools): a
+// Publish that never blocks. The product publishes through Spool instead.
 type EventPublisher interface {
 	Publish(e events.Event)
 }

@@ -28,8 +28,8 @@ import (
 
 // TestCrawlerOutageSpool: the crawler binary (`crawler run`, 1 s schedule, Kafka and
 // --events-out) crawls a page whose six prices change at every request, so every crawl derives
-// six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the old
-// publisher gave events up after its retry window, which a test run would set this short), and
+// six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the
+// in-memory publisher the spool replaced gave events up after its retry window), and
 // the crawler is SIGKILLed CHAOS_CRAWLER_KILLS times (6) at seeded random moments (seed logged;
 // half of them 0-15 ms after a crawl's collection, in or before its spool append, save and
 // commit), half during the outage and half after the broker is back. Then the page stops changing and the
