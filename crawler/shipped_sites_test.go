@@ -67,22 +67,23 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 	}
 }
 
-// The README's example of every shape is a valid sites file.
+// The sites file reference's example of every shape (docs/sites.md) is a valid sites file.
 func TestREADMESitesExample(t *testing.T) {
 	t.Parallel()
 	sites, err := ParseSites([]byte(readmeSitesExample(t)))
 	if err != nil {
-		t.Fatalf("the README's sites example: %v", err)
+		t.Fatalf("docs/sites.md's sites example: %v", err)
 	}
 	if len(sites) != 5 {
-		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
+		t.Fatalf("%d sites in docs/sites.md's example, want one per shape (5)", len(sites))
 	}
 }
 
-// readmeSitesExample is the README's sites example (after "One example per shape").
+// readmeSitesExample is the sites example of docs/sites.md (after "One example per shape"), which
+// was the README's before the reference moved to docs/.
 func readmeSitesExample(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func readmeSitesExample(t *testing.T) string {
 	_, after, ok2 := strings.Cut(after, "```yaml\n")
 	example, _, ok3 := strings.Cut(after, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README.md has no sites example after \"One example per shape\"")
+		t.Fatal("docs/sites.md has no sites example after \"One example per shape\"")
 	}
 	return example
 }
