@@ -55,7 +55,7 @@ type Previous struct {
 	Players  *int   `json:"players"`
 }
 
-// Event is one booking event, version 1 of the contract. See the README for the field meanings.
+// Event is one booking event, version 1 of the contract. See docs/contract.md for the field meanings.
 type Event struct {
 	EventID       uuid.UUID   `json:"event_id"`
 	EventType     Type        `json:"event_type"`
