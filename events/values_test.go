@@ -65,3 +65,88 @@ func TestWireBytesOfListingAndEvent(t *testing.T) {
 		}
 	}
 }
+
+// Differ compares every field of Values, by reflection over the struct: a field added to Values
+// and left out of Differ fails here.
+func TestDifferComparesEveryValue(t *testing.T) {
+	t.Parallel()
+	set := func(v *Values, field int, n int64) {
+		f := reflect.ValueOf(v).Elem().Field(field)
+		p := reflect.New(f.Type().Elem())
+		p.Elem().Set(reflect.ValueOf(n).Convert(f.Type().Elem()))
+		f.Set(p)
+	}
+	fields := reflect.TypeFor[Values]().NumField()
+	var base Values
+	for i := range fields {
+		if reflect.TypeFor[Values]().Field(i).Type.Kind() != reflect.Pointer {
+			t.Fatalf("Values.%s is not a pointer: every value may be unknown (null)", reflect.TypeFor[Values]().Field(i).Name)
+		}
+		set(&base, i, 1)
+	}
+	if base.Differ(base) || (Values{}).Differ(Values{}) {
+		t.Fatal("equal values differ")
+	}
+	for i := range fields {
+		name := reflect.TypeFor[Values]().Field(i).Name
+		other := base
+		set(&other, i, 2)
+		unknown := base
+		reflect.ValueOf(&unknown).Elem().Field(i).SetZero()
+		if !base.Differ(other) || !other.Differ(base) {
+			t.Errorf("%s 1 -> 2 is no change", name)
+		}
+		if !base.Differ(unknown) || !unknown.Differ(base) {
+			t.Errorf("%s 1 -> null is no change", name)
+		}
+	}
+}
+
+// wireFields are rt's fields as encoding/json sees them: an embedded struct's (Values) in its place,
+// the embedded field itself not.
+func wireFields(rt reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(rt) {
+		if !f.Anonymous {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// build copies every field a Listing and an Event share: each of the Listing's fields set (by
+// reflection, so a field added to both is covered) is set in the event it builds. A field only a
+// Listing has (URL) is not part of the event.
+func TestBuildCopiesEveryListingField(t *testing.T) {
+	t.Parallel()
+	var l Listing
+	lv := reflect.ValueOf(&l).Elem()
+	for _, f := range wireFields(lv.Type()) {
+		fv := lv.FieldByIndex(f.Index)
+		switch fv.Kind() {
+		case reflect.String:
+			fv.SetString("x")
+		case reflect.Pointer:
+			p := reflect.New(f.Type.Elem())
+			p.Elem().Set(reflect.ValueOf(1).Convert(f.Type.Elem()))
+			fv.Set(p)
+		default:
+			t.Fatalf("Listing.%s: set a %s here", f.Name, fv.Kind())
+		}
+	}
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for _, e := range []Event{Opened(l, "c", at), Changed(l, l, "c", at), Closed(l, "c", at, Booked)} {
+		ev := reflect.ValueOf(e)
+		for _, f := range wireFields(lv.Type()) {
+			if f.Name == "URL" {
+				continue
+			}
+			got := ev.FieldByName(f.Name)
+			if !got.IsValid() {
+				t.Errorf("Listing.%s has no field in Event (only URL is the listing's alone)", f.Name)
+			} else if got.IsZero() {
+				t.Errorf("%s: build does not copy Listing.%s: it is always null", e.EventType, f.Name)
+			}
+		}
+	}
+}

@@ -29,7 +29,7 @@ func ptr[T any](v T) *T { return &v }
 
 func listing(course, tee string, price int64) events.Listing {
 	return events.Listing{Source: "teeup", CourseName: course, RoundDate: "2026-05-10", PlayDate: "2026-05-10",
-		TeeTime: tee, PriceKRW: ptr(price), Players: ptr(4)}
+		TeeTime: tee, Values: events.Values{PriceKRW: ptr(price), Players: ptr(4)}}
 }
 
 // ingest stores evs through store.Ingest, the consumer's path, in batches of size batch.

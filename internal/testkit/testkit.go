@@ -96,7 +96,7 @@ func Events(n int, prefix string, at time.Time) []events.Event {
 		l := events.Listing{
 			Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
 			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15),
-			PriceKRW: &price, Players: &players,
+			Values: events.Values{PriceKRW: &price, Players: &players},
 		}
 		out[i] = events.Opened(l, "crawl-"+prefix, at.Add(time.Duration(i)*time.Second))
 	}
@@ -115,7 +115,7 @@ func CrawlEvents(from, to int, prefix string) []events.Event {
 		l := events.Listing{
 			Source: "bench", CourseName: fmt.Sprintf("%s Course %d", prefix, li%50), CoursePart: "East",
 			RoundDate: "05/01", PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, li/50%90).Format(events.DateLayout),
-			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/50/90%60), PriceKRW: &price, Players: &players,
+			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/50/90%60), Values: events.Values{PriceKRW: &price, Players: &players},
 			URL: "http://bench.invalid/tee",
 		}
 		at := t0.Add(time.Duration(i) * time.Second)

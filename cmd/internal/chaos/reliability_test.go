@@ -94,7 +94,7 @@ func oversizeKeyPoison(t testing.TB) kafka.Message {
 	}
 	e := testkit.CrawlEvents(0, 1, "poison-key")[0]
 	l := events.Listing{Source: e.Source, CourseName: string(name), CoursePart: e.CoursePart, RoundDate: e.RoundDate,
-		PlayDate: e.PlayDate, TeeTime: e.TeeTime, PriceKRW: e.PriceKRW, Players: e.Players}
+		PlayDate: e.PlayDate, TeeTime: e.TeeTime, Values: events.Values{PriceKRW: e.PriceKRW, Players: e.Players}}
 	base, err := events.Encode(e)
 	if err != nil {
 		t.Fatal(err)

@@ -102,7 +102,7 @@ func testEvents(n int) []byte {
 	for i := range n {
 		price, players := int64(100000), 4
 		l := events.Listing{Source: "s", CourseName: "C", RoundDate: "04/20", PlayDate: "2026-04-20",
-			TeeTime: "07:00", PriceKRW: &price, Players: &players}
+			TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 		l.TeeTime = time.Date(2026, 4, 20, 5, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format("15:04")
 		b, _ := events.Encode(events.Opened(l, "c1", at.Add(time.Duration(i)*time.Second)))
 		buf.Write(b)
