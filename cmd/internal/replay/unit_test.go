@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 func TestLineReader(t *testing.T) {
@@ -224,7 +224,7 @@ func TestProgress(t *testing.T) {
 // row it gets, so replay publishes only the last line of an id, and the dry run names the ids.
 func TestLastLineOfAnIDWins(t *testing.T) {
 	t.Parallel()
-	evs := testkit.Events(2, "pd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	evs := eventstest.Events(2, "pd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 	e, other := evs[0], evs[1]
 	stale, fresh := e, e
 	p1, p2 := int64(200000), int64(140000)
