@@ -9,12 +9,25 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
-// The Docker sites file is the dev one pointed at the compose service "sim": the same sites, keys
-// and politeness, only the host differs, and the simulator's development login (dev_defaults)
-// is in the dev file only. Both files load. The app file is derived from the dev one: with -update
-// this test rewrites its sites (its header comment stays).
+// The simulator's sites have one definition, crawler/sitesim/sites.yaml (sitesim.SitesYAML). The
+// dev sites file (the crawler's default) is the same sites; the Docker one is them pointed at the
+// compose service "sim": the same sites, keys and politeness, only the host differs, and the
+// simulator's development login (dev_defaults) is in the dev file only. Both files load. With
+// -update this test rewrites both files' sites from sitesim's (their header comments stay).
 func TestShippedSitesFilesAgree(t *testing.T) {
 	t.Parallel()
+	_, simBody, _ := strings.Cut(string(sitesim.SitesYAML), "\nsites:\n")
+	devFile := filepath.Join("..", "compose", "dev", "sites.yaml")
+	if b, err := os.ReadFile(devFile); err != nil {
+		t.Fatal(err)
+	} else if header, devBody, _ := strings.Cut(string(b), "\nsites:\n"); devBody != simBody {
+		if !*update {
+			t.Fatalf("compose/dev/sites.yaml drifted from crawler/sitesim/sites.yaml: edit the latter, then run with -update")
+		}
+		if err := os.WriteFile(devFile, []byte(header+"\nsites:\n"+simBody), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dev, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
