@@ -12,6 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -101,7 +102,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	if sum3.Sites[0].Closed == 0 {
 		t.Errorf("no listing closed over 6 h of bookings: %+v then %+v", sum2.Sites[0], sum3.Sites[0])
 	}
-	evs := testkit.ReadEvents(t, out.Path())
+	evs := eventstest.ReadEvents(t, out.Path())
 	if len(evs) != sum1.Events()+sum2.Events()+sum3.Events() {
 		t.Fatalf("events file has %d events, summaries say %d + %d + %d", len(evs), sum1.Events(), sum2.Events(), sum3.Events())
 	}

@@ -14,7 +14,7 @@ func TestConstructorsGolden(t *testing.T) {
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	price, players := int64(150000), 4
 	l := Listing{Source: " sim-golf ", CourseName: "레이크  CC", CoursePart: "OUT", RoundDate: "12/05(토)",
-		PlayDate: "2026-12-05", TeeTime: "07:30", PriceKRW: &price, Players: &players, URL: "https://example.test/x"}
+		PlayDate: "2026-12-05", TeeTime: "07:30", Values: Values{PriceKRW: &price, Players: &players}, URL: "https://example.test/x"}
 	cheaper, three := int64(130000), 3
 	next := l
 	next.PriceKRW, next.Players = &cheaper, &three

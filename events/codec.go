@@ -92,7 +92,7 @@ func Decode(b []byte) (Event, error) {
 	return e, nil
 }
 
-// Validate checks an event against the contract (the README's "Event contract").
+// Validate checks an event against the contract (docs/contract.md).
 func (e Event) Validate() error {
 	switch {
 	case e.EventID == uuid.Nil:

@@ -23,7 +23,7 @@ func sampleListing() Listing {
 	return Listing{
 		Source: "sim-golf", CourseName: "레이크 CC", CoursePart: "OUT",
 		RoundDate: "12/05(토)", PlayDate: "2026-12-05", TeeTime: "07:30",
-		PriceKRW: ptr(int64(150000)), Players: ptr(4),
+		Values: Values{PriceKRW: ptr(int64(150000)), Players: ptr(4)},
 	}
 }
 
@@ -264,7 +264,7 @@ func exactNames(b []byte) error {
 		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	names := map[string]bool{}
-	for f := range reflect.TypeFor[Event]().Fields() {
+	for _, f := range wireFields(reflect.TypeFor[Event]()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		names[name] = true
 	}

@@ -70,7 +70,7 @@ type Lifetime struct {
 	LastPriceKRW  *int64        `db:"last_price_krw" json:"last_price_krw" csv:"last_price_krw"`
 	ChangeCount   int           `db:"change_count" json:"change_count" csv:"changes"` // listing_changed events in the current lifetime
 	ReopenCount   int           `db:"reopen_count" json:"reopen_count" csv:"reopens"` // times the listing opened again after a close
-	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key"`
+	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key" table:"-"`
 }
 
 // Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.

@@ -18,7 +18,11 @@ import (
 //     TestLifetimeFieldsMatchTheView fails until every column has a field and every field a column;
 //   - json: its key in `booking-consumer lifetimes --json` (LifetimesJSON), in field order;
 //   - csv: its column in the CSV (LifetimeCSVHeader, LifetimeRecord), in field order; a field
-//     without a csv tag is not in the CSV (nor in the CLI's table, which prints the CSV's cells).
+//     without a csv tag is not in the CSV (nor in the CLI's table, which prints the CSV's cells);
+//   - table:"-" leaves a CSV column out of the CLI's table (LifetimeTableColumns): the listing key,
+//     long and a repeat of the columns before it.
+//
+// So a new field may go anywhere in Lifetime: the JSON, the CSV and the table follow its place.
 //
 // How a value is written follows its Go type, the same in both formats: a time.Time in the
 // caller's zone (RFC 3339), a nil pointer as null in JSON and an empty cell in the CSV, a string
@@ -56,6 +60,7 @@ func (c *TimeOfDay) ScanTime(v pgtype.Time) error {
 type lifetimeField struct {
 	index         int
 	db, json, csv string
+	inTable       bool // csv != "" and no table:"-" tag
 }
 
 // lifetimeFields are Lifetime's fields in order, read once from its tags.
@@ -63,7 +68,8 @@ var lifetimeFields = func() (fs []lifetimeField) {
 	t := reflect.TypeFor[Lifetime]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		fs = append(fs, lifetimeField{index: i, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv")})
+		fs = append(fs, lifetimeField{index: i, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv"),
+			inTable: f.Tag.Get("csv") != "" && f.Tag.Get("table") != "-"})
 	}
 	return fs
 }()

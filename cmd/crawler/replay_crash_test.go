@@ -19,6 +19,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -123,7 +124,7 @@ func TestReplayEqualsLiveAfterCrashes(t *testing.T) {
 		}
 	}
 
-	lines := testkit.ReadEvents(t, file)
+	lines := eventstest.ReadEvents(t, file)
 	content := map[string]string{}
 	for _, e := range lines {
 		b, _ := json.Marshal(e)

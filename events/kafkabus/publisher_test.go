@@ -28,7 +28,7 @@ func testEvents(n, listings int) []events.Event {
 		players := 4
 		l := events.Listing{
 			Source: "test", CourseName: fmt.Sprintf("Course %d", i%listings), RoundDate: "2026-12-01",
-			PlayDate: "2026-12-01", TeeTime: "07:30", PriceKRW: &price, Players: &players,
+			PlayDate: "2026-12-01", TeeTime: "07:30", Values: events.Values{PriceKRW: &price, Players: &players},
 		}
 		evs[i] = events.Opened(l, fmt.Sprintf("crawl-%d", i), at)
 	}

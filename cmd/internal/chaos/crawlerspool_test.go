@@ -21,6 +21,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -133,7 +134,7 @@ func TestCrawlerOutageSpool(t *testing.T) {
 func fileEvents(t *testing.T, path string) map[string]events.Event {
 	t.Helper()
 	byID := map[string]events.Event{}
-	for _, e := range testkit.ReadEvents(t, path) {
+	for _, e := range eventstest.ReadEvents(t, path) {
 		id := e.EventID.String()
 		if prev, ok := byID[id]; ok && (prev.PriceKRW == nil) != (e.PriceKRW == nil) || ok && prev.PriceKRW != nil && *prev.PriceKRW != *e.PriceKRW {
 			t.Fatalf("events file: %s has two contents: price %d, then %d", id, *prev.PriceKRW, *e.PriceKRW)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // BenchmarkClusterNodeDown (compose/dev/bench-cluster): with all three nodes up, then with node 3
@@ -68,7 +68,7 @@ func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Sit
 	var out nodeNumbers
 	pub := kafkatest.NewSpooled(b, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
 	calls := make([]time.Duration, 0, 2000)
-	for _, e := range testkit.CrawlEvents(0, 2000, "pub") {
+	for _, e := range eventstest.CrawlEvents(0, 2000, "pub") {
 		t := time.Now()
 		pub.Publish(e) // one spool batch, fsynced: what a site crawl's emit waits for
 		calls = append(calls, time.Since(t))
@@ -80,7 +80,7 @@ func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Sit
 	sw := kafkabus.NewSyncWriter(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
 	defer sw.Close()
 	acks := make([]time.Duration, 0, 200)
-	for _, e := range testkit.CrawlEvents(0, 200, "ack") {
+	for _, e := range eventstest.CrawlEvents(0, 200, "ack") {
 		t := time.Now()
 		if err := sw.WriteEvents(ctx, []events.Event{e}); err != nil {
 			b.Fatalf("acks=all write: %v", err)

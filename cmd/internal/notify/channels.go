@@ -38,7 +38,7 @@ type Message struct {
 	Part, Parts int
 }
 
-// WebhookBody is the generic webhook's JSON body (also documented in the README).
+// WebhookBody is the generic webhook's JSON body (also documented in docs/alerts.md).
 type WebhookBody struct {
 	IdempotencyKey string         `json:"idempotency_key"` // also the Idempotency-Key header
 	Watch          string         `json:"watch"`
