@@ -40,6 +40,7 @@ type notifyConfig struct {
 	retryBase   time.Duration
 	settle      time.Duration
 	dryRun      bool
+	noBacklog   bool
 	batchSize   int
 	batchWait   time.Duration
 	shutdown    time.Duration
@@ -53,7 +54,11 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 		"against the watches file, claim each (watch, channel, event) match in the notifications table\n"+
 		"(offsets are committed after the claims), and deliver the claims through one rate-limited sender\n"+
 		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
-		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
+		"whose listing already closed later, are recorded as skipped: replays send nothing stale.\n"+
+		"A watch is a query: at start, a watch that is new or whose conditions changed (its fingerprint,\n"+
+		"kept in notification_fingerprints) is first answered with the listings open now in\n"+
+		"booking_lifetimes, once per watch, channel and listing, worded as already open (--no-backlog,\n"+
+		"or backlog: false on the watch, skips that); a restart with the same watches sends nothing again.")
 	var cfg notifyConfig
 	cfg.define(fs, env.Getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
@@ -63,6 +68,8 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
 	fs.DurationVar(&cfg.settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
+	fs.BoolVar(&cfg.noBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
+		"without it, its first answer is the listings open in booking_lifetimes, worded as already open and exempt from --max-age")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
@@ -140,6 +147,11 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
 			senders.Go(func() { s.Run(sctx) })
 		}
+	}
+	if _, err := claimer.Backlog(ctx, cfg.noBacklog); err != nil {
+		stopSenders()
+		senders.Wait()
+		return err
 	}
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
 		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},

@@ -70,6 +70,16 @@ func Text(lang, watch string, evs []*events.Event, now time.Time) string {
 	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, nil, now, 0, 0)
 }
 
+// BacklogText is Text for backlog matches (listings open before the watch asked): every line
+// worded as already open ("open for N days") since the event's first-seen time.
+func BacklogText(lang, watch string, evs []*events.Event, now time.Time) string {
+	open := make([]bool, len(evs))
+	for i := range open {
+		open[i] = true
+	}
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, open, now, 0, 0)
+}
+
 // layout is how one channel writes a message: its wording, the escaping of its markup and its
 // limit on a message's length (0: none). Length is counted in UTF-16 code units, which is what
 // Telegram counts and never less than the characters Discord and Slack count.
