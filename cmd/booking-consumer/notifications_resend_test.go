@@ -98,3 +98,20 @@ func TestNotificationsResendSendsTheFailedAgain(t *testing.T) {
 		t.Errorf("resend --include-unknown --watch cheap: %v, statuses %v\n%s", err, statusCounts(t, db), out)
 	}
 }
+
+// TestAlertsTestOnTheNotifiersChannels: `booking-consumer alerts test --channel NAME` sends one
+// test message on a channel of the notifier's watches file and prints its answer.
+func TestAlertsTestOnTheNotifiersChannels(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	h.respond = func(_ hookReq, _ int, w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"queued":true}`))
+	}
+	watches := writeWatches(t, fmt.Sprintf("channels:\n  hook: {type: webhook, url: %s/hook}\nwatches:\n  - name: all\n    channels: [hook]\n", h.srv.URL))
+	out, _, err := runCLI(t, t.Context(), nil, "alerts", "test", "--watches", watches, "--channel", "hook")
+	if reqs := h.all(); err != nil || !strings.Contains(out, "HTTP 202") || !strings.Contains(out, `{"queued":true}`) || len(reqs) != 1 ||
+		reqs[0].webhook(t).Watch != "test" {
+		t.Errorf("alerts test --channel hook: %v\n%s\nrequests %+v; want one test message and the answer HTTP 202 with its body", err, out, reqs)
+	}
+}

@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"github.com/google/uuid"
+
 	"fmt"
 	"strings"
 	"time"
@@ -268,4 +270,14 @@ func (w *wording) ago(d time.Duration) string {
 	default:
 		return fmt.Sprintf(w.hoursMinutes, int(d.Hours()), int(d.Minutes())%60)
 	}
+}
+
+// TestMessage is the message `alerts test` sends on channel ch: a fresh key, no matches, a text
+// in the channel's language saying what it is.
+func TestMessage(ch *Channel, now time.Time) Message {
+	text := "golf-crawler 테스트 메시지: 채널 " + ch.Name + "에 알림이 이렇게 옵니다. (" + now.Format(time.RFC3339) + ")"
+	if ch.Language == "en" {
+		text = "golf-crawler test message: alerts on channel " + ch.Name + " arrive here. (" + now.Format(time.RFC3339) + ")"
+	}
+	return Message{Key: uuid.New(), Watch: "test", CrawlID: "test", Now: now, Text: text}
 }
