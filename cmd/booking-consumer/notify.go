@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -246,14 +245,6 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 	host, _ := os.Hostname()
 	// No settling: the claims of a message are put back together.
 	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
-	n, rs, err := notify.Resend(ctx, st, watches, f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets})
-	failed, werr := notifylist.WriteResent(env.Stdout, n, rs)
-	if err = cmp.Or(err, werr); err != nil {
-		return cli.ScrubError(err, secrets)
-	}
-	if failed > 0 {
-		return fmt.Errorf("notifications resend: %d messages failed again (booking-consumer notifications --status failed shows why)", failed)
-	}
-	return nil
+	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
+		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
 }

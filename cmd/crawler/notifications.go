@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,16 +101,8 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	n, rs, err := notify.Resend(ctx, st, watches, f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets})
-	failed, werr := notifylist.WriteResent(env.Stdout, n, rs)
-	if err = cmp.Or(err, werr); err != nil {
-		return cli.ScrubError(err, secrets)
-	}
-	if failed > 0 {
-		return fmt.Errorf("notifications resend: %d messages failed again (crawler notifications --status failed shows why)", failed)
-	}
-	return nil
+	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
+		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "crawler notifications")
 }
 
 // loadWatches is notifylist.LoadWatches, its error pointing at crawler check.

@@ -1,6 +1,8 @@
 package notifylist
 
 import (
+	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -78,4 +80,19 @@ func WriteResent(w io.Writer, n int, rs []notify.Resent) (int, error) {
 	}
 	_, err := fmt.Fprintf(w, "%d alerts put back to sending; %d messages, %d failed again\n", n, len(rs), failed)
 	return failed, err
+}
+
+// Resend is the end of both commands' `notifications resend`: notify.Resend with tmpl's sender
+// settings, its outcomes printed to w; the error (secrets scrubbed) says how many failed again,
+// list naming the command that shows why.
+func Resend(ctx context.Context, w io.Writer, st notify.ClaimStore, cfg *notify.Config, f notify.ResendFilter, tmpl notify.Sender, list string) error {
+	n, rs, err := notify.Resend(ctx, st, cfg, f, tmpl)
+	failed, werr := WriteResent(w, n, rs)
+	if err = cmp.Or(err, werr); err != nil {
+		return cli.ScrubError(err, tmpl.Secrets)
+	}
+	if failed > 0 {
+		return fmt.Errorf("notifications resend: %d messages failed again (%s --status failed shows why)", failed, list)
+	}
+	return nil
 }
