@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
@@ -85,7 +86,8 @@ func (c *Claimer) Backlog(ctx context.Context, noBacklog bool) (int, error) {
 	}
 	b := notify.ClaimBatch{Now: now(), MaxAge: c.MaxAge}
 	var open []*events.Event
-	if !noBacklog {
+	wanted := slices.ContainsFunc(asking, func(w *notify.Watch) bool { return !w.NoBacklog })
+	if !noBacklog && wanted {
 		// One message per watch and channel: the backlog's events share one crawl id.
 		if open, err = c.Store.OpenListings(ctx, "backlog-"+b.Now.UTC().Format("20060102T150405Z")); err != nil {
 			return 0, fmt.Errorf("backlog: %w", err)
