@@ -211,16 +211,11 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 	}
 	var watches *notify.Config
 	if cfg.Alerts.WatchesFile != "" {
-		w, err := notify.LoadFile(cfg.Alerts.WatchesFile, env.Getenv)
+		w, _, err := loadWatches(env, cfg.Alerts.WatchesFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w (crawler check --watches FILE lists every error)", cli.ErrUsage, err)
-		}
-		watches = w
-		secrets := w.Secrets()
-		env.Stderr, env.Stdout = cli.ScrubWriter(env.Stderr, secrets), cli.ScrubWriter(env.Stdout, secrets)
-		if env.Logger, err = cli.NewLogger(env.Getenv, env.Stderr); err != nil {
 			return nil, nil, err
 		}
+		watches = w
 	}
 	d, err := setup(*env, cfg, watches)
 	return cfg, d, err

@@ -43,6 +43,8 @@ func Run(t *testing.T, f Factory) {
 		{"SenderChecksBeforeEachAttempt", senderChecksBeforeEachAttempt},
 		{"SenderNeverCutsAMessage", senderNeverCutsAMessage},
 		{"SplitDecidedOnceAcrossRestart", splitDecidedOnceAcrossRestart},
+		{"BacklogOncePerListingLifetime", backlogOncePerListingLifetime},
+		{"ResendPutsFailedBack", resendPutsFailedBack},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
