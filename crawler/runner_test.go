@@ -76,7 +76,7 @@ func TestRunnerNoBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sum1.Sites[0]
-	if wantID := "sim-golf@2025-12-01T10:00:00+09:00"; s.CrawlID != wantID {
+	if wantID := "sim-golf@2025-12-01T10:00:00.000000+09:00"; s.CrawlID != wantID {
 		t.Errorf("crawl id %q, want %q", s.CrawlID, wantID)
 	}
 	wellFormed := 0

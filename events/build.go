@@ -59,7 +59,7 @@ func build(l Listing, t Type, crawlID string, observedAt time.Time) Event {
 		EventID:       NewID(key, t, crawlID, l.PriceKRW, l.Players),
 		EventType:     t,
 		SchemaVersion: SchemaVersion,
-		OccurredAt:    observedAt,
+		OccurredAt:    observedAt.Truncate(time.Microsecond), // what Encode writes: the event equals its decoding
 		CrawlID:       crawlID,
 		Source:        norm(l.Source),
 		ListingKey:    key,

@@ -2,7 +2,6 @@ package events
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -52,9 +51,9 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Kind }
 
-// Encode marshals e as one line of JSON (no trailing newline).
+// Encode marshals e as one line of JSON (no trailing newline), occurred_at spelled by FormatTime.
 func Encode(e Event) ([]byte, error) {
-	b, err := json.Marshal(e)
+	b, err := encode(e)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", e.EventID, err)
 	}

@@ -84,8 +84,8 @@ func TestEncodedFieldNames(t *testing.T) {
 	if _, ok := m["close_reason"]; ok {
 		t.Errorf("changed event carries close_reason: %s", b)
 	}
-	if !strings.Contains(string(b), `"occurred_at":"2026-11-29T10:10:00+09:00"`) {
-		t.Errorf("occurred_at is not RFC 3339 with its offset: %s", b)
+	if !strings.Contains(string(b), `"occurred_at":"2026-11-29T10:10:00.000000+09:00"`) {
+		t.Errorf("occurred_at is not RFC 3339 at +09:00 with microseconds: %s", b)
 	}
 }
 

@@ -39,7 +39,7 @@ func TestWireBytesOfListingAndEvent(t *testing.T) {
 	cheaper, three := int64(130000), 3
 	next := l
 	next.PriceKRW, next.Players = &cheaper, &three
-	const changed = `{"event_id":"cadc8bc3-f427-5bd1-9bff-95993c88596f","event_type":"listing_changed","schema_version":1,"occurred_at":"2026-11-29T10:00:00Z","crawl_id":"c1","source":"sim-golf","listing_key":"sim-golf|레이크 CC|OUT|2026-12-05|07:30","course_name":"레이크 CC","course_part":"OUT","round_date":"12/05(토)","play_date":"2026-12-05","tee_time":"07:30","price_krw":130000,"players":3,"previous":{"price_krw":150000,"players":4}}`
+	const changed = `{"event_id":"cadc8bc3-f427-5bd1-9bff-95993c88596f","event_type":"listing_changed","schema_version":1,"occurred_at":"2026-11-29T19:00:00.000000+09:00","crawl_id":"c1","source":"sim-golf","listing_key":"sim-golf|레이크 CC|OUT|2026-12-05|07:30","course_name":"레이크 CC","course_part":"OUT","round_date":"12/05(토)","play_date":"2026-12-05","tee_time":"07:30","price_krw":130000,"players":3,"previous":{"price_krw":150000,"players":4}}`
 	built := Changed(l, next, "c1", at)
 	for name, decode := range map[string]func([]byte) (Event, error){
 		"Decode": Decode,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -98,7 +99,7 @@ func jsonValue(v reflect.Value, loc *time.Location) any {
 	}
 	switch v.Type() {
 	case timeType:
-		return v.Interface().(time.Time).In(loc)
+		return events.FormatTimeIn(v.Interface().(time.Time), loc)
 	case durationType:
 		return time.Duration(v.Int()).Seconds()
 	}
@@ -111,7 +112,7 @@ func jsonValue(v reflect.Value, loc *time.Location) any {
 func cellValue(v reflect.Value, loc *time.Location) string {
 	switch p := v.Addr().Interface().(type) {
 	case *time.Time:
-		return p.In(loc).Format(time.RFC3339)
+		return events.FormatTimeIn(*p, loc)
 	case *time.Duration:
 		return p.Round(time.Second).String()
 	case *string:
