@@ -35,7 +35,7 @@ func TestWireBytesOfListingAndEvent(t *testing.T) {
 		t.Fatalf("listing's values not read: %+v", l)
 	}
 
-	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 11, 29, 19, 0, 0, 0, time.FixedZone("", 9*3600)) // as a decoder reads +09:00
 	cheaper, three := int64(130000), 3
 	next := l
 	next.PriceKRW, next.Players = &cheaper, &three
