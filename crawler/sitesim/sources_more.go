@@ -20,6 +20,8 @@ const (
 	PathASP       = "/Reservation/TeeList.asp"
 	PathJSONMMDD  = "/api/teeTimes.json"
 	aspNoTeeTimes = "예약 가능한 시간이 없습니다."
+	// AlertNotOpen is what PathASP answers for a date past the booking window (Config.AlertPastWindow).
+	AlertNotOpen = "<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>"
 )
 
 func isMoreSourcePath(path string) bool { return path == PathASP || path == PathJSONMMDD }
@@ -40,6 +42,10 @@ func (s *Site) serveASP(w http.ResponseWriter, r *http.Request, now time.Time) {
 	date, okDate := s.parseDay(q.Get("ymd"), "2006.01.02")
 	if !ok || !okDate {
 		http.Error(w, "gc and ymd (YYYY.MM.DD) are required", http.StatusBadRequest)
+		return
+	}
+	if s.cfg.AlertPastWindow && date.After(s.today(now).AddDate(0, 0, s.cfg.DaysAhead)) {
+		writeEUCKR(w, []byte(AlertNotOpen))
 		return
 	}
 	var b bytes.Buffer

@@ -26,6 +26,7 @@ type analysis struct {
 	missing   []string
 	page      Page
 	isJSON    bool
+	probes    int // extra requests of the probe so far (MaxProbes)
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -54,6 +55,7 @@ func (a *analysis) run(ctx context.Context) error {
 	}
 	a.page = page
 	a.out.Charset = crawler.Charset(a.charset(page.Body))
+	a.o.Fetcher.Charset = a.out.Charset
 	if err := a.rows(); err != nil {
 		return err
 	}

@@ -25,8 +25,10 @@ type Options struct {
 	Name       string   // the site's name; "": from the host
 	DaysAhead  int
 	ProbeEmpty bool // fetch a far-ahead date to learn what an empty answer looks like
-	Fetcher    Fetcher
-	Say        func(format string, args ...any) // the reasoning, one line each (stderr)
+	// Now is the clock the crawl's window (today .. today+DaysAhead) is read on; nil: time.Now.
+	Now     func() time.Time
+	Fetcher Fetcher
+	Say     func(format string, args ...any) // the reasoning, one line each (stderr)
 }
 
 // Suggestion is what Suggest found.
@@ -99,6 +101,13 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	}
 	sg.Site = sites[0]
 	return sg, nil
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
 }
 
 // siteName is --name, else the host without www. and with dots as dashes.
