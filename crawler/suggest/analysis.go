@@ -31,7 +31,7 @@ type analysis struct {
 
 func (a *analysis) run(ctx context.Context) error {
 	f := a.o.Fetcher
-	page, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, a.t.secret)
+	page, err := f.Fetch(ctx, a.t.full, a.t.target, a.date, a.t.secret)
 	if err != nil {
 		return err
 	}
@@ -46,6 +46,8 @@ func (a *analysis) run(ctx context.Context) error {
 		} else if ok {
 			page = p
 		}
+	} else if len(a.t.passwords) > 0 {
+		a.passwordLogin()
 	} else if len(a.t.dropped) > 0 {
 		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
 		if err != nil {

@@ -87,7 +87,7 @@ func (a *analysis) probe(ctx context.Context, date time.Time) (probed, error) {
 	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
 		return probed{}, err
 	}
-	page, err := a.o.Fetcher.Fetch(ctx, a.t.req, a.t.target, date, a.t.secret)
+	page, err := a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
 	if err != nil {
 		return probed{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ type Suggestion struct {
 	Complete bool           // every required field was found and no login is to be filled in
 	Login    bool           // the page needs a login: the login block's credentials are to be set
 	Missing  []string       // required fields not found
-	Dropped  []string       // credential headers left out of the output
+	Dropped  []string       // credentials left out of the output (headers; "query NAME", "form NAME", ...)
 	Date     time.Time      // the play date used
 	Target   crawler.Target // the given target the request asked for (nil: none)
 }
@@ -68,6 +69,8 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err != nil {
 		return sg, err
 	}
+	// Nothing said from here on repeats a credential's value (the fetched request lines hold them).
+	say = redacting(say, t.values)
 	sg.Dropped, sg.Target = t.dropped, t.target
 	if len(t.dropped) > 0 {
 		say("dropped from the output (a login, session or CSRF token does not belong in a sites file): %s", strings.Join(t.dropped, ", "))
@@ -130,5 +133,22 @@ func redactURL(raw string) string {
 		return "(unparsable URL)"
 	}
 	u.RawQuery, u.User, u.Fragment = "", nil, ""
+	u.Path, u.RawPath = rePathParams.ReplaceAllString(u.Path, ""), ""
 	return u.String()
+}
+
+// rePathParams are a URL path's parameters (;jsessionid=...): a session id's place.
+var rePathParams = regexp.MustCompile(`;[^/]*`)
+
+// redacting is say with every secret replaced by ***.
+func redacting(say func(string, ...any), secrets []string) func(string, ...any) {
+	if len(secrets) == 0 {
+		return say
+	}
+	// Longest first, so that a value is not half-replaced by one it contains.
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	return func(format string, args ...any) {
+		say("%s", crawler.Redact(fmt.Sprintf(format, args...), secrets))
+	}
 }
