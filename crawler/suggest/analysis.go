@@ -53,12 +53,12 @@ func (a *analysis) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		a.compareBare(page, bare)
+		a.compareBare(ctx, page, bare)
 	}
 	a.page = page
 	a.out.Charset = crawler.Charset(a.charset(page.Body))
 	a.o.Fetcher.Charset = a.out.Charset
-	if err := a.rows(); err != nil {
+	if err := a.rows(ctx); err != nil {
 		return err
 	}
 	a.request()
@@ -73,7 +73,7 @@ func (a *analysis) run(ctx context.Context) error {
 }
 
 // compareBare says whether the page answers the same without the dropped credentials.
-func (a *analysis) compareBare(with, bare Page) {
+func (a *analysis) compareBare(ctx context.Context, with, bare Page) {
 	if lp, ok := loginForm(bare.Body, requestURL(bare.Request)); ok {
 		a.setLogin(lp, fmt.Sprintf("without %s the site answers with a login page (status %d)", strings.Join(a.t.dropped, ", "), bare.Status))
 		return
@@ -83,7 +83,7 @@ func (a *analysis) compareBare(with, bare Page) {
 		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
 	case bytes.Equal(with.Body, bare.Body):
 		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
-	case rowCount(with.Body) > 0 && rowCount(bare.Body) == 0:
+	case rowCount(ctx, with.Body) > 0 && rowCount(ctx, bare.Body) == 0:
 		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
 	default:
 		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
@@ -91,13 +91,13 @@ func (a *analysis) compareBare(with, bare Page) {
 }
 
 // rowCount is how many rows of tee times an answer holds, JSON or HTML.
-func rowCount(body []byte) int {
+func rowCount(ctx context.Context, body []byte) int {
 	b := bytes.TrimSpace(body)
 	if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
-		jr, _, _ := findJSONRows(b)
+		jr, _, _ := findJSONRows(ctx, b)
 		return jr.rows
 	}
-	hr, _, _ := findHTMLRows(body)
+	hr, _, _ := findHTMLRows(ctx, body)
 	return hr.rows
 }
 
@@ -111,7 +111,7 @@ func requestURL(key string) string {
 }
 
 // rows finds the rows and fields in the page, JSON or HTML.
-func (a *analysis) rows() error {
+func (a *analysis) rows(ctx context.Context) error {
 	body := bytes.TrimSpace(a.page.Body)
 	var targetNames []string
 	for _, t := range a.o.Targets {
@@ -122,7 +122,7 @@ func (a *analysis) rows() error {
 	var cols []column
 	if len(body) > 0 && (body[0] == '{' || body[0] == '[') && json.Valid(body) {
 		a.isJSON = true
-		jr, ok, err := findJSONRows(body)
+		jr, ok, err := findJSONRows(ctx, body)
 		if err != nil {
 			return fmt.Errorf("read the JSON answer: %w", err)
 		}
@@ -134,7 +134,7 @@ func (a *analysis) rows() error {
 		a.out.JSON = &crawler.JSONPage{Rows: jr.path}
 		cols = jr.cols
 	} else {
-		hr, ok, err := findHTMLRows(a.page.Body)
+		hr, ok, err := findHTMLRows(ctx, a.page.Body)
 		if err != nil {
 			return fmt.Errorf("read the HTML answer: %w", err)
 		}
