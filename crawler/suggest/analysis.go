@@ -26,7 +26,8 @@ type analysis struct {
 	missing   []string
 	page      Page
 	isJSON    bool
-	probes    int // extra requests of the probe so far (MaxProbes)
+	probes    int     // extra requests of the probe so far (MaxProbes)
+	part      *column // the course_part column rules (b) and (c) are to check (checkPart)
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -59,6 +60,9 @@ func (a *analysis) run(ctx context.Context) error {
 	a.out.Charset = crawler.Charset(a.charset(page.Body))
 	a.o.Fetcher.Charset = a.out.Charset
 	if err := a.rows(ctx); err != nil {
+		return err
+	}
+	if err := a.checkPart(ctx); err != nil {
 		return err
 	}
 	a.request()
@@ -149,11 +153,11 @@ func (a *analysis) rows(ctx context.Context) error {
 		}
 		cols = hr.cols
 	}
-	as := assignFields(cols, targetNames, a.date, a.say)
+	as := assignFields(cols, targetNames, a.o.Name, a.date, a.say)
 	for name, p := range as.fields {
 		a.setField(name, p)
 	}
-	a.missing = as.missing
+	a.missing, a.part = as.missing, as.part
 	if !as.yearless {
 		a.roundDateFromRequest()
 	}
