@@ -94,7 +94,10 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *check && sg.Site.Name != "" {
+	if *check && sg.Site == nil {
+		fmt.Fprintf(env.Stderr, "check: skipped: the entry is partial (it lacks %s), so there is nothing to try yet\n", strings.Join(sg.Missing, ", "))
+	}
+	if *check && sg.Site != nil {
 		// The table shows every rejected row and failed page; the log would say them twice.
 		errorsOnly, err := cli.NewLoggerDefault(env.Getenv, env.Stderr, slog.LevelError, "text")
 		if err != nil {

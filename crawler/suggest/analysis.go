@@ -28,6 +28,7 @@ type analysis struct {
 	isJSON    bool
 	probes    int     // extra requests of the probe so far (MaxProbes)
 	part      *column // the course_part column rules (b) and (c) are to check (checkPart)
+	cols      []column
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -153,6 +154,7 @@ func (a *analysis) rows(ctx context.Context) error {
 		}
 		cols = hr.cols
 	}
+	a.cols = cols
 	as := assignFields(cols, targetNames, a.o.Name, a.date, a.say)
 	for name, p := range as.fields {
 		a.setField(name, p)
@@ -273,4 +275,40 @@ func sameValue(example, v string) bool {
 	a, errA := crawler.ParsePrice(example)
 	b, errB := crawler.ParsePrice(v)
 	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
+}
+
+// showTheWay is what a partial entry says: the missing cells, the columns seen that no field
+// took (the candidates, with sample values), where the fields are described and how to try an
+// edit.
+func (a *analysis) showTheWay() {
+	if len(a.missing) == 0 {
+		return
+	}
+	a.say("partial: the entry lacks %s; the sites file is printed with what was found, to complete by hand", strings.Join(a.missing, ", "))
+	taken := map[string]bool{}
+	for _, f := range a.out.Fields {
+		taken[f.Path+f.Selector] = true
+	}
+	var seen []string
+	for _, c := range a.cols {
+		if !taken[c.where] {
+			seen = append(seen, c.label()+": "+orNone(sample(c.values)))
+		}
+	}
+	for _, m := range slices.Compact(slices.Sorted(slices.Values(a.missing))) {
+		if len(seen) == 0 {
+			a.say("%s: candidates seen: none (no column of the rows is left)", m)
+			continue
+		}
+		a.say("%s: candidates seen: %s", m, strings.Join(seen[:min(len(seen), 8)], "; "))
+	}
+	a.say(`partial: see the README's "Sites file" section (docs/sites.md) for fields.<cell> (path, selector, value, regex), ` +
+		"then crawler try --sites FILE --site %s --dump to see what the edited entry reads", a.out.Name)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
 }

@@ -87,6 +87,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err := a.run(ctx); err != nil {
 		return sg, err
 	}
+	a.showTheWay()
 	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
 	sg.Complete = !sg.Login && len(a.missing) == 0
 	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
