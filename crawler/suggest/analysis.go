@@ -173,6 +173,13 @@ func (a *analysis) noRows(why string) error {
 		a.say("no login page either: is this the request that lists the tee times? (Network tab, the XHR or document that holds them)")
 	}
 	a.missing = append(a.missing, "tee_time", "course", "round_date")
+	for _, ex := range a.o.Examples {
+		if bytes.Contains(a.page.Body, []byte(ex)) {
+			a.say("example %q: in the answer, but in no repeated element read as rows: the rows may be shaped in a way suggest does not read (see the Sites file section)", ex)
+		} else {
+			a.say("example %q: not in the answer: is this the request that lists the tee times?", ex)
+		}
+	}
 	return nil
 }
 
