@@ -309,7 +309,7 @@ func (a *analysis) showTheWay() {
 		}
 		a.say("%s: candidates seen: %s", m, strings.Join(seen[:min(len(seen), 8)], "; "))
 	}
-	a.say(`partial: see the README's "Sites file" section (docs/sites.md) for fields.<cell> (path, selector, value, regex), ` +
+	a.say(`partial: see the README's "Sites file" section (docs/sites.md) for fields.<cell> (path, selector, value, regex), `+
 		"then crawler try --sites FILE --site %s --dump to see what the edited entry reads", a.out.Name)
 }
 
