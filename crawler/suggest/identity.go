@@ -35,6 +35,7 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.say("course_part: fetched %s again (rule (b)): status %d, %d bytes", again.Request, again.Status, len(again.Body))
 	if again.Err == nil {
 		second := a.partValues(again.Body)
 		for tee, vs := range first {
@@ -50,6 +51,7 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.say("course_part: fetched %s (rule (c)): status %d, %d bytes", np.Request, np.Status, len(np.Body))
 	third := a.partValues(np.Body)
 	if np.Err != nil || len(third) == 0 {
 		a.say("course_part: rule (c) not checked: %s answered no rows", next.Format("2006-01-02"))
@@ -104,11 +106,7 @@ func (a *analysis) fetchAt(ctx context.Context, date time.Time) (Page, error) {
 	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
 		return Page{}, err
 	}
-	p, err := a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
-	if err == nil {
-		a.say("fetched %s: status %d, %d bytes", p.Request, p.Status, len(p.Body))
-	}
-	return p, err
+	return a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
 }
 
 // partValues reads the course part column of an answer's rows: per course (when a column names

@@ -13,7 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // MaxProbes bounds the extra requests of the probe: the last date of the crawl's window, two
@@ -84,10 +83,7 @@ func (a *analysis) probe(ctx context.Context, date time.Time) (probed, error) {
 	if a.probes > MaxProbes {
 		return probed{}, fmt.Errorf("probe: more than %d extra requests", MaxProbes)
 	}
-	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
-		return probed{}, err
-	}
-	page, err := a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
+	page, err := a.fetchAt(ctx, date)
 	if err != nil {
 		return probed{}, err
 	}
