@@ -104,6 +104,9 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 		return sg, fmt.Errorf("the suggested entry does not validate: %w", err)
 	}
 	sg.Site = sites[0]
+	if !sg.Login {
+		a.crawlCheck(ctx, sg.Site)
+	}
 	return sg, nil
 }
 
