@@ -72,6 +72,20 @@ func Encode(e Event) ([]byte, error) {
 // (FuzzDecodeAgreesWithEncodingJSON holds it to that) in a fifth of the time: decoding is a large share of the consumer's CPU, on a
 // machine whose cores it shares with PostgreSQL and the broker.
 func Decode(b []byte) (Event, error) {
+	return decode(b, 0)
+}
+
+// DecodeShared is Decode without copying: the event's strings share b's memory (a string that
+// holds an escape sequence is still unescaped into a copy of its own), so b must not change while
+// the event is in use. The consumer decodes every message it fetches and keeps the message's
+// value anyway (it is the stored payload), so copying each field out of it again was a large share
+// of its allocations (docs/performance.md). Callers whose buffer is reused (a line scanner) use
+// Decode. It accepts and rejects exactly what Decode does (FuzzDecode).
+func DecodeShared(b []byte) (Event, error) {
+	return decode(b, fastjson.DontCopyString)
+}
+
+func decode(b []byte, flags fastjson.ParseFlags) (Event, error) {
 	var e Event
 	if len(b) > MaxEventBytes {
 		return e, fmt.Errorf("%w (%d bytes > %d)", ErrTooLarge, len(b), MaxEventBytes)
@@ -79,7 +93,7 @@ func Decode(b []byte) (Event, error) {
 	if !utf8.Valid(b) {
 		return e, ErrInvalidUTF8
 	}
-	rest, err := fastjson.Parse(b, &e, fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
+	rest, err := fastjson.Parse(b, &e, flags|fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
@@ -125,10 +139,10 @@ func (e Event) Validate() error {
 			return err
 		}
 	}
-	if d, err := time.Parse(DateLayout, e.PlayDate); err != nil || d.Format(DateLayout) != e.PlayDate {
+	if !isDate(e.PlayDate) {
 		return &FieldError{Field: "play_date", Kind: ErrBadDate, Value: e.PlayDate}
 	}
-	if t, err := time.Parse(TimeLayout, e.TeeTime); err != nil || t.Format(TimeLayout) != e.TeeTime {
+	if !isTime(e.TeeTime) {
 		return &FieldError{Field: "tee_time", Kind: ErrBadTime, Value: e.TeeTime}
 	}
 	if e.PriceKRW != nil && *e.PriceKRW < 0 {
@@ -137,7 +151,8 @@ func (e Event) Validate() error {
 	if e.Players != nil && (*e.Players < 0 || *e.Players > 100) {
 		return &FieldError{Field: "players", Kind: ErrInvalidField, Value: fmt.Sprint(*e.Players)}
 	}
-	if want := ListingKey(e.Source, e.CourseName, e.CoursePart, e.PlayDate, e.TeeTime); e.ListingKey != want {
+	var buf [256]byte // most keys fit: no allocation
+	if string(appendListingKey(buf[:0], e.Source, e.CourseName, e.CoursePart, e.PlayDate, e.TeeTime)) != e.ListingKey {
 		return &FieldError{Field: "listing_key", Kind: ErrKeyMismatch, Value: e.ListingKey}
 	}
 	switch e.EventType {
@@ -164,4 +179,46 @@ func (e Event) Validate() error {
 		}
 	}
 	return nil
+}
+
+// isDate reports whether s is a play_date: a date in DateLayout that formats back to itself.
+// The common case (YYYY-MM-DD, a day of that month) is checked without allocating; anything else
+// takes the definition itself, time.Parse and Format.
+func isDate(s string) bool {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' && digits(s[:4]) && digits(s[5:7]) && digits(s[8:]) {
+		y, m, d := atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])
+		if m >= 1 && m <= 12 && d >= 1 && d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+			return true
+		}
+	}
+	t, err := time.Parse(DateLayout, s)
+	return err == nil && t.Format(DateLayout) == s
+}
+
+// isTime reports whether s is a tee_time: a time in TimeLayout that formats back to itself (the
+// common case, HH:MM, checked without allocating, as in isDate).
+func isTime(s string) bool {
+	if len(s) == 5 && s[2] == ':' && digits(s[:2]) && digits(s[3:]) && atoi(s[:2]) < 24 && atoi(s[3:]) < 60 {
+		return true
+	}
+	t, err := time.Parse(TimeLayout, s)
+	return err == nil && t.Format(TimeLayout) == s
+}
+
+func digits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi is the value of s, ASCII digits only (checked by digits).
+func atoi(s string) int {
+	n := 0
+	for i := range len(s) {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }

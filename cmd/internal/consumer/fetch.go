@@ -156,7 +156,7 @@ func decode(m kafka.Message) (kafka.Message, store.Message) {
 	}
 	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value,
 		Headers: kafkabus.EventsHeaders(m.Headers)}
-	e, err := events.Decode(m.Value)
+	e, err := events.DecodeShared(m.Value) // the event's strings share m.Value, which the batch keeps anyway
 	if err == nil {
 		err = events.CheckCloudEvents(sm.Headers, e)
 	}
