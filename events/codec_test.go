@@ -242,7 +242,8 @@ func FuzzDecodeSharedAgreesWithDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want, werr := Decode(in)
 		buf := bytes.Clone(in)
-		got, gerr := DecodeShared(buf)
+		var got Event
+		gerr := DecodeShared(buf, &got)
 		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 			t.Fatalf("Decode: %v, DecodeShared: %v", werr, gerr)
 		}
@@ -278,6 +279,11 @@ func FuzzValidateFastPathsAgree(f *testing.F) {
 		want := strings.Join([]string{keyPart(a, true), keyPart(b, true), keyPart(a+b, true), keyPart(b, false), keyPart(a, false)}, "|")
 		if got := ListingKey(a, b, a+b, b, a); got != want {
 			t.Fatalf("ListingKey = %q, want %q", got, want)
+		}
+		for _, key := range []string{want, a, a + "|" + b + "|" + a + b + "|" + b + "|" + a} {
+			if got := keyMatches(key, a, b, a+b, b, a); got != (key == want) {
+				t.Fatalf("keyMatches(%q, %q, %q, ...) = %v, want %v", key, a, b, got, !got)
+			}
 		}
 	})
 }
