@@ -11,7 +11,8 @@ import (
 // that 1 KB, and the chaos suite's lock-wait probe never saw a waiting insert.
 func TestExpandedInsertsFitPgStatActivity(t *testing.T) {
 	t.Parallel()
-	for name, q := range map[string]string{"insert_events.sql": insertEventsSQL, "dead_insert_event.sql": deadInsertEventSQL} {
+	for name, q := range map[string]string{"insert_events.sql": insertEventsSQL, "dead_insert_event.sql": deadInsertEventSQL,
+		"insert_staged_events.sql": insertStagedSQL} {
 		const trackActivityQuerySize = 1024 // PostgreSQL's default track_activity_query_size
 		i := strings.Index(q, "insert into booking_events (")
 		if i < 0 || i > trackActivityQuerySize-64 {
