@@ -72,23 +72,43 @@ func Encode(e Event) ([]byte, error) {
 // machine whose cores it shares with PostgreSQL and the broker.
 func Decode(b []byte) (Event, error) {
 	var e Event
+	err := decodeInto(b, &e, 0)
+	return e, err
+}
+
+// DecodeShared is Decode into *e, without copying: the event's strings share b's memory (a string
+// that holds an escape sequence is still unescaped into a copy of its own), so b must not change
+// while the event is in use. The consumer decodes every message it fetches and keeps the message's
+// value anyway (it is the stored payload), so copying each field out of it again, and the event
+// itself once more, were a large share of its allocations (docs/performance.md). Callers whose
+// buffer is reused (a line scanner) use Decode. It accepts and rejects exactly what Decode does
+// (FuzzDecodeSharedAgreesWithDecode); on an error *e is the zero Event.
+func DecodeShared(b []byte, e *Event) error {
+	return decodeInto(b, e, fastjson.DontCopyString)
+}
+
+func decodeInto(b []byte, e *Event, flags fastjson.ParseFlags) error {
+	*e = Event{}
 	if len(b) > MaxEventBytes {
-		return e, fmt.Errorf("%w (%d bytes > %d)", ErrTooLarge, len(b), MaxEventBytes)
+		return fmt.Errorf("%w (%d bytes > %d)", ErrTooLarge, len(b), MaxEventBytes)
 	}
 	if !utf8.Valid(b) {
-		return e, ErrInvalidUTF8
+		return ErrInvalidUTF8
 	}
-	rest, err := fastjson.Parse(b, &e, fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
+	rest, err := fastjson.Parse(b, e, flags|fastjson.DisallowUnknownFields|fastjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
-		return Event{}, fmt.Errorf("%w: %v", ErrNotJSON, err)
+		*e = Event{}
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	if len(bytes.TrimLeft(rest, " \t\r\n")) != 0 {
-		return Event{}, ErrTrailingData
+		*e = Event{}
+		return ErrTrailingData
 	}
 	if err := e.Validate(); err != nil {
-		return Event{}, err
+		*e = Event{}
+		return err
 	}
-	return e, nil
+	return nil
 }
 
 // Validate checks an event against the contract (docs/contract.md).
@@ -124,10 +144,10 @@ func (e Event) Validate() error {
 			return err
 		}
 	}
-	if d, err := time.Parse(DateLayout, e.PlayDate); err != nil || d.Format(DateLayout) != e.PlayDate {
+	if !isDate(e.PlayDate) {
 		return &FieldError{Field: "play_date", Kind: ErrBadDate, Value: e.PlayDate}
 	}
-	if t, err := time.Parse(TimeLayout, e.TeeTime); err != nil || t.Format(TimeLayout) != e.TeeTime {
+	if !isTime(e.TeeTime) {
 		return &FieldError{Field: "tee_time", Kind: ErrBadTime, Value: e.TeeTime}
 	}
 	if e.PriceKRW != nil && *e.PriceKRW < 0 {
@@ -136,7 +156,7 @@ func (e Event) Validate() error {
 	if e.Players != nil && (*e.Players < 0 || *e.Players > 100) {
 		return &FieldError{Field: "players", Kind: ErrInvalidField, Value: fmt.Sprint(*e.Players)}
 	}
-	if want := ListingKey(e.Source, e.CourseName, e.CoursePart, e.PlayDate, e.TeeTime); e.ListingKey != want {
+	if !keyMatches(e.ListingKey, e.Source, e.CourseName, e.CoursePart, e.PlayDate, e.TeeTime) {
 		return &FieldError{Field: "listing_key", Kind: ErrKeyMismatch, Value: e.ListingKey}
 	}
 	switch e.EventType {
@@ -163,4 +183,87 @@ func (e Event) Validate() error {
 		}
 	}
 	return nil
+}
+
+// isDate reports whether s is a play_date: a date in DateLayout that formats back to itself.
+// The common case (YYYY-MM-DD, a day of that month) is checked without allocating; anything else
+// takes the definition itself, time.Parse and Format.
+func isDate(s string) bool {
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' && digits(s[:4]) && digits(s[5:7]) && digits(s[8:]) {
+		y, m, d := atoi(s[:4]), atoi(s[5:7]), atoi(s[8:])
+		if m >= 1 && m <= 12 && d >= 1 && d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+			return true
+		}
+	}
+	t, err := time.Parse(DateLayout, s)
+	return err == nil && t.Format(DateLayout) == s
+}
+
+// isTime reports whether s is a tee_time: a time in TimeLayout that formats back to itself (the
+// common case, HH:MM, checked without allocating, as in isDate).
+func isTime(s string) bool {
+	if len(s) == 5 && s[2] == ':' && digits(s[:2]) && digits(s[3:]) && atoi(s[:2]) < 24 && atoi(s[3:]) < 60 {
+		return true
+	}
+	t, err := time.Parse(TimeLayout, s)
+	return err == nil && t.Format(TimeLayout) == s
+}
+
+func digits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi is the value of s, ASCII digits only (checked by digits).
+func atoi(s string) int {
+	n := 0
+	for i := range len(s) {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+// keyMatches reports whether key == ListingKey(source, course, part, playDate, teeTime) without
+// building the key when the parts are already as the key holds them (no white space to fold, no
+// character to escape: every event the crawler builds), and by building it into a stack buffer
+// otherwise.
+func keyMatches(key, source, course, part, playDate, teeTime string) bool {
+	if keyPartClean(source) && keyPartClean(course) && keyPartClean(part) && keyPartClean(playDate) && keyPartClean(teeTime) {
+		return len(key) == len(source)+len(course)+len(part)+len(playDate)+len(teeTime)+4 &&
+			cutPart(&key, source) && cutPart(&key, course) && cutPart(&key, part) && cutPart(&key, playDate) && key == teeTime
+	}
+	var buf [256]byte // most keys fit: no allocation
+	return string(appendListingKey(buf[:0], source, course, part, playDate, teeTime)) == key
+}
+
+// cutPart removes part and the '|' after it from the start of *key, if they are there.
+func cutPart(key *string, part string) bool {
+	k := *key
+	if len(k) <= len(part) || k[:len(part)] != part || k[len(part)] != '|' {
+		return false
+	}
+	*key = k[len(part)+1:]
+	return true
+}
+
+// keyPartClean reports whether s is its own key part: no '\\' or '|' to escape, and folding white
+// space would not change it (no white space but single ASCII spaces between other characters).
+// Any byte that may start a non-ASCII space (U+0085, U+00A0, U+1680, U+2000-U+3000) makes it
+// unclean, which is only the slow path for it.
+func keyPartClean(s string) bool {
+	for i := range len(s) {
+		switch s[i] {
+		case '\\', '|', '\t', '\n', '\v', '\f', '\r', 0xC2, 0xE1, 0xE2, 0xE3:
+			return false
+		case ' ':
+			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
 }

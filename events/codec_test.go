@@ -231,6 +231,63 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// DecodeShared accepts and rejects what Decode does, with the same event or error, and its event
+// does not change when another value is decoded (only the input's own bytes are shared).
+func FuzzDecodeSharedAgreesWithDecode(f *testing.F) {
+	for _, e := range sampleEvents() {
+		b, _ := Encode(e)
+		f.Add(b)
+		f.Add(bytes.Replace(b, []byte(`"source":"`), []byte(`"source":"\u0041`), 1))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want, werr := Decode(in)
+		buf := bytes.Clone(in)
+		var got Event
+		gerr := DecodeShared(buf, &got)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+			t.Fatalf("Decode: %v, DecodeShared: %v", werr, gerr)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("Decode: %+v\nDecodeShared: %+v", want, got)
+		}
+	})
+}
+
+// The allocation-free checks of Validate agree with their definitions: time.Parse and Format for
+// play_date and tee_time, and the key as strings.Join of the escaped, folded parts.
+func FuzzValidateFastPathsAgree(f *testing.F) {
+	for _, s := range []string{"2026-12-05", "2024-02-29", "2023-02-29", "0000-01-01", "2026-13-01", "2026-00-10",
+		"2026-1-05", "07:30", "23:59", "24:00", "7:30", "07:60", "+1:00", "ab|c\\d  e", " x\u3000y "} {
+		f.Add(s, s)
+	}
+	escaper := strings.NewReplacer(`\`, `\\`, "|", `\|`)
+	keyPart := func(s string, fold bool) string {
+		if fold {
+			s = strings.Join(strings.Fields(s), " ")
+		}
+		return escaper.Replace(s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		d, err := time.Parse(DateLayout, a)
+		if want := err == nil && d.Format(DateLayout) == a; isDate(a) != want {
+			t.Fatalf("isDate(%q) = %v, want %v", a, !want, want)
+		}
+		tm, err := time.Parse(TimeLayout, a)
+		if want := err == nil && tm.Format(TimeLayout) == a; isTime(a) != want {
+			t.Fatalf("isTime(%q) = %v, want %v", a, !want, want)
+		}
+		want := strings.Join([]string{keyPart(a, true), keyPart(b, true), keyPart(a+b, true), keyPart(b, false), keyPart(a, false)}, "|")
+		if got := ListingKey(a, b, a+b, b, a); got != want {
+			t.Fatalf("ListingKey = %q, want %q", got, want)
+		}
+		for _, key := range []string{want, a, a + "|" + b + "|" + a + b + "|" + b + "|" + a} {
+			if got := keyMatches(key, a, b, a+b, b, a); got != (key == want) {
+				t.Fatalf("keyMatches(%q, %q, %q, ...) = %v, want %v", key, a, b, got, !got)
+			}
+		}
+	})
+}
+
 // decodeStd is Decode as it was with encoding/json: the reference FuzzDecodeAgreesWithEncodingJSON
 // holds the faster parser to.
 func decodeStd(b []byte) (Event, error) {

@@ -16,20 +16,47 @@ var namespace = uuid.MustParse("6f1c3b8e-2d0a-5e47-9b61-4a8f0c2d7e15")
 // and '|' is written '\|', so the key is injective: ("Lake|OUT", "") and ("Lake", "OUT|") are
 // different listings with different keys. A part without either character is unchanged.
 func ListingKey(source, course, part, playDate, teeTime string) string {
-	return strings.Join([]string{
-		escapeKeyPart(norm(source)), escapeKeyPart(norm(course)), escapeKeyPart(norm(part)),
-		escapeKeyPart(playDate), escapeKeyPart(teeTime),
-	}, "|")
+	return string(appendListingKey(nil, source, course, part, playDate, teeTime))
 }
 
-// keyEscaper escapes the separator and the escape character of a listing key part.
-var keyEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`)
+// appendListingKey appends ListingKey's key to b: the one definition of the key, which Validate
+// also compares against without allocating (a stack buffer), since it runs for every consumed event.
+func appendListingKey(b []byte, source, course, part, playDate, teeTime string) []byte {
+	b = appendNormEscaped(b, source)
+	b = append(b, '|')
+	b = appendNormEscaped(b, course)
+	b = append(b, '|')
+	b = appendNormEscaped(b, part)
+	b = append(b, '|')
+	b = appendEscaped(b, playDate)
+	b = append(b, '|')
+	return appendEscaped(b, teeTime)
+}
 
-func escapeKeyPart(s string) string {
-	if !strings.ContainsAny(s, `\|`) {
-		return s
+// appendNormEscaped appends escapeKeyPart(norm(s)): the fields of s joined by one space, each
+// escaped (escaping is per character, and the space is not escaped, so the order does not matter).
+func appendNormEscaped(b []byte, s string) []byte {
+	first := true
+	for f := range strings.FieldsSeq(s) {
+		if !first {
+			b = append(b, ' ')
+		}
+		first = false
+		b = appendEscaped(b, f)
 	}
-	return keyEscaper.Replace(s)
+	return b
+}
+
+// appendEscaped appends escapeKeyPart(s): '\' as '\\' and '|' as '\|'.
+func appendEscaped(b []byte, s string) []byte {
+	for {
+		i := strings.IndexAny(s, `\|`)
+		if i < 0 {
+			return append(b, s...)
+		}
+		b = append(append(b, s[:i]...), '\\', s[i])
+		s = s[i+1:]
+	}
 }
 
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -13,15 +13,16 @@ import (
 
 // eventRow is one booking_events row as an event fills it (ingested_at takes its default).
 type eventRow struct {
-	id                                                                [16]byte // binary on the wire, unlike strings
-	typ, source, key, course, part, playDate, teeTime, crawl, payload string
-	price                                                             *int64
-	players                                                           *int32
-	closeReason                                                       *string
-	occurredAt                                                        time.Time
-	topic                                                             string
-	partition                                                         int32
-	offset                                                            int64
+	id                                                       [16]byte // binary on the wire, unlike strings
+	typ, source, key, course, part, playDate, teeTime, crawl string
+	payload                                                  []byte // the value as received, never changed (text, cast to jsonb)
+	price                                                    *int64
+	players                                                  *int32
+	closeReason                                              *string
+	occurredAt                                               time.Time
+	topic                                                    string
+	partition                                                int32
+	offset                                                   int64
 }
 
 // newEventRow is the one place an event becomes a row: e delivered as payload at
@@ -39,7 +40,7 @@ func newEventRow(e events.Event, payload []byte, topic string, partition int, of
 	}
 	return eventRow{id: e.EventID, typ: string(e.EventType), source: e.Source, key: e.ListingKey,
 		course: e.CourseName, part: e.CoursePart, playDate: e.PlayDate, teeTime: e.TeeTime, crawl: e.CrawlID,
-		payload: string(payload), price: e.PriceKRW, players: players, closeReason: reason,
+		payload: payload, price: e.PriceKRW, players: players, closeReason: reason,
 		occurredAt: e.OccurredAt, topic: topic, partition: int32(partition), offset: offset}
 }
 
@@ -54,12 +55,18 @@ type eventColumn struct {
 	value       func(*eventRow) any  // the row's value, for one-row statements
 	array       func([]eventRow) any // the column of a batch, for the unnest
 	copyValue   func(*eventRow) any  // the value COPY takes (it casts nothing), when not value
+	// elem appends the row's value in PostgreSQL's binary format of param, as a length-prefixed
+	// field (-1 for NULL): an element of the array parameter, or a field of a binary COPY row.
+	// elemOID is param's type OID, which a binary array names.
+	elem    func([]byte, *eventRow) []byte
+	elemOID uint32
 }
 
 // col builds an eventColumn from its getter.
 func col[T any](name, param, cast, info string, get func(*eventRow) T) eventColumn {
+	oid, elem := binaryElem(name, param, get)
 	return eventColumn{
-		name: name, param: param, cast: cast, info: info,
+		name: name, param: param, cast: cast, info: info, elem: elem, elemOID: oid,
 		value: func(r *eventRow) any { return get(r) },
 		array: func(rows []eventRow) any {
 			s := make([]T, len(rows))
@@ -95,7 +102,7 @@ var eventColumns = []eventColumn{
 	col("close_reason", "text", "", "text", func(r *eventRow) *string { return r.closeReason }),
 	col("occurred_at", "timestamptz", "", "timestamp with time zone", func(r *eventRow) time.Time { return r.occurredAt }),
 	col("crawl_id", "text", "", "text", func(r *eventRow) string { return r.crawl }),
-	col("payload", "text", "jsonb", "jsonb", func(r *eventRow) string { return r.payload }),
+	col("payload", "text", "jsonb", "jsonb", func(r *eventRow) []byte { return r.payload }),
 	col("kafka_topic", "text", "", "text", func(r *eventRow) string { return r.topic }),
 	col("kafka_partition", "int", "", "integer", func(r *eventRow) int32 { return r.partition }),
 	col("kafka_offset", "bigint", "", "bigint", func(r *eventRow) int64 { return r.offset }),
@@ -154,10 +161,12 @@ func rowArgs(r eventRow) pgx.NamedArgs {
 //	{{arrays}}   @event_id::uuid[], @event_type::text[], ...    the unnest's arrays
 //	{{selects}}  u.event_id, ..., u.play_date::date, ...       the unnest's row, cast
 //	{{values}}   @event_id::uuid, ..., @play_date::date, ...    one row's values
+//	{{param_columns}}  event_id uuid, ..., play_date text, ...  the columns as parameters type them
 func expandColumns(query string) string {
-	var cols, arrays, selects, values []string
+	var cols, arrays, selects, values, params []string
 	for _, c := range eventColumns {
 		cols = append(cols, c.name)
+		params = append(params, c.name+" "+c.param)
 		arrays = append(arrays, fmt.Sprintf("@%s::%s[]", c.name, c.param))
 		sel, val := "u."+c.name, fmt.Sprintf("@%s::%s", c.name, c.param)
 		if c.cast != "" {
@@ -172,6 +181,7 @@ func expandColumns(query string) string {
 		"{{arrays}}", strings.Join(arrays, ", "),
 		"{{selects}}", strings.Join(selects, ", "),
 		"{{values}}", strings.Join(values, ", "),
+		"{{param_columns}}", strings.Join(params, ", "),
 	).Replace(query)
 }
 

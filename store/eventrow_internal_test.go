@@ -11,7 +11,8 @@ import (
 // that 1 KB, and the chaos suite's lock-wait probe never saw a waiting insert.
 func TestExpandedInsertsFitPgStatActivity(t *testing.T) {
 	t.Parallel()
-	for name, q := range map[string]string{"insert_events.sql": insertEventsSQL, "dead_insert_event.sql": deadInsertEventSQL} {
+	for name, q := range map[string]string{"insert_events.sql": insertEventsSQL, "dead_insert_event.sql": deadInsertEventSQL,
+		"insert_staged_events.sql": insertStagedSQL} {
 		const trackActivityQuerySize = 1024 // PostgreSQL's default track_activity_query_size
 		i := strings.Index(q, "insert into booking_events (")
 		if i < 0 || i > trackActivityQuerySize-64 {
@@ -25,5 +26,28 @@ func TestExpandedInsertsFitPgStatActivity(t *testing.T) {
 				t.Errorf("%s: the expansion filled a comment: %s", name, line)
 			}
 		}
+	}
+}
+
+// A column whose Go type does not match its parameter type, or has no binary encoder, cannot be
+// declared: binaryElem panics, so eventColumns (a package variable) fails every test at once.
+func TestBinaryElemRefusesAMismatch(t *testing.T) {
+	t.Parallel()
+	for name, declare := range map[string]func(){
+		"string as int":   func() { binaryElem("x", "int", func(*eventRow) string { return "" }) },
+		"int64 as int":    func() { binaryElem("x", "int", func(*eventRow) int64 { return 0 }) },
+		"float64 as text": func() { binaryElem("x", "text", func(*eventRow) float64 { return 0 }) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: declared without a panic", name)
+				}
+			}()
+			declare()
+		}()
+	}
+	if oid, f := binaryElem("x", "int", func(*eventRow) int32 { return 7 }); oid != 23 || string(f(nil, nil)) != "\x00\x00\x00\x04\x00\x00\x00\x07" {
+		t.Errorf("int32 as int: oid %d, %q", oid, f(nil, nil))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,14 @@ var (
 	insertEventsSQL = expandColumns(insertEventsTemplate)
 	//go:embed queries/dead_letter.sql
 	deadLetterSQL string
+	//go:embed queries/stage_events.sql
+	stageEventsTemplate string
+	stageEventsSQL      = expandColumns(stageEventsTemplate)
+	//go:embed queries/insert_staged_events.sql
+	insertStagedTemplate string
+	insertStagedSQL      = expandColumns(insertStagedTemplate)
+	// copyStagedSQL fills the staging table from a binary COPY stream of eventColumns.
+	copyStagedSQL = "copy booking_events_staged (" + strings.Join(EventColumns(), ", ") + ") from stdin (format binary)"
 )
 
 // Message is one Kafka message as the consumer hands it to Ingest: its position, its raw bytes,
@@ -74,7 +83,7 @@ func (s *Store) ingest(ctx context.Context, rows eventRows, dead []deadRow, rowB
 		if rowByRow {
 			res.Inserted, poison, err = insertOneByOne(ctx, tx, rows)
 		} else {
-			res.Inserted, err = insertEvents(ctx, tx, rows)
+			res.Inserted, err = writeBatch(ctx, tx, rows)
 		}
 		if err != nil {
 			return err
@@ -103,6 +112,76 @@ func insertEvents(ctx context.Context, tx pgx.Tx, rows eventRows) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
+// writeBatch is how a whole batch is written (the row-by-row retry uses insertEvents): copyEvents.
+// insertEventsBinary, the same unnest as insertEvents with the arrays encoded by hand, is the
+// alternative docs/performance.md measured against it.
+var writeBatch = copyEvents
+
+// copyEvents writes rows as a binary COPY into the session's staging table, then inserts them into
+// booking_events with insert_staged_events.sql, and returns how many were new. The COPY stream is
+// encoded by hand into one reused buffer, and pgx sends it in 64 KiB chunks, so a batch costs no
+// per-value allocation (pgx's array parameters boxed every value, and a 1000-row statement's Bind
+// message grew, by doubling, to ~600 KB). Its rows are the unnest's: the same columns, types and
+// casts, in the same (event_id) order.
+func copyEvents(ctx context.Context, tx pgx.Tx, rows eventRows) (int, error) {
+	if rows.len() == 0 {
+		return 0, nil
+	}
+	if _, err := tx.Exec(ctx, stageEventsSQL); err != nil {
+		return 0, fmt.Errorf("staging table: %w", err)
+	}
+	buf := encodeBuffers.Get().(*[]byte)
+	defer encodeBuffers.Put(buf)
+	*buf = appendCopyRows(append(slices.Grow((*buf)[:0], rows.encodedSize()), copyHeader...), rows.rows)
+	if _, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(*buf), copyStagedSQL); err != nil {
+		return 0, fmt.Errorf("copy %d events: %w", rows.len(), err)
+	}
+	tag, err := tx.Exec(ctx, insertStagedSQL)
+	if err != nil {
+		return 0, fmt.Errorf("insert %d events: %w", rows.len(), projectionErr(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// encodeBuffers holds the batches' encoding buffers (Config.Inflight of them are in use at once).
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// insertEventsBinary is insertEvents with its array parameters encoded by hand (binary arrays in one
+// reused buffer) and sent with the positional form of insert_events.sql.
+func insertEventsBinary(ctx context.Context, tx pgx.Tx, rows eventRows) (int, error) {
+	if rows.len() == 0 {
+		return 0, nil
+	}
+	buf := encodeBuffers.Get().(*[]byte)
+	defer encodeBuffers.Put(buf)
+	b := slices.Grow((*buf)[:0], rows.encodedSize())
+	ends := make([]int, len(eventColumns))
+	for i := range eventColumns {
+		b = appendArray(b, &eventColumns[i], rows.rows)
+		ends[i] = len(b)
+	}
+	*buf = b
+	params, formats := make([][]byte, len(eventColumns)), make([]int16, len(eventColumns))
+	start := 0
+	for i, end := range ends {
+		params[i], formats[i], start = b[start:end], 1, end
+	}
+	tag, err := tx.Conn().PgConn().ExecParams(ctx, insertEventsPositional, params, nil, formats, nil).Close()
+	if err != nil {
+		return 0, fmt.Errorf("insert %d events: %w", rows.len(), projectionErr(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// insertEventsPositional is insertEventsSQL with $1, $2, ... for its named parameters.
+var insertEventsPositional = func() string {
+	q := insertEventsSQL
+	for i, c := range eventColumns {
+		q = strings.ReplaceAll(q, "@"+c.name+"::", fmt.Sprintf("$%d::", i+1))
+	}
+	return q
+}()
+
 // insertOneByOne inserts each row in its own savepoint and returns the rows PostgreSQL rejected
 // as dead letters; any other error aborts.
 func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []deadRow, error) {
@@ -118,7 +197,7 @@ func insertOneByOne(ctx context.Context, tx pgx.Tx, rows eventRows) (int, []dead
 		switch Decide(ctx, err).Fate {
 		case FateDone:
 		case FateDeadLetter:
-			poison = append(poison, rows.dead[i].withError(err))
+			poison = append(poison, newDeadRow(rows.msgs[i]).withError(err))
 		default: // not this row's fault: the whole batch fails, and Decide says what the loop does
 			return 0, nil, fmt.Errorf("event %s: %w", uuid.UUID(rows.rows[i].id), err)
 		}
@@ -205,23 +284,20 @@ func (d deadRow) position() position { return position{d.topic, d.partition, d.o
 // in the same order, so they wait for each other instead of deadlocking.
 func split(batch []Message) (eventRows, []deadRow) {
 	var rows eventRows
-	seen := make(map[[16]byte]bool, len(batch))
+	seen := make(map[[16]byte]struct{}, len(batch))
 	deadAt := map[position]int{}
 	var dead []deadRow
-	type valid struct {
-		m Message
-		d deadRow
-	}
-	ok := make([]valid, 0, len(batch))
-	for _, m := range batch {
-		d := deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value, headers: m.Headers}
+	ok := make([]int32, 0, len(batch)) // the valid messages, as positions in batch
+	for i := range batch {
+		m := &batch[i]
 		switch {
 		case m.Err != nil || m.Event == nil:
+			d := newDeadRow(m)
 			d.err = "message has neither an event nor an error"
 			if m.Err != nil {
 				d.err = cleanText(m.Err.Error())
 			}
-			p := position{d.topic, d.partition, d.offset}
+			p := d.position()
 			if i, ok := deadAt[p]; ok {
 				dead[i] = d
 				continue
@@ -230,42 +306,42 @@ func split(batch []Message) (eventRows, []deadRow) {
 			dead = append(dead, d)
 		default:
 			rows.valid++
-			if seen[m.Event.EventID] {
+			if _, dup := seen[m.Event.EventID]; dup {
 				continue
 			}
-			seen[m.Event.EventID] = true
-			ok = append(ok, valid{m, d})
+			seen[m.Event.EventID] = struct{}{}
+			ok = append(ok, int32(i))
 		}
 	}
-	// Sort positions, not the ~200-byte pairs: moving the pairs themselves was most of split's
-	// time in the consumer's CPU profile (docs/performance.md).
-	order := make([]int32, len(ok))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return bytes.Compare(ok[a].m.Event.EventID[:], ok[b].m.Event.EventID[:]) })
-	rows.rows, rows.dead = make([]eventRow, 0, len(ok)), make([]deadRow, 0, len(ok))
-	for _, i := range order {
-		v := &ok[i]
-		if err := rows.add(v.m, v.d); err != nil {
+	// Sort positions, not the messages: moving ~200-byte values was most of split's time in the
+	// consumer's CPU profile (docs/performance.md).
+	slices.SortFunc(ok, func(a, b int32) int { return bytes.Compare(batch[a].Event.EventID[:], batch[b].Event.EventID[:]) })
+	rows.rows, rows.msgs = make([]eventRow, 0, len(ok)), make([]*Message, 0, len(ok))
+	for _, i := range ok {
+		if err := rows.add(&batch[i]); err != nil {
 			rows.valid--
-			dead = append(dead, v.d.withError(err))
+			dead = append(dead, newDeadRow(&batch[i]).withError(err))
 		}
 	}
 	return rows, dead
 }
 
-// eventRows holds a batch's rows, and how to dead-letter each.
+// newDeadRow is m's dead letter, without its error.
+func newDeadRow(m *Message) deadRow {
+	return deadRow{topic: m.Topic, partition: int32(m.Partition), offset: m.Offset, key: m.Key, value: m.Value, headers: m.Headers}
+}
+
+// eventRows holds a batch's rows, and the message of each (to dead-letter it).
 type eventRows struct {
 	valid int // valid events in the batch, repeats included
 
 	rows []eventRow
-	dead []deadRow // how to dead-letter row i
+	msgs []*Message // the message of row i
 }
 
 func (r *eventRows) len() int { return len(r.rows) }
 
-func (r *eventRows) add(m Message, d deadRow) error {
+func (r *eventRows) add(m *Message) error {
 	payload := m.Value
 	if len(payload) == 0 {
 		b, err := events.Encode(*m.Event)
@@ -275,8 +351,20 @@ func (r *eventRows) add(m Message, d deadRow) error {
 		payload = b
 	}
 	r.rows = append(r.rows, newEventRow(*m.Event, payload, m.Topic, m.Partition, m.Offset))
-	r.dead = append(r.dead, d)
+	r.msgs = append(r.msgs, m)
 	return nil
+}
+
+// encodedSize is about (a little over) the bytes of rows in binary COPY or as binary arrays: each
+// value's length word, 8 bytes for a number or a timestamp, 16 for an id, and the text, which the
+// payload holds all of, plus the payload itself. Growing the buffer to it at once saves the copies
+// of growing it by appending.
+func (r *eventRows) encodedSize() int {
+	n := len(copyHeader) + 2
+	for i := range r.rows {
+		n += 2 + 4*len(eventColumns) + 8*6 + 16 + 2*len(r.rows[i].payload) + len(r.rows[i].topic)
+	}
+	return n
 }
 
 // args are insert_events.sql's named parameters.
@@ -284,5 +372,5 @@ func (r *eventRows) args() pgx.NamedArgs { return batchArgs(r.rows) }
 
 // slice returns row i alone.
 func (r *eventRows) slice(i int) eventRows {
-	return eventRows{valid: 1, rows: r.rows[i : i+1], dead: r.dead[i : i+1]}
+	return eventRows{valid: 1, rows: r.rows[i : i+1], msgs: r.msgs[i : i+1]}
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,8 +40,11 @@ func benchMessages(b *testing.B, n int) []store.Message {
 // rows/s of each plus the ratios the consumer is held to, side by side in one run:
 //
 //	naive       one INSERT ... ON CONFLICT DO NOTHING per event, autocommit
-//	ingestN     store.Ingest in batches of N (one transaction, one unnest insert per batch)
-//	tempcopyN   the alternative: COPY each batch into a temp table, INSERT ... SELECT ON CONFLICT
+//	ingestN     store.Ingest in batches of N (one transaction: a binary COPY into the session's
+//	            staging table, then one INSERT ... SELECT ... ON CONFLICT per batch)
+//	ingest1000-unnest-binary, ingest1000-unnest-pgx   store.Ingest in batches of 1000 writing the
+//	            batch the other ways (store.WriteBatchPaths), with the client's CPU per event of each
+//	tempcopyN   COPY each batch (pgx's CopyFrom) into a temp table, INSERT ... SELECT ON CONFLICT
 //	copy        raw COPY of the same rows into the same table (the ceiling)
 //	dup         store.Ingest (batches of 1000) of the same events again: all duplicates
 //
@@ -55,6 +59,15 @@ func BenchmarkIngest(b *testing.B) {
 		ingest := map[int]time.Duration{}
 		for _, size := range []int{500, 1000, 2000} {
 			ingest[size] = timed(b, func(pool *pgxpool.Pool) { ingestBatches(b, store.New(pool), msgs, size) })
+		}
+		for _, path := range store.WriteBatchPaths {
+			undo := store.UseWriteBatch(path)
+			cpu0 := selfCPU()
+			d := timed(b, func(pool *pgxpool.Pool) { ingestBatches(b, store.New(pool), msgs, 1000) })
+			cpu := selfCPU() - cpu0
+			undo()
+			b.ReportMetric(rate(d), "ingest1000-"+path+"_rows/s")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(len(msgs)), "ingest1000-"+path+"_client_cpu_us/event")
 		}
 		tempCopy := timed(b, func(pool *pgxpool.Pool) { tempCopyBatches(b, pool, msgs, 1000) })
 		copyAll := timed(b, func(pool *pgxpool.Pool) { copyRows(b, pool, msgs) })
@@ -80,6 +93,13 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(float64(copyAll)/float64(ingest[1000]), "ingest/copy")
 		b.ReportMetric(float64(ingest[1000])/float64(dup), "dup/fresh")
 	}
+}
+
+// selfCPU is this process's CPU time so far (user + system): the client's side of a load.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // timed runs load on a fresh database, checks every event arrived, and returns how long load took.

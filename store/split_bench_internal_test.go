@@ -67,7 +67,7 @@ func TestSplitOrdersRowsByEventIDFirstDeliveryWins(t *testing.T) {
 		if r.offset != first[r.id] {
 			t.Errorf("event %x stored at offset %d, its first delivery was at %d", r.id, r.offset, first[r.id])
 		}
-		if d := rows.dead[i]; d.offset != r.offset || d.partition != r.partition {
+		if d := newDeadRow(rows.msgs[i]); d.offset != r.offset || d.partition != r.partition {
 			t.Errorf("row %d dead-letters as %d@%d, stored as %d@%d", i, d.partition, d.offset, r.partition, r.offset)
 		}
 	}

@@ -31,7 +31,7 @@
 //     the one whose offsets are being committed and the one read ahead. With the Reader's own
 //     queue (kafka-go's QueueCapacity counts messages, each up to the topic's max.message.bytes,
 //     plus one message being read per partition) the consumer's data in memory is at most
-//     (Inflight+2) × MaxBatchBytes × ~3 (raw bytes, decoded fields, the statement's arrays) +
+//     (Inflight+2) × MaxBatchBytes × ~3 (raw bytes, decoded fields, the batch's COPY stream) +
 //     (QueueCapacity + partitions) × max.message.bytes. With the booking-consumer defaults
 //     (Inflight 2, 8 MiB, QueueCapacity 8, 1 MiB messages, 3 partitions) that is ~96 MiB +
 //     ~11 MiB in the worst case of 64 KiB junk filling every batch; real events (~500 B) and

@@ -156,14 +156,15 @@ func decode(m kafka.Message) (kafka.Message, store.Message) {
 	}
 	sm := store.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value,
 		Headers: kafkabus.EventsHeaders(m.Headers)}
-	e, err := events.Decode(m.Value)
+	e := new(events.Event)
+	err := events.DecodeShared(m.Value, e) // the event's strings share m.Value, which the batch keeps anyway
 	if err == nil {
-		err = events.CheckCloudEvents(sm.Headers, e)
+		err = events.CheckCloudEvents(sm.Headers, *e)
 	}
 	if err != nil {
 		sm.Err = err
 	} else {
-		sm.Event = &e
+		sm.Event = e
 	}
 	return m, sm
 }

@@ -41,6 +41,15 @@ import (
 //	variant  only with BENCH_VARIANT_ARGS or BENCH_VARIANT_ENV set: today's binary with those extra
 //	         run flags (say, "--batch-size 5000") or environment variables (say, "GOGC=400"), to
 //	         see what a setting buys beside the defaults
+//	dup      in every round, right after project: the booking-consumer binary again, with a new
+//	         group, into project's database: a replay of pure duplicates (no row changes, so it is
+//	         timed by the group's committed offsets instead of rows); dup/fresh is its rate over
+//	         project's in the same round
+//
+// Then BENCH_PROCESS_HOG_ROUNDS (as many as BENCH_PROCESS_ROUNDS) hog rounds: every contender but
+// copy again, each with one core kept busy by a CPU hog the benchmark starts for the round (a
+// shell's busy loop, in a process of its own) and stops after it: the lead must hold when the
+// cores are not the consumer's alone. Every log line gives the machine's load average.
 //
 // Each is timed the same way, by a watcher on its own connection outside the contender: start
 // (the process is started, or the first CopyFrom is called), first commit (the first row is
@@ -49,7 +58,8 @@ import (
 // drain is first commit → done; process is start → done; start-up is start → first commit. Every
 // round's ratios are logged; the metrics are medians over the rounds.
 //
-// Targets (issue 41, on a quiet machine): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8.
+// Targets (issue 41, on a quiet machine): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8;
+// with the hog, project/expert drain ≥ 1.1; dup/fresh process ≥ 1.5.
 func BenchmarkProcessDrain(b *testing.B) {
 	n := testkit.EnvInt(b, "BENCH_PROCESS_EVENTS", 500_000)
 	rounds := testkit.EnvInt(b, "BENCH_PROCESS_ROUNDS", 5)
@@ -73,12 +83,6 @@ func BenchmarkProcessDrain(b *testing.B) {
 		}
 	}
 
-	type contender struct {
-		name string
-		bin  string // whose migrate makes its database
-		// start starts it on the database at dbURL; the watcher times it.
-		start func(dbURL string) running
-	}
 	processEnv := func(env []string, bin string, args ...string) func(string) running {
 		return func(dbURL string) running {
 			// The broker comes from $KAFKA_BOOTSTRAP: the flag's name changed since the bisect's old commit.
@@ -92,12 +96,11 @@ func BenchmarkProcessDrain(b *testing.B) {
 		}
 	}
 	process := func(bin string, args ...string) func(string) running { return processEnv(nil, bin, args...) }
-	consumerArgs := func() []string {
-		return []string{"run", "--topic", topic, "--group", kafkatest.Name(b, "project"),
-			"--metrics-addr", "", "--no-migrate"}
+	consumerArgs := func(group string) []string {
+		return []string{"run", "--topic", topic, "--group", group, "--metrics-addr", "", "--no-migrate"}
 	}
 	contenders := []contender{
-		{name: "project", bin: bin, start: func(u string) running { return process(bin, consumerArgs()...)(u) }},
+		{name: "project", bin: bin, start: func(u string) running { return process(bin, consumerArgs(kafkatest.Name(b, "project"))...)(u) }},
 		{name: "expert", bin: bin, start: func(u string) running {
 			return process(peer, "-topic", topic, "-group", kafkatest.Name(b, "expert"), "-poll", "5000")(u)
 		}},
@@ -121,7 +124,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 	}
 	if v, env := strings.Fields(os.Getenv("BENCH_VARIANT_ARGS")), strings.Fields(os.Getenv("BENCH_VARIANT_ENV")); len(v)+len(env) > 0 {
 		contenders = append(contenders, contender{name: "variant", bin: bin, start: func(u string) running {
-			return processEnv(env, bin, append(consumerArgs(), v...)...)(u)
+			return processEnv(env, bin, append(consumerArgs(kafkatest.Name(b, "variant")), v...)...)(u)
 		}})
 	}
 	if old != "" {
@@ -132,46 +135,100 @@ func BenchmarkProcessDrain(b *testing.B) {
 			schema = old
 		}
 		contenders = append(contenders, contender{name: "old", bin: schema, start: func(u string) running {
-			return process(old, consumerArgs()...)(u)
+			return process(old, consumerArgs(kafkatest.Name(b, "old"))...)(u)
 		}})
 	}
-
+	// The hog rounds: the process contenders again, with a busy loop in a process of its own
+	// (`sh -c 'while :; do :; done'`) taking one core for the whole round.
+	var hogged []contender
+	for _, c := range contenders {
+		if c.name != "copy" {
+			hogged = append(hogged, c)
+		}
+	}
+	hogRounds := testkit.EnvInt(b, "BENCH_PROCESS_HOG_ROUNDS", rounds)
+	rowsIn := func(conn *pgx.Conn) func(context.Context) (int, error) {
+		return func(ctx context.Context) (c int, err error) {
+			return c, conn.QueryRow(ctx, "select count(*) from booking_events").Scan(&c)
+		}
+	}
+	// runRound runs each contender of order once, each into a fresh database, and returns their
+	// timings. After project's, dup (when asked) replays the topic with a new group into project's
+	// database: all duplicates, timed by the group's committed offsets (rows do not change).
+	runRound := func(order []contender, dup bool) map[string]timing {
+		got := map[string]timing{}
+		for _, c := range order {
+			checkpoint(b)
+			dbURL := migratedDB(b, c.bin)
+			got[c.name] = watch(b, dbURL, n, c.start, rowsIn)
+			if c.name == "project" && dup {
+				group := kafkatest.Name(b, "dup")
+				got["dup"] = watch(b, dbURL, n, process(bin, consumerArgs(group)...), func(*pgx.Conn) func(context.Context) (int, error) {
+					return committed(addr, group, topic)
+				})
+			}
+		}
+		return got
+	}
+	rotate := func(cs []contender, round int) []contender {
+		order := slices.Clone(cs)
+		for range round % len(order) { // rotate: each contender runs first in some round
+			order = append(order[1:], order[0])
+		}
+		return order
+	}
+	ratio := func(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
 	for b.Loop() {
-		res := map[string][]timing{}
+		res, hog := map[string][]timing{}, map[string][]timing{}
 		for round := range rounds {
-			order := slices.Clone(contenders)
-			for range round % len(order) { // rotate: each contender runs first in some round
-				order = append(order[1:], order[0])
+			got := runRound(rotate(contenders, round), true)
+			for name, t := range got {
+				res[name] = append(res[name], t)
 			}
-			got := map[string]timing{}
-			for _, c := range order {
-				checkpoint(b)
-				dbURL := migratedDB(b, c.bin)
-				t := watch(b, dbURL, n, c.start)
-				got[c.name] = t
-				res[c.name] = append(res[c.name], t)
-			}
-			line := fmt.Sprintf("round %d of %d events:", round+1, n)
-			for _, c := range contenders {
-				t := got[c.name]
-				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %.1f µs/event;", c.name, t.drain().Round(time.Millisecond),
+			line := fmt.Sprintf("round %d of %d events (load %s):", round+1, n, loadAverage())
+			for _, name := range append(names(contenders), "dup") {
+				t := got[name]
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %.1f µs/event;", name, t.drain().Round(time.Millisecond),
 					t.rate(n), t.startup().Round(time.Millisecond), t.cpuPerEvent(n))
 			}
-			p, e, c := got["project"], got["expert"], got["copy"]
-			line += fmt.Sprintf(" project/expert drain %.2f process %.2f; project/copy drain %.2f process %.2f",
-				e.drain().Seconds()/p.drain().Seconds(), e.process().Seconds()/p.process().Seconds(),
-				c.drain().Seconds()/p.drain().Seconds(), c.process().Seconds()/p.process().Seconds())
+			p, e, c, d := got["project"], got["expert"], got["copy"], got["dup"]
+			line += fmt.Sprintf(" project/expert drain %.2f process %.2f; project/copy drain %.2f process %.2f; dup/fresh drain %.2f process %.2f",
+				ratio(e.drain(), p.drain()), ratio(e.process(), p.process()),
+				ratio(c.drain(), p.drain()), ratio(c.process(), p.process()),
+				ratio(p.drain(), d.drain()), ratio(p.process(), d.process()))
 			if v, ok := got["variant"]; ok {
 				line += fmt.Sprintf("; variant/expert drain %.2f; variant/project drain %.2f",
-					e.drain().Seconds()/v.drain().Seconds(), p.drain().Seconds()/v.drain().Seconds())
+					ratio(e.drain(), v.drain()), ratio(p.drain(), v.drain()))
 			}
 			if o, ok := got["old"]; ok {
 				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f",
-					e.drain().Seconds()/o.drain().Seconds(), o.drain().Seconds()/p.drain().Seconds())
+					ratio(e.drain(), o.drain()), ratio(o.drain(), p.drain()))
 			}
 			b.Log(line)
 		}
-		med := func(name string, f func(timing) float64) float64 {
+		for round := range hogRounds {
+			stopHog := startHog(b)
+			got := runRound(rotate(hogged, round), false)
+			stopHog()
+			for name, t := range got {
+				hog[name] = append(hog[name], t)
+			}
+			line := fmt.Sprintf("hog round %d of %d events, one core busy (load %s):", round+1, n, loadAverage())
+			for _, name := range names(hogged) {
+				t := got[name]
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) cpu %.1f µs/event;", name, t.drain().Round(time.Millisecond), t.rate(n), t.cpuPerEvent(n))
+			}
+			p, e := got["project"], got["expert"]
+			line += fmt.Sprintf(" project/expert drain %.2f process %.2f", ratio(e.drain(), p.drain()), ratio(e.process(), p.process()))
+			if o, ok := got["old"]; ok {
+				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f", ratio(e.drain(), o.drain()), ratio(o.drain(), p.drain()))
+			}
+			if v, ok := got["variant"]; ok {
+				line += fmt.Sprintf("; variant/expert drain %.2f", ratio(e.drain(), v.drain()))
+			}
+			b.Log(line)
+		}
+		med := func(res map[string][]timing, name string, f func(timing) float64) float64 {
 			var xs []float64
 			for _, t := range res[name] {
 				xs = append(xs, f(t))
@@ -181,30 +238,109 @@ func BenchmarkProcessDrain(b *testing.B) {
 		drainRate := func(t timing) float64 { return t.rate(n) }
 		procRate := func(t timing) float64 { return float64(n) / t.process().Seconds() }
 		startup := func(t timing) float64 { return t.startup().Seconds() * 1000 }
-		for _, c := range contenders {
-			b.ReportMetric(med(c.name, drainRate), c.name+"_drain_events/s")
-			b.ReportMetric(med(c.name, procRate), c.name+"_process_events/s")
-			b.ReportMetric(med(c.name, startup), c.name+"_startup_ms")
-			b.ReportMetric(med(c.name, func(t timing) float64 { return t.cpuPerEvent(n) }), c.name+"_cpu_us/event")
+		for _, name := range append(names(contenders), "dup") {
+			b.ReportMetric(med(res, name, drainRate), name+"_drain_events/s")
+			b.ReportMetric(med(res, name, procRate), name+"_process_events/s")
+			b.ReportMetric(med(res, name, startup), name+"_startup_ms")
+			b.ReportMetric(med(res, name, func(t timing) float64 { return t.cpuPerEvent(n) }), name+"_cpu_us/event")
 		}
-		pd, ed, cd := med("project", drainRate), med("expert", drainRate), med("copy", drainRate)
-		pp, ep, cp := med("project", procRate), med("expert", procRate), med("copy", procRate)
+		pd, ed, cd := med(res, "project", drainRate), med(res, "expert", drainRate), med(res, "copy", drainRate)
+		pp, ep, cp := med(res, "project", procRate), med(res, "expert", procRate), med(res, "copy", procRate)
 		b.ReportMetric(pd/ed, "project/expert_drain")
 		b.ReportMetric(pp/ep, "project/expert_process")
 		b.ReportMetric(pd/cd, "project/copy_drain")
 		b.ReportMetric(pp/cp, "project/copy_process")
+		b.ReportMetric(med(res, "dup", drainRate)/pd, "dup/fresh_drain")
+		b.ReportMetric(med(res, "dup", procRate)/pp, "dup/fresh_process")
 		if _, ok := res["variant"]; ok {
-			vd := med("variant", drainRate)
+			vd := med(res, "variant", drainRate)
 			b.ReportMetric(vd/ed, "variant/expert_drain")
 			b.ReportMetric(vd/pd, "variant/project_drain")
 		}
 		if old != "" {
-			od := med("old", drainRate)
+			od := med(res, "old", drainRate)
 			b.ReportMetric(od/ed, "old/expert_drain")
 			b.ReportMetric(pd/od, "project/old_drain")
 		}
+		if hogRounds > 0 {
+			hp, he := med(hog, "project", drainRate), med(hog, "expert", drainRate)
+			b.ReportMetric(hp/he, "hog_project/expert_drain")
+			b.ReportMetric(med(hog, "project", procRate)/med(hog, "expert", procRate), "hog_project/expert_process")
+			b.ReportMetric(med(hog, "project", func(t timing) float64 { return t.cpuPerEvent(n) }), "hog_project_cpu_us/event")
+			b.ReportMetric(med(hog, "expert", func(t timing) float64 { return t.cpuPerEvent(n) }), "hog_expert_cpu_us/event")
+			if old != "" {
+				b.ReportMetric(hp/med(hog, "old", drainRate), "hog_project/old_drain")
+			}
+		}
 		b.ReportMetric(float64(n), "events")
 		b.ReportMetric(float64(rounds), "rounds")
+		b.ReportMetric(float64(hogRounds), "hog_rounds")
+	}
+}
+
+// contender is one consumer BenchmarkProcessDrain times.
+type contender struct {
+	name string
+	bin  string // whose migrate makes its database
+	// start starts it on the database at dbURL; the watcher times it.
+	start func(dbURL string) running
+}
+
+// names are the contenders' names, in their order.
+func names(cs []contender) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
+	}
+	return out
+}
+
+// startHog keeps one core busy (a shell's busy loop, a process of its own, so that no contender's
+// CPU time includes it) until the returned stop is called.
+func startHog(b *testing.B) (stop func()) {
+	b.Helper()
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("cpu hog: %v", err)
+	}
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}
+	b.Cleanup(stop)
+	return stop
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages (/proc/loadavg), for the log.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// committed is the progress of group on topic's three partitions: the sum of its committed offsets
+// (a partition without a commit counts 0).
+func committed(addr, group, topic string) func(context.Context) (int, error) {
+	return func(ctx context.Context) (int, error) {
+		ps, err := kafkatest.CommittedOffsets(ctx, addr, group, topic, 3)
+		if err != nil {
+			return 0, err
+		}
+		sum := 0
+		for _, p := range ps {
+			sum += int(max(p.CommittedOffset, 0))
+		}
+		return sum, nil
 	}
 }
 
@@ -228,11 +364,12 @@ func (t timing) process() time.Duration { return t.done.Sub(t.start) }
 func (t timing) startup() time.Duration { return t.first.Sub(t.start) }
 func (t timing) rate(n int) float64     { return float64(n) / t.drain().Seconds() }
 
-// watch starts a contender (start) and times it on a connection of its own: the first visible
-// row, then count(*) = n. Counting a large table is not free, so until the rows' growth says the
-// end is under a second away it counts every 500 ms, then every 50 ms. The contender's processes
-// must stay alive meanwhile; it is stopped once done.
-func watch(b *testing.B, dbURL string, n int, start func(string) running) timing {
+// watch starts a contender (start) and times it by progress, read on a connection of its own
+// (rows: count(*) of booking_events; a replay of duplicates: the group's committed offsets): first
+// progress, then progress = n. Counting a large table is not free, so until the progress says the
+// end is under a second away it reads every 500 ms, then every 50 ms (every 10 ms before the first).
+// The contender's processes must stay alive meanwhile; it is stopped once done.
+func watch(b *testing.B, dbURL string, n int, start func(string) running, progress func(*pgx.Conn) func(context.Context) (int, error)) timing {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
 	defer cancel()
@@ -241,35 +378,29 @@ func watch(b *testing.B, dbURL string, n int, start func(string) running) timing
 		b.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	read := progress(conn)
 	t := timing{start: time.Now()}
 	r := start(dbURL)
 	defer r.stop()
 	alive := r.check
-	for t.first.IsZero() {
-		var any bool
-		if err := conn.QueryRow(ctx, "select exists (select from booking_events)").Scan(&any); err != nil {
-			b.Fatalf("watch: %v", err)
-		}
-		if any {
-			t.first = time.Now()
-			break
-		}
-		alive()
-		time.Sleep(10 * time.Millisecond)
-	}
 	for {
-		var c int
-		if err := conn.QueryRow(ctx, "select count(*) from booking_events").Scan(&c); err != nil {
+		c, err := read(ctx)
+		if err != nil {
 			b.Fatalf("watch: %v", err)
 		}
 		now := time.Now()
+		if c > 0 && t.first.IsZero() {
+			t.first = now
+		}
 		if c >= n {
 			t.done, t.cpu = now, r.cpu()
 			return t
 		}
 		alive()
 		wait := 500 * time.Millisecond
-		if el := now.Sub(t.first); c > 0 && time.Duration(float64(el)*float64(n-c)/float64(c)) < time.Second {
+		if el := now.Sub(t.first); c == 0 {
+			wait = 10 * time.Millisecond
+		} else if time.Duration(float64(el)*float64(n-c)/float64(c)) < time.Second {
 			wait = 50 * time.Millisecond
 		}
 		time.Sleep(wait)
