@@ -338,3 +338,25 @@ func (h hours) nextStart(t time.Time) time.Time {
 	}
 	return start
 }
+
+// Describe is the site's times in one phrase for `crawler check`: the schedule (own or global),
+// the active hours, the jitter and the bursts.
+func (t *SiteTimes) Describe(own bool) string {
+	whose := "global"
+	if own {
+		whose = "own"
+	}
+	d := fmt.Sprintf("schedule %q (%s, every %s at the shortest)", t.Spec, whose, t.Interval)
+	if t.active != nil {
+		d += fmt.Sprintf(", active %s-%s", clockString(t.active.from), clockString(t.active.to))
+	}
+	if t.jitter > 0 {
+		d += fmt.Sprintf(", jitter up to %s", t.jitter)
+	}
+	for _, b := range t.bursts {
+		d += fmt.Sprintf(", burst %s every %s for %s", b.At, b.Every.D(), b.For.D())
+	}
+	return d
+}
+
+func clockString(s int) string { return fmt.Sprintf("%02d:%02d", s/3600, s%3600/60) }
