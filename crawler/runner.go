@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -88,8 +89,13 @@ type Runner struct {
 	MaxSites  int                 // sites crawled at the same time; 0: DefaultMaxSites
 	// SiteDeadline bounds one site's crawl when the site sets no deadline of its own; 0: none.
 	SiteDeadline time.Duration
+	// SiteDeadlines, by site name, override SiteDeadline for a site without a deadline of its own
+	// (`crawler run`: 0.8 × the site's own interval, SiteTimes.Deadline).
+	SiteDeadlines map[string]time.Duration
 
-	hosts *hostLimits // the per-host politeness, built from Sites by the first Run
+	initOnce sync.Once
+	hosts    *hostLimits   // the per-host politeness, built from Sites by the first Run
+	slots    chan struct{} // MaxSites, shared by concurrent RunSites
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	ownSpool  bool                 // Lock opened Spool; Unlock closes it
@@ -220,6 +226,13 @@ func CrawlID(source string, start time.Time) string {
 // an error wrapping ErrCrawlFailed (and the sites' errors). Each site's events reach EventsOut,
 // synced, once its snapshot is saved (through Spool).
 func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
+	return r.RunSites(ctx, r.Sites)
+}
+
+// RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
+// Run, RunSites may run concurrently with itself on disjoint sites: the calls share the runner's
+// MaxSites slots and its per-host politeness.
+func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
 	}
@@ -236,7 +249,7 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	sum.Sites = r.crawlSites(ctx, now)
+	sum.Sites = r.crawlSites(ctx, sites, now)
 	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))

@@ -360,3 +360,6 @@ func (t *SiteTimes) Describe(own bool) string {
 }
 
 func clockString(s int) string { return fmt.Sprintf("%02d:%02d", s/3600, s%3600/60) }
+
+// Active reports whether at is inside the site's active hours (always, without active_hours).
+func (t *SiteTimes) Active(at time.Time) bool { return t.active == nil || t.active.contains(at) }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,22 +58,25 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
 
 // crawlConfig is the configuration of `crawler run` and `crawler once`.
 type crawlConfig struct {
-	Sites           string
-	StateDir        string
-	EventsOut       string
-	Schedule        string
-	MetricsAddr     string
-	MissesToClose   int
-	CollapseCrawls  int
-	UnhealthyAfter  int
-	MaxSites        int
-	SiteDeadline    time.Duration
-	ShutdownTimeout time.Duration
-	NoInitialCrawl  bool
-	Publisher       kafkabus.PublisherConfig
-	SpoolMaxBytes   int64
-	KafkaAlarmAfter time.Duration
-	Alerts          alertsConfig
+	Sites          string
+	StateDir       string
+	EventsOut      string
+	Schedule       string
+	MetricsAddr    string
+	MissesToClose  int
+	CollapseCrawls int
+	UnhealthyAfter int
+	MaxSites       int
+	SiteDeadline   time.Duration
+	// siteDeadlineDefault: --site-deadline was not given (run): a site with a schedule of its own
+	// gets 0.8 × its own interval.
+	siteDeadlineDefault bool
+	ShutdownTimeout     time.Duration
+	NoInitialCrawl      bool
+	Publisher           kafkabus.PublisherConfig
+	SpoolMaxBytes       int64
+	KafkaAlarmAfter     time.Duration
+	Alerts              alertsConfig
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
@@ -90,7 +94,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
 	deadlineHelp := "0: " + onceDeadlineHelp
 	if scheduled {
-		deadlineHelp = "0: 0.8 × the schedule's interval (8m for the default schedule)"
+		deadlineHelp = "0: 0.8 × the site's schedule's interval (its schedule: key, else --schedule; 8m for the default schedule)"
 	}
 	fs.DurationVar(&cfg.SiteDeadline, "site-deadline", 0, "bound of one site's crawl, after which it is cancelled and incomplete (reason deadline), closing nothing; a site's deadline: key overrides it; "+deadlineHelp)
 	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
@@ -135,6 +139,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		}
 		if cfg.SiteDeadline == 0 {
 			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
+			cfg.siteDeadlineDefault = scheduled
 		}
 		return cfg.Alerts.validate(scheduled)
 	}
@@ -411,18 +416,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	if d.alerts != nil {
 		d.alerts.start(ctx)
 	}
-	sched := crawler.Schedule{
-		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
-		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
-		Job: func(ctx context.Context) {
-			// The runner has logged each site's failure; the schedule goes on.
-			_, _ = d.runner.Run(ctx)
-			if d.alerts != nil {
-				d.alerts.afterRun(ctx)
-			}
-		},
-	}
-	schedErr := sched.Run(ctx)
+	schedErr := runSchedule(ctx, env, cfg, d)
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -431,4 +425,54 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	env.Logger.Info("crawler stopped")
 	return errors.Join(schedErr, closeErr, metricsErr)
+}
+
+// runSchedule is the run loop of `crawler run`: the global cron schedule (crawler.Schedule) when
+// no site times its own crawls, else every site on its own times (crawler.SiteSchedule; the sites
+// without keys on --schedule), with each site's default deadline 0.8 × its own interval.
+func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
+	crawl := func(ctx context.Context, sites []*crawler.Site) {
+		// The runner has logged each site's failure; the schedule goes on.
+		_, _ = d.runner.RunSites(ctx, sites)
+		if d.alerts != nil {
+			d.alerts.afterRun(ctx)
+		}
+	}
+	sites := d.runner.Sites
+	if !slices.ContainsFunc(sites, (*crawler.Site).HasTimes) {
+		sched := crawler.Schedule{
+			Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
+			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
+			Job: func(ctx context.Context) { crawl(ctx, sites) },
+		}
+		return sched.Run(ctx)
+	}
+	times, err := siteTimes(sites, cfg.Schedule)
+	if err != nil {
+		return err
+	}
+	if cfg.siteDeadlineDefault {
+		d.runner.SiteDeadlines = map[string]time.Duration{}
+		for i, s := range sites {
+			d.runner.SiteDeadlines[s.Name] = times[i].Deadline()
+		}
+	}
+	sched := crawler.SiteSchedule{
+		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
+		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
+	}
+	return sched.Run(ctx)
+}
+
+// siteTimes is every site's SiteTimes under the global schedule.
+func siteTimes(sites []*crawler.Site, global string) ([]*crawler.SiteTimes, error) {
+	out := make([]*crawler.SiteTimes, len(sites))
+	for i, s := range sites {
+		t, err := s.Times(global)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
 }
