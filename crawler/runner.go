@@ -89,9 +89,8 @@ type Runner struct {
 	MaxSites  int                 // sites crawled at the same time; 0: DefaultMaxSites
 	// SiteDeadline bounds one site's crawl when the site sets no deadline of its own; 0: none.
 	SiteDeadline time.Duration
-	// SiteDeadlines, by site name, override SiteDeadline for a site without a deadline of its own
-	// (`crawler run`: 0.8 × the site's own interval, SiteTimes.Deadline).
-	SiteDeadlines map[string]time.Duration
+	// PerSite, by site name, is what `crawler run` sets per site from its SiteTimes.
+	PerSite map[string]SiteRun
 
 	initOnce sync.Once
 	hosts    *hostLimits   // the per-host politeness, built from Sites by the first Run
@@ -100,6 +99,15 @@ type Runner struct {
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	ownSpool  bool                 // Lock opened Spool; Unlock closes it
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
+}
+
+// SiteRun is one site's own settings of a Runner (Runner.PerSite).
+type SiteRun struct {
+	// Deadline overrides SiteDeadline for a site without a deadline: key (0.8 × the site's own
+	// interval, SiteTimes.Deadline); 0: SiteDeadline.
+	Deadline time.Duration
+	// MissesMinInterval is the site's DiffOptions.MissesMinInterval (SiteTimes.MissesMinInterval).
+	MissesMinInterval time.Duration
 }
 
 // Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process

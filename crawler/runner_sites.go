@@ -62,13 +62,13 @@ func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.
 	return out
 }
 
-// siteDeadline is the bound of one crawl of site: its own deadline, else its SiteDeadlines entry,
+// siteDeadline is the bound of one crawl of site: its own deadline, else its PerSite deadline,
 // else SiteDeadline; 0: none.
 func (r *Runner) siteDeadline(site *Site) time.Duration {
 	if site.Deadline > 0 {
 		return site.Deadline.D()
 	}
-	if d, ok := r.SiteDeadlines[site.Name]; ok {
+	if d := r.PerSite[site.Name].Deadline; d > 0 {
 		return d
 	}
 	return r.SiteDeadline
@@ -136,7 +136,9 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 
 	crawl, reference := crawlOf(ctx, site, prev, res, s, log)
 	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
-	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	opt := r.Diff
+	opt.MissesMinInterval = cmp.Or(r.PerSite[site.Name].MissesMinInterval, opt.MissesMinInterval)
+	out, next, stats := Diff(prev, res.Listings, crawl, opt)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)

@@ -107,6 +107,10 @@ type SiteSpec struct {
 	ActiveHours string   `yaml:"active_hours,omitempty"`
 	Jitter      Duration `yaml:"jitter,omitempty"`
 	Burst       []Burst  `yaml:"burst,omitempty"`
+	// MissesMinInterval, optional, makes a listing's misses count at most once per this long
+	// (DiffOptions.MissesMinInterval), less the jitter; with a burst it defaults to the global
+	// schedule's interval, so that a burst never closes a listing faster than the schedule would.
+	MissesMinInterval Duration `yaml:"misses_min_interval,omitempty"`
 }
 
 // Burst is one burst: from At (in Asia/Seoul: "MON 09:00" weekly, "10 09:00" on the 10th of each

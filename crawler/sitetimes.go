@@ -28,6 +28,7 @@ type SiteTimes struct {
 	jitter time.Duration
 	bursts []burst
 	seed   uint64
+	misses time.Duration // misses_min_interval; 0: the global interval with a burst, else none
 }
 
 // burst is a compiled Burst.
@@ -44,7 +45,10 @@ type hours struct{ from, to int }
 // a schedule: key its schedule stays nil; Times fills in the global one and checks the jitter
 // against it).
 func (s *Site) compileTimes(fail func(string, ...any) error) error {
-	t := SiteTimes{jitter: s.Jitter.D(), seed: seedOf(s.Name)}
+	t := SiteTimes{jitter: s.Jitter.D(), seed: seedOf(s.Name), misses: s.MissesMinInterval.D()}
+	if s.MissesMinInterval < 0 {
+		return fail("misses_min_interval is %s; it must not be negative", s.MissesMinInterval.D())
+	}
 	if s.Schedule != "" {
 		sched, iv, err := parseSchedule(s.Schedule)
 		if err != nil {
@@ -120,6 +124,20 @@ func (s *Site) Times(global string) (*SiteTimes, error) {
 func (t SiteTimes) WithSeed(seed uint64) *SiteTimes {
 	t.seed = seed
 	return &t
+}
+
+// MissesMinInterval is the site's DiffOptions.MissesMinInterval under global (the global
+// schedule's interval): misses_min_interval, else global when the site has a burst, else 0 (every
+// miss counts); less the jitter, as the site's scheduled crawls may come that much closer.
+func (t *SiteTimes) MissesMinInterval(global time.Duration) time.Duration {
+	iv := t.misses
+	if iv == 0 && len(t.bursts) > 0 {
+		iv = global
+	}
+	if iv > t.jitter {
+		return iv - t.jitter
+	}
+	return iv
 }
 
 // Deadline is 0.8 (SiteDeadlineFraction) of the schedule's interval: the default bound of one crawl.

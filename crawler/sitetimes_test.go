@@ -166,6 +166,7 @@ func TestSiteTimesErrors(t *testing.T) {
 		{"BurstTooLong", "    burst: [{at: \"09:00\", every: 1m, for: 25h}]\n", "at most the gap"},
 		{"BurstBadDay", "    burst: [{at: \"MONDAY 09:00\", every: 1m, for: 5m}]\n", "must be a weekday"},
 		{"BurstBadDom", "    burst: [{at: \"32 09:00\", every: 1m, for: 5m}]\n", "between 1 and 31"},
+		{"NegativeMissesInterval", "    misses_min_interval: -1m\n", "must not be negative"},
 		{"BurstBadClock", "    burst: [{at: \"MON 9\", every: 1m, for: 5m}]\n", "not a time of day"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,5 +181,26 @@ func TestSiteTimesErrors(t *testing.T) {
 	_, err := timedSite(t, "    jitter: 6m\n").Times("*/10 * * * *")
 	if err == nil || !strings.Contains(err.Error(), "the global schedule") {
 		t.Errorf("Times with a jitter over half the global interval: %v", err)
+	}
+}
+
+// TestSiteTimesMissesMinInterval: a burst bounds misses to the global interval (less the jitter);
+// misses_min_interval overrides it; a site without either counts every miss.
+func TestSiteTimesMissesMinInterval(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		keys string
+		want time.Duration
+	}{
+		{"", 0},
+		{"    schedule: \"@every 30s\"\n", 0},
+		{burstKeys, 10 * time.Minute},
+		{burstKeys + "    jitter: 2m\n", 8 * time.Minute},
+		{burstKeys + "    misses_min_interval: 30m\n", 30 * time.Minute},
+		{"    misses_min_interval: 5m\n", 5 * time.Minute},
+	} {
+		if got := timesOf(t, tc.keys, "*/10 * * * *").MissesMinInterval(10 * time.Minute); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.keys, got, tc.want)
+		}
 	}
 }

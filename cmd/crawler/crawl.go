@@ -429,7 +429,8 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 
 // runSchedule is the run loop of `crawler run`: the global cron schedule (crawler.Schedule) when
 // no site times its own crawls, else every site on its own times (crawler.SiteSchedule; the sites
-// without keys on --schedule), with each site's default deadline 0.8 × its own interval.
+// without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
+// misses bounded in a burst (SiteTimes.MissesMinInterval).
 func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
 	crawl := func(ctx context.Context, sites []*crawler.Site) {
 		// The runner has logged each site's failure; the schedule goes on.
@@ -451,11 +452,17 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 	if err != nil {
 		return err
 	}
-	if cfg.siteDeadlineDefault {
-		d.runner.SiteDeadlines = map[string]time.Duration{}
-		for i, s := range sites {
-			d.runner.SiteDeadlines[s.Name] = times[i].Deadline()
+	global, err := crawler.ScheduleInterval(cfg.Schedule, crawler.Seoul(), time.Now())
+	if err != nil {
+		return err
+	}
+	d.runner.PerSite = map[string]crawler.SiteRun{}
+	for i, s := range sites {
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
+		if cfg.siteDeadlineDefault {
+			run.Deadline = times[i].Deadline()
 		}
+		d.runner.PerSite[s.Name] = run
 	}
 	sched := crawler.SiteSchedule{
 		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
