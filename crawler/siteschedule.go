@@ -49,7 +49,7 @@ type SiteSchedule struct {
 	ShutdownTimeout time.Duration
 	// RunAtStart crawls every site inside its active hours as soon as Run starts.
 	RunAtStart bool
-	OnSkip     func(site string)              // optional
+	OnSkip     func(site string)               // optional
 	OnNext     func(site string, at time.Time) // optional: a site's next crawl time, each time it changes
 
 	afterCrawl func() // tests: called once a Crawl call has returned and its sites may start again
