@@ -38,7 +38,8 @@ const (
 const crawlEnvHelp = `Environment (a flag overrides its variable):
   CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
-  CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `"); a
+                              site's schedule: key overrides it for that site
   CRAWLER_MAX_SITES           sites crawled at the same time (--max-sites; default 4); sites on one host
                               share one politeness limit whatever this is
   CRAWLER_UNHEALTHY_AFTER     run only: /healthz answers 503 when a site has had no complete crawl for this
@@ -392,7 +393,9 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg, d, err := prepare(&env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
-		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
+		"crawler_skipped_runs_total). A site with schedule:, active_hours:, jitter: or burst: keys is crawled on its own\n"+
+		"times (crawler check prints its next five; docs/sites.md, \"Schedules per site\"), the others on --schedule;\n"+
+		"a site still crawling when its time comes skips it. On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush. With\n"+
 		"--watches, the crawler delivers the alerts itself: each site crawl's matches are claimed in\n"+
 		"<state-dir>/alerts.db before its snapshot is saved, and one sender per channel delivers them beside\n"+
