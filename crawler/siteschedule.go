@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // Clock is what SiteSchedule waits on: the real clock, or a fake one in tests.
@@ -22,14 +24,7 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) Wait(ctx context.Context, until time.Time) error {
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return retry.Sleep(ctx, time.Until(until))
 }
 
 // SiteSchedule runs `crawler run` when some site times its own crawls (Site.HasTimes): every site
