@@ -238,8 +238,8 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 }
 
 // RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
-// Run, RunSites may run concurrently with itself on disjoint sites: the calls share the runner's
-// MaxSites slots and its per-host politeness.
+// Run, RunSites may run concurrently with itself on disjoint sites once Lock is held: the calls
+// share the runner's MaxSites slots and its per-host politeness.
 func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
