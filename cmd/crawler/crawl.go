@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -464,6 +465,10 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
 		if cfg.siteDeadlineDefault {
 			run.Deadline = times[i].Deadline()
+		}
+		if dl := cmp.Or(s.Deadline.D(), run.Deadline, cfg.SiteDeadline); dl > 0 && s.Jitter.D() > dl {
+			return fmt.Errorf("%w: site %q: jitter %s is longer than its deadline %s (--site-deadline); it must be at most the deadline",
+				cli.ErrUsage, s.Name, s.Jitter.D(), dl)
 		}
 		d.runner.PerSite[s.Name] = run
 	}

@@ -285,3 +285,19 @@ func TestRunSiteOwnSchedule(t *testing.T) {
 	cancel()
 	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
 }
+
+// TestRunJitterOverSiteDeadline: a site's jitter longer than --site-deadline stops crawler run
+// before any crawl, naming the site.
+func TestRunJitterOverSiteDeadline(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(sitesFile(t, "http://127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := strings.Replace(string(b), "  - name: sim-golf\n", "  - name: sim-golf\n    jitter: 2m\n", 1)
+	err = run(t.Context(), []string{"run", "--site-deadline", "1m", "--metrics-addr", "off", "--state-dir", t.TempDir(),
+		"--sites", testkit.WriteTemp(t, "sites.yaml", sites)}, env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(errString(err), `site "sim-golf": jitter 2m0s is longer than its deadline 1m0s`) {
+		t.Fatalf("err %v, want a usage error naming the jitter and the deadline", err)
+	}
+}
