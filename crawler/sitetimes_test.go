@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +204,26 @@ func TestSiteTimesMissesMinInterval(t *testing.T) {
 		if got := timesOf(t, tc.keys, "*/10 * * * *").MissesMinInterval(10 * time.Minute); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.keys, got, tc.want)
 		}
+	}
+}
+
+// TestDocsScheduleExampleCompiles: the example of docs/sites.md's "Schedules per site" is a valid
+// site's keys, and crawler check would print bursts for it.
+func TestDocsScheduleExampleCompiles(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sites.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "## Schedules per site")
+	_, after, ok2 := strings.Cut(after, "```yaml\n")
+	example, _, ok3 := strings.Cut(after, "```\n")
+	name, keys, ok4 := strings.Cut(example, "\n")
+	if !ok || !ok2 || !ok3 || !ok4 || !strings.Contains(name, "- name:") {
+		t.Fatal("docs/sites.md has no site example under \"## Schedules per site\"")
+	}
+	st := timesOf(t, keys, DefaultSchedule)
+	if !st.InBurst(st.Next(kst(9, 8, 59, 59))) {
+		t.Errorf("the example's burst does not crawl at Monday 09:00: %s", st.Describe(true))
 	}
 }
