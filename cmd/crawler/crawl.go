@@ -444,6 +444,11 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		}
 	}
 	sites := d.runner.Sites
+	times, perSite, err := siteRuns(cfg, sites)
+	if err != nil {
+		return err
+	}
+	d.runner.PerSite = perSite
 	if !slices.ContainsFunc(sites, (*crawler.Site).HasTimes) {
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
@@ -452,26 +457,6 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		}
 		return sched.Run(ctx)
 	}
-	times, err := siteTimes(sites, cfg.Schedule)
-	if err != nil {
-		return err
-	}
-	global, err := crawler.ScheduleInterval(cfg.Schedule, crawler.Seoul(), time.Now())
-	if err != nil {
-		return err
-	}
-	d.runner.PerSite = map[string]crawler.SiteRun{}
-	for i, s := range sites {
-		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
-		if cfg.siteDeadlineDefault {
-			run.Deadline = times[i].Deadline()
-		}
-		if dl := cmp.Or(s.Deadline.D(), run.Deadline, cfg.SiteDeadline); dl > 0 && s.Jitter.D() > dl {
-			return fmt.Errorf("%w: site %q: jitter %s is longer than its deadline %s (--site-deadline); it must be at most the deadline",
-				cli.ErrUsage, s.Name, s.Jitter.D(), dl)
-		}
-		d.runner.PerSite[s.Name] = run
-	}
 	sched := crawler.SiteSchedule{
 		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
 		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
@@ -479,15 +464,30 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 	return sched.Run(ctx)
 }
 
-// siteTimes is every site's SiteTimes under the global schedule.
-func siteTimes(sites []*crawler.Site, global string) ([]*crawler.SiteTimes, error) {
-	out := make([]*crawler.SiteTimes, len(sites))
-	for i, s := range sites {
-		t, err := s.Times(global)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = t
+// siteRuns is every site's SiteTimes under the global schedule, and what the runner takes from
+// them per site: the default deadline (unless --site-deadline was given) and the misses bound
+// (misses_min_interval holds on the global schedule too). A jitter longer than the site's
+// deadline is a usage error.
+func siteRuns(cfg *crawlConfig, sites []*crawler.Site) ([]*crawler.SiteTimes, map[string]crawler.SiteRun, error) {
+	global, err := crawler.ScheduleInterval(cfg.Schedule, crawler.Seoul(), time.Now())
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	times := make([]*crawler.SiteTimes, len(sites))
+	perSite := map[string]crawler.SiteRun{}
+	for i, s := range sites {
+		if times[i], err = s.Times(cfg.Schedule); err != nil {
+			return nil, nil, err
+		}
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
+		if cfg.siteDeadlineDefault {
+			run.Deadline = times[i].Deadline()
+		}
+		if dl := cmp.Or(s.Deadline.D(), run.Deadline, cfg.SiteDeadline); dl > 0 && s.Jitter.D() > dl {
+			return nil, nil, fmt.Errorf("%w: site %q: jitter %s is longer than its deadline %s (--site-deadline); it must be at most the deadline",
+				cli.ErrUsage, s.Name, s.Jitter.D(), dl)
+		}
+		perSite[s.Name] = run
+	}
+	return times, perSite, nil
 }
