@@ -20,15 +20,16 @@ import (
 
 // BenchmarkCrawlBlackholedVsNoBroker measures the wall time of one crawl of the simulated site
 // (default sim: 4 courses, 7 parts, 16 tee times, 15 play dates, ~90 pages, ~1600 events, zero
-// politeness delay) with events going to three publishers: one to the stack's healthy broker, one
-// whose broker accepts connections and never answers, and the no-op publisher of an empty
-// KAFKA_BOOTSTRAP. The three kinds of crawl take turns inside one loop (in a rotating order), so
-// drift on a shared machine hits all alike. It reports the median ms per crawl of each and two
-// ratios of medians:
+// politeness delay) publishing three ways: as the product does with KAFKA_BOOTSTRAP set (the
+// state dir's spool, sent by a SpoolPublisher) to the stack's healthy broker, the same to a
+// broker that accepts connections and never answers, and with no broker (no spool, no
+// publisher). The three kinds of crawl take turns inside one loop (in a rotating order), so
+// drift on a shared machine hits all alike; each publisher is closed after its crawl, outside
+// the time. It reports the median ms per crawl of each and two ratios of medians:
 //
 //	blackholed_vs_healthy   target ≤ 1.05: a dead broker must not slow the crawl
-//	blackholed_vs_nobroker  what publishing costs at all: Publish encodes every event and hands
-//	                        it to the writer's queue (about a microsecond each, broker up or down)
+//	blackholed_vs_nobroker  what publishing costs at all: the spool append with its fsync per
+//	                        site crawl (broker up or down)
 //
 // Every crawl starts from an empty snapshot, so every listing is an event.
 //
@@ -41,26 +42,23 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	quiet := slog.New(slog.DiscardHandler)
 
 	addr := kafkatest.Bootstrap(b)
-	pubs := []kafkabus.Publisher{
-		kafkabus.NewPublisher(kafkabus.PublisherConfig{Logger: quiet}),
-		kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: kafkatest.Topic(b, addr, 3), Logger: quiet}),
-		kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(b)}, Topic: "booking-events", Logger: quiet}),
-	}
 	const nop, healthy, holed = 0, 1, 2
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(b.Context()), 5*time.Second)
-		defer cancel()
-		for _, p := range pubs[1:] {
-			_ = p.Close(ctx) // the black-holed one drops what is queued: its broker never answers
-		}
-	})
+	pubs := []kafkabus.PublisherConfig{
+		nop:     {},
+		healthy: {Brokers: []string{addr}, Topic: kafkatest.Topic(b, addr, 3), Logger: quiet},
+		holed:   {Brokers: []string{testkit.BlackHole(b)}, Topic: "booking-events", Logger: quiet},
+	}
+	flush := []time.Duration{nop: 0, healthy: 10 * time.Second, holed: 0} // the black hole never answers
 	dir := b.TempDir()
-	crawl := func(pub kafkabus.Publisher) time.Duration {
+	crawl := func(p int) time.Duration {
 		state, err := os.MkdirTemp(dir, "state-")
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Publisher: pub, Now: clock.Now}
+		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		if p != nop {
+			defer kafkatest.SpoolRunner(b, r, pubs[p]).CloseWithin(flush[p])
+		}
 		t0 := time.Now()
 		sum, err := r.Run(b.Context())
 		d := time.Since(t0)
@@ -69,7 +67,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 		}
 		return d
 	}
-	for _, p := range pubs { // warm up the sim, the connection pool and the writers
+	for p := range pubs { // warm up the sim, the connection pool and the writers
 		crawl(p)
 	}
 	var rounds [3][]float64 // ms of each crawl, by publisher
@@ -77,7 +75,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	for b.Loop() {
 		for k := range pubs {
 			p := (i + k) % len(pubs)
-			rounds[p] = append(rounds[p], crawl(pubs[p]).Seconds()*1000)
+			rounds[p] = append(rounds[p], crawl(p).Seconds()*1000)
 		}
 		i++
 	}
@@ -307,23 +305,5 @@ func BenchmarkCrawlSpool(b *testing.B) {
 		}
 		i++
 	}
-	sp, err := spool.Open(b.TempDir(), spool.Options{Retain: true, Logger: quiet})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sp.Close()
-	var appends []float64
-	for range 20 {
-		t0 := time.Now()
-		if _, err := sp.Prepare("bench", evs); err != nil {
-			b.Fatal(err)
-		}
-		appends = append(appends, time.Since(t0).Seconds()*1000)
-	}
-	without, with := median(rounds[0]), median(rounds[1])
-	b.ReportMetric(without, "nospool_ms/crawl")
-	b.ReportMetric(with, "spool_ms/crawl")
-	b.ReportMetric(with/without, "spool_vs_nospool")
-	b.ReportMetric(median(appends), "append_fsync_ms/batch")
-	b.ReportMetric(float64(len(evs)), "events/crawl")
+	reportSpoolVsNone(b, rounds, evs)
 }

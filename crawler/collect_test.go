@@ -150,7 +150,7 @@ func TestCollectSim(t *testing.T) {
 		}
 		price, players := tr.StateAt(t0)
 		want[events.ListingKey("sim-golf", tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = events.Listing{
-			PriceKRW: price, Players: &players, RoundDate: tr.RoundDate}
+			Values: events.Values{PriceKRW: price, Players: &players}, RoundDate: tr.RoundDate}
 	}
 	if malformed == 0 {
 		t.Fatal("seed 42 has no malformed rows at t0; pick a seed that does")

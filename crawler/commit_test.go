@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestEventsFileHoldsOnlySavedTransitions: the events file must never hold a line that the saved
@@ -55,7 +55,7 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	evs := testkit.ReadEvents(t, path)
+	evs := eventstest.ReadEvents(t, path)
 	byID := map[string][]events.Event{}
 	for _, e := range evs {
 		byID[e.EventID.String()] = append(byID[e.EventID.String()], e)
@@ -105,7 +105,7 @@ func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 	sp.Close()
 	r.Unlock()
 	out.Close()
-	if evs := testkit.ReadEvents(t, path); len(evs) != 3 || st.DroppedFull != 3 || st.Unsent != 0 {
+	if evs := eventstest.ReadEvents(t, path); len(evs) != 3 || st.DroppedFull != 3 || st.Unsent != 0 {
 		t.Errorf("events file %d lines, spool %+v; want 3 lines and 3 dropped for Kafka", len(evs), st)
 	}
 }

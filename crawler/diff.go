@@ -238,22 +238,17 @@ func (d *differ) open(key string, l events.Listing, tomb SnapshotEntry, reopen b
 	d.next.Listings[key] = e
 }
 
-// change takes l, seen again while open (old): a listing_changed when valuesChanged, and in any
-// case the new values, with the misses reset.
+// change takes l, seen again while open (old): a listing_changed when its Values differ, and in any
+// case the new values, with the misses reset. Any other difference (round_date text, URL) only
+// updates the snapshot.
 func (d *differ) change(key string, l events.Listing, old SnapshotEntry) {
 	e := SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen, Lifetime: max(old.Lifetime, 1), Changes: old.Changes}
-	if valuesChanged(old.Listing, l) {
+	if old.Listing.Values.Differ(l.Values) {
 		e.Changes++
 		d.out = append(d.out, events.ChangedSeq(old.Listing, l, e.seq(d.next.Epoch), d.c.ID, d.c.At))
 		d.stats.Changed++
 	}
 	d.next.Listings[key] = e
-}
-
-// valuesChanged reports whether a listing's change from old to cur is a listing_changed: its
-// price or players differ. Any other difference (round_date text, URL) only updates the snapshot.
-func valuesChanged(old, cur events.Listing) bool {
-	return !equalInt64(old.PriceKRW, cur.PriceKRW) || !equalInt(old.Players, cur.Players)
 }
 
 // settleCompleteness decides whether the crawl counts as complete for misses (a collapse counts
@@ -403,6 +398,3 @@ func typeOrder(t events.Type) int {
 		return 2
 	}
 }
-
-func equalInt64(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-func equalInt(a, b *int) bool     { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -15,7 +15,7 @@ const coreTestSource = "sim-golf"
 func mkListing(course, playDate, teeTime string, price int64, players int) events.Listing {
 	return events.Listing{
 		Source: coreTestSource, CourseName: course, CoursePart: "OUT", RoundDate: playDate[5:],
-		PlayDate: playDate, TeeTime: teeTime, PriceKRW: &price, Players: &players,
+		PlayDate: playDate, TeeTime: teeTime, Values: events.Values{PriceKRW: &price, Players: &players},
 		URL: "https://example.test/" + course,
 	}
 }

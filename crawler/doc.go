@@ -30,9 +30,11 @@
 //     (lock.go) keeps a second crawler off the dir.
 //
 // Runner (runner.go) ties the steps together for every configured site: collect, gate on
-// completeness, diff, append the events to the --events-out log, save the snapshot, then hand
-// the events to the publisher (kafkabus.Publisher: fire-and-forget, it never blocks the crawl); a
-// failed save publishes nothing, and the next crawl derives the same events, same ids, again.
+// completeness, diff, append the events to the state dir's spool (Runner.Spool, one fsynced
+// batch), save the snapshot naming the batch, then commit the batch, which makes it sendable (by
+// kafkabus.SpoolPublisher, in the background: Kafka never blocks the crawl) and copies it to the
+// --events-out log (runner_sites.go emit); a failed save publishes nothing, and the next crawl
+// derives the same events, same ids, again.
 // Sites are crawled in parallel (runner_sites.go, up to Runner.MaxSites), each bounded by its
 // deadline, with politeness shared per host across them (hostlimit.go).
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run

@@ -16,7 +16,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
 
 // shippedSite is the site name of compose/dev/sites.yaml pointed at base, test-fast.
@@ -173,7 +173,7 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 			t.Errorf("%d logins in %d crawls: the sessions never expired mid-crawl", sim.Logins(), len(crawls))
 		}
 	}
-	evs := testkit.ReadEvents(t, out.Path())
+	evs := eventstest.ReadEvents(t, out.Path())
 	e2eSourceCheck(t, name, players, sim, crawls, evs, start, end)
 	// Exactly the maintenance answers failed as neither rows nor sold out: never a sold-out page.
 	reason := FailNoList

@@ -13,7 +13,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
 
 // e2eCrawl is one crawl of the end-to-end tests: when, whether the runner found it complete, and
@@ -97,7 +97,7 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 		s := e2eRun(t, r, at)
 		crawls = append(crawls, e2eCrawl{At: at, Complete: s.Complete})
 	}
-	evs := testkit.ReadEvents(t, out.Path())
+	evs := eventstest.ReadEvents(t, out.Path())
 	e2eCheck(t, sim, crawls, evs, start, end)
 }
 

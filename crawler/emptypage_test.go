@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -99,7 +100,7 @@ func (c *clubRun) run(t *testing.T) SiteSummary {
 func (c *clubRun) closed(t *testing.T) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, e := range testkit.ReadEvents(t, c.out.Path()) {
+	for _, e := range eventstest.ReadEvents(t, c.out.Path()) {
 		if e.EventType == events.ListingClosed {
 			out[e.CourseName+" "+string(e.CloseReason)]++
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // Health is the state /healthz reports: the runs, the skipped runs and each site's last complete
@@ -126,7 +128,7 @@ func (h *Health) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		if h.UnhealthyAfter > 0 && sh.IncompleteRuns >= h.UnhealthyAfter {
 			since := "ever"
 			if sh.LastCompleteAt != nil {
-				since = "since " + sh.LastCompleteAt.Format(time.RFC3339)
+				since = "since " + events.FormatTime(*sh.LastCompleteAt)
 			}
 			bad = append(bad, fmt.Sprintf("site %s: no complete crawl in %d runs (%s)", name, sh.IncompleteRuns, since))
 		}

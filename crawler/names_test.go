@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
 
 // nameVariants are one course's name as sites send it: plain, with a trailing LRM, decomposed
@@ -77,7 +77,7 @@ func TestMarkAppearingBetweenCrawlsClosesNothing(t *testing.T) {
 		clock.Add(10 * time.Minute)
 	}
 	var got []string
-	for _, e := range testkit.ReadEvents(t, out.Path()) {
+	for _, e := range eventstest.ReadEvents(t, out.Path()) {
 		got = append(got, fmt.Sprintf("%s %q", e.EventType, e.CourseName))
 		if e.EventType != events.ListingOpened {
 			t.Errorf("%s %s %q: a mark appearing must close and open nothing", e.EventType, e.ListingKey, e.CourseName)

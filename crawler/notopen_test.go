@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -50,7 +51,7 @@ func TestNotOpenDateKeepsTheCrawlComplete(t *testing.T) {
 	if n := metricSum(t, cr.r.Metrics, "crawler_pages_not_open_total", map[string]string{"source": "club-html"}); n != 3 {
 		t.Errorf("crawler_pages_not_open_total %v, want 3", n)
 	}
-	for _, e := range testkit.ReadEvents(t, cr.out.Path()) {
+	for _, e := range eventstest.ReadEvents(t, cr.out.Path()) {
 		if e.EventType == events.ListingClosed {
 			t.Errorf("closed %s %s: a not-open answer is no evidence", e.PlayDate, e.TeeTime)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -59,7 +60,7 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		t.Fatalf("crawls with club 138 down: %+v / %+v", s1, s2)
 	}
 	closed := map[string]bool{}
-	for _, e := range testkit.ReadEvents(t, out.Path()) {
+	for _, e := range eventstest.ReadEvents(t, out.Path()) {
 		if e.EventType == events.ListingClosed {
 			closed[e.CourseName+" "+e.PlayDate+" "+e.TeeTime] = true
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -44,7 +45,7 @@ func eventLines(t testing.TB, path string) []events.Event {
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		t.Fatalf("%s does not end with a whole line", path)
 	}
-	return testkit.ReadEvents(t, path)
+	return eventstest.ReadEvents(t, path)
 }
 
 // TestRunnerDeadSiteDoesNotDelayHealthy: a site whose server accepts connections and never answers

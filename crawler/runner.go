@@ -31,7 +31,8 @@ const (
 // DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.
 const DefaultMaxSites = 4
 
-// EventPublisher is the part of kafkabus.Publisher the runner uses: a Publish that never blocks.
+// EventPublisher is handed each site crawl's events once they are committed (tests, tools): a
+// Publish that never blocks. The product publishes through Spool instead.
 type EventPublisher interface {
 	Publish(e events.Event)
 }
@@ -222,12 +223,14 @@ type SiteSummary struct {
 	IncompleteRuns int       // crawls since the last complete one (0 when Complete); set when Err is nil
 }
 
-// CrawlID is the crawl_id of source's crawl started at start: "<source>@<start in Asia/Seoul,
-// RFC 3339>", e.g. "sim-golf@2025-12-28T10:00:00+09:00". It is informational in the events, and
-// the epoch of a new snapshot (see Snapshot), so two crawls of one source must not start within
-// the same second.
+// CrawlID is the crawl_id of source's crawl started at start: "<source>@<start as
+// events.FormatTime spells it>" (RFC 3339 at +09:00 with microseconds), e.g.
+// "sim-golf@2025-12-28T10:00:00.000000+09:00". It is informational in the events, and the epoch of
+// a new snapshot (see Snapshot; a snapshot keeps the epoch it has, so the event ids of a state
+// written before this spelling stay what they were), so two crawls of one source must not start
+// within the same microsecond.
 func CrawlID(source string, start time.Time) string {
-	return source + "@" + start.In(Seoul()).Format(time.RFC3339)
+	return source + "@" + events.FormatTime(start)
 }
 
 // Run crawls every site once. It returns the summary and, when any site errored or was incomplete,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -57,7 +58,7 @@ func openEventLog(t testing.TB, dir string) *EventLog {
 	return out
 }
 
-// TestRunnerNoBroker: KAFKA_BOOTSTRAP empty gives the no-op publisher; the events still go to the
+// TestRunnerNoBroker: with KAFKA_BOOTSTRAP empty there is no publisher; the events still go to the
 // JSONL file, the summary, the metrics and the snapshot agree, and a second crawl diffs against
 // the first one's snapshot.
 func TestRunnerNoBroker(t *testing.T) {
@@ -67,19 +68,15 @@ func TestRunnerNoBroker(t *testing.T) {
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	m := newTestMetrics(clock.Now)
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: kafkabus.ParseBrokers(" , "), Logger: runLogger(t), Metrics: m})
-	if _, ok := pub.(kafkabus.NopPublisher); !ok {
-		t.Fatalf("publisher with no brokers is %T, want kafkabus.NopPublisher", pub)
-	}
 	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
-		Logger: runLogger(t), Publisher: pub, EventsOut: out, Metrics: m, Now: clock.Now}
+		Logger: runLogger(t), EventsOut: out, Metrics: m, Now: clock.Now}
 
 	sum1, err := r.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := sum1.Sites[0]
-	if wantID := "sim-golf@2025-12-01T10:00:00+09:00"; s.CrawlID != wantID {
+	if wantID := "sim-golf@2025-12-01T10:00:00.000000+09:00"; s.CrawlID != wantID {
 		t.Errorf("crawl id %q, want %q", s.CrawlID, wantID)
 	}
 	wellFormed := 0
@@ -105,7 +102,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	if sum3.Sites[0].Closed == 0 {
 		t.Errorf("no listing closed over 6 h of bookings: %+v then %+v", sum2.Sites[0], sum3.Sites[0])
 	}
-	evs := testkit.ReadEvents(t, out.Path())
+	evs := eventstest.ReadEvents(t, out.Path())
 	if len(evs) != sum1.Events()+sum2.Events()+sum3.Events() {
 		t.Fatalf("events file has %d events, summaries say %d + %d + %d", len(evs), sum1.Events(), sum2.Events(), sum3.Events())
 	}
@@ -130,8 +127,9 @@ func TestRunnerNoBroker(t *testing.T) {
 	}
 }
 
-// TestRunnerKafka publishes through the real publisher to the real broker: every event of the
-// crawl reaches the topic, and the publisher's counters reach the metrics.
+// TestRunnerKafka publishes as the product does (the state dir's spool, sent by the
+// SpoolPublisher) to the real broker: every event of the crawl reaches the topic, once, and the
+// publisher's counters reach the metrics.
 func TestRunnerKafka(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
@@ -139,9 +137,9 @@ func TestRunnerKafka(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 11, 2)
 	m := newTestMetrics(clock.Now)
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
 	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
-		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
+		Logger: runLogger(t), Metrics: m, Now: clock.Now}
+	pub := kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
 	sum, err := r.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -161,23 +159,23 @@ func TestRunnerKafka(t *testing.T) {
 	if got := metricSum(t, m, "crawler_publish_sent_total", nil); got != float64(n) {
 		t.Errorf("crawler_publish_sent_total = %v, want %d", got, n)
 	}
-	if got := metricSum(t, m, "crawler_publish_failed_total", nil) + metricSum(t, m, "crawler_publish_dropped_total", nil); got != 0 {
-		t.Errorf("failed + dropped = %v, want 0", got)
+	if got := metricSum(t, m, "crawler_publish_failed_total", nil); got != 0 {
+		t.Errorf("failed = %v, want 0", got)
 	}
 }
 
 // TestRunnerBlackholedBroker: a broker that accepts connections and never answers does not slow
-// the crawl (it completes, Publish never blocks), and every event ends up counted as lost once
-// the short retry window has passed.
+// the crawl (it completes: it only appends to the spool), and nothing is given up: when the
+// publisher is closed every event is still in the spool, unsent, for the next run.
 func TestRunnerBlackholedBroker(t *testing.T) {
 	t.Parallel()
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 13, 1)
 	m := newTestMetrics(clock.Now)
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
-		RetryWindow: 300 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Metrics: m})
 	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
-		Logger: runLogger(t), Publisher: pub, Metrics: m, Now: clock.Now}
+		Logger: runLogger(t), Metrics: m, Now: clock.Now}
+	pub := kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
+		Logger: slog.New(slog.DiscardHandler), Metrics: m})
 	sum, err := r.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -185,20 +183,12 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	if !sum.Sites[0].Complete || sum.Events() == 0 {
 		t.Fatalf("crawl with a black-holed broker: %+v", sum.Sites[0])
 	}
-	// The publisher resolves every event: the retry window (300 ms) ends after the first write
-	// attempt times out (~2-5 s), so all fail; Close's deadline is the test's timeout.
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := pub.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatal(err)
+	st := pub.CloseWithin(time.Second)
+	if st != (kafkabus.PublisherStats{Queued: int64(sum.Events())}) {
+		t.Fatalf("publisher %+v; want all %d events kept unsent, none sent or given up", st, sum.Events())
 	}
-	lost := metricSum(t, m, "crawler_publish_failed_total", nil) + metricSum(t, m, "crawler_publish_dropped_total", nil)
-	if lost != float64(sum.Events()) || metricSum(t, m, "crawler_publish_sent_total", nil) != 0 {
-		t.Fatalf("lost %v of %d events, sent %v; want all lost, none sent", lost, sum.Events(),
-			metricSum(t, m, "crawler_publish_sent_total", nil))
-	}
-	if got := metricSum(t, m, "crawler_publish_queue_depth", nil); got != 0 && got > float64(sum.Events()) {
-		t.Errorf("queue depth %v after close", got)
+	if got := metricSum(t, m, "crawler_publish_sent_total", nil) + metricSum(t, m, "crawler_publish_failed_total", nil); got != 0 {
+		t.Fatalf("sent + failed = %v, want 0", got)
 	}
 }
 

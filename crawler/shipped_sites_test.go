@@ -9,12 +9,25 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
-// The Docker sites file is the dev one pointed at the compose service "sim": the same sites, keys
-// and politeness, only the host differs, and the simulator's development login (dev_defaults)
-// is in the dev file only. Both files load. The app file is derived from the dev one: with -update
-// this test rewrites its sites (its header comment stays).
+// The simulator's sites have one definition, crawler/sitesim/sites.yaml (sitesim.SitesYAML). The
+// dev sites file (the crawler's default) is the same sites; the Docker one is them pointed at the
+// compose service "sim": the same sites, keys and politeness, only the host differs, and the
+// simulator's development login (dev_defaults) is in the dev file only. Both files load. With
+// -update this test rewrites both files' sites from sitesim's (their header comments stay).
 func TestShippedSitesFilesAgree(t *testing.T) {
 	t.Parallel()
+	_, simBody, _ := strings.Cut(string(sitesim.SitesYAML), "\nsites:\n")
+	devFile := filepath.Join("..", "compose", "dev", "sites.yaml")
+	if b, err := os.ReadFile(devFile); err != nil {
+		t.Fatal(err)
+	} else if header, devBody, _ := strings.Cut(string(b), "\nsites:\n"); devBody != simBody {
+		if !*update {
+			t.Fatalf("compose/dev/sites.yaml drifted from crawler/sitesim/sites.yaml: edit the latter, then run with -update")
+		}
+		if err := os.WriteFile(devFile, []byte(header+"\nsites:\n"+simBody), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dev, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,22 +80,23 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 	}
 }
 
-// The README's example of every shape is a valid sites file.
+// The sites file reference's example of every shape (docs/sites.md) is a valid sites file.
 func TestREADMESitesExample(t *testing.T) {
 	t.Parallel()
 	sites, err := ParseSites([]byte(readmeSitesExample(t)))
 	if err != nil {
-		t.Fatalf("the README's sites example: %v", err)
+		t.Fatalf("docs/sites.md's sites example: %v", err)
 	}
 	if len(sites) != 5 {
-		t.Fatalf("%d sites in the README's example, want one per shape (5)", len(sites))
+		t.Fatalf("%d sites in docs/sites.md's example, want one per shape (5)", len(sites))
 	}
 }
 
-// readmeSitesExample is the README's sites example (after "One example per shape").
+// readmeSitesExample is the sites example of docs/sites.md (after "One example per shape"), which
+// was the README's before the reference moved to docs/.
 func readmeSitesExample(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +104,7 @@ func readmeSitesExample(t *testing.T) string {
 	_, after, ok2 := strings.Cut(after, "```yaml\n")
 	example, _, ok3 := strings.Cut(after, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README.md has no sites example after \"One example per shape\"")
+		t.Fatal("docs/sites.md has no sites example after \"One example per shape\"")
 	}
 	return example
 }

@@ -15,7 +15,7 @@ func TestValidateBounds(t *testing.T) {
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	price, players := int64(150000), 4
 	ok := Listing{Source: "sim-golf", CourseName: "레이크 CC", CoursePart: "OUT", RoundDate: "12/05(토)",
-		PlayDate: "2026-12-05", TeeTime: "07:30", PriceKRW: &price, Players: &players}
+		PlayDate: "2026-12-05", TeeTime: "07:30", Values: Values{PriceKRW: &price, Players: &players}}
 	long := func(n int) string { return strings.Repeat("가", n/3+1) } // n+ bytes of UTF-8
 	cases := []struct {
 		field string

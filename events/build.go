@@ -1,7 +1,8 @@
 package events
 
 // The event constructors: the one place where a Listing's fields are copied into an Event (build)
-// and into its Previous (Changed). A new event field is set here, or it is always null. The ids
+// and into its Previous (Changed). A Listing's Values are copied whole; a new field beside them is
+// set in build (TestBuildCopiesEveryListingField fails until it is). The ids
 // they stamp are in identity.go: the crawler's constructors (OpenedSeq, ChangedSeq, ClosedSeq)
 // stamp a TransitionID, the crawl-scoped ones (Opened, Changed, Closed) a NewID.
 
@@ -40,7 +41,7 @@ func Opened(l Listing, crawlID string, observedAt time.Time) Event {
 // NewID over the crawl (for tests and tools; the crawler uses ChangedSeq).
 func Changed(prev, l Listing, crawlID string, observedAt time.Time) Event {
 	e := build(l, ListingChanged, crawlID, observedAt)
-	e.Previous = &Previous{PriceKRW: prev.PriceKRW, Players: prev.Players}
+	e.Previous = &prev.Values
 	return e
 }
 
@@ -58,7 +59,7 @@ func build(l Listing, t Type, crawlID string, observedAt time.Time) Event {
 		EventID:       NewID(key, t, crawlID, l.PriceKRW, l.Players),
 		EventType:     t,
 		SchemaVersion: SchemaVersion,
-		OccurredAt:    observedAt,
+		OccurredAt:    observedAt.Truncate(time.Microsecond), // what Encode writes: the event equals its decoding
 		CrawlID:       crawlID,
 		Source:        norm(l.Source),
 		ListingKey:    key,
@@ -67,7 +68,6 @@ func build(l Listing, t Type, crawlID string, observedAt time.Time) Event {
 		RoundDate:     l.RoundDate,
 		PlayDate:      l.PlayDate,
 		TeeTime:       l.TeeTime,
-		PriceKRW:      l.PriceKRW,
-		Players:       l.Players,
+		Values:        l.Values,
 	}
 }

@@ -83,7 +83,7 @@ func CloudEventHeaders(e Event) []Header {
 		{HeaderCEID, []byte(e.EventID.String())},
 		{HeaderCESource, []byte(CloudEventSource(e.Source))},
 		{HeaderCEType, []byte(CloudEventType(e.EventType))},
-		{HeaderCETime, []byte(e.OccurredAt.Format(time.RFC3339Nano))},
+		{HeaderCETime, []byte(FormatTime(e.OccurredAt))},
 		{HeaderCESubject, []byte(e.ListingKey)},
 		{ContentTypeHeader, []byte(ContentType)},
 	}

@@ -12,7 +12,7 @@ import (
 func TestCheckCloudEvents(t *testing.T) {
 	price, players := int64(90_000), 4
 	e := events.Opened(events.Listing{Source: "golfzon", CourseName: "Lake", RoundDate: "2026-12-05", PlayDate: "2026-12-05",
-		TeeTime: "07:12", PriceKRW: &price, Players: &players}, "crawl-1", time.Date(2026, 12, 1, 6, 30, 0, 0, time.UTC))
+		TeeTime: "07:12", Values: events.Values{PriceKRW: &price, Players: &players}}, "crawl-1", time.Date(2026, 12, 1, 6, 30, 0, 0, time.UTC))
 	good := events.CloudEventHeaders(e)
 	with := func(key, value string) []events.Header {
 		hs := append([]events.Header(nil), good...)

@@ -2,7 +2,6 @@ package events
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -52,9 +51,9 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Kind }
 
-// Encode marshals e as one line of JSON (no trailing newline).
+// Encode marshals e as one line of JSON (no trailing newline), occurred_at spelled by FormatTime.
 func Encode(e Event) ([]byte, error) {
-	b, err := json.Marshal(e)
+	b, err := encode(e)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", e.EventID, err)
 	}
@@ -92,7 +91,7 @@ func Decode(b []byte) (Event, error) {
 	return e, nil
 }
 
-// Validate checks an event against the contract (the README's "Event contract").
+// Validate checks an event against the contract (docs/contract.md).
 func (e Event) Validate() error {
 	switch {
 	case e.EventID == uuid.Nil:

@@ -23,7 +23,7 @@ func sampleListing() Listing {
 	return Listing{
 		Source: "sim-golf", CourseName: "레이크 CC", CoursePart: "OUT",
 		RoundDate: "12/05(토)", PlayDate: "2026-12-05", TeeTime: "07:30",
-		PriceKRW: ptr(int64(150000)), Players: ptr(4),
+		Values: Values{PriceKRW: ptr(int64(150000)), Players: ptr(4)},
 	}
 }
 
@@ -84,8 +84,8 @@ func TestEncodedFieldNames(t *testing.T) {
 	if _, ok := m["close_reason"]; ok {
 		t.Errorf("changed event carries close_reason: %s", b)
 	}
-	if !strings.Contains(string(b), `"occurred_at":"2026-11-29T10:10:00+09:00"`) {
-		t.Errorf("occurred_at is not RFC 3339 with its offset: %s", b)
+	if !strings.Contains(string(b), `"occurred_at":"2026-11-29T10:10:00.000000+09:00"`) {
+		t.Errorf("occurred_at is not RFC 3339 at +09:00 with microseconds: %s", b)
 	}
 }
 
@@ -264,7 +264,7 @@ func exactNames(b []byte) error {
 		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	names := map[string]bool{}
-	for f := range reflect.TypeFor[Event]().Fields() {
+	for _, f := range wireFields(reflect.TypeFor[Event]()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		names[name] = true
 	}

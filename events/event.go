@@ -49,30 +49,46 @@ const (
 	TimeLayout = "15:04"
 )
 
-// Previous holds a changed listing's values before the change.
-type Previous struct {
+// Values are what a crawl observes of a listing that may change while it stays listed: a change
+// of any of them is a listing_changed, and a changed event carries their old values in Previous.
+// Listing and Event embed them, so they are declared once, here; encoding/json (and Decode) flatten
+// an embedded struct, so the wire format is the same flat object. A new value that can change is
+// one field here (and its range in Validate); an attribute that does not (a round's holes) goes
+// beside Values in Listing and Event. CONTRIBUTING's "Add an event field" says which to choose.
+type Values struct {
 	PriceKRW *int64 `json:"price_krw"`
 	Players  *int   `json:"players"`
 }
 
-// Event is one booking event, version 1 of the contract. See the README for the field meanings.
+// Previous holds a changed listing's values before the change.
+type Previous = Values
+
+// Differ reports whether w differs from v in any value, a null and a number being different: a
+// listing seen with w after v is a listing_changed. A new field of Values is compared here too
+// (TestDifferComparesEveryValue fails until it is).
+func (v Values) Differ(w Values) bool {
+	return !equalPtr(v.PriceKRW, w.PriceKRW) || !equalPtr(v.Players, w.Players)
+}
+
+func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// Event is one booking event, version 1 of the contract. See docs/contract.md for the field meanings.
 type Event struct {
-	EventID       uuid.UUID   `json:"event_id"`
-	EventType     Type        `json:"event_type"`
-	SchemaVersion int         `json:"schema_version"`
-	OccurredAt    time.Time   `json:"occurred_at"`
-	CrawlID       string      `json:"crawl_id"`
-	Source        string      `json:"source"`
-	ListingKey    string      `json:"listing_key"`
-	CourseName    string      `json:"course_name"`
-	CoursePart    string      `json:"course_part"`
-	RoundDate     string      `json:"round_date"`
-	PlayDate      string      `json:"play_date"`
-	TeeTime       string      `json:"tee_time"`
-	PriceKRW      *int64      `json:"price_krw"`
-	Players       *int        `json:"players"`
-	CloseReason   CloseReason `json:"close_reason,omitempty"`
-	Previous      *Previous   `json:"previous,omitempty"`
+	EventID       uuid.UUID `json:"event_id"`
+	EventType     Type      `json:"event_type"`
+	SchemaVersion int       `json:"schema_version"`
+	OccurredAt    time.Time `json:"occurred_at"`
+	CrawlID       string    `json:"crawl_id"`
+	Source        string    `json:"source"`
+	ListingKey    string    `json:"listing_key"`
+	CourseName    string    `json:"course_name"`
+	CoursePart    string    `json:"course_part"`
+	RoundDate     string    `json:"round_date"`
+	PlayDate      string    `json:"play_date"`
+	TeeTime       string    `json:"tee_time"`
+	Values
+	CloseReason CloseReason `json:"close_reason,omitempty"`
+	Previous    *Previous   `json:"previous,omitempty"`
 }
 
 // Listing is what a crawl sees of one tee time: the input of the diff and of event construction.
@@ -83,9 +99,8 @@ type Listing struct {
 	RoundDate  string `json:"round_date"`
 	PlayDate   string `json:"play_date"`
 	TeeTime    string `json:"tee_time"`
-	PriceKRW   *int64 `json:"price_krw"`
-	Players    *int   `json:"players"`
-	URL        string `json:"url,omitempty"`
+	Values
+	URL string `json:"url,omitempty"`
 }
 
 // Key is the listing's stable identity (see ListingKey).

@@ -14,7 +14,7 @@ import (
 func ExampleDecode() {
 	price, players := int64(150_000), 4
 	l := events.Listing{Source: "sim-golf", CourseName: "Lake", CoursePart: "East", RoundDate: "2026-05-02",
-		PlayDate: "2026-05-02", TeeTime: "07:12", PriceKRW: &price, Players: &players}
+		PlayDate: "2026-05-02", TeeTime: "07:12", Values: events.Values{PriceKRW: &price, Players: &players}}
 	value, err := events.Encode(events.Opened(l, "sim-golf@2026-05-01T10:00:00+09:00", time.Date(2026, 5, 1, 1, 0, 0, 0, time.UTC)))
 	if err != nil {
 		fmt.Println(err)

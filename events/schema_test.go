@@ -169,7 +169,7 @@ func checkStruct(t *testing.T, where string, rt reflect.Type, doc map[string]any
 		t.Errorf("%s: additionalProperties is %v, want false (Decode rejects unknown fields)", where, doc["additionalProperties"])
 	}
 	fields := map[string]bool{}
-	for f := range rt.Fields() {
+	for _, f := range wireFields(rt) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		fields[name] = true
 		p, ok := props[name].(map[string]any)

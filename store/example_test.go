@@ -31,7 +31,7 @@ func ExampleStore_Ingest() {
 
 	price, players := int64(90_000), 2
 	l := events.Listing{Source: "sim-golf", CourseName: "Lake", RoundDate: "2026-05-02", PlayDate: "2026-05-02",
-		TeeTime: "07:12", PriceKRW: &price, Players: &players}
+		TeeTime: "07:12", Values: events.Values{PriceKRW: &price, Players: &players}}
 	e := events.Opened(l, "sim-golf@2026-05-01T10:00:00+09:00", time.Date(2026, 5, 1, 1, 0, 0, 0, time.UTC))
 	value, _ := events.Encode(e)
 	junk := []byte("not an event")

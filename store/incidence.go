@@ -52,9 +52,39 @@ type IncidencePoint struct {
 const z975 = 1.959963984540054
 
 // Incidence is the Aalen-Johansen estimate of the cumulative incidence of booking over obs, sorted
-// by Time (ascending): one point per distinct time. At one time, the events (bookings and
-// expiries both) come before the censorings: a listing still open at that lifetime is at risk at
-// it. Its variance is lifelines' (docs/time-to-book.md):
+// by Time (ascending): one point per distinct time (see estimate).
+func Incidence(obs []Observation) []IncidencePoint {
+	pts := make([]IncidencePoint, 0, len(obs)/2+1)
+	for _, o := range obs {
+		pts = tally(pts, o.Time, o.Outcome, 1)
+	}
+	estimate(pts)
+	return pts
+}
+
+// tally adds count listings with lifetime t and outcome o to pts, the counts of a group by
+// distinct time in ascending order, and returns it: t is pts' last time or after it.
+func tally(pts []IncidencePoint, t time.Duration, o Outcome, count int) []IncidencePoint {
+	if len(pts) == 0 || pts[len(pts)-1].Time != t {
+		pts = append(pts, IncidencePoint{Time: t})
+	}
+	p := &pts[len(pts)-1]
+	switch o {
+	case OutcomeBooked:
+		p.Booked += count
+	case OutcomeExpired:
+		p.Expired += count
+	default:
+		p.Censored += count
+	}
+	return pts
+}
+
+// estimate fills in the Aalen-Johansen estimate of every point of pts, one per distinct time in
+// ascending order with its Booked, Expired and Censored counts: AtRisk, the incidences, the
+// survival and the band. At one time, the events (bookings and expiries both) come before the
+// censorings: a listing still open at that lifetime is at risk at it. Its variance is lifelines'
+// (docs/time-to-book.md):
 //
 //	Var F(t) = sum over t_i <= t of (F(t) - F(t_i))^2 d_i / (n_i (n_i - d_i))
 //	         + S(t_i-)^2 b_i (n_i - b_i) / n_i^3
@@ -62,25 +92,18 @@ const z975 = 1.959963984540054
 //
 // with n_i at risk, d_i events of either kind and b_i bookings at t_i, S(t_i-) the Kaplan-Meier
 // survival just before t_i; the sums are expanded in F(t) so the whole curve is one pass.
-func Incidence(obs []Observation) []IncidencePoint {
-	pts := make([]IncidencePoint, 0, len(obs)/2+1)
-	n := len(obs)
+func estimate(pts []IncidencePoint) {
+	n := 0
+	for i := range pts {
+		n += pts[i].Booked + pts[i].Expired + pts[i].Censored
+	}
 	s, f, g := 1.0, 0.0, 0.0
 	// Running sums: a = d/(n(n-d)), then F_i a, F_i^2 a; c = S- b/n^2 and F_i c; q the middle term.
 	var sa, sfa, sffa, sq, sc, sfc float64
 	undefined := false // some n_i = d_i: the first term is infinite from there on
-	for i := 0; i < len(obs); {
-		p := IncidencePoint{Time: obs[i].Time, AtRisk: n}
-		for ; i < len(obs) && obs[i].Time == p.Time; i++ {
-			switch obs[i].Outcome {
-			case OutcomeBooked:
-				p.Booked++
-			case OutcomeExpired:
-				p.Expired++
-			default:
-				p.Censored++
-			}
-		}
+	for i := range pts {
+		p := &pts[i]
+		p.AtRisk = n
 		nn, b, d := float64(n), float64(p.Booked), float64(p.Booked+p.Expired)
 		if d > 0 {
 			prev := s
@@ -108,10 +131,8 @@ func Incidence(obs []Observation) []IncidencePoint {
 				p.Lower, p.Upper = math.Exp(-math.Exp(l+z975*se)), math.Exp(-math.Exp(l-z975*se))
 			}
 		}
-		pts = append(pts, p)
 		n -= p.Booked + p.Expired + p.Censored
 	}
-	return pts
 }
 
 // At is the curve in force at t: its last point at or before t, or, before the first point, the

@@ -72,7 +72,7 @@ func ingestGolden(t *testing.T, s *store.Store, g incidenceGolden) {
 	for i, l := range g.Listings {
 		price := int64(100000)
 		lst := events.Listing{Source: "golden", CourseName: l.Course, PlayDate: l.PlayDate, RoundDate: l.PlayDate,
-			TeeTime: l.TeeTime, PriceKRW: &price, Players: ptr(4)}
+			TeeTime: l.TeeTime, Values: events.Values{PriceKRW: &price, Players: ptr(4)}}
 		for j, e := range l.Events {
 			crawl := fmt.Sprintf("golden-%d-%d", i, j)
 			var ev events.Event

@@ -24,7 +24,7 @@ func listing(i int) events.Listing {
 	return events.Listing{
 		Source: "teeup", CourseName: fmt.Sprintf("Course %d", i%3), CoursePart: "OUT",
 		RoundDate: "2026-05-10", PlayDate: "2026-05-10", TeeTime: fmt.Sprintf("%02d:%02d", 6+i/60%12, i%60),
-		PriceKRW: ptr(int64(150000 + i)), Players: ptr(4),
+		Values: events.Values{PriceKRW: ptr(int64(150000 + i)), Players: ptr(4)},
 	}
 }
 

@@ -70,7 +70,7 @@ type Lifetime struct {
 	LastPriceKRW  *int64        `db:"last_price_krw" json:"last_price_krw" csv:"last_price_krw"`
 	ChangeCount   int           `db:"change_count" json:"change_count" csv:"changes"` // listing_changed events in the current lifetime
 	ReopenCount   int           `db:"reopen_count" json:"reopen_count" csv:"reopens"` // times the listing opened again after a close
-	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key"`
+	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key" table:"-"`
 }
 
 // Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.
@@ -144,13 +144,16 @@ func (s *Store) LifetimeSummary(ctx context.Context, f LifetimeFilter) (Summary,
 	return lifetimeSummary(ctx, s.pool, f)
 }
 
-// incidenceRow is one listing as lifetime_incidence.sql selects it, its course interned.
+// incidenceRow is one row of lifetime_incidence.sql: count listings of one course (interned),
+// weekday, lead bucket, lifetime, outcome and reopened-or-not.
 type incidenceRow struct {
 	course   int32
 	weekday  int8 // 0 = Sunday
 	lead     int8 // index in LeadBuckets
 	reopened bool
-	obs      Observation
+	outcome  Outcome
+	count    int32
+	time     time.Duration
 }
 
 func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary, error) {
@@ -164,14 +167,14 @@ func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary,
 	var course pgtype.DriverBytes // valid until the next row: interned below
 	var packed int32
 	var r incidenceRow
-	if _, err := pgx.ForEachRow(rows, []any{&course, &r.obs.Time, &packed}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&course, &r.time, &packed, &r.count}, func() error {
 		id, ok := ids[string(course)]
 		if !ok {
 			id = int32(len(names))
 			names = append(names, string(course))
 			ids[names[id]] = id
 		}
-		r.course, r.reopened, r.obs.Outcome = id, packed%2 == 1, Outcome(packed/2%3)
+		r.course, r.reopened, r.outcome = id, packed%2 == 1, Outcome(packed/2%3)
 		r.lead, r.weekday = int8(packed/6%4), int8(packed/24%7)
 		ls = append(ls, r)
 		return nil
@@ -184,61 +187,69 @@ func lifetimeSummary(ctx context.Context, q querier, f LifetimeFilter) (Summary,
 // outcomeStatus is the status of each Outcome.
 var outcomeStatus = [...]string{OutcomeOpen: StatusOpen, OutcomeBooked: StatusBooked, OutcomeExpired: StatusExpired}
 
-// summarise groups the listings (sorted once by lifetime, so every group's observations come
-// sorted) and runs the estimator over each group.
+// summarise rolls the rows (sorted once by lifetime) up into the groups, each a curve of counts
+// by distinct lifetime in ascending order, and runs the estimator over each group.
 func summarise(ls []incidenceRow, courses []string, status string) Summary {
 	sum := Summary{ByStatus: map[string]int{}}
-	slices.SortFunc(ls, func(a, b incidenceRow) int { return cmp.Compare(a.obs.Time, b.obs.Time) })
-	type acc struct {
-		g   IncidenceGroup
-		obs []Observation
+	slices.SortFunc(ls, func(a, b incidenceRow) int { return cmp.Compare(a.time, b.time) })
+	overall := &IncidenceGroup{Kind: GroupOverall}
+	byCourse := make([]*IncidenceGroup, len(courses))
+	byDay := make([]*IncidenceGroup, 7*len(courses))
+	var byLead [len(LeadBuckets)]*IncidenceGroup
+	// Each row is at most one point of each of its four groups: its groups, then their curves
+	// with room for all their points (growing them point by point copies most of the memory).
+	rows := map[*IncidenceGroup]int{overall: len(ls)}
+	groupsOf := func(r *incidenceRow) [4]*IncidenceGroup {
+		c, d := int(r.course), int(r.course)*7+int(r.weekday)
+		if byCourse[c] == nil {
+			byCourse[c] = &IncidenceGroup{Kind: GroupCourse, Course: courses[c]}
+		}
+		if byDay[d] == nil {
+			byDay[d] = &IncidenceGroup{Kind: GroupCourseWeekday, Course: courses[c], Weekday: time.Weekday(r.weekday)}
+		}
+		if byLead[r.lead] == nil {
+			byLead[r.lead] = &IncidenceGroup{Kind: GroupLead, Lead: LeadBuckets[r.lead]}
+		}
+		return [4]*IncidenceGroup{overall, byCourse[c], byDay[d], byLead[r.lead]}
 	}
-	overall := &acc{g: IncidenceGroup{Kind: GroupOverall}, obs: make([]Observation, 0, len(ls))}
-	byCourse := make([]*acc, len(courses))
-	byDay := make([]*acc, 7*len(courses))
-	var byLead [len(LeadBuckets)]*acc
-	add := func(a *acc, r *incidenceRow) {
-		a.g.N++
-		switch r.obs.Outcome {
-		case OutcomeBooked:
-			a.g.Booked++
-		case OutcomeExpired:
-			a.g.Expired++
-		default:
-			a.g.Open++
+	for i := range ls {
+		gs := groupsOf(&ls[i])
+		for _, g := range gs[1:] {
+			rows[g]++
 		}
-		if r.reopened {
-			a.g.Reopened++
-		}
-		a.obs = append(a.obs, r.obs)
+	}
+	for g, n := range rows {
+		g.Curve = make([]IncidencePoint, 0, n)
 	}
 	for i := range ls {
 		r := &ls[i]
-		if st := outcomeStatus[r.obs.Outcome]; status == "" || st == status {
-			sum.ByStatus[st]++
+		n := int(r.count)
+		if st := outcomeStatus[r.outcome]; status == "" || st == status {
+			sum.ByStatus[st] += n
 		}
-		c, d := int(r.course), int(r.course)*7+int(r.weekday)
-		if byCourse[c] == nil {
-			byCourse[c] = &acc{g: IncidenceGroup{Kind: GroupCourse, Course: courses[c]}}
+		for _, g := range groupsOf(r) {
+			g.N += n
+			switch r.outcome {
+			case OutcomeBooked:
+				g.Booked += n
+			case OutcomeExpired:
+				g.Expired += n
+			default:
+				g.Open += n
+			}
+			if r.reopened {
+				g.Reopened += n
+			}
+			g.Curve = tally(g.Curve, r.time, r.outcome, n)
 		}
-		if byDay[d] == nil {
-			byDay[d] = &acc{g: IncidenceGroup{Kind: GroupCourseWeekday, Course: courses[c], Weekday: time.Weekday(r.weekday)}}
-		}
-		if byLead[r.lead] == nil {
-			byLead[r.lead] = &acc{g: IncidenceGroup{Kind: GroupLead, Lead: LeadBuckets[r.lead]}}
-		}
-		add(overall, r)
-		add(byCourse[c], r)
-		add(byDay[d], r)
-		add(byLead[r.lead], r)
 	}
 	order := make([]int, len(courses))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(courses[a], courses[b]) })
-	groups := []*acc{}
-	if overall.g.N > 0 {
+	groups := []*IncidenceGroup{}
+	if overall.N > 0 {
 		groups = append(groups, overall)
 	}
 	for _, c := range order {
@@ -246,20 +257,20 @@ func summarise(ls []incidenceRow, courses []string, status string) Summary {
 	}
 	for _, c := range order {
 		for _, wd := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
-			if a := byDay[c*7+int(wd)]; a != nil {
-				groups = append(groups, a)
+			if g := byDay[c*7+int(wd)]; g != nil {
+				groups = append(groups, g)
 			}
 		}
 	}
-	for _, a := range byLead {
-		if a != nil {
-			groups = append(groups, a)
+	for _, g := range byLead {
+		if g != nil {
+			groups = append(groups, g)
 		}
 	}
 	sum.Groups = make([]IncidenceGroup, len(groups))
-	for i, a := range groups {
-		a.g.Curve = Incidence(a.obs)
-		sum.Groups[i] = a.g
+	for i, g := range groups {
+		estimate(g.Curve)
+		sum.Groups[i] = *g
 	}
 	return sum
 }

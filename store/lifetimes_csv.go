@@ -28,6 +28,17 @@ var csvFields = func() (fs []lifetimeField) {
 	return fs
 }()
 
+// LifetimeTableColumns are the indexes in LifetimeCSVHeader (and LifetimeRecord) of the columns the
+// CLI's table shows: every CSV column but those tagged table:"-".
+var LifetimeTableColumns = func() (idx []int) {
+	for i, f := range csvFields {
+		if f.inTable {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}()
+
 // LifetimeRecord is one lifetime as the CSV's cells, timestamps in RFC 3339 in loc, as stored
 // (the CLI's table prints them so); WriteLifetimesCSV neutralises the text cells.
 func LifetimeRecord(l Lifetime, loc *time.Location) []string { return lifetimeRecord(&l, loc) }

@@ -44,7 +44,7 @@ func TestLifetimesCSVNeutralisesFormulas(t *testing.T) {
 			t.Errorf("%q: course %q source %q part %q key %q; want course %q and every text cell quoted",
 				tc.course, got["course"], got["source"], got["part"], got["listing_key"], tc.want)
 		}
-		if got["open_price_krw"] != "0" || got["lifetime"] != "1h0m0s" || got["opened_at"] != "2026-04-18T09:00:00Z" {
+		if got["open_price_krw"] != "0" || got["lifetime"] != "1h0m0s" || got["opened_at"] != "2026-04-18T09:00:00.000000Z" {
 			t.Errorf("%q: numbers and times changed: %q %q %q", tc.course, got["open_price_krw"], got["lifetime"], got["opened_at"])
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -18,7 +19,11 @@ import (
 //     TestLifetimeFieldsMatchTheView fails until every column has a field and every field a column;
 //   - json: its key in `booking-consumer lifetimes --json` (LifetimesJSON), in field order;
 //   - csv: its column in the CSV (LifetimeCSVHeader, LifetimeRecord), in field order; a field
-//     without a csv tag is not in the CSV (nor in the CLI's table, which prints the CSV's cells).
+//     without a csv tag is not in the CSV (nor in the CLI's table, which prints the CSV's cells);
+//   - table:"-" leaves a CSV column out of the CLI's table (LifetimeTableColumns): the listing key,
+//     long and a repeat of the columns before it.
+//
+// So a new field may go anywhere in Lifetime: the JSON, the CSV and the table follow its place.
 //
 // How a value is written follows its Go type, the same in both formats: a time.Time in the
 // caller's zone (RFC 3339), a nil pointer as null in JSON and an empty cell in the CSV, a string
@@ -56,6 +61,7 @@ func (c *TimeOfDay) ScanTime(v pgtype.Time) error {
 type lifetimeField struct {
 	index         int
 	db, json, csv string
+	inTable       bool // csv != "" and no table:"-" tag
 }
 
 // lifetimeFields are Lifetime's fields in order, read once from its tags.
@@ -63,7 +69,8 @@ var lifetimeFields = func() (fs []lifetimeField) {
 	t := reflect.TypeFor[Lifetime]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		fs = append(fs, lifetimeField{index: i, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv")})
+		fs = append(fs, lifetimeField{index: i, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv"),
+			inTable: f.Tag.Get("csv") != "" && f.Tag.Get("table") != "-"})
 	}
 	return fs
 }()
@@ -92,7 +99,7 @@ func jsonValue(v reflect.Value, loc *time.Location) any {
 	}
 	switch v.Type() {
 	case timeType:
-		return v.Interface().(time.Time).In(loc)
+		return events.FormatTimeIn(v.Interface().(time.Time), loc)
 	case durationType:
 		return time.Duration(v.Int()).Seconds()
 	}
@@ -105,7 +112,7 @@ func jsonValue(v reflect.Value, loc *time.Location) any {
 func cellValue(v reflect.Value, loc *time.Location) string {
 	switch p := v.Addr().Interface().(type) {
 	case *time.Time:
-		return p.In(loc).Format(time.RFC3339)
+		return events.FormatTimeIn(*p, loc)
 	case *time.Duration:
 		return p.Round(time.Second).String()
 	case *string:

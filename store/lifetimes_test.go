@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
@@ -65,7 +65,7 @@ func seededStore(t *testing.T) (*pgxpool.Pool, *store.Store, string) {
 	t.Helper()
 	pool := storetest.NewDB(t)
 	s := store.New(pool)
-	evs := testkit.Events(3, "fields", time.Date(2026, 4, 27, 9, 0, 0, 0, time.UTC))
+	evs := eventstest.Events(3, "fields", time.Date(2026, 4, 27, 9, 0, 0, 0, time.UTC))
 	msgs := make([]store.Message, len(evs))
 	for i := range evs {
 		msgs[i] = store.Message{Topic: "fields", Offset: int64(i), Event: &evs[i]}

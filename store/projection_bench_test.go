@@ -37,7 +37,7 @@ func projectionMessages(b *testing.B, n int) [][]store.Message {
 		l := events.Listing{Source: "teeup", CourseName: fmt.Sprintf("Course %d", i%50),
 			RoundDate: "", TeeTime: time.Date(0, 1, 1, 5, 0, 0, 0, time.UTC).Add(time.Duration(i/4500*7) * time.Minute).Format("15:04"),
 			PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/50%90).Format(events.DateLayout),
-			PriceKRW: ptr(int64(100000)), Players: ptr(4)}
+			Values:   events.Values{PriceKRW: ptr(int64(100000)), Players: ptr(4)}}
 		l.RoundDate = l.PlayDate
 		at := t0.Add(time.Duration(i) * time.Second)
 		evs := []events.Event{events.Opened(l, "crawl-0", at)}

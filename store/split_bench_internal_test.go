@@ -6,14 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
 
 // BenchmarkSplit is the consumer's per-batch CPU before the statement: a batch of 1000 crawl
 // events (BatchSize's default) made into event_id-ordered rows. CPU only, no database: it shows
 // what split's own work costs per event, which the process-level benchmarks cannot separate.
 func BenchmarkSplit(b *testing.B) {
-	evs := testkit.CrawlEvents(0, 1000, "split")
+	evs := eventstest.CrawlEvents(0, 1000, "split")
 	batch := make([]Message, len(evs))
 	for i := range evs {
 		batch[i] = Message{Topic: "booking-events", Partition: i % 3, Offset: int64(i), Event: &evs[i],
@@ -34,7 +34,7 @@ func BenchmarkSplit(b *testing.B) {
 // a dead letter: what the consumer's inserts rely on, whatever split sorts internally.
 func TestSplitOrdersRowsByEventIDFirstDeliveryWins(t *testing.T) {
 	t.Parallel()
-	evs := testkit.CrawlEvents(0, 300, "split-order")
+	evs := eventstest.CrawlEvents(0, 300, "split-order")
 	var batch []Message
 	for i := range evs {
 		batch = append(batch, Message{Topic: "t", Partition: i % 3, Offset: int64(i), Event: &evs[i]})

@@ -29,7 +29,7 @@ func ptr[T any](v T) *T { return &v }
 
 func listing(course, tee string, price int64) events.Listing {
 	return events.Listing{Source: "teeup", CourseName: course, RoundDate: "2026-05-10", PlayDate: "2026-05-10",
-		TeeTime: tee, PriceKRW: ptr(price), Players: ptr(4)}
+		TeeTime: tee, Values: events.Values{PriceKRW: ptr(price), Players: ptr(4)}}
 }
 
 // ingest stores evs through store.Ingest, the consumer's path, in batches of size batch.
@@ -210,7 +210,15 @@ func norm(l store.Lifetime) []any {
 		closed = l.ClosedAt.UTC().String()
 	}
 	return []any{l.ListingKey, l.Source, l.CourseName, l.PlayDate, l.TeeTime, l.Status, l.OpenedAt.UTC().String(),
-		closed, l.LastEventType, l.LastEventAt.UTC().String(), *l.OpenPriceKRW, *l.LastPriceKRW, l.ChangeCount, l.ReopenCount}
+		closed, l.LastEventType, l.LastEventAt.UTC().String(), price(l.OpenPriceKRW), price(l.LastPriceKRW), l.ChangeCount, l.ReopenCount}
+}
+
+// price is a nullable price for printing: "null" or the number.
+func price(p *int64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 // future is a play date far ahead: a listing on it is open until its close arrives.

@@ -21,7 +21,7 @@ func extraBatch(b *testing.B, k int) []store.Message {
 		l := events.Listing{Source: "teeup", CourseName: fmt.Sprintf("Extra %d", i%50),
 			PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/50%90).Format(events.DateLayout),
 			TeeTime:  time.Date(0, 1, 1, 5, 0, 0, 0, time.UTC).Add(time.Duration(i/4500*7) * time.Minute).Format("15:04"),
-			PriceKRW: &price, Players: ptr(4)}
+			Values:   events.Values{PriceKRW: &price, Players: ptr(4)}}
 		l.RoundDate = l.PlayDate
 		at := t0.Add(time.Duration(i) * time.Second)
 		for j := range 10 {

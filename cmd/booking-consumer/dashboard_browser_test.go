@@ -69,7 +69,7 @@ func practiceDatabase(t *testing.T) string {
 	price, players := int64(99000), 4
 	at := time.Date(2026, 4, 18, 9, 0, 0, 0, time.FixedZone("KST", 9*3600))
 	h := events.Event{SchemaVersion: 1, Source: "sim-golf", CourseName: browserHostileCourse, RoundDate: "04/26(일)",
-		PlayDate: "2026-04-26", TeeTime: "07:00", PriceKRW: &price, Players: &players, CrawlID: "sim-golf@hostile",
+		PlayDate: "2026-04-26", TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}, CrawlID: "sim-golf@hostile",
 		ListingKey: events.ListingKey("sim-golf", browserHostileCourse, "", "2026-04-26", "07:00")}
 	o, c := h, h
 	o.EventID, o.EventType, o.OccurredAt = uuid.NewSHA1(uuid.NameSpaceURL, []byte("hostile-o")), events.ListingOpened, at

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -117,7 +118,7 @@ func deadListCmd(ctx context.Context, env cli.Env, args []string) error {
 		var t cli.Table
 		t.Add("id", "last_failed_at", "first_failed_at", "attempts", "topic/partition/offset", "reason", "value")
 		for _, d := range ds {
-			t.Add(strconv.FormatInt(d.ID, 10), d.LastFailedAt.In(loc).Format(time.RFC3339), d.FirstFailedAt.In(loc).Format(time.RFC3339),
+			t.Add(strconv.FormatInt(d.ID, 10), events.FormatTimeIn(d.LastFailedAt, loc), events.FormatTimeIn(d.FirstFailedAt, loc),
 				strconv.Itoa(d.Attempts), position(d), cli.Escape([]byte(d.Error), width), cli.Escape(d.Value, width))
 		}
 		if err := t.Write(w); err != nil {
@@ -236,8 +237,8 @@ func deadShowCmd(ctx context.Context, env cli.Env, args []string) error {
 		t.Add("topic:", d.Topic)
 		t.Add("partition:", strconv.Itoa(d.Partition))
 		t.Add("offset:", strconv.FormatInt(d.Offset, 10))
-		t.Add("first_failed_at:", d.FirstFailedAt.In(loc).Format(time.RFC3339Nano))
-		t.Add("last_failed_at:", d.LastFailedAt.In(loc).Format(time.RFC3339Nano))
+		t.Add("first_failed_at:", events.FormatTimeIn(d.FirstFailedAt, loc))
+		t.Add("last_failed_at:", events.FormatTimeIn(d.LastFailedAt, loc))
 		t.Add("attempts:", strconv.Itoa(d.Attempts))
 		t.Add("reason:", cli.Escape([]byte(d.Error), 0))
 		t.Add("key:", fmt.Sprintf("%s (%d bytes)", cli.Escape(d.Key, 0), len(d.Key)))

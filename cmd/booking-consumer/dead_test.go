@@ -29,7 +29,7 @@ func deadEvents(n int, prefix string) []events.Event {
 	for i := range out {
 		price, players := int64(100000+i), 4
 		l := events.Listing{Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: seedPlayDate,
-			PlayDate: seedPlayDate, TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), PriceKRW: &price, Players: &players}
+			PlayDate: seedPlayDate, TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), Values: events.Values{PriceKRW: &price, Players: &players}}
 		out[i] = events.Opened(l, "crawl-"+prefix, at.Add(time.Duration(i)*time.Second))
 	}
 	return out

@@ -42,7 +42,7 @@ func TestConcurrentExportsToOnePathNeverMix(t *testing.T) {
 	for i := range 4000 {
 		price, players := int64(100000+i), 4
 		l := events.Listing{Source: fmt.Sprintf("site-%c", 'a'+i%2), CourseName: fmt.Sprintf("Course %d", i/40), RoundDate: seedPlayDate,
-			PlayDate: seedPlayDate, TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), PriceKRW: &price, Players: &players}
+			PlayDate: seedPlayDate, TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), Values: events.Values{PriceKRW: &price, Players: &players}}
 		e := events.Opened(l, "crawl", t0Export)
 		msgs = append(msgs, store.Message{Topic: "t", Offset: int64(i), Event: &e})
 	}

@@ -10,7 +10,8 @@
 //	booking-consumer serve            the read-only web dashboard (internal/dashboard)
 //	booking-consumer healthcheck      GET a URL, exit 0 on 200 (container healthchecks)
 //	booking-consumer notify           tee-time alerts: a second consumer group (internal/notify)
-//	booking-consumer notifications    list the alerts: sending, sent, failed, skipped
+//	booking-consumer notifications    list the alerts: sending, sent, failed, skipped; resend the failed
+//	booking-consumer alerts test      send a test message on a channel of the watches file
 //
 // Every subcommand explains its flags with --help. The consume loop itself is package
 // internal/consumer; this command only wires configuration, connections, metrics and signals.
@@ -23,6 +24,7 @@ import (
 	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 )
 
 func main() { cli.Main("booking-consumer", run) }
@@ -68,6 +70,10 @@ Usage:
                                    against watches, claims and delivers each match once
   booking-consumer notifications [--status S] [--watch W] [--json]
                                    list the alerts (sending, sent, failed with error, skipped with reason)
+  booking-consumer notifications resend --status failed [--watch W] [--since T] [--include-unknown]
+                                   send the failed alerts again (under their keys, no age check)
+  booking-consumer alerts test --channel NAME [--watches FILE]
+                                   send one test message on a channel and print its answer
 
 Run "booking-consumer <subcommand> --help" for the subcommand's flags.
 
@@ -93,6 +99,9 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		"serve":         serveCmd,
 		"notify":        notifyCmd,
 		"notifications": notificationsCmd,
+		"alerts": func(ctx context.Context, env cli.Env, args []string) error {
+			return notifylist.AlertsCmd(ctx, env, args, func(name, usage string) *flag.FlagSet { return newFlagSet(env, name, usage) })
+		},
 	}
 	env := cli.Env{Program: "booking-consumer", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	return cli.Dispatch(ctx, args, getenv, stderr, "run", rootHelp, rootHelp+envHelp, cli.Lookup(cmds, env))

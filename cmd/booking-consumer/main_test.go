@@ -115,7 +115,7 @@ func seed(t *testing.T) (dbURL string) {
 	listing := func(course, tee string, price int64) events.Listing {
 		players := 4
 		return events.Listing{Source: "golfsite", CourseName: course, RoundDate: seedPlayDate, PlayDate: seedPlayDate,
-			TeeTime: tee, PriceKRW: &price, Players: &players}
+			TeeTime: tee, Values: events.Values{PriceKRW: &price, Players: &players}}
 	}
 	a, b, c, d := listing("Alpha CC", "07:00", 150000), listing("Alpha CC", "07:10", 150000),
 		listing("Beta CC", "08:00", 120000), listing("Beta CC", "08:10", 90000)

@@ -22,9 +22,9 @@ func TestNotificationsListsUnknownInSeoulTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": dbURL}, "notifications", "--status", "unknown")
-	if err != nil || !strings.Contains(out, "2026-12-01T17:04:28+09:00") || !strings.Contains(out, "unknown") ||
+	if err != nil || !strings.Contains(out, "2026-12-01T17:04:28.000000+09:00") || !strings.Contains(out, "unknown") ||
 		!strings.Contains(out, "no answer within 1s") {
-		t.Errorf("notifications --status unknown: %v\n%s\nwant the claim at 2026-12-01T17:04:28+09:00", err, out)
+		t.Errorf("notifications --status unknown: %v\n%s\nwant the claim at 2026-12-01T17:04:28.000000+09:00", err, out)
 	}
 }
 

@@ -40,6 +40,7 @@ type notifyConfig struct {
 	retryBase   time.Duration
 	settle      time.Duration
 	dryRun      bool
+	noBacklog   bool
 	batchSize   int
 	batchWait   time.Duration
 	shutdown    time.Duration
@@ -53,7 +54,11 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 		"against the watches file, claim each (watch, channel, event) match in the notifications table\n"+
 		"(offsets are committed after the claims), and deliver the claims through one rate-limited sender\n"+
 		"per channel (webhook, slack, discord, telegram). Matches older than --max-age at claim time, or\n"+
-		"whose listing already closed later, are recorded as skipped: replays send nothing stale.")
+		"whose listing already closed later, are recorded as skipped: replays send nothing stale.\n"+
+		"A watch is a query: at start, a watch that is new or whose conditions changed (its fingerprint,\n"+
+		"kept in notification_fingerprints) is first answered with the listings open now in\n"+
+		"booking_lifetimes, once per watch, channel and listing, worded as already open (--no-backlog,\n"+
+		"or backlog: false on the watch, skips that); a restart with the same watches sends nothing again.")
 	var cfg notifyConfig
 	cfg.define(fs, env.Getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
@@ -63,6 +68,8 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
 	fs.DurationVar(&cfg.settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
+	fs.BoolVar(&cfg.noBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
+		"without it, its first answer is the listings open in booking_lifetimes, worded as already open and exempt from --max-age")
 	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
@@ -141,6 +148,11 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 			senders.Go(func() { s.Run(sctx) })
 		}
 	}
+	if _, err := claimer.Backlog(ctx, cfg.noBacklog); err != nil {
+		stopSenders()
+		senders.Wait()
+		return err
+	}
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
 		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {
@@ -155,9 +167,13 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
 func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
+	if len(args) > 0 && args[0] == "resend" {
+		return resendCmd(ctx, env, args[1:])
+	}
 	fs := newFlagSet(env, "notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
 		"status sending (claimed, being delivered), sent, failed (with the error), unknown (a chat channel\n"+
-		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).")
+		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).\n"+
+		"`booking-consumer notifications resend --status failed` sends the failed ones again (see its --help).")
 	var dbURL, status, watch, tz string
 	var asJSON bool
 	var limit int
@@ -190,4 +206,45 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	return notifylist.Write(env.Stdout, rows, loc, asJSON)
+}
+
+// resendCmd is `booking-consumer notifications resend`: the failed notifications sent again by
+// this process, under a lease of its own (a running notifier leaves them to it; if this process
+// dies, the notifier takes them once the lease expired).
+func resendCmd(ctx context.Context, env cli.Env, args []string) error {
+	fs := newFlagSet(env, "notifications resend", notifylist.ResendUsage)
+	var dbURL, watchesFile string
+	var maxAttempts int
+	var retryBase, lease time.Duration
+	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file with the channels ($WATCHES_FILE; required)")
+	fs.IntVar(&maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors")
+	fs.DurationVar(&retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m")
+	fs.DurationVar(&lease, "lease", pgclaims.DefaultLease, "how long this process holds a notification it is sending")
+	var rf notifylist.ResendFlags
+	rf.Define(fs)
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	f, err := rf.Filter(time.Now())
+	if err != nil {
+		return err
+	}
+	if watchesFile == "" || maxAttempts < 1 || retryBase <= 0 || lease <= 0 {
+		return fmt.Errorf("%w: notifications resend: --watches (WATCHES_FILE) is required, --max-attempts at least 1, --retry-backoff and --lease positive", cli.ErrUsage)
+	}
+	watches, secrets, err := notifylist.LoadWatches(&env, watchesFile)
+	if err != nil {
+		return err
+	}
+	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	host, _ := os.Hostname()
+	// No settling: the claims of a message are put back together.
+	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
+	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
+		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
 }

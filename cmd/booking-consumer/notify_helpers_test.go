@@ -117,7 +117,7 @@ func freshEvents(crawls, n int, prefix string, at time.Time) []events.Event {
 		for i := range n {
 			price, players := int64(100000+10*i), 4
 			l := events.Listing{Source: "test", CourseName: courseName(c, i), CoursePart: "East", RoundDate: "2026-12-05",
-				PlayDate: "2026-12-05", TeeTime: fmt.Sprintf("%02d:%02d", 6+i/4, (i%4)*15), PriceKRW: &price, Players: &players}
+				PlayDate: "2026-12-05", TeeTime: fmt.Sprintf("%02d:%02d", 6+i/4, (i%4)*15), Values: events.Values{PriceKRW: &price, Players: &players}}
 			out = append(out, events.Opened(l, fmt.Sprintf("%s-crawl-%d", prefix, c), at))
 		}
 	}
@@ -128,7 +128,7 @@ func freshEvents(crawls, n int, prefix string, at time.Time) []events.Event {
 func opening(course, crawl string, at time.Time) events.Event {
 	price, players := int64(120000), 4
 	l := events.Listing{Source: "test", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05",
-		TeeTime: "07:30", PriceKRW: &price, Players: &players}
+		TeeTime: "07:30", Values: events.Values{PriceKRW: &price, Players: &players}}
 	return events.Opened(l, crawl, at)
 }
 

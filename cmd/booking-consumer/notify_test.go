@@ -229,7 +229,7 @@ func TestNotifyCloseAlreadyStoredSkipsTheOpening(t *testing.T) {
 	now := time.Now()
 	evs := freshEvents(1, 2, "closed", now.Add(-time.Minute))
 	l := events.Listing{Source: evs[0].Source, CourseName: evs[0].CourseName, CoursePart: evs[0].CoursePart,
-		RoundDate: evs[0].RoundDate, PlayDate: evs[0].PlayDate, TeeTime: evs[0].TeeTime, PriceKRW: evs[0].PriceKRW, Players: evs[0].Players}
+		RoundDate: evs[0].RoundDate, PlayDate: evs[0].PlayDate, TeeTime: evs[0].TeeTime, Values: events.Values{PriceKRW: evs[0].PriceKRW, Players: evs[0].Players}}
 	// The close comes first (another partition order, a replay): the opening before it is stale news.
 	publish(t, s.addr, s.topic, []events.Event{events.Closed(l, "closed-crawl-1", now, events.Booked)})
 	group := kafkatest.Name(t, "g")

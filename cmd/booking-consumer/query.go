@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -157,17 +158,16 @@ func parseDate(flag, s string) (*time.Time, error) {
 const defaultTZ = "Asia/Seoul"
 
 // writeLifetimesTable prints the CSV's cells (store.LifetimeRecord, shared with the dashboard's
-// download) as an aligned table, without the listing key.
+// download) as an aligned table, the columns of store.LifetimeTableColumns: all but the listing
+// key (tagged table:"-"), which is long and repeats the rest (CSV and JSON only).
 func writeLifetimesTable(w io.Writer, rows []store.Lifetime, loc *time.Location) error {
 	var t cli.Table
 	addRow := func(r []string) {
-		r = slices.Clone(r[:len(r)-1]) // the listing key is long and repeats the rest: CSV and JSON only
-		for i, c := range r {
-			if c == "" {
-				r[i] = "-"
-			}
+		cells := make([]string, 0, len(store.LifetimeTableColumns))
+		for _, i := range store.LifetimeTableColumns {
+			cells = append(cells, cmp.Or(r[i], "-"))
 		}
-		t.Add(r...)
+		t.Add(cells...)
 	}
 	addRow(store.LifetimeCSVHeader)
 	for _, l := range rows {

@@ -167,7 +167,7 @@ func TestServeCSVEqualsLifetimesCSVWithFormulasNeutralised(t *testing.T) {
 	for i, c := range formulaCourses {
 		price, players := int64(90000+i), 4
 		l := events.Listing{Source: "golfsite", CourseName: c, RoundDate: "2026-04-19", PlayDate: "2026-04-19",
-			TeeTime: "07:00", PriceKRW: &price, Players: &players}
+			TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 		evs = append(evs, events.Opened(l, "c1", at))
 	}
 	msgs := make([]store.Message, len(evs))

@@ -39,7 +39,7 @@ func publishEvents(t *testing.T, addr, topic string, n int, prefix string, at ti
 	for i := range msgs {
 		price, players := int64(100000+i), 4
 		l := events.Listing{Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
-			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), PriceKRW: &price, Players: &players}
+			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15), Values: events.Values{PriceKRW: &price, Players: &players}}
 		b, err := events.Encode(events.Opened(l, "crawl-"+prefix, at))
 		if err != nil {
 			t.Fatal(err)

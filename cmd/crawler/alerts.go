@@ -137,12 +137,7 @@ func (a *crawlAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 				open[i] = &evs[i]
 			}
 		}
-		for _, w := range asking {
-			if !a.noBacklog && !w.NoBacklog {
-				b.Claims = append(b.Claims, w.BacklogClaims(open, now)...)
-			}
-			b.Fingerprints = append(b.Fingerprints, notify.WatchFingerprint{Watch: w.Name, Source: c.Site, Fingerprint: w.Fingerprint()})
-		}
+		b.AddBacklog(asking, open, c.Site, a.noBacklog)
 	}
 	if _, err := a.intake.Claim(ctx, b); err != nil {
 		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
@@ -171,15 +166,9 @@ func (a *crawlAlerts) asking(ctx context.Context, site string, first bool) ([]*n
 		a.known[site], known = fps, fps
 		a.mu.Unlock()
 	}
-	var out []*notify.Watch
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, w := range a.watches.Watches {
-		if !w.Muted && (first || known[w.Name] != w.Fingerprint()) {
-			out = append(out, w)
-		}
-	}
-	return out, nil
+	return a.watches.Asking(known, first), nil
 }
 
 // unsent counts the claims still waiting to be sent.

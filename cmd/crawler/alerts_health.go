@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // channelHealth follows every alert channel's requests (a RoundTripper per channel around the
@@ -123,7 +125,7 @@ func (h *channelHealth) check() (any, []string) {
 		if since != nil && h.after > 0 && now.Sub(*since) > h.after {
 			s.FailingSince = since
 			bad = append(bad, fmt.Sprintf("alert channel %s: every send failed for %s (since %s; last: %s)",
-				name, now.Sub(*since).Round(time.Second), since.Format(time.RFC3339), s.LastFailure))
+				name, now.Sub(*since).Round(time.Second), events.FormatTime(*since), s.LastFailure))
 		}
 		s.inFlight = nil
 		out[name] = s

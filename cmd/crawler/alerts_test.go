@@ -15,6 +15,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -100,7 +101,7 @@ func (g *alertsRig) crawl(t *testing.T) {
 func (g *alertsRig) expected(t *testing.T) (map[string]map[string]bool, map[string]int) {
 	out := map[string]map[string]bool{}
 	groups := map[string]int{}
-	for _, e := range testkit.ReadEvents(t, g.events) {
+	for _, e := range eventstest.ReadEvents(t, g.events) {
 		for _, w := range g.watches.MatchAll(&e, e.OccurredAt) {
 			for _, ch := range w.Channels {
 				if out[ch] == nil {
@@ -149,7 +150,7 @@ func TestAlertsWeekDeliveredOncePerChannel(t *testing.T) {
 		g.clock.Add(time.Hour)
 	}
 	want, messages := g.expected(t)
-	t.Logf("%d events", len(testkit.ReadEvents(t, g.events)))
+	t.Logf("%d events", len(eventstest.ReadEvents(t, g.events)))
 	if len(want["flaky"]) < 50 || len(want["steady"]) <= len(want["flaky"]) {
 		t.Fatalf("too few matches to mean anything: %d flaky, %d steady", len(want["flaky"]), len(want["steady"]))
 	}

@@ -85,7 +85,8 @@ type crawlConfig struct {
 // func validates after parsing.
 func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*crawlConfig, func() error) {
 	cfg := &crawlConfig{}
-	pub, envErr := kafkabus.PublisherConfigFromEnv(getenv)
+	var envErr error
+	pub := kafkabus.PublisherConfigFromEnv(getenv)
 	cfg.Publisher = pub
 	bootstrap := strings.Join(pub.Brokers, ",")
 	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
@@ -210,26 +211,31 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 	fs := env.NewFlagSet(name, usage, crawlEnvHelp+alertsEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.Getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
-		return nil, nil, err
+		return nil, nil, removedFlag(err)
 	}
 	if err := validate(); err != nil {
 		return nil, nil, err
 	}
 	var watches *notify.Config
 	if cfg.Alerts.WatchesFile != "" {
-		w, err := notify.LoadFile(cfg.Alerts.WatchesFile, env.Getenv)
+		w, _, err := loadWatches(env, cfg.Alerts.WatchesFile)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w (crawler check --watches FILE lists every error)", cli.ErrUsage, err)
-		}
-		watches = w
-		secrets := w.Secrets()
-		env.Stderr, env.Stdout = cli.ScrubWriter(env.Stderr, secrets), cli.ScrubWriter(env.Stdout, secrets)
-		if env.Logger, err = cli.NewLogger(env.Getenv, env.Stderr); err != nil {
 			return nil, nil, err
 		}
+		watches = w
 	}
 	d, err := setup(*env, cfg, watches)
 	return cfg, d, err
+}
+
+// removedFlag adds why to a parse error about a flag of the publisher the spool replaced.
+func removedFlag(err error) error {
+	for _, f := range kafkabus.RemovedSettings {
+		if strings.Contains(err.Error(), "flag provided but not defined: -"+f.Flag) {
+			return fmt.Errorf("%w (--%s is gone: %s; see docs/spool.md)", err, f.Flag, f.Why)
+		}
+	}
+	return err
 }
 
 // setup loads the sites and builds the publisher, metrics, events file, runner and, with
@@ -241,6 +247,9 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 		"max_sites", cfg.MaxSites, "site_deadline", cfg.SiteDeadline,
 		"shutdown_timeout", cfg.ShutdownTimeout, "kafka_bootstrap", cfg.Publisher.Brokers, "topic", cfg.Publisher.Topic,
 		"spool_max_bytes", cfg.SpoolMaxBytes, "kafka_alarm_after", cfg.KafkaAlarmAfter, "watches", cfg.Alerts.WatchesFile)
+	for _, msg := range kafkabus.RemovedEnv(env.Getenv) {
+		env.Logger.Warn(msg + " (remove it from the configuration; see docs/spool.md)")
+	}
 	sites, err := crawler.LoadSites(cfg.Sites)
 	if err != nil {
 		return nil, err
@@ -282,7 +291,6 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 // the spool, which then holds a batch only until it is in the file).
 func (d *crawlDeps) openSpool(env cli.Env, cfg *crawlConfig) error {
 	d.kafka = len(cfg.Publisher.Brokers) > 0
-	d.pub = kafkabus.NopPublisher{}
 	if !d.kafka {
 		env.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events are not published or spooled for Kafka")
 	}

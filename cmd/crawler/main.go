@@ -7,7 +7,8 @@
 //	crawler try --site NAME      fetch one site's pages for one date and print what they gave
 //	crawler suggest --curl FILE  write a site entry from a request copied out of the browser
 //	crawler check                validate every site of the sites file (and --watches) without fetching
-//	crawler notifications        list the crawler-side alerts (the claims in the state dir)
+//	crawler notifications        list the crawler-side alerts (the claims in the state dir); resend the failed
+//	crawler alerts test          send a test message on a channel of the watches file
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
 //	crawler replay FILE          publish recorded events with their original ids, acknowledged
@@ -20,11 +21,13 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"log/slog"
 	"strings"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 )
 
 func main() { cli.Main("crawler", run) }
@@ -49,6 +52,10 @@ Usage:
   crawler notifications [--status S] [--watch W] [--json]
                                list the crawler-side alerts (--watches) claimed in the state dir,
                                newest first, times in Asia/Seoul
+  crawler notifications resend --status failed [--watch W] [--since T] [--include-unknown]
+                               send the failed alerts again (under their keys, no age check)
+  crawler alerts test --channel NAME [--watches FILE]
+                               send one test message on a channel and print its answer
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
   crawler sim --generate FILE [--days 21 --seed 1]
                                write the deterministic ~7k-event practice set (real crawl + diff path
@@ -72,6 +79,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"check":         checkCmd,
 		"notifications": notificationsCmd,
 		"suggest":       suggestCmd,
+		"alerts": func(ctx context.Context, env cli.Env, args []string) error {
+			return notifylist.AlertsCmd(ctx, env, args, func(name, usage string) *flag.FlagSet {
+				return env.NewFlagSet(name, usage, "Environment:\n  WATCHES_FILE                the watches file (--watches)\n"+logEnvHelp)
+			})
+		},
 	}
 	env := cli.Env{Program: "crawler", Getenv: getenv, Stdout: stdout, Stderr: stderr}
 	lookup := cli.Lookup(cmds, env)

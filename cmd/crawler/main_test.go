@@ -18,6 +18,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -126,7 +127,7 @@ func TestOnceWritesEvents(t *testing.T) {
 	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
 		t.Fatalf("once: %v\n%s", err, stderr.String())
 	}
-	evs := testkit.ReadEvents(t, out)
+	evs := eventstest.ReadEvents(t, out)
 	if len(evs) == 0 {
 		t.Fatal("no events written")
 	}
@@ -140,7 +141,7 @@ func TestOnceWritesEvents(t *testing.T) {
 	if err := run(t.Context(), args, getenv, &bytes.Buffer{}, &stderr); err != nil {
 		t.Fatalf("second once: %v\n%s", err, stderr.String())
 	}
-	for _, e := range testkit.ReadEvents(t, out)[len(evs):] {
+	for _, e := range eventstest.ReadEvents(t, out)[len(evs):] {
 		if e.EventType == events.ListingOpened {
 			t.Errorf("second crawl opened %s again: the snapshot was not used", e.ListingKey)
 		}
@@ -237,7 +238,7 @@ func TestSimAndOnceWithoutLoginVariables(t *testing.T) {
 	if err != nil {
 		t.Fatalf("once with neither SIM_CLUB_USER nor SIM_CLUB_PASSWORD set: %v\n%s", err, stderr.String())
 	}
-	if evs := testkit.ReadEvents(t, out); len(evs) == 0 || evs[0].Source != "sim-club-login" {
+	if evs := eventstest.ReadEvents(t, out); len(evs) == 0 || evs[0].Source != "sim-club-login" {
 		t.Errorf("%d events written, want the login site's openings", len(evs))
 	}
 	cancel()

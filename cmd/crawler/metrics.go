@@ -144,9 +144,6 @@ func (m *crawlerMetrics) Sent(n int) { m.sent.Add(float64(n)) }
 // Failed implements kafkabus.PublisherMetrics.
 func (m *crawlerMetrics) Failed(n int) { m.failed.Add(float64(n)) }
 
-// Dropped implements kafkabus.PublisherMetrics.
-func (m *crawlerMetrics) Dropped(n int) { m.dropped.vec.WithLabelValues("publisher").Add(float64(n)) }
-
 // QueueDepth implements kafkabus.PublisherMetrics.
 func (m *crawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }
 

@@ -30,7 +30,6 @@ func TestMetricsServe(t *testing.T) {
 	m.Retry("s")
 	m.Sent(3)
 	m.Failed(1)
-	m.Dropped(2)
 	m.QueueDepth(5)
 	m.SkippedRun()
 	m.SiteCrawled(crawler.SiteSummary{Source: "s", Pages: 4, Rows: 40, Opened: 30, Changed: 2, Closed: 1, Complete: false, Incomplete: crawler.IncompleteFailedPages})
@@ -71,7 +70,6 @@ func TestMetricsServe(t *testing.T) {
 		"crawler_skipped_runs_total 1",
 		"crawler_publish_sent_total 3",
 		"crawler_publish_failed_total 1",
-		`crawler_publish_dropped_total{reason="publisher"} 2`,
 		"crawler_publish_queue_depth 5",
 		"go_goroutines",
 	} {

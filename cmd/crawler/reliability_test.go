@@ -11,6 +11,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -62,7 +63,7 @@ func TestSecondCrawlerOnOneStateDirExits(t *testing.T) {
 	if !errors.Is(err, crawler.ErrStateLocked) || !strings.Contains(err.Error(), dir+" is in use by another crawler") {
 		t.Fatalf("second crawler: %v, want ErrStateLocked naming %s", err, dir)
 	}
-	if evs := testkit.ReadEvents(t, out); len(evs) != 0 {
+	if evs := eventstest.ReadEvents(t, out); len(evs) != 0 {
 		t.Errorf("the refused crawler wrote %d events", len(evs))
 	}
 }

@@ -86,8 +86,8 @@ func (m *crawlerMetrics) watchSpool(sp *spool.Spool, pub spoolFailing, alarm tim
 	m.health.AddHealthCheck(name, check)
 }
 
-// droppedCounter is crawler_publish_dropped_total{reason}: the publisher's drops (Dropped) and
-// the spool's, read from the spool at each scrape (reason spool_full).
+// droppedCounter is crawler_publish_dropped_total{reason}: the spool's drops, read from the spool
+// at each scrape (reason spool_full, the one reason: the publisher has no queue to drop from).
 type droppedCounter struct {
 	vec *prometheus.CounterVec
 

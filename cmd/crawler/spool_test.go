@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -103,7 +104,7 @@ func TestDiskFullStateDir(t *testing.T) {
 	if !strings.Contains(logs.String(), "site crawl failed") || !strings.Contains(logs.String(), "disk full") {
 		t.Errorf("the log does not say disk full:\n%s", tail(logs.String()))
 	}
-	if evs := testkit.ReadEvents(t, out); len(evs) != 0 {
+	if evs := eventstest.ReadEvents(t, out); len(evs) != 0 {
 		t.Errorf("%d events in the file while no snapshot could be saved", len(evs))
 	}
 	if err := os.Remove(filler); err != nil {
@@ -112,11 +113,11 @@ func TestDiskFullStateDir(t *testing.T) {
 	testkit.WaitForf(t, 30*time.Second, func() string { return "a saved crawl after space returned; last: " + body }, func() bool {
 		code, b := healthz()
 		body = b
-		return code == http.StatusOK && len(testkit.ReadEvents(t, out)) > 0
+		return code == http.StatusOK && len(eventstest.ReadEvents(t, out)) > 0
 	})
 	c.stop(t)
 	ids := map[string]int{}
-	for _, e := range testkit.ReadEvents(t, out) {
+	for _, e := range eventstest.ReadEvents(t, out) {
 		ids[e.EventID.String()]++
 	}
 	for id, n := range ids {

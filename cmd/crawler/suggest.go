@@ -29,7 +29,11 @@ fields are chosen by value shape and by name; the play date's spellings in the U
 become templates over {{.Date}} (full-year ones only without --date), a given target's id becomes
 {{.Target.id}}, and one more request for a date ` + "180" + ` days ahead shows what an empty answer
 looks like (json.success, empty_when). Every decision is printed on stderr with its evidence; the
-sites file goes to stdout. Cookie, Authorization and session or CSRF headers never reach it.
+sites file goes to stdout. Cookie, Authorization, and session ids, tokens, CSRF tokens and passwords in
+headers, the query, path parameters, the form or the JSON body never reach it nor stderr (each is named
+in the "dropped" line; a password becomes a login block over credential variables); -u is sent as
+Basic, never written. Up to 3 more requests ask for the last date of --days-ahead (warning when it
+reaches past the last date with rows) and learn a sold-out marker row (empty_when).
 
 Exit status 0 when the entry is complete, 2 when it is partial (fields missing, or a login page:
 the login block names the variables to set), 1 on errors.`
@@ -90,7 +94,10 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *check && sg.Site.Name != "" {
+	if *check && sg.Site == nil {
+		fmt.Fprintf(env.Stderr, "check: skipped: the entry is partial (it lacks %s), so there is nothing to try yet\n", strings.Join(sg.Missing, ", "))
+	}
+	if *check && sg.Site != nil {
 		// The table shows every rejected row and failed page; the log would say them twice.
 		errorsOnly, err := cli.NewLoggerDefault(env.Getenv, env.Stderr, slog.LevelError, "text")
 		if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -98,6 +100,29 @@ func TestSuggestUsage(t *testing.T) {
 		{"suggest", "--target", "nokey", "http://h/"}, {"suggest", "--curl", testkit.WriteTemp(t, "bad.txt", "wget http://h/")}} {
 		if err := run(t.Context(), args, env(nil), &stdout, &stderr); !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: %v; want a usage error", args, err)
+		}
+	}
+}
+
+// A partial entry shows the way (#33 item 3): stderr names the missing cells with the candidates
+// seen for each, points to the Sites file section and `crawler try`, and --check says it was
+// skipped and why (it crashed on the missing site before).
+func TestSuggestPartialShowsTheWay(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<html><body><table class="tbl"><tr><th>시간</th><th>코스</th><th>그린피</th></tr>`+
+			`<tr><td>06:30</td><td>동코스</td><td>130,000원</td></tr><tr><td>07:00</td><td>서코스</td><td>140,000원</td></tr></table></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"suggest", "--date", "2026-12-05", "--probe-empty=false", "--check", srv.URL + "/tee?date=20261205"}, env(nil), &stdout, &stderr)
+	if !errors.Is(err, cli.ErrPartial) {
+		t.Fatalf("err %v; want ErrPartial (exit status 2)\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"partial: the entry lacks course", "course: candidates seen: td:nth-child(2) (코스 td:nth-child(2)): 동코스, 서코스",
+		`see "Sites file" in docs/sites.md`, "crawler try --sites", "check: skipped: the entry is partial (it lacks course)"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
 }

@@ -31,7 +31,6 @@ import (
 	"sync"
 	"time"
 
-	devsites "github.com/golfcrawler/golf-crawler/compose/dev"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -46,7 +45,7 @@ const (
 	DefaultInterval       = 4 * time.Hour
 	DefaultSeed           = 1
 	DefaultTeeTimesPerDay = 21
-	// DefaultSource is the events' source: the name of the simulated site in compose/dev/sites.yaml.
+	// DefaultSource is the events' source: the name of the simulated site in crawler/sitesim/sites.yaml.
 	DefaultSource = "sim-golf"
 	// simHost is the host the in-memory transport answers for; nothing listens on it.
 	simHost = "sim.practice.invalid"
@@ -201,16 +200,17 @@ type collector struct{ evs []events.Event }
 
 func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
 
-// simSite is the DefaultSource entry of compose/dev/sites.yaml (its one definition, embedded by
-// compose/dev), pointed at the in-memory host, with no politeness delay: nothing real is crawled.
+// simSite is the DefaultSource entry of the simulator's sites (sitesim.SitesYAML, their one
+// definition; compose/dev/sites.yaml is derived from it), pointed at the in-memory host, with no
+// politeness delay: nothing real is crawled.
 func simSite(interval time.Duration) (*crawler.Site, error) {
-	specs, err := crawler.ParseSpecs(devsites.SitesYAML)
+	specs, err := crawler.ParseSpecs(sitesim.SitesYAML)
 	if err != nil {
-		return nil, fmt.Errorf("compose/dev/sites.yaml: %w", err)
+		return nil, fmt.Errorf("crawler/sitesim/sites.yaml: %w", err)
 	}
 	i := slices.IndexFunc(specs, func(s crawler.SiteSpec) bool { return s.Name == DefaultSource })
 	if i < 0 {
-		return nil, fmt.Errorf("compose/dev/sites.yaml has no site %s", DefaultSource)
+		return nil, fmt.Errorf("crawler/sitesim/sites.yaml has no site %s", DefaultSource)
 	}
 	s := specs[i]
 	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr+"/", "http://"+simHost+"/", 1)
@@ -225,7 +225,7 @@ func simSite(interval time.Duration) (*crawler.Site, error) {
 	}
 	site, err := s.Compile()
 	if err != nil {
-		return nil, fmt.Errorf("compose/dev/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
+		return nil, fmt.Errorf("crawler/sitesim/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
 	}
 	return site, nil
 }

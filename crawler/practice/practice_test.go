@@ -110,8 +110,9 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 }
 
-// The practice site is compose/dev/sites.yaml's sim-golf, read from the file itself (embedded by
-// compose/dev): the same selectors and dates, pointed at the in-memory host.
+// The practice site is the simulator's sim-golf (crawler/sitesim/sites.yaml, embedded by sitesim),
+// read here from compose/dev/sites.yaml, derived from it: the same selectors and dates, pointed at
+// the in-memory host.
 func TestSimSiteIsTheDevSitesFileEntry(t *testing.T) {
 	t.Parallel()
 	got, err := simSite(DefaultInterval)

@@ -49,6 +49,11 @@ type Config struct {
 	LoginUser       string
 	LoginPassword   string
 	SessionRequests int
+	// AlertPastWindow makes the one-club ASP route (PathASP) answer a date past the booking
+	// window (after today+DaysAhead) as classic club sites do: 200 with only
+	// <script>alert('예약 가능한 일자가 아닙니다.');history.back();</script> (AlertNotOpen). Off, such a
+	// date shows its table with the sold-out marker row, like a sold-out date.
+	AlertPastWindow bool
 }
 
 func (c Config) withDefaults() Config {

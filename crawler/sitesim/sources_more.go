@@ -20,9 +20,24 @@ const (
 	PathASP       = "/Reservation/TeeList.asp"
 	PathJSONMMDD  = "/api/teeTimes.json"
 	aspNoTeeTimes = "예약 가능한 시간이 없습니다."
+	// AlertNotOpen is what PathASP answers for a date past the booking window (Config.AlertPastWindow).
+	AlertNotOpen = "<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>"
 )
 
-func isMoreSourcePath(path string) bool { return path == PathASP || path == PathJSONMMDD }
+// PathJSONCaddie is a JSON API whose rows name each tee time's caddie (after the public crawler
+// code of a Korean tee-time API that sends caddie_name per row; values invented): the caddie
+// assigned to a tee time changes every six hours, so a crawler that took it for the course part
+// would close and reopen the tee time with each change. A club without parts sends courseNm "".
+//
+//	GET /api/caddie/teeList.json?ccId=ID&ymd=YYYYMMDD
+const PathJSONCaddie = "/api/caddie/teeList.json"
+
+// caddies are the caddie names PathJSONCaddie rows carry.
+var caddies = []string{"김민지 캐디", "이서연 캐디", "박지훈 캐디", "최유나 캐디", "정하늘 캐디", "강도윤 캐디", "윤세아 캐디", "임태양 캐디", "한별 캐디"}
+
+func isMoreSourcePath(path string) bool {
+	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie
+}
 
 func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
 	switch r.URL.Path {
@@ -30,6 +45,8 @@ func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.
 		s.serveASP(w, r, now)
 	case PathJSONMMDD:
 		s.serveJSONMMDD(w, r, now)
+	case PathJSONCaddie:
+		s.serveJSONCaddie(w, r, now)
 	}
 }
 
@@ -40,6 +57,10 @@ func (s *Site) serveASP(w http.ResponseWriter, r *http.Request, now time.Time) {
 	date, okDate := s.parseDay(q.Get("ymd"), "2006.01.02")
 	if !ok || !okDate {
 		http.Error(w, "gc and ymd (YYYY.MM.DD) are required", http.StatusBadRequest)
+		return
+	}
+	if s.cfg.AlertPastWindow && date.After(s.today(now).AddDate(0, 0, s.cfg.DaysAhead)) {
+		writeEUCKR(w, []byte(AlertNotOpen))
 		return
 	}
 	var b bytes.Buffer
@@ -87,4 +108,30 @@ func (s *Site) serveJSONMMDD(w http.ResponseWriter, r *http.Request, now time.Ti
 		msg = "no data"
 	}
 	writeJSON(w, map[string]any{"rtnCode": "00", "rtnMsg": msg, "resultCnt": len(list), "resultList": list})
+}
+
+// serveJSONCaddie answers a club's day as JSON rows that carry the tee time's caddie.
+func (s *Site) serveJSONCaddie(w http.ResponseWriter, r *http.Request, now time.Time) {
+	q := r.URL.Query()
+	ci, ok := s.club(q.Get("ccId"))
+	date, okDate := s.parseDay(q.Get("ymd"), "20060102")
+	if !ok || !okDate {
+		writeJSON(w, map[string]any{"resultCode": "E01", "data": nil})
+		return
+	}
+	shift := now.Unix() / (6 * 3600)
+	rows := s.clubRows(ci, date, now)
+	list := make([]map[string]any, 0, len(rows))
+	for i, l := range rows {
+		price, players := l.StateAt(now)
+		fee := ""
+		if price != nil {
+			fee = strconv.FormatInt(*price, 10)
+		}
+		list = append(list, map[string]any{
+			"teeTime": s.shownTime(l, false), "courseNm": l.Part, "caddie_name": caddies[(int(shift)+i)%len(caddies)],
+			"greenFee": fee, "playerCnt": players,
+		})
+	}
+	writeJSON(w, map[string]any{"resultCode": "0000", "data": list})
 }

@@ -26,11 +26,14 @@ type analysis struct {
 	missing   []string
 	page      Page
 	isJSON    bool
+	probes    int     // extra requests of the probe so far (MaxProbes)
+	part      *column // the course_part column rules (b) and (c) are to check (checkPart)
+	cols      []column
 }
 
 func (a *analysis) run(ctx context.Context) error {
 	f := a.o.Fetcher
-	page, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, a.t.secret)
+	page, err := f.Fetch(ctx, a.t.full, a.t.target, a.date, a.t.secret)
 	if err != nil {
 		return err
 	}
@@ -45,16 +48,22 @@ func (a *analysis) run(ctx context.Context) error {
 		} else if ok {
 			page = p
 		}
+	} else if len(a.t.passwords) > 0 {
+		a.passwordLogin()
 	} else if len(a.t.dropped) > 0 {
 		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
 		if err != nil {
 			return err
 		}
-		a.compareBare(page, bare)
+		a.compareBare(ctx, page, bare)
 	}
 	a.page = page
 	a.out.Charset = crawler.Charset(a.charset(page.Body))
-	if err := a.rows(); err != nil {
+	a.o.Fetcher.Charset = a.out.Charset
+	if err := a.rows(ctx); err != nil {
+		return err
+	}
+	if err := a.checkPart(ctx); err != nil {
 		return err
 	}
 	a.request()
@@ -69,7 +78,7 @@ func (a *analysis) run(ctx context.Context) error {
 }
 
 // compareBare says whether the page answers the same without the dropped credentials.
-func (a *analysis) compareBare(with, bare Page) {
+func (a *analysis) compareBare(ctx context.Context, with, bare Page) {
 	if lp, ok := loginForm(bare.Body, requestURL(bare.Request)); ok {
 		a.setLogin(lp, fmt.Sprintf("without %s the site answers with a login page (status %d)", strings.Join(a.t.dropped, ", "), bare.Status))
 		return
@@ -79,7 +88,7 @@ func (a *analysis) compareBare(with, bare Page) {
 		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
 	case bytes.Equal(with.Body, bare.Body):
 		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
-	case rowCount(with.Body) > 0 && rowCount(bare.Body) == 0:
+	case rowCount(ctx, with.Body) > 0 && rowCount(ctx, bare.Body) == 0:
 		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
 	default:
 		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
@@ -87,13 +96,13 @@ func (a *analysis) compareBare(with, bare Page) {
 }
 
 // rowCount is how many rows of tee times an answer holds, JSON or HTML.
-func rowCount(body []byte) int {
+func rowCount(ctx context.Context, body []byte) int {
 	b := bytes.TrimSpace(body)
 	if len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
-		jr, _, _ := findJSONRows(b)
+		jr, _, _ := findJSONRows(ctx, b)
 		return jr.rows
 	}
-	hr, _, _ := findHTMLRows(body)
+	hr, _, _ := findHTMLRows(ctx, body)
 	return hr.rows
 }
 
@@ -107,7 +116,7 @@ func requestURL(key string) string {
 }
 
 // rows finds the rows and fields in the page, JSON or HTML.
-func (a *analysis) rows() error {
+func (a *analysis) rows(ctx context.Context) error {
 	body := bytes.TrimSpace(a.page.Body)
 	var targetNames []string
 	for _, t := range a.o.Targets {
@@ -118,7 +127,7 @@ func (a *analysis) rows() error {
 	var cols []column
 	if len(body) > 0 && (body[0] == '{' || body[0] == '[') && json.Valid(body) {
 		a.isJSON = true
-		jr, ok, err := findJSONRows(body)
+		jr, ok, err := findJSONRows(ctx, body)
 		if err != nil {
 			return fmt.Errorf("read the JSON answer: %w", err)
 		}
@@ -130,7 +139,7 @@ func (a *analysis) rows() error {
 		a.out.JSON = &crawler.JSONPage{Rows: jr.path}
 		cols = jr.cols
 	} else {
-		hr, ok, err := findHTMLRows(a.page.Body)
+		hr, ok, err := findHTMLRows(ctx, a.page.Body)
 		if err != nil {
 			return fmt.Errorf("read the HTML answer: %w", err)
 		}
@@ -145,11 +154,12 @@ func (a *analysis) rows() error {
 		}
 		cols = hr.cols
 	}
-	as := assignFields(cols, targetNames, a.date, a.say)
+	a.cols = cols
+	as := assignFields(cols, targetNames, a.o.Name, a.date, a.say)
 	for name, p := range as.fields {
 		a.setField(name, p)
 	}
-	a.missing = as.missing
+	a.missing, a.part = as.missing, as.part
 	if !as.yearless {
 		a.roundDateFromRequest()
 	}
@@ -163,6 +173,13 @@ func (a *analysis) noRows(why string) error {
 		a.say("no login page either: is this the request that lists the tee times? (Network tab, the XHR or document that holds them)")
 	}
 	a.missing = append(a.missing, "tee_time", "course", "round_date")
+	for _, ex := range a.o.Examples {
+		if bytes.Contains(a.page.Body, []byte(ex)) {
+			a.say("example %q: in the answer, but in no repeated element read as rows: the rows may be shaped in a way suggest does not read (see the Sites file section)", ex)
+		} else {
+			a.say("example %q: not in the answer: is this the request that lists the tee times?", ex)
+		}
+	}
 	return nil
 }
 
@@ -265,4 +282,40 @@ func sameValue(example, v string) bool {
 	a, errA := crawler.ParsePrice(example)
 	b, errB := crawler.ParsePrice(v)
 	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
+}
+
+// showTheWay is what a partial entry says: the missing cells, the columns seen that no field
+// took (the candidates, with sample values), where the fields are described and how to try an
+// edit.
+func (a *analysis) showTheWay() {
+	if len(a.missing) == 0 {
+		return
+	}
+	a.say("partial: the entry lacks %s; the sites file is printed with what was found, to complete by hand", strings.Join(a.missing, ", "))
+	taken := map[string]bool{}
+	for _, f := range a.out.Fields {
+		taken[f.Path+f.Selector] = true
+	}
+	var seen []string
+	for _, c := range a.cols {
+		if !taken[c.where] {
+			seen = append(seen, c.label()+": "+orNone(sample(c.values)))
+		}
+	}
+	for _, m := range slices.Compact(slices.Sorted(slices.Values(a.missing))) {
+		if len(seen) == 0 {
+			a.say("%s: candidates seen: none (no column of the rows is left)", m)
+			continue
+		}
+		a.say("%s: candidates seen: %s", m, strings.Join(seen[:min(len(seen), 8)], "; "))
+	}
+	a.say(`partial: see "Sites file" in docs/sites.md for fields.<cell> (path, selector, value, regex), `+
+		"then crawler try --sites FILE --site %s --dump to see what the edited entry reads", a.out.Name)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
 }

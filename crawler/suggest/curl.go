@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ type Request struct {
 	URL    string
 	Header http.Header // canonical names; Cookie holds -b/--cookie too
 	Body   string
+	user   string // -u's user:password, made the Basic header in finish
 }
 
 // ErrCurl marks text that is not a curl command line this parser reads.
@@ -122,7 +124,7 @@ func (r *Request) apply(kind, val string, data *[]string) error {
 	case "referer":
 		r.Header.Set("Referer", val)
 	case "user":
-		r.Header.Set("Authorization", "Basic (from -u)")
+		r.user = val
 	case "url":
 		r.URL = val
 	}
@@ -145,6 +147,22 @@ func (r Request) finish(data []string, get bool) (Request, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Request{}, fmt.Errorf("%w: URL %q is not an http(s) URL", ErrCurl, r.URL)
 	}
+	// curl sends -u (else the URL's user:password) as a Basic header, unless a header gives
+	// Authorization; the userinfo never stays in the URL.
+	if r.user == "" && u.User != nil {
+		r.user = u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			r.user = u.User.Username() + ":" + p
+		}
+	}
+	if u.User != nil {
+		u.User = nil
+		r.URL = u.String()
+	}
+	if r.user != "" && r.Header.Get("Authorization") == "" {
+		r.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(r.user)))
+	}
+	r.user = ""
 	body := strings.Join(data, "&")
 	switch {
 	case get && len(data) > 0:

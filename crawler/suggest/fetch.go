@@ -28,6 +28,9 @@ type Fetcher struct {
 	Politeness crawler.Politeness
 	// Getenv reads a login's credentials (FetchLoggedIn); nil: no login can be made.
 	Getenv func(string) string
+	// Charset decodes every page (the entry's charset: key); "": as each page declares itself.
+	// An alert-only answer declares nothing, so the probe reads it in the charset of the rows' page.
+	Charset crawler.Charset
 }
 
 // Fetch sends rt for the play date date (and target, nil for none) with extra headers added
@@ -60,6 +63,7 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		},
 		Politeness: f.Politeness,
 		Login:      login,
+		Charset:    f.Charset,
 	}
 	if target != nil {
 		spec.Targets = []crawler.Target{target}
@@ -92,6 +96,17 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		return Page{}, fmt.Errorf("fetch %s: the crawler reported no page", rt.URL)
 	}
 	return *page, nil
+}
+
+// delay is the politeness's delay between two requests (crawler.DefaultDelay unless set).
+func (f Fetcher) delay() time.Duration {
+	switch {
+	case f.Politeness.NoDelay:
+		return 0
+	case f.Politeness.Delay > 0:
+		return time.Duration(f.Politeness.Delay)
+	}
+	return crawler.DefaultDelay
 }
 
 func joinHeader(vs []string) string {

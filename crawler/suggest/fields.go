@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,10 @@ type assignment struct {
 	fields   map[string]pick
 	missing  []string // required fields not found
 	yearless bool     // round_date is a year-less date read from the rows
+	// part is the course_part column chosen by its values (rules (a) and (d) held on the page);
+	// it joins the key only if rules (b) and (c) hold too (analysis.checkPart). nil: none, or the
+	// empty column named like a course.
+	part *column
 }
 
 // assignFields decides which column is which field, by value shape first and name second,
@@ -28,7 +33,7 @@ type assignment struct {
 // with ":" or 시 over a four-digit code, a price with 원 or a separator over a bare number).
 // targetNames are the given targets' names (nil: none given); crawledAt is the crawl's time a
 // year-less date is read at.
-func assignFields(cols []column, targetNames []string, crawledAt time.Time, say func(format string, args ...any)) assignment {
+func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
 	choose := func(field string, byHint bool) int {
@@ -72,11 +77,11 @@ func assignFields(cols []column, targetNames []string, crawledAt time.Time, say 
 	if choose("round_date", false) >= 0 {
 		a.yearless = true
 	}
-	a.assignCourse(cols, used, targetNames, crawledAt, say)
+	a.assignCourse(cols, used, targetNames, clubName, crawledAt, say)
 	return a
 }
 
-func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, crawledAt time.Time, say func(string, ...any)) {
+func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, clubName string, crawledAt time.Time, say func(string, ...any)) {
 	var names []int
 	for i, c := range cols {
 		if c.fits(cells["course"], crawledAt).ok && !used[i] {
@@ -115,13 +120,20 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 	case len(targetNames) > 0:
 		a.fields["course"] = pick{value: "{{.Target.name}}"}
 		say("course ← {{.Target.name}}: no column names a given target, so the club's name comes from the target")
+	case clubName != "":
+		a.fields["course"] = pick{value: literal(clubName)}
+		say("course ← %q (--name): no column names a club and no --target was given: one club, its name from --name", clubName)
 	default:
 		a.missing = append(a.missing, "course")
-		say("course: no column reads like a club's name and no --target was given; give --target 'id=...,name=...'")
+		say("course: no column reads like a club's name and no --target was given; give --name 'Club CC' (a site of one club) or --target 'id=...,name=...'")
 	}
 	part, partH := -1, -1
 	for _, i := range names {
 		if used[i] {
+			continue
+		}
+		if rule, why := a.notIdentity(cols, cols[i], course); rule != "" {
+			say("%s: rejected for the listing key by rule (%s): %s", cols[i].label(), rule, why)
 			continue
 		}
 		if h := hint("course_part", cols[i].name); h > partH {
@@ -130,14 +142,15 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 	}
 	if part >= 0 {
 		a.fields["course_part"] = pick{where: cols[part].where}
+		a.part = &cols[part]
 		f := cols[part].fits(cells["course_part"], crawledAt)
-		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s)", cols[part].label(), f.n, f.rows, sample(cols[part].values))
+		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s), and the rows are unique by tee time only with it", cols[part].label(), f.n, f.rows, sample(cols[part].values))
 		return
 	}
 	// A club without parts sends the part's member empty: one named like a course still is the
 	// part, for the clubs that have them.
 	for i, c := range cols {
-		if used[i] || sample(c.values) != "" || hint("course", c.name)+hint("course_part", c.name) == 0 {
+		if used[i] || sample(c.values) != "" || hint("course", c.name)+hint("course_part", c.name) == 0 || notIdentityName(c) != "" {
 			continue
 		}
 		a.fields["course_part"] = pick{where: c.where}
@@ -173,4 +186,84 @@ func sample(values []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// reNotIdentity is what a member's name says when it is about a person, a count or a tag, never
+// part of what a tee time is: its caddie, a benefit, a flag.
+var reNotIdentity = regexp.MustCompile(`(?i)(caddie|캐디|benefit|혜택|tag|_yn$|yn$|flag|event|이벤트|memo|note|remark|비고|staff|담당|cnt$|count|개수|member|회원|discount|할인)`)
+
+// reTagValue is a value that is a tag or a count, not a name: Y/N, true/false, 0/1, 4명.
+var reTagValue = regexp.MustCompile(`^(?i:y|n|yes|no|true|false|[0-9]+(명|개|팀|회)?)$`)
+
+// notIdentityName is rule (d) on a column's name and values: what says person, count or tag.
+func notIdentityName(c column) string {
+	if m := reNotIdentity.FindString(c.name); m != "" {
+		return fmt.Sprintf("its name says %q (a person, count or tag, not part of a tee time)", m)
+	}
+	tags, n := 0, 0
+	for _, v := range c.values {
+		v = crawler.CleanText(v)
+		if v == "" {
+			continue
+		}
+		n++
+		if strings.Contains(v, "캐디") || strings.Contains(strings.ToLower(v), "caddie") {
+			return fmt.Sprintf("its values say %q (a caddie, a person)", v)
+		}
+		if reTagValue.MatchString(v) {
+			tags++
+		}
+	}
+	if n > 0 && tags == n {
+		return "its values are tags or counts (Y/N, 0/1, 4명), not names"
+	}
+	return ""
+}
+
+// notIdentity is the rule (and why) by which column c may not join the listing key as the
+// course part, on the rows of this page: (d) its name or values say person, count or tag; (a)
+// the rows are unique by tee time (and course, and round date) without it, or not with it. ""
+// when neither rejects it.
+func (a *assignment) notIdentity(cols []column, c column, course int) (rule, why string) {
+	if why := notIdentityName(c); why != "" {
+		return "d", why
+	}
+	var key []column
+	for _, name := range []string{"tee_time", "round_date"} {
+		if p, ok := a.fields[name]; ok {
+			for _, k := range cols {
+				if k.where == p.where && p.value == "" {
+					key = append(key, k)
+				}
+			}
+		}
+	}
+	if course >= 0 {
+		key = append(key, cols[course])
+	}
+	if len(key) == 0 {
+		return "", ""
+	}
+	without, with := map[string]bool{}, map[string]bool{}
+	dupWithout, dupWith := false, false
+	for r := range c.values {
+		k := ""
+		for _, kc := range key {
+			k += "\x00" + crawler.CleanText(kc.values[r])
+		}
+		if strings.Trim(k, "\x00") == "" {
+			continue
+		}
+		kw := k + "\x00" + crawler.CleanText(c.values[r])
+		dupWithout = dupWithout || without[k]
+		dupWith = dupWith || with[kw]
+		without[k], with[kw] = true, true
+	}
+	switch {
+	case !dupWithout:
+		return "a", "the rows of the date are unique by tee time without it"
+	case dupWith:
+		return "a", "the rows of the date are not unique by tee time even with it"
+	}
+	return "", ""
 }

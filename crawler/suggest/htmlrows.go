@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"sort"
 	"strings"
@@ -24,27 +25,57 @@ type htmlRows struct {
 	nextHref string
 }
 
+// SampleRows is how many rows of a group the analysis reads (the first): the columns, their shapes
+// and names are all in them, and the analysis stays linear in the page (review 3, F2).
+const SampleRows = 200
+
+// maxRowCells and maxRowElements are the most leaf cells and elements a row may have: more is a
+// whole table or list, not one row of it.
+const (
+	maxRowCells    = 64
+	maxRowElements = 512
+)
+
+// ctxEvery is how many elements the walks go between two looks at their context.
+const ctxEvery = 256
+
 // findHTMLRows looks for the siblings of one kind (same tag and classes: table rows, list items,
-// cards) whose cells hold tee times; the group with the most such rows wins.
-func findHTMLRows(body []byte) (best htmlRows, ok bool, err error) {
+// cards) whose cells hold tee times; the group with the most such rows (among its first
+// SampleRows) wins. It ends with ctx.
+func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
 	if err != nil {
 		return htmlRows{}, false, err
 	}
-	bestN := 0
-	doc.Find("*").Each(func(_ int, parent *goquery.Selection) {
-		groups := map[string][]*goquery.Selection{}
+	bestN, seen := 0, 0
+	var visit func(p *html.Node) bool
+	visit = func(p *html.Node) bool {
+		if seen++; seen%ctxEvery == 0 && ctx.Err() != nil {
+			err = ctx.Err()
+			return false
+		}
+		// The element children that hold elements (a leaf is no row of cells), by signature.
+		groups := map[string][]*html.Node{}
 		var order []string
-		parent.Children().Each(func(_ int, c *goquery.Selection) {
-			sig := signature(c)
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || !hasElementChild(c) {
+				continue
+			}
+			sig := nodeSignature(c)
 			if _, seen := groups[sig]; !seen {
 				order = append(order, sig)
 			}
 			groups[sig] = append(groups[sig], c)
-		})
+		}
 		for _, sig := range order {
-			rows := groups[sig]
-			cols := cellColumns(rows)
+			nodes := groups[sig]
+			var rows []*goquery.Selection
+			doc.FindNodes(nodes[:min(len(nodes), SampleRows)]...).Each(func(_ int, r *goquery.Selection) { rows = append(rows, r) })
+			cols, cerr := cellColumns(ctx, rows)
+			if cerr != nil {
+				err = cerr
+				return false
+			}
 			n := 0
 			for _, c := range cols {
 				if f := c.fits(cells["tee_time"], time.Time{}); f.ok && f.n > n {
@@ -52,11 +83,29 @@ func findHTMLRows(body []byte) (best htmlRows, ok bool, err error) {
 				}
 			}
 			if n > bestN {
-				best, bestN = htmlRows{list: listSelector(parent), rows: len(rows), cols: cols}, n
+				parent := doc.FindNodes(p)
+				best, bestN = htmlRows{list: listSelector(parent), rows: len(nodes), cols: cols}, n
 				best.row = rowSelector(best.list, rows[0], sig)
 			}
 		}
-	})
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && !visit(c) {
+				return false
+			}
+		}
+		return true
+	}
+	for c := doc.Nodes[0].FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !visit(c) {
+			break
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return htmlRows{}, false, err
+	}
 	if bestN == 0 {
 		return htmlRows{}, false, nil
 	}
@@ -73,6 +122,30 @@ func signature(s *goquery.Selection) string {
 		return tag
 	}
 	return tag + "." + strings.Join(cls, ".")
+}
+
+// nodeSignature is signature of an element node.
+func nodeSignature(n *html.Node) string {
+	var cls []string
+	for _, a := range n.Attr {
+		if a.Key == "class" {
+			cls = strings.Fields(a.Val)
+		}
+	}
+	if len(cls) == 0 {
+		return n.Data
+	}
+	sort.Strings(cls)
+	return n.Data + "." + strings.Join(cls, ".")
+}
+
+func hasElementChild(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return true
+		}
+	}
+	return false
 }
 
 // ownSelector is how an element is named on its own: #id, tag.class, or "" when it has neither.
@@ -114,21 +187,30 @@ func rowSelector(list string, row *goquery.Selection, sig string) string {
 
 // cellColumns are the cells of the rows: for a table row its td cells by position (named by
 // their class when it is their own, else by nth-child) and header; for other rows the leaf
-// elements with a class.
-func cellColumns(rows []*goquery.Selection) []column {
+// elements with a class. Each row is walked once (its classes counted in that walk), so the
+// work is linear in the rows' elements; it ends with ctx.
+func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, error) {
 	var cols []column
 	idx := map[string]int{}
-	headers := headerNames(rows[0])
+	var headers []string // only table rows are named by their header; looked up once a group
+	if goquery.NodeName(rows[0]) == "tr" {
+		headers = headerNames(rows[0])
+	}
 	for r, row := range rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		counts, leaves, ok := rowElements(row)
+		if !ok {
+			continue // a whole table or list, not one row of it
+		}
 		cells := row.Children().Filter("td")
 		if goquery.NodeName(row) != "tr" {
-			cells = row.Find("*").FilterFunction(func(_ int, s *goquery.Selection) bool {
-				return s.Children().Length() == 0 && s.AttrOr("class", "") != ""
-			})
+			cells = leaves
 		}
 		seen := map[string]bool{}
 		cells.Each(func(i int, c *goquery.Selection) {
-			where := cellSelector(c, i, row)
+			where := cellSelector(c, i, counts)
 			if where == "" || seen[where] {
 				return
 			}
@@ -146,14 +228,62 @@ func cellColumns(rows []*goquery.Selection) []column {
 			cols[k].values[r] = crawler.CleanText(c.Text())
 		})
 	}
-	return cols
+	return cols, nil
 }
 
-func cellSelector(c *goquery.Selection, i int, row *goquery.Selection) string {
+// rowElements walks a row's elements once: how many of them match each tag.class, and its leaf
+// elements with a class. ok is false for an element with more than maxRowElements elements or
+// maxRowCells leaves: a whole table or list, not one row of it (the walk stops there).
+func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery.Selection, ok bool) {
+	counts = map[string]int{}
+	var leafNodes []*html.Node
+	n := 0
+	var walk func(p *html.Node) bool
+	walk = func(p *html.Node) bool {
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if n++; n > maxRowElements {
+				return false
+			}
+			class, leaf := "", true
+			for _, a := range c.Attr {
+				if a.Key == "class" {
+					class = a.Val
+				}
+			}
+			for _, cls := range strings.Fields(class) {
+				counts[c.Data+"."+cls]++
+			}
+			for g := c.FirstChild; g != nil; g = g.NextSibling {
+				if g.Type == html.ElementNode {
+					leaf = false
+					break
+				}
+			}
+			if leaf && class != "" {
+				leafNodes = append(leafNodes, c)
+			}
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(row.Nodes) == 0 || !walk(row.Nodes[0]) || len(leafNodes) > maxRowCells {
+		return nil, nil, false
+	}
+	return counts, &goquery.Selection{Nodes: leafNodes}, true
+}
+
+// cellSelector names a cell within its row: tag.class when no other element of the row matches
+// it (counts: the row's elements per tag.class), else a td by position.
+func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 	tag := goquery.NodeName(c)
 	if cls := strings.Fields(c.AttrOr("class", "")); len(cls) > 0 {
 		sel := tag + "." + cls[0]
-		if row.Find(sel).Length() == 1 {
+		if counts[sel] == 1 {
 			return sel
 		}
 	}

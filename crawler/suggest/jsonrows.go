@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"html"
 	"sort"
@@ -19,16 +20,19 @@ type jsonRows struct {
 // findJSONRows walks a JSON document for arrays of objects and returns the one whose members look
 // most like tee times (the most rows with one, then the most rows), with its evidence; ok false
 // when no array has a member that looks like a tee time.
-func findJSONRows(body []byte) (best jsonRows, ok bool, err error) {
+func findJSONRows(ctx context.Context, body []byte) (best jsonRows, ok bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
 		return jsonRows{}, false, err
 	}
-	bestN := 0
+	bestN, seen := 0, 0
 	walkJSON(doc, nil, func(path []string, arr []any) {
-		cols := objectColumns(arr)
+		if seen++; seen%ctxEvery == 0 && ctx.Err() != nil {
+			return
+		}
+		cols := objectColumns(arr[:min(len(arr), SampleRows)])
 		if cols == nil {
 			return
 		}
@@ -42,6 +46,9 @@ func findJSONRows(body []byte) (best jsonRows, ok bool, err error) {
 			best, bestN = jsonRows{path: gjsonPath(path), rows: len(arr), cols: cols}, n
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return jsonRows{}, false, err
+	}
 	return best, bestN > 0, nil
 }
 

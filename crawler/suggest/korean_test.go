@@ -18,7 +18,7 @@ import (
 // is complete and crawls the page into the same listings the page shows.
 func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
 	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
-	times := []string{"06시 30분", "06시 37분", "07시", "07시 반", "08시 05분"}
+	times := []string{"06시 30분", "06시 30분", "07시", "07시 반", "07시 반"} // the parts share tee times (rule (a))
 	prices := []string{"14만5천원", "14만5천원", "15만원", "15만 5천원", "16만원"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
@@ -46,8 +46,8 @@ func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
 	for _, l := range res.Listings {
 		got = append(got, fmt.Sprintf("%s %s %s %d", l.PlayDate, l.TeeTime, l.CoursePart, *l.PriceKRW))
 	}
-	want := "2026-12-05 06:30 동코스 145000,2026-12-05 06:37 서코스 145000,2026-12-05 07:00 동코스 150000," +
-		"2026-12-05 07:30 서코스 155000,2026-12-05 08:05 동코스 160000"
+	want := "2026-12-05 06:30 동코스 145000,2026-12-05 06:30 서코스 145000,2026-12-05 07:00 동코스 150000," +
+		"2026-12-05 07:30 동코스 160000,2026-12-05 07:30 서코스 155000"
 	sort.Strings(got)
 	if strings.Join(got, ",") != want || res.Rejected != 0 {
 		t.Errorf("the suggestion crawls %v (%d rejected), want %s", got, res.Rejected, want)

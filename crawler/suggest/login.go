@@ -3,6 +3,7 @@ package suggest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -114,4 +115,25 @@ func (a *analysis) loggedIn(ctx context.Context) (Page, bool, error) {
 	a.say("login: %s are set: logged in and fetched the page again (status %d, %d bytes)", strings.Join(sortedValues(l.Credentials), " and "), page.Status, len(page.Body))
 	a.loginDone = true
 	return page, true, nil
+}
+
+var reUserName = regexp.MustCompile(`(?i)(user|login|member|^mb_?id$|^id$|usrid|userid)`)
+
+// passwordLogin turns the copied request's password fields into the login block to fill in: they
+// post {{.Credentials.password}} (and a user-like field {{.Credentials.user}}) to the page's URL,
+// never the copied values. Where the site's login form is another page, its URL is to be set.
+func (a *analysis) passwordLogin() {
+	fields := map[string]string{}
+	for _, name := range a.t.passwords {
+		fields[name] = "{{.Credentials.password}}"
+	}
+	for name := range a.t.req.Form {
+		if reUserName.MatchString(name) && !isSecretName(name) {
+			fields[name] = "{{.Credentials.user}}"
+			break
+		}
+	}
+	a.setLogin(loginPage{action: redactURL(a.o.Request.URL), fields: fields, selector: "input[type=password]"},
+		fmt.Sprintf("the copied request sends a password (form %s): it is never written; the login block sends it from a variable "+
+			"(check its url: the site's login form may post elsewhere)", strings.Join(a.t.passwords, ", ")))
 }

@@ -38,6 +38,22 @@ const newShapesSites = `sites:
       tee_time: {path: teeTm}
       price: {path: greenFee}
       players: {path: playerCnt}
+  - name: sim-json-caddie
+    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
+    requests:
+      - url: 'BASE/api/caddie/teeList.json?ccId={{.Target.id}}&ymd={{.Date.Format "20060102"}}'
+    format: json
+    json:
+      rows: data
+      success: {path: resultCode, equals: "0000"}
+      empty_when: [{path: data, is: empty}]
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: courseNm}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {path: teeTime}
+      price: {path: greenFee}
+      players: {path: playerCnt}
 `
 
 func newShapeSite(t *testing.T, name, base string) *crawler.Site {
@@ -111,6 +127,33 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 				t.Errorf("the charset is not declared (charset %q)", sg.Site.Charset)
 			}
 			sameEvents(t, crawlWeek(t, clock, noEnv, tc.hand(srv.URL), sg.Site))
+		})
+	}
+}
+
+// TestSuggestChecksIdentity (#33 item 2): JSON rows that name each tee time's caddie
+// (caddie_name, a person, changing every six hours) beside the course part. For a club without
+// parts, today's suggest took the caddie for the course part, so every caddie change closed and
+// reopened the tee time. The caddie is rejected, stderr says by which rule, and the suggestion
+// crawls like the hand-written entry, for the club without parts and for one with parts.
+func TestSuggestChecksIdentity(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	for _, club := range []string{"139", "138"} {
+		t.Run("club "+club, func(t *testing.T) {
+			clock := &simClock{t: simStart}
+			sim, srv := simServer(t, clock)
+			curl := "curl '" + srv.URL + sitesim.PathJSONCaddie + "?ccId=" + club + "&ymd=" + day.Format("20060102") + "' -H 'Accept: application/json'"
+			sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim), Now: clock.Now})
+			if !sg.Complete {
+				t.Fatalf("partial: %v", sg.Missing)
+			}
+			if f := sg.Site.Fields["course_part"]; f.Path != "courseNm" {
+				t.Errorf("course_part ← %+v, want courseNm", f)
+			}
+			if !strings.Contains(stderr, "caddie_name: rejected for the listing key by rule (d)") {
+				t.Errorf("stderr does not say that caddie_name was rejected, and by which rule")
+			}
+			sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-caddie", srv.URL), sg.Site))
 		})
 	}
 }

@@ -42,12 +42,18 @@ func TestSuggestWithoutRows(t *testing.T) {
 	t.Cleanup(srv.Close)
 	req, _ := ParseCurl("curl '" + srv.URL + "/notice?d=20261205'")
 	var said []string
-	sg, err := Suggest(t.Context(), Options{Request: req, Fetcher: testFetcher(t), Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }})
+	sg, err := Suggest(t.Context(), Options{Request: req, Fetcher: testFetcher(t), Examples: []string{"휴장", "06:30"},
+		Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }})
 	if err != nil {
 		t.Fatalf("err %v", err)
 	}
-	if sg.Complete || len(sg.Missing) == 0 || !strings.Contains(strings.Join(said, "\n"), "no repeated element of the HTML answer holds tee times") {
-		t.Errorf("complete %v missing %v; said:\n%s", sg.Complete, sg.Missing, strings.Join(said, "\n"))
+	all := strings.Join(said, "\n")
+	if sg.Complete || len(sg.Missing) == 0 || !strings.Contains(all, "no repeated element of the HTML answer holds tee times") {
+		t.Errorf("complete %v missing %v; said:\n%s", sg.Complete, sg.Missing, all)
+	}
+	// Every --example is answered, also when no rows were found (#33: they were ignored without a word).
+	if !strings.Contains(all, `example "휴장": in the answer, but in no repeated element`) || !strings.Contains(all, `example "06:30": not in the answer`) {
+		t.Errorf("the examples are not each said found or not found:\n%s", all)
 	}
 }
 

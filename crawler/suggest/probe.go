@@ -3,9 +3,11 @@ package suggest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/tidwall/gjson"
@@ -13,9 +15,26 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// probeEmpty asks for a date far ahead, which no site has opened yet, to learn what an empty
-// answer looks like: for JSON the empty_when condition and, from a result code that both answers
-// share, json.success; for HTML whether the list element is still there.
+// MaxProbes bounds the extra requests of the probe: the last date of the crawl's window, two
+// more to find the last date with rows when that one has none, and the far-ahead date.
+const MaxProbes = 4
+
+// probed is one answer of the probe, with what its rows say.
+type probed struct {
+	date    time.Time
+	page    Page
+	rows    int      // rows with a tee time
+	markers []string // texts of rows that match row but hold no tee time (HTML)
+}
+
+// probeEmpty learns what the dates without tee times answer: it asks for the last date of the
+// crawl's window (and, when that has no rows, bisects for the last date that has), which shows a
+// sold-out date's answer and whether days_ahead reaches past the site's booking window, and for
+// a date far ahead, which no site has opened yet. From them: for JSON the empty_when condition
+// and json.success (and json.not_open_when when the far-ahead answer differs from a sold-out
+// one), for HTML empty_when from a sold-out marker row, not_open from an alert-only answer, and
+// whether the list element is still there. At most MaxProbes requests, each after the
+// politeness's delay.
 func (a *analysis) probeEmpty(ctx context.Context) error {
 	if !a.t.dateFound {
 		a.say("probe-empty: skipped, the request names no date to move")
@@ -24,22 +43,201 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 	if a.missing != nil && (a.out.JSON == nil && a.out.Row == "") {
 		return nil
 	}
-	far := a.date.AddDate(0, 0, ProbeDays)
-	page, err := a.o.Fetcher.Fetch(ctx, a.t.req, a.t.target, far, a.t.secret)
+	window, err := a.probeWindow(ctx)
 	if err != nil {
 		return err
 	}
-	a.say("probe-empty: fetched %s (%s, %d days ahead): status %d, %d bytes", page.Request, far.Format("2006-01-02"), ProbeDays, page.Status, len(page.Body))
-	if page.Err != nil {
-		a.say("probe-empty: the far-ahead page failed (%v); a sold-out date may fail the crawl", page.Err)
+	far := a.date.AddDate(0, 0, ProbeDays)
+	fp, err := a.probe(ctx, far)
+	if err != nil {
+		return err
+	}
+	a.say("probe-empty: fetched %s (%s, %d days ahead): status %d, %d bytes", fp.page.Request, far.Format("2006-01-02"), ProbeDays, fp.page.Status, len(fp.page.Body))
+	soldOut := a.soldOut(window)
+	if !a.isJSON {
+		a.emptyWhenHTML(append(window, fp))
+	}
+	if fp.page.Err != nil {
+		a.say("probe-empty: the far-ahead page failed (%v); a sold-out date may fail the crawl", fp.page.Err)
+		if a.isJSON && soldOut != nil {
+			a.emptyJSON(a.page.Body, soldOut.page.Body)
+		}
 		return nil
 	}
 	if a.isJSON {
-		a.emptyJSON(a.page.Body, page.Body)
+		if soldOut == nil {
+			a.emptyJSON(a.page.Body, fp.page.Body)
+			return nil
+		}
+		a.emptyJSON(a.page.Body, soldOut.page.Body)
+		a.notOpenJSON(soldOut.page.Body, fp.page.Body)
 		return nil
 	}
-	a.emptyHTML(page.Body)
+	a.emptyHTML(fp)
 	return nil
+}
+
+// probe fetches the request for date after the politeness's delay; it counts towards MaxProbes.
+func (a *analysis) probe(ctx context.Context, date time.Time) (probed, error) {
+	a.probes++
+	if a.probes > MaxProbes {
+		return probed{}, fmt.Errorf("probe: more than %d extra requests", MaxProbes)
+	}
+	page, err := a.fetchAt(ctx, date)
+	if err != nil {
+		return probed{}, err
+	}
+	p := probed{date: date, page: page}
+	if page.Err == nil {
+		p.rows, p.markers = a.pageRows(page.Body)
+	}
+	return p, nil
+}
+
+// probeWindow asks for the last date of the crawl's window (today + days_ahead) and, when it
+// answers no rows, bisects between the play date and it (two requests at most) for the last date
+// that does; it warns when days_ahead reaches past that date.
+func (a *analysis) probeWindow(ctx context.Context) ([]probed, error) {
+	if a.out.DaysAhead <= 0 {
+		return nil, nil
+	}
+	today := midnight(a.o.now())
+	last := today.AddDate(0, 0, a.out.DaysAhead)
+	play := midnight(a.date)
+	if !last.After(play) {
+		return nil, nil
+	}
+	lp, err := a.probe(ctx, last)
+	if err != nil {
+		return nil, err
+	}
+	out := []probed{lp}
+	a.say("probe-window: fetched %s (%s, the last date of days_ahead %d): status %d, %d rows", lp.page.Request, last.Format("2006-01-02"), a.out.DaysAhead, lp.page.Status, lp.rows)
+	if lp.rows > 0 || lp.page.Err != nil {
+		return out, nil
+	}
+	lo, hi := play, last // lo answered rows, hi none
+	for range 2 {
+		if play.Before(today) || days(lo, hi) < 2 {
+			break
+		}
+		mid := lo.AddDate(0, 0, days(lo, hi)/2)
+		mp, err := a.probe(ctx, mid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mp)
+		a.say("probe-window: fetched %s (%s): status %d, %d rows", mp.page.Request, mid.Format("2006-01-02"), mp.page.Status, mp.rows)
+		switch {
+		case mp.page.Err != nil:
+			return out, nil
+		case mp.rows > 0:
+			lo = mid
+		default:
+			hi = mid
+		}
+	}
+	if play.Before(today) {
+		a.say("probe-window: warning: days_ahead %d reaches %s, which answered no rows (sold out, or past the site's booking window)", a.out.DaysAhead, last.Format("2006-01-02"))
+		return out, nil
+	}
+	between := ""
+	if days(lo, hi) > 1 {
+		between = fmt.Sprintf(" (the dates between it and %s were not asked)", hi.Format("2006-01-02"))
+	}
+	a.say("probe-window: warning: days_ahead %d reaches %s, but the last date that answered rows is %s%s; %s and later answered none: "+
+		"past the site's booking window (or sold out). Set days_ahead: %d to stop there, or keep it with not_open/empty_when below so that those dates keep the crawl complete",
+		a.out.DaysAhead, last.Format("2006-01-02"), lo.Format("2006-01-02"), between, hi.Format("2006-01-02"), max(0, days(today, lo)))
+	return out, nil
+}
+
+func midnight(t time.Time) time.Time {
+	y, m, d := t.In(crawler.Seoul()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, crawler.Seoul())
+}
+
+// days is the number of calendar days from a to b.
+func days(a, b time.Time) int { return int(b.Sub(a).Round(24*time.Hour) / (24 * time.Hour)) }
+
+// soldOut is the first probed date of the window that answered without rows and did not fail:
+// a sold-out answer, or one past the booking window (nil: none).
+func (a *analysis) soldOut(window []probed) *probed {
+	for i := range window {
+		if p := &window[i]; p.page.Err == nil && p.rows == 0 && (!a.isJSON || !alertOnly(p.page.Body)) {
+			return p
+		}
+	}
+	return nil
+}
+
+// pageRows counts the rows of an answer that hold a tee time, and for HTML the texts of the rows
+// that match row but hold none (a sold-out marker row).
+func (a *analysis) pageRows(body []byte) (int, []string) {
+	if a.isJSON {
+		rows := gjson.GetBytes(body, a.out.JSON.Rows)
+		if !rows.IsArray() {
+			return 0, nil
+		}
+		return len(rows.Array()), nil
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+	if err != nil {
+		return 0, nil
+	}
+	n := 0
+	var markers []string
+	tee := cells["tee_time"]
+	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
+		cell := row
+		if f := a.out.Fields["tee_time"]; f.Selector != "" {
+			cell = row.Find(f.Selector).First()
+		}
+		if slices.ContainsFunc(tee.Shapes(), func(sh crawler.Shape) bool { return sh.Match(cell.Text()) }) {
+			n++
+			return
+		}
+		if text := crawler.CleanText(row.Text()); text != "" {
+			markers = append(markers, text)
+		}
+	})
+	return n, markers
+}
+
+// emptyWhenHTML proposes empty_when from the marker rows the probed answers without tee times
+// show: a row that matches row and holds no tee time is the page's sold-out marker.
+func (a *analysis) emptyWhenHTML(pages []probed) {
+	for _, p := range pages {
+		if p.rows > 0 || len(p.markers) == 0 {
+			continue
+		}
+		text := strings.TrimRight(p.markers[0], ".")
+		a.out.EmptyWhen = []crawler.RowMark{{Contains: text}}
+		a.say("empty_when ← contains %q: %s answered a row matching %q with no tee time (%q), the sold-out marker; "+
+			"with the entry such a page is a sold-out answer, not a rejected row", text, p.date.Format("2006-01-02"), a.out.Row, p.markers[0])
+		return
+	}
+}
+
+// alertOnly reports whether an answer only alerts (a date not open yet on a classic club site).
+func alertOnly(body []byte) bool { return reAlert.Match(body) }
+
+// notOpenJSON proposes json.not_open_when when the far-ahead answer says something else than
+// the sold-out one in a result member (a code or message): the far-ahead date is not open yet.
+func (a *analysis) notOpenJSON(soldOut, far []byte) {
+	so, fa := gjson.ParseBytes(soldOut), gjson.ParseBytes(far)
+	fa.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		if !reCodeName.MatchString(name) || v.Type != gjson.String {
+			return true
+		}
+		path := gjsonPath([]string{name})
+		if sv := so.Get(path); sv.Exists() && sv.String() != v.String() {
+			a.out.JSON.NotOpenWhen = []crawler.JSONCondition{{Path: path, Equals: v.String()}}
+			a.say("json.not_open_when ← %s equals %q: the far-ahead date says it where a sold-out date says %q: not open yet, it opens and closes nothing", path, v.String(), sv.String())
+			return false
+		}
+		return true
+	})
 }
 
 var (
@@ -144,31 +342,23 @@ func splitPath(p string) []string {
 	return append(out, cur.String())
 }
 
-func (a *analysis) emptyHTML(body []byte) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+func (a *analysis) emptyHTML(fp probed) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(fp.page.Body)))
 	if err != nil {
 		return
 	}
-	n := 0
-	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
-		cell := row
-		if f := a.out.Fields["tee_time"]; f.Selector != "" {
-			cell = row.Find(f.Selector).First()
-		}
-		if tee := cells["tee_time"]; slices.ContainsFunc(tee.Shapes(), func(sh crawler.Shape) bool { return sh.Match(cell.Text()) }) {
-			n++
-		}
-	})
-	hr, _, _ := findHTMLRows(a.page.Body)
-	listThere := hr.list == "" || doc.Find(hr.list).Length() > 0
+	list := a.out.List
+	listThere := list == "" || doc.Find(list).Length() > 0
 	switch {
-	case n > 0:
-		a.say("probe-empty: the far-ahead page has %d rows with a tee time too", n)
+	case fp.rows > 0:
+		a.say("probe-empty: the far-ahead page has %d rows with a tee time too", fp.rows)
+	case listThere && len(fp.markers) > 0:
+		a.say("probe-empty: the far-ahead page shows %s with only its marker row: an empty day reads as sold out with empty_when", list)
 	case listThere:
-		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", hr.list)
-	case a.notOpen(body):
+		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", list)
+	case a.notOpen(fp.page.Body):
 	default:
-		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", hr.list)
+		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", list)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -154,7 +155,7 @@ func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entrie
 		t.Fatal(err)
 	}
 	per := make([][]string, len(sites))
-	for _, e := range testkit.ReadEvents(t, path) {
+	for _, e := range eventstest.ReadEvents(t, path) {
 		i := 0
 		if _, err := fmt.Sscanf(e.Source, "entry-%d", &i); err != nil {
 			t.Fatalf("event of source %q", e.Source)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,8 +26,10 @@ type Options struct {
 	Name       string   // the site's name; "": from the host
 	DaysAhead  int
 	ProbeEmpty bool // fetch a far-ahead date to learn what an empty answer looks like
-	Fetcher    Fetcher
-	Say        func(format string, args ...any) // the reasoning, one line each (stderr)
+	// Now is the clock the crawl's window (today .. today+DaysAhead) is read on; nil: time.Now.
+	Now     func() time.Time
+	Fetcher Fetcher
+	Say     func(format string, args ...any) // the reasoning, one line each (stderr)
 }
 
 // Suggestion is what Suggest found.
@@ -36,7 +39,7 @@ type Suggestion struct {
 	Complete bool           // every required field was found and no login is to be filled in
 	Login    bool           // the page needs a login: the login block's credentials are to be set
 	Missing  []string       // required fields not found
-	Dropped  []string       // credential headers left out of the output
+	Dropped  []string       // credentials left out of the output (headers; "query NAME", "form NAME", ...)
 	Date     time.Time      // the play date used
 	Target   crawler.Target // the given target the request asked for (nil: none)
 }
@@ -66,6 +69,8 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err != nil {
 		return sg, err
 	}
+	// Nothing said from here on repeats a credential's value (the fetched request lines hold them).
+	say = redacting(say, t.values)
 	sg.Dropped, sg.Target = t.dropped, t.target
 	if len(t.dropped) > 0 {
 		say("dropped from the output (a login, session or CSRF token does not belong in a sites file): %s", strings.Join(t.dropped, ", "))
@@ -82,6 +87,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if err := a.run(ctx); err != nil {
 		return sg, err
 	}
+	a.showTheWay()
 	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
 	sg.Complete = !sg.Login && len(a.missing) == 0
 	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
@@ -98,7 +104,17 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 		return sg, fmt.Errorf("the suggested entry does not validate: %w", err)
 	}
 	sg.Site = sites[0]
+	if !sg.Login {
+		a.crawlCheck(ctx, sg.Site)
+	}
 	return sg, nil
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
 }
 
 // siteName is --name, else the host without www. and with dots as dashes.
@@ -121,5 +137,22 @@ func redactURL(raw string) string {
 		return "(unparsable URL)"
 	}
 	u.RawQuery, u.User, u.Fragment = "", nil, ""
+	u.Path, u.RawPath = rePathParams.ReplaceAllString(u.Path, ""), ""
 	return u.String()
+}
+
+// rePathParams are a URL path's parameters (;jsessionid=...): a session id's place.
+var rePathParams = regexp.MustCompile(`;[^/]*`)
+
+// redacting is say with every secret replaced by ***.
+func redacting(say func(string, ...any), secrets []string) func(string, ...any) {
+	if len(secrets) == 0 {
+		return say
+	}
+	// Longest first, so that a value is not half-replaced by one it contains.
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	return func(format string, args ...any) {
+		say("%s", crawler.Redact(fmt.Sprintf(format, args...), secrets))
+	}
 }

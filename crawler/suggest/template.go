@@ -30,19 +30,60 @@ type templated struct {
 	req       crawler.RequestTemplate
 	dateFound bool
 	target    crawler.Target // the given target whose id the request holds (nil: none)
-	dropped   []string       // credential headers left out of the output
-	secret    http.Header    // those headers, for fetching as the browser did
+	dropped   []string       // credentials left out of the output: headers, and "query NAME", "form NAME", ...
+	secret    http.Header    // the credential headers, for fetching as the browser did
+	// full is req with the dropped query, path-parameter, form and JSON credentials kept (as
+	// literals), for fetching as the browser did; values are every credential's value, to redact
+	// from what is said; passwords are the form's password fields (the login block's hint).
+	full      crawler.RequestTemplate
+	values    []string
+	passwords []string
 }
 
-// isSecretHeader reports whether a header carries a login, session or CSRF token.
-func isSecretHeader(name string) bool {
+// secretParts are what a header, query, path-parameter, form or JSON name holding a login,
+// session or CSRF token or a password contains; secretWords are shorter ones that must be a
+// whole word of the name (sid, not inside).
+var (
+	secretParts = []string{"cookie", "authorization", "csrf", "xsrf", "token", "session", "auth", "api-key", "apikey", "api_key",
+		"pass", "pwd", "secret", "jsessionid", "phpsessid", "aspsessionid"}
+	secretWords = []string{"sid", "pw"}
+	// passwordParts name a password: such a form field becomes the login block's credential.
+	passwordParts = []string{"pass", "pwd"}
+)
+
+// isSecretName reports whether a header, query, path-parameter, form or JSON name carries a
+// login, session or CSRF token or a password.
+func isSecretName(name string) bool {
 	n := strings.ToLower(name)
-	for _, s := range []string{"cookie", "authorization", "csrf", "xsrf", "token", "session", "auth", "api-key", "apikey"} {
+	for _, s := range secretParts {
 		if strings.Contains(n, s) {
 			return true
 		}
 	}
+	for _, w := range nameWords(name) {
+		if slices.Contains(secretWords, w) {
+			return true
+		}
+	}
 	return false
+}
+
+// isPasswordName reports whether a form name is a password's.
+func isPasswordName(name string) bool {
+	n := strings.ToLower(name)
+	return slices.ContainsFunc(passwordParts, func(p string) bool { return strings.Contains(n, p) }) ||
+		slices.Contains(nameWords(name), "pw")
+}
+
+var reWord = regexp.MustCompile(`[A-Z]?[a-z0-9]+|[A-Z]+`)
+
+// nameWords are a name's words, lower case: user_sid, userSid and USER-SID are user and sid.
+func nameWords(name string) []string {
+	var out []string
+	for _, w := range reWord.FindAllString(name, -1) {
+		out = append(out, strings.ToLower(w))
+	}
+	return out
 }
 
 // isBrowserHeader reports whether a header only describes the browser (left out, unsaid).
@@ -77,6 +118,33 @@ func findDate(r Request) (time.Time, string, bool) {
 // {{.Date}}, a given target's id {{.Target.id}}; credential headers are dropped (and kept aside
 // in secret), browser headers left out.
 func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawler.Target, say func(string, ...any)) (templated, error) {
+	t, err := buildTemplate(r, date, withYearless, targets, say, true)
+	if err != nil {
+		return t, err
+	}
+	full, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false)
+	if err != nil {
+		return t, err
+	}
+	t.full = full.req
+	for _, vs := range t.secret {
+		for _, v := range vs {
+			t.values = append(t.values, v)
+			for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ';' || r == ',' }) {
+				if _, val, ok := strings.Cut(part, "="); ok {
+					t.values = append(t.values, val)
+				} else if !strings.EqualFold(part, "Bearer") && !strings.EqualFold(part, "Basic") {
+					t.values = append(t.values, part)
+				}
+			}
+		}
+	}
+	return t, nil
+}
+
+// buildTemplate is makeTemplate's one pass: with drop, the credentials in the query, path
+// parameters, form and JSON body are left out (and named), else kept as they are.
+func buildTemplate(r Request, date time.Time, withYearless bool, targets []crawler.Target, say func(string, ...any), drop bool) (templated, error) {
 	var t templated
 	t.secret = http.Header{}
 	t.req.Method = r.Method
@@ -84,7 +152,7 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawle
 	if withYearless {
 		layouts = append(append([]string(nil), fullLayouts...), yearlessLayouts...)
 	}
-	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say}
+	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say, drop: drop}
 	t.req.URL = sub.url(r.URL)
 	names := make([]string, 0, len(r.Header))
 	for k := range r.Header {
@@ -95,7 +163,7 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawle
 	for _, k := range names {
 		v := strings.Join(r.Header[k], "; ")
 		switch {
-		case isSecretHeader(k):
+		case isSecretName(k):
 			t.dropped = append(t.dropped, k)
 			t.secret[k] = r.Header[k]
 		case isBrowserHeader(k):
@@ -118,6 +186,8 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawle
 		return t, err
 	}
 	t.dateFound, t.target = sub.dateFound, sub.target
+	t.dropped = append(sub.dropped, t.dropped...)
+	t.values, t.passwords = sub.values, sub.passwords
 	if t.req.Method == http.MethodGet {
 		t.req.Method = ""
 	}
@@ -132,6 +202,39 @@ type substituter struct {
 	say       func(string, ...any)
 	dateFound bool
 	target    crawler.Target
+	drop      bool     // leave the credentials out
+	dropped   []string // the credentials found: "query NAME", "form NAME", ...
+	values    []string // their values
+	passwords []string // the form's password fields
+}
+
+// secret reports whether the value v of name (where: "query", "form", ...) is a credential to
+// leave out, and records it: a credential's name, unless v is the play date or a target's id.
+func (s *substituter) secret(where, name, v string) bool {
+	if !isSecretName(name) || s.holdsVariable(v) {
+		return false
+	}
+	s.dropped = append(s.dropped, where+" "+name)
+	if v != "" {
+		s.values = append(s.values, v, url.QueryEscape(v), url.PathEscape(v))
+	}
+	if where == "form" && isPasswordName(name) {
+		s.passwords = append(s.passwords, name)
+	}
+	return true
+}
+
+// holdsVariable reports whether v is a target's id or holds the play date.
+func (s *substituter) holdsVariable(v string) bool {
+	for _, tg := range s.targets {
+		if id := tg["id"]; id != "" && v == id {
+			return true
+		}
+	}
+	if s.date.IsZero() {
+		return false
+	}
+	return slices.ContainsFunc(s.layouts, func(l string) bool { return strings.Contains(v, s.date.Format(l)) })
 }
 
 // text makes one value (a query value, a form value, a JSON string) a template. whole: the
@@ -179,11 +282,23 @@ func (s *substituter) url(raw string) string {
 			segs = append(segs, seg)
 			continue
 		}
+		seg, params, _ := strings.Cut(seg, ";")
 		dec, err := url.PathUnescape(seg)
 		if err != nil {
 			dec = seg
 		}
-		segs = append(segs, s.text("path segment "+itoa(i), dec, url.PathEscape))
+		out := s.text("path segment "+itoa(i), dec, url.PathEscape)
+		for _, p := range strings.Split(params, ";") {
+			if p == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(p, "=")
+			if s.secret("path parameter", k, v) && s.drop {
+				continue
+			}
+			out += ";" + literal(p)
+		}
+		segs = append(segs, out)
 	}
 	out := u.Scheme + "://" + literal(u.Host) + strings.Join(segs, "/")
 	if u.RawQuery == "" {
@@ -193,6 +308,13 @@ func (s *substituter) url(raw string) string {
 	for _, kv := range strings.Split(u.RawQuery, "&") {
 		k, v, _ := strings.Cut(kv, "=")
 		dv, err := url.QueryUnescape(v)
+		if dk, err := url.QueryUnescape(k); err == nil && s.secret("query", dk, dv) {
+			if s.drop {
+				continue
+			}
+			qs = append(qs, literal(kv))
+			continue
+		}
 		if err != nil {
 			qs = append(qs, literal(kv))
 			continue
@@ -202,6 +324,9 @@ func (s *substituter) url(raw string) string {
 			tv = literal(v)
 		}
 		qs = append(qs, literal(k)+"="+tv)
+	}
+	if len(qs) == 0 {
+		return out
 	}
 	return out + "?" + strings.Join(qs, "&")
 }
@@ -233,6 +358,12 @@ func (s *substituter) body(rt *crawler.RequestTemplate, r Request) error {
 		if len(vals[k]) > 1 {
 			s.say("form field %s is sent %d times; the sites file sends it once (%q)", k, len(vals[k]), vals[k][0])
 		}
+		if s.secret("form", k, vals[k][0]) {
+			if !s.drop {
+				rt.Form[k] = literal(vals[k][0])
+			}
+			continue
+		}
 		rt.Form[k] = s.text("form "+k, vals[k][0], nil)
 	}
 	return nil
@@ -243,6 +374,12 @@ func (s *substituter) jsonValue(where string, v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for _, k := range sortedKeys(t) {
+			if v, scalar := t[k].(string); scalar && s.secret("JSON member", strings.TrimPrefix(where+"."+k, "body."), v) {
+				if !s.drop {
+					out[k] = literal(v)
+				}
+				continue
+			}
 			out[k] = s.jsonValue(where+"."+k, t[k])
 		}
 		return out

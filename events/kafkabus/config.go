@@ -2,10 +2,8 @@ package kafkabus
 
 import (
 	"errors"
-	"fmt"
 	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -14,13 +12,6 @@ import (
 const (
 	// DefaultTopic is the topic booking events go to when KAFKA_TOPIC is unset.
 	DefaultTopic = "booking-events"
-	// DefaultQueueSize bounds the publisher's in-memory queue: the largest crawl burst measured
-	// was ~7000 events; 10 000 × ~350 B is about 4 MB.
-	DefaultQueueSize = 10_000
-	// DefaultRetryWindow is how long an accepted event is retried before it counts as failed:
-	// long enough to ride out a broker restart or a leader election, short enough that a dead
-	// cluster does not hold the queue forever.
-	DefaultRetryWindow = 5 * time.Minute
 	// DefaultBatchSize is the most events one write sends (kafka-go's BatchSize per partition too).
 	DefaultBatchSize = 1000
 	// DefaultClientID names the producer in broker logs and quotas.
@@ -46,34 +37,32 @@ const (
 // ErrNoBrokers is returned by SyncWriter when no broker is configured.
 var ErrNoBrokers = errors.New("no kafka brokers configured (KAFKA_BOOTSTRAP is empty)")
 
-// PublisherConfig configures NewPublisher and NewSyncWriter. Zero fields take the Default* values.
+// PublisherConfig configures NewSpoolPublisher and NewSyncWriter. Zero fields take the Default*
+// values.
 type PublisherConfig struct {
-	Brokers     []string      // host:port; empty means publishing is off (see NewPublisher)
-	Topic       string        // DefaultTopic when empty
-	QueueSize   int           // DefaultQueueSize when ≤ 0
-	RetryWindow time.Duration // DefaultRetryWindow when ≤ 0; counted from Publish
-	BatchSize   int           // DefaultBatchSize when ≤ 0
-	ClientID    string        // DefaultClientID when empty
-	Logger      *slog.Logger  // discards when nil
-	Now         func() time.Time
-	Metrics     PublisherMetrics // optional
+	Brokers   []string     // host:port; empty means publishing is off (the crawler spools nothing for Kafka)
+	Topic     string       // DefaultTopic when empty
+	BatchSize int          // DefaultBatchSize when ≤ 0
+	ClientID  string       // DefaultClientID when empty
+	Logger    *slog.Logger // discards when nil
+	Now       func() time.Time
+	Metrics   PublisherMetrics // optional
 }
 
 // PublisherMetrics receives the publisher's counters as they change, so that the crawler can
 // export them (e.g. as Prometheus counters) without this package depending on a metrics library.
-// Calls come from Publish's caller and from the publisher's goroutine: implementations must be
-// safe for concurrent use and must not block.
+// Calls come from the publisher's goroutine: implementations must be safe for concurrent use and
+// must not block. (The events the spool drops when full are counted by the spool: spool.Stats.)
 type PublisherMetrics interface {
 	Sent(n int)       // acknowledged by all in-sync replicas
-	Failed(n int)     // given up: retry window exhausted, or rejected by the broker
-	Dropped(n int)    // never tried: queue full, or publisher closed
-	QueueDepth(n int) // events accepted and not yet resolved
+	Failed(n int)     // given up: rejected by the broker for good, or unencodable
+	QueueDepth(n int) // events in the spool not yet acknowledged
 }
 
-// PublisherStats are a publisher's counters since it was created. Queued is a gauge: events
-// accepted by Publish and not yet published, failed or dropped.
+// PublisherStats are a publisher's counters since it was created. Queued is a gauge: the spool's
+// events not yet acknowledged.
 type PublisherStats struct {
-	Published, Failed, Dropped, Queued int64
+	Published, Failed, Queued int64
 }
 
 // ParseBrokers splits a KAFKA_BOOTSTRAP value on commas and drops blank entries:
@@ -89,38 +78,42 @@ func ParseBrokers(s string) []string {
 	return out
 }
 
-// PublisherConfigFromEnv reads KAFKA_BOOTSTRAP, KAFKA_TOPIC, KAFKA_CLIENT_ID,
-// KAFKA_PUBLISH_QUEUE_SIZE (an integer) and KAFKA_PUBLISH_RETRY_WINDOW (a Go duration such as
-// "5m") through getenv. Unset values keep their defaults; Logger, Now and Metrics are left for
-// the caller.
-func PublisherConfigFromEnv(getenv func(string) string) (PublisherConfig, error) {
-	cfg := PublisherConfig{
+// PublisherConfigFromEnv reads KAFKA_BOOTSTRAP, KAFKA_TOPIC and KAFKA_CLIENT_ID through getenv.
+// Unset values keep their defaults; Logger, Now and Metrics are left for the caller. RemovedEnv
+// names the variables an older version read that are ignored now.
+func PublisherConfigFromEnv(getenv func(string) string) PublisherConfig {
+	return PublisherConfig{
 		Brokers:  ParseBrokers(getenv("KAFKA_BOOTSTRAP")),
 		Topic:    strings.TrimSpace(getenv("KAFKA_TOPIC")),
 		ClientID: strings.TrimSpace(getenv("KAFKA_CLIENT_ID")),
 	}
-	if v := strings.TrimSpace(getenv("KAFKA_PUBLISH_QUEUE_SIZE")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return cfg, fmt.Errorf("KAFKA_PUBLISH_QUEUE_SIZE %q is not a positive integer", v)
+}
+
+// RemovedSetting is a setting of the in-memory publisher the spool replaced (its variable and
+// the crawler's flag), with why it is gone.
+type RemovedSetting struct{ Env, Flag, Why string }
+
+// RemovedSettings: the spool gives nothing up by time and has no queue (docs/spool.md).
+var RemovedSettings = []RemovedSetting{
+	{"KAFKA_PUBLISH_RETRY_WINDOW", "retry-window", "nothing is given up by time any more: unacknowledged events stay in <state-dir>/spool"},
+	{"KAFKA_PUBLISH_QUEUE_SIZE", "queue-size", "there is no publish queue any more: the bound is --spool-max-bytes"},
+}
+
+// RemovedEnv returns, for a start-up warning, each RemovedSettings variable set through getenv
+// with why it is ignored.
+func RemovedEnv(getenv func(string) string) []string {
+	var out []string
+	for _, v := range RemovedSettings {
+		if strings.TrimSpace(getenv(v.Env)) != "" {
+			out = append(out, v.Env+" is ignored: "+v.Why)
 		}
-		cfg.QueueSize = n
 	}
-	if v := strings.TrimSpace(getenv("KAFKA_PUBLISH_RETRY_WINDOW")); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return cfg, fmt.Errorf("KAFKA_PUBLISH_RETRY_WINDOW %q is not a positive duration such as 5m", v)
-		}
-		cfg.RetryWindow = d
-	}
-	return cfg, nil
+	return out
 }
 
 func (c PublisherConfig) withDefaults() PublisherConfig {
 	c.Brokers = ParseBrokers(strings.Join(c.Brokers, ","))
 	defaults.Zero(&c.Topic, DefaultTopic)
-	defaults.Positive(&c.QueueSize, DefaultQueueSize)
-	defaults.Positive(&c.RetryWindow, DefaultRetryWindow)
 	defaults.Positive(&c.BatchSize, DefaultBatchSize)
 	defaults.Zero(&c.ClientID, DefaultClientID)
 	if c.Logger == nil {

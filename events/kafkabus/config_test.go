@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
@@ -42,15 +41,23 @@ func FuzzParseBrokers(f *testing.F) {
 	})
 }
 
+// TestPublisherConfigFromEnv: the brokers, topic and client id come from the environment; the
+// old publisher's KAFKA_PUBLISH_RETRY_WINDOW and KAFKA_PUBLISH_QUEUE_SIZE are not read (even a
+// bad value), only named by RemovedEnv for the start-up warning.
 func TestPublisherConfigFromEnv(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"KAFKA_BOOTSTRAP": "a:1,b:2", "KAFKA_PUBLISH_RETRY_WINDOW": "30s", "KAFKA_PUBLISH_QUEUE_SIZE": "50"}
-	cfg, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] })
-	if err != nil || !slices.Equal(cfg.Brokers, []string{"a:1", "b:2"}) || cfg.RetryWindow != 30*time.Second || cfg.QueueSize != 50 {
-		t.Fatalf("got %+v, %v", cfg, err)
+	env := map[string]string{"KAFKA_BOOTSTRAP": "a:1,b:2", "KAFKA_TOPIC": " t ", "KAFKA_PUBLISH_RETRY_WINDOW": "soon", "KAFKA_PUBLISH_QUEUE_SIZE": "50"}
+	getenv := func(k string) string { return env[k] }
+	cfg := kafkabus.PublisherConfigFromEnv(getenv)
+	if !slices.Equal(cfg.Brokers, []string{"a:1", "b:2"}) || cfg.Topic != "t" {
+		t.Fatalf("got %+v", cfg)
 	}
-	env["KAFKA_PUBLISH_RETRY_WINDOW"] = "soon"
-	if _, err := kafkabus.PublisherConfigFromEnv(func(k string) string { return env[k] }); err == nil {
-		t.Fatal("bad retry window accepted")
+	removed := kafkabus.RemovedEnv(getenv)
+	if len(removed) != 2 || !strings.HasPrefix(removed[0], "KAFKA_PUBLISH_RETRY_WINDOW is ignored: ") ||
+		!strings.HasPrefix(removed[1], "KAFKA_PUBLISH_QUEUE_SIZE is ignored: ") {
+		t.Fatalf("RemovedEnv = %q", removed)
+	}
+	if r := kafkabus.RemovedEnv(func(string) string { return "" }); r != nil {
+		t.Fatalf("RemovedEnv of an empty environment = %q", r)
 	}
 }

@@ -85,5 +85,3 @@ func (b *backoff) next() time.Duration {
 	b.n++
 	return retry.Backoff{Base: backoffMin, Max: backoffMax}.Delay(b.n)
 }
-
-func (b *backoff) reset() { b.n = 0 }

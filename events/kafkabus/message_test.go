@@ -19,7 +19,7 @@ func contractEvents() []events.Event {
 	at := time.Date(2026, 12, 1, 6, 30, 15, 123456789, seoul)
 	p1, p2, four, three := int64(150_000), int64(130_000), 4, 3
 	l := events.Listing{Source: "golfzon", CourseName: "레이크 코스", CoursePart: "OUT", RoundDate: "2026-12-05",
-		PlayDate: "2026-12-05", TeeTime: "07:12", PriceKRW: &p1, Players: &four}
+		PlayDate: "2026-12-05", TeeTime: "07:12", Values: events.Values{PriceKRW: &p1, Players: &four}}
 	changed := l
 	changed.PriceKRW, changed.Players = &p2, &three
 	odd := events.Listing{Source: "site a", CourseName: `Pine|Hill "West"`, RoundDate: "12/06 (토)",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -59,14 +60,14 @@ func assertDelivered(t *testing.T, addr string, evs []events.Event) {
 	}
 }
 
-// retryingPublisher is a publisher to the broker at addr that retries for 30 s, logging into a
-// buffer nobody reads.
-func retryingPublisher(addr string) kafkabus.Publisher {
+// retryingPublisher is the crawler's publisher (a spool sent by a SpoolPublisher) to the broker at
+// addr, logging into a buffer nobody reads.
+func retryingPublisher(t *testing.T, addr string) *kafkatest.Spooled {
 	log, _ := newLogger()
-	return kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, RetryWindow: 30 * time.Second, Logger: log})
+	return kafkatest.NewSpooled(t, kafkabus.PublisherConfig{Brokers: []string{addr}, Logger: log})
 }
 
-func closeWithin(t *testing.T, p kafkabus.Publisher, d time.Duration) {
+func closeWithin(t *testing.T, p interface{ Close(context.Context) error }, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	defer cancel()
@@ -75,8 +76,8 @@ func closeWithin(t *testing.T, p kafkabus.Publisher, d time.Duration) {
 	}
 }
 
-// TestPublisherBrokerRestart: the broker dies and comes back on the same port within the retry
-// window; every event published during the outage is delivered.
+// TestPublisherBrokerRestart: the broker dies and comes back on the same port; every event spooled
+// during the outage is delivered.
 func TestPublisherBrokerRestart(t *testing.T) {
 	t.Parallel()
 	c1 := newCluster(t)
@@ -84,7 +85,7 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	_, portS, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portS)
 
-	p := retryingPublisher(addr)
+	p := retryingPublisher(t, addr)
 	evs := testEvents(500, 50)
 	publishAll(p, evs[:200])
 	testkit.WaitFor(t, 10*time.Second, "first 200 published", func() bool { return statsOf(t, p).Published == 200 })
@@ -101,9 +102,9 @@ func TestPublisherBrokerRestart(t *testing.T) {
 	})
 	defer c2.Close()
 	testkit.WaitFor(t, 20*time.Second, "all 500 published", func() bool { return statsOf(t, p).Published >= 500 })
-	t.Logf("restart: max Publish during outage %v, delivered %v after the outage began", maxLat, time.Since(outage))
+	t.Logf("restart: max spool append during outage %v, delivered %v after the outage began", maxLat, time.Since(outage))
 	closeWithin(t, p, 5*time.Second)
-	if s := statsOf(t, p); s.Failed != 0 || s.Dropped != 0 || s.Queued != 0 {
+	if s := statsOf(t, p); s.Failed != 0 || s.Queued != 0 {
 		t.Fatalf("stats %+v", s)
 	}
 	assertDelivered(t, addr, evs[200:]) // the events published during the outage
@@ -127,7 +128,7 @@ func TestPublisherProduceOutage(t *testing.T) {
 		return nil, nil, false
 	})
 	addr := c.ListenAddrs()[0]
-	p := retryingPublisher(addr)
+	p := retryingPublisher(t, addr)
 	evs := testEvents(300, 30)
 	publishAll(p, evs)
 	testkit.WaitFor(t, 10*time.Second, "3 refused produce requests", func() bool { return refused.Load() >= 3 })
@@ -145,7 +146,7 @@ func TestPublisherNotLeader(t *testing.T) {
 	defer c.Close()
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.NotLeaderForPartition, Count: 4})
 	addr := c.ListenAddrs()[0]
-	p := retryingPublisher(addr)
+	p := retryingPublisher(t, addr)
 	evs := testEvents(100, 20)
 	publishAll(p, evs)
 	testkit.WaitFor(t, 20*time.Second, "all 100 published", func() bool { return statsOf(t, p).Published == 100 })
@@ -159,15 +160,15 @@ func TestPublisherNotLeader(t *testing.T) {
 	assertDelivered(t, addr, evs)
 }
 
-// TestPublisherRejected: a permanent error fails the events at once instead of retrying them for
-// the whole retry window.
+// TestPublisherRejected: a permanent error fails the events at once (counted and logged with their
+// ids) instead of retrying them forever; the spool moves on.
 func TestPublisherRejected(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
 	defer c.Close()
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Err: kerr.TopicAuthorizationFailed, Count: -1})
 	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: c.ListenAddrs(), Logger: log})
+	p := kafkatest.NewSpooled(t, kafkabus.PublisherConfig{Brokers: c.ListenAddrs(), Logger: log})
 	evs := testEvents(50, 10)
 	publishAll(p, evs)
 	testkit.WaitFor(t, 10*time.Second, "50 failed", func() bool { return statsOf(t, p).Failed == 50 })

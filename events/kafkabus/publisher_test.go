@@ -3,6 +3,7 @@ package kafkabus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -27,7 +28,7 @@ func testEvents(n, listings int) []events.Event {
 		players := 4
 		l := events.Listing{
 			Source: "test", CourseName: fmt.Sprintf("Course %d", i%listings), RoundDate: "2026-12-01",
-			PlayDate: "2026-12-01", TeeTime: "07:30", PriceKRW: &price, Players: &players,
+			PlayDate: "2026-12-01", TeeTime: "07:30", Values: events.Values{PriceKRW: &price, Players: &players},
 		}
 		evs[i] = events.Opened(l, fmt.Sprintf("crawl-%d", i), at)
 	}
@@ -66,27 +67,23 @@ type stats interface {
 }
 
 // countingMetrics is a PublisherMetrics that adds up what it is told.
-type countingMetrics struct{ sent, failed, dropped, depth atomic.Int64 }
+type countingMetrics struct{ sent, failed, depth atomic.Int64 }
 
 func (m *countingMetrics) Sent(n int)       { m.sent.Add(int64(n)) }
 func (m *countingMetrics) Failed(n int)     { m.failed.Add(int64(n)) }
-func (m *countingMetrics) Dropped(n int)    { m.dropped.Add(int64(n)) }
 func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
 
-func statsOf(t *testing.T, p kafkabus.Publisher) kafkabus.PublisherStats {
+func statsOf(t *testing.T, p stats) kafkabus.PublisherStats {
 	t.Helper()
-	s, ok := p.(stats)
-	if !ok {
-		t.Fatalf("%T has no Stats method", p)
-	}
-	return s.Stats()
+	return p.Stats()
 }
 
-// publishAll publishes evs and returns the slowest Publish call.
-func publishAll(p kafkabus.Publisher, evs []events.Event) (maxLat time.Duration) {
-	for _, e := range evs {
+// publishAll spools evs as batches of at most 100 (a crawl's site crawls) and returns the slowest
+// append (with its fsync), the call on the crawl's goroutine.
+func publishAll(p *kafkatest.Spooled, evs []events.Event) (maxLat time.Duration) {
+	for i := 0; i < len(evs); i += 100 {
 		start := time.Now()
-		p.Publish(e)
+		p.PublishAll(evs[i:min(i+100, len(evs))])
 		maxLat = max(maxLat, time.Since(start))
 	}
 	return maxLat
@@ -111,57 +108,15 @@ func checkLossLogged(t *testing.T, logs *logBuffer, evs []events.Event) map[stri
 	return reasons
 }
 
-// TestNopPublisher: a blank KAFKA_BOOTSTRAP gives the no-op publisher, which never connects;
-// the same listener named in KAFKA_BOOTSTRAP does get connections (the control case).
-func TestNopPublisher(t *testing.T) {
-	t.Parallel()
-	bh, accepts := testkit.CountingBlackHole(t)
-	evs := testEvents(10, 5)
-	for _, bootstrap := range []string{"", " ", ",,", " , ,"} {
-		log, logs := newLogger()
-		cfg, err := kafkabus.PublisherConfigFromEnv(func(k string) string {
-			return map[string]string{"KAFKA_BOOTSTRAP": bootstrap}[k]
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Logger = log
-		p := kafkabus.NewPublisher(cfg)
-		if _, ok := p.(kafkabus.NopPublisher); !ok {
-			t.Fatalf("KAFKA_BOOTSTRAP=%q gave %T, want NopPublisher", bootstrap, p)
-		}
-		publishAll(p, evs)
-		if err := p.Close(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if s := statsOf(t, p); s != (kafkabus.PublisherStats{}) {
-			t.Fatalf("no-op stats %+v", s)
-		}
-		if n := strings.Count(logs.String(), "\n"); n != 1 {
-			t.Fatalf("no-op publisher logged %d lines, want 1: %s", n, logs.String())
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	if n := accepts.Load(); n != 0 {
-		t.Fatalf("no-op publishers connected %d times", n)
-	}
-
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}})
-	publishAll(p, evs)
-	testkit.WaitFor(t, 5*time.Second, "a connection to the listener", func() bool { return accepts.Load() > 0 })
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	_ = p.Close(ctx)
-}
-
-// TestPublisherRealBroker publishes 500 events to the dev stack's broker and reads them back.
+// TestPublisherRealBroker spools 500 events, sent by the SpoolPublisher to the dev stack's broker,
+// and reads them back: each once, keyed by listing, with its headers.
 func TestPublisherRealBroker(t *testing.T) {
 	t.Parallel()
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	log, _ := newLogger()
 	m := &countingMetrics{}
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
+	p := kafkatest.NewSpooled(t, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: log, Metrics: m})
 	evs := testEvents(500, 50)
 	maxLat := publishAll(p, evs)
 	testkit.WaitFor(t, 30*time.Second, "500 published", func() bool { return statsOf(t, p).Published == 500 })
@@ -171,12 +126,12 @@ func TestPublisherRealBroker(t *testing.T) {
 	if err := p.Close(ctx); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	t.Logf("max Publish %v, Close %v", maxLat, time.Since(start))
+	t.Logf("max spool append %v, Close %v", maxLat, time.Since(start))
 	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Published: 500}) {
 		t.Fatalf("stats %+v, want 500 published and nothing else", s)
 	}
-	if m.sent.Load() != 500 || m.failed.Load()+m.dropped.Load() != 0 {
-		t.Fatalf("metrics sent %d failed %d dropped %d", m.sent.Load(), m.failed.Load(), m.dropped.Load())
+	if m.sent.Load() != 500 || m.failed.Load() != 0 || m.depth.Load() != 0 {
+		t.Fatalf("metrics sent %d failed %d depth %d", m.sent.Load(), m.failed.Load(), m.depth.Load())
 	}
 
 	want := map[string]events.Event{}
@@ -242,136 +197,38 @@ func readPartition(t *testing.T, addr, topic string, part int) []kafka.Message {
 	return out
 }
 
-// TestPublisherRefused: nothing listens on the broker port. Publish returns at once, every event
-// fails after the retry window and is logged with its event_id.
-func TestPublisherRefused(t *testing.T) {
-	t.Parallel()
-	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.FreeAddr(t)}, RetryWindow: 300 * time.Millisecond, Logger: log})
-	evs := testEvents(2000, 100)
-	start := time.Now()
-	maxLat := publishAll(p, evs)
-	t.Logf("refused: 2000 Publish calls in %v, max %v", time.Since(start), maxLat)
-	testkit.WaitFor(t, 15*time.Second, "all 2000 lost", func() bool {
-		s := statsOf(t, p)
-		return s.Failed+s.Dropped == 2000
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	if err := p.Close(ctx); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	s := statsOf(t, p)
-	t.Logf("refused: stats %+v", s)
-	if s.Published != 0 || s.Queued != 0 || s.Failed+s.Dropped != 2000 || s.Failed == 0 {
-		t.Fatalf("stats %+v", s)
-	}
-	reasons := checkLossLogged(t, logs, evs)
-	if int64(reasons[kafkabus.ReasonRetryWindow]) != s.Failed || int64(reasons[kafkabus.ReasonQueueFull]) != s.Dropped {
-		t.Fatalf("reasons %v do not match stats %+v", reasons, s)
-	}
-}
-
-// TestPublisherBlackholed: the broker accepts connections and never answers. Publish returns at
-// once, Close returns by its deadline, every event is counted and logged as lost.
+// TestPublisherBlackholed: the broker accepts connections and never answers. Spooling returns at
+// once, Close returns by its deadline with an error, and every event stays in the spool, unsent
+// and not given up (the next run sends it).
 func TestPublisherBlackholed(t *testing.T) {
 	t.Parallel()
 	bh, accepts := testkit.CountingBlackHole(t)
 	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}, Logger: log})
+	p := kafkatest.NewSpooled(t, kafkabus.PublisherConfig{Brokers: []string{bh}, Logger: log})
 	evs := testEvents(2000, 100)
 	start := time.Now()
 	maxLat := publishAll(p, evs)
-	t.Logf("black-holed: 2000 Publish calls in %v, max %v", time.Since(start), maxLat)
+	t.Logf("black-holed: 20 appends of 100 events in %v, max %v", time.Since(start), maxLat)
+	testkit.WaitFor(t, 10*time.Second, "a connection to the black hole", func() bool { return accepts.Load() > 0 })
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	start = time.Now()
 	closed := make(chan error, 1)
-	go func() { closed <- p.Close(ctx) }()
+	go func() { closed <- p.SpoolPublisher.Close(ctx) }()
 	select {
 	case err := <-closed:
 		t.Logf("black-holed: Close took %v: %v", time.Since(start), err)
-		if err == nil {
-			t.Fatal("Close drained a black-holed broker without error")
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "2000 events stay in the spool") {
+			t.Fatalf("Close = %v, want the deadline and 2000 events left in the spool", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close(ctx with 1s deadline) still blocked after 10s")
 	}
-	s := statsOf(t, p)
-	t.Logf("black-holed: stats %+v, connections %d", s, accepts.Load())
-	if s.Published != 0 || s.Queued != 0 || s.Failed+s.Dropped != 2000 {
-		t.Fatalf("stats %+v", s)
+	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Queued: 2000}) {
+		t.Fatalf("stats %+v, want all 2000 kept unsent, none sent or given up", s)
 	}
-	checkLossLogged(t, logs, evs)
-}
-
-// TestPublisherQueueFull: with a queue of 10 and a stuck broker, almost every event is dropped at
-// Publish, and each drop is logged.
-func TestPublisherQueueFull(t *testing.T) {
-	t.Parallel()
-	bh := testkit.BlackHole(t)
-	log, logs := newLogger()
-	m := &countingMetrics{}
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{bh}, QueueSize: 10, Logger: log, Metrics: m})
-	evs := testEvents(1000, 100)
-	maxLat := publishAll(p, evs)
-	s := statsOf(t, p)
-	t.Logf("queue full: max Publish %v, stats after publishing %+v", maxLat, s)
-	if s.Dropped < 900 || s.Dropped+s.Queued != 1000 {
-		t.Fatalf("stats %+v, want ≥ 900 dropped and the rest queued", s)
+	if r := logs.records(t); len(r) != 0 {
+		t.Fatalf("%d events logged as lost with the broker only silent", len(r))
 	}
-	dropped := s.Dropped
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	_ = p.Close(ctx)
-	s = statsOf(t, p)
-	if s.Dropped+s.Failed != 1000 || s.Queued != 0 {
-		t.Fatalf("after Close: stats %+v", s)
-	}
-	if m.dropped.Load()+m.failed.Load() != 1000 || m.sent.Load() != 0 {
-		t.Fatalf("metrics sent %d failed %d dropped %d", m.sent.Load(), m.failed.Load(), m.dropped.Load())
-	}
-	reasons := checkLossLogged(t, logs, evs)
-	if int64(reasons[kafkabus.ReasonQueueFull]) != dropped {
-		t.Fatalf("reasons %v, want %d queue_full", reasons, dropped)
-	}
-	if reasons[kafkabus.ReasonQueueFull]+reasons[kafkabus.ReasonClosed]+reasons[kafkabus.ReasonRetryWindow] != 1000 {
-		t.Fatalf("reasons %v", reasons)
-	}
-}
-
-// TestPublishAfterClose: events published after Close are dropped and logged, never queued.
-func TestPublishAfterClose(t *testing.T) {
-	t.Parallel()
-	log, logs := newLogger()
-	p := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{testkit.FreeAddr(t)}, Logger: log})
-	if err := p.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	evs := testEvents(5, 5)
-	publishAll(p, evs)
-	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Dropped: 5}) {
-		t.Fatalf("stats %+v", s)
-	}
-	if r := checkLossLogged(t, logs, evs); r[kafkabus.ReasonClosed] != 5 {
-		t.Fatalf("reasons %v", r)
-	}
-}
-
-// The crawler's wiring: configuration from the environment, a publisher that never blocks the
-// crawl, and a bounded Close at shutdown.
-func ExampleNewPublisher() {
-	cfg, err := kafkabus.PublisherConfigFromEnv(func(string) string { return "" }) // os.Getenv in main
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	p := kafkabus.NewPublisher(cfg) // KAFKA_BOOTSTRAP unset: a NopPublisher
-	p.Publish(testEvents(1, 1)[0])
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	fmt.Printf("%T %v\n", p, p.Close(ctx))
-	// Output: kafkabus.NopPublisher <nil>
 }

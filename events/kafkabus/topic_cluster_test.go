@@ -30,8 +30,8 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 	ctx := t.Context()
 	topic := strictTopic(t, c)
 	log, logs := newLogger()
-	cfg := kafkabus.PublisherConfig{Brokers: c.Brokers, Topic: topic, RetryWindow: 4 * time.Minute, Logger: log}
-	pub := kafkabus.NewPublisher(cfg)
+	cfg := kafkabus.PublisherConfig{Brokers: c.Brokers, Topic: topic, Logger: log}
+	pub := kafkatest.NewSpooled(t, cfg)
 	sw := kafkabus.NewSyncWriter(cfg)
 	defer sw.Close()
 	cr := startSteadyCrawler(pub)
@@ -60,9 +60,9 @@ func TestClusterLeaderChangeAndNotEnoughReplicasAreRetried(t *testing.T) {
 	}
 	published := cr.stop()
 	closeWithin(t, pub, 4*time.Minute)
-	st := pub.(stats).Stats()
-	if st.Failed != 0 || st.Dropped != 0 || st.Published != int64(len(published)) {
-		t.Fatalf("publisher stats %+v for %d published, want all sent, none failed or dropped", st, len(published))
+	st := pub.Stats()
+	if st.Failed != 0 || st.Queued != 0 || st.Published != int64(len(published)) {
+		t.Fatalf("publisher stats %+v for %d published, want all sent, none failed or left", st, len(published))
 	}
 	copies := checkAllInTopic(t, c.Brokers[0], topic, append(published, replayed...))
 	t.Logf("%d published + %d replayed events during a leader change and NOT_ENOUGH_REPLICAS: all in the topic (%d copies incl. retry duplicates), stats %+v",
@@ -86,9 +86,7 @@ func strictTopic(t *testing.T, c *kafkatest.Cluster) string {
 	return topic
 }
 
-// steadyCrawler is the crawler: 50 events a second whatever the cluster does, so that an outage
-// of up to 200 s fits the publisher's queue (10,000): a full queue drops, which is counted but not
-// this test.
+// steadyCrawler is the crawler: a batch of 5 events spooled every 100 ms whatever the cluster does.
 type steadyCrawler struct {
 	mu        sync.Mutex
 	published []events.Event
@@ -96,7 +94,7 @@ type steadyCrawler struct {
 	done      chan struct{}
 }
 
-func startSteadyCrawler(pub kafkabus.Publisher) *steadyCrawler {
+func startSteadyCrawler(pub *kafkatest.Spooled) *steadyCrawler {
 	cr := &steadyCrawler{quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(cr.done)
@@ -107,9 +105,7 @@ func startSteadyCrawler(pub kafkabus.Publisher) *steadyCrawler {
 			case <-time.After(100 * time.Millisecond):
 			}
 			evs := testEvents(5, 5)
-			for _, e := range evs {
-				pub.Publish(e)
-			}
+			pub.PublishAll(evs)
 			cr.mu.Lock()
 			cr.published = append(cr.published, evs...)
 			cr.mu.Unlock()

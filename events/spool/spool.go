@@ -26,6 +26,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
+	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
@@ -229,9 +230,11 @@ func (s *Spool) copyOut(b *batch, evs []events.Event) error {
 	if err := s.opts.Out.Append(evs); err != nil {
 		return err
 	}
+	crashpoint.Hit(crashpoint.OutAppended)
 	if err := s.opts.Out.Sync(); err != nil {
 		return err
 	}
+	crashpoint.Hit(crashpoint.OutSynced)
 	b.copied = true
 	// Not synced: if it is lost, the batch is copied again, with the same content.
 	return s.writeRecord(recCopied, b.id, nil)
@@ -336,6 +339,7 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 	s.stats.LastErr, s.stats.DiskFull = nil, false
 	s.lastID = id
 	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:])))})
+	crashpoint.Hit(crashpoint.Appended)
 	return Batch{ID: id, Events: evs}, nil
 }
 
@@ -355,6 +359,7 @@ func (s *Spool) Commit(b Batch) error {
 	if b.ID == 0 {
 		return nil
 	}
+	crashpoint.Hit(crashpoint.Saved)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	bt := s.find(b.ID)
@@ -363,6 +368,7 @@ func (s *Spool) Commit(b Batch) error {
 	}
 	bt.state = committed
 	werr := s.writeRecord(recCommit, b.ID, nil)
+	crashpoint.Hit(crashpoint.Committed)
 	s.notify()
 	var oerr error
 	if s.opts.Out != nil {

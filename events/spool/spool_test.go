@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // memOut is an events file in memory.
@@ -52,8 +52,8 @@ func TestOpenResolvesInterruptedBatches(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true})
-	saved, _ := s.Prepare("a", testkit.Events(2, "saved", time.Now()))
-	unsaved, _ := s.Prepare("b", testkit.Events(3, "unsaved", time.Now()))
+	saved, _ := s.Prepare("a", eventstest.Events(2, "saved", time.Now()))
+	unsaved, _ := s.Prepare("b", eventstest.Events(3, "unsaved", time.Now()))
 	s.Close() // the crash: neither has its commit
 	out := &memOut{}
 	named := map[string]uint64{"a": saved.ID, "b": unsaved.ID - 1}
@@ -78,11 +78,11 @@ func TestTornLastRecordIsCut(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true})
-	b1, _ := s.Prepare("a", testkit.Events(2, "one", time.Now()))
+	b1, _ := s.Prepare("a", eventstest.Events(2, "one", time.Now()))
 	if err := s.Commit(b1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prepare("a", testkit.Events(2, "two", time.Now())); err != nil {
+	if _, err := s.Prepare("a", eventstest.Events(2, "two", time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -98,7 +98,7 @@ func TestTornLastRecordIsCut(t *testing.T) {
 	if st := s2.Stats(); st.Torn != 1 {
 		t.Errorf("torn records: %d, want 1", st.Torn)
 	}
-	b3, err := s2.Prepare("a", testkit.Events(1, "three", time.Now()))
+	b3, err := s2.Prepare("a", eventstest.Events(1, "three", time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestCorruptSegmentSetAside(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true, SegmentBytes: 1})
 	for i := range 3 {
-		b, _ := s.Prepare("a", testkit.Events(2, string(rune('a'+i)), time.Now()))
+		b, _ := s.Prepare("a", eventstest.Events(2, string(rune('a'+i)), time.Now()))
 		if err := s.Commit(b); err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestSpoolFullDropsNewest(t *testing.T) {
 	}
 	var kept, dropped int
 	for i := range 20 {
-		b, err := s.Prepare("a", testkit.Events(2, string(rune('a'+i)), time.Now()))
+		b, err := s.Prepare("a", eventstest.Events(2, string(rune('a'+i)), time.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestSpoolFullDropsNewest(t *testing.T) {
 	if st := s.Stats(); st.Unsent != 0 || st.Bytes > 1000 {
 		t.Errorf("after the ack: %+v, want nothing unsent and the acknowledged segments deleted", st)
 	}
-	if b, _ := s.Prepare("a", testkit.Events(2, "later", time.Now())); b.ID == 0 {
+	if b, _ := s.Prepare("a", eventstest.Events(2, "later", time.Now())); b.ID == 0 {
 		t.Error("still full after the ack")
 	}
 }
@@ -193,7 +193,7 @@ func TestCursorOfAnotherClusterLeavesTheUnsentBehind(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true})
 	mustCursor(t, s, "t", "one")
-	b, _ := s.Prepare("a", testkit.Events(3, "x", time.Now()))
+	b, _ := s.Prepare("a", eventstest.Events(3, "x", time.Now()))
 	if err := s.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestCursorOfAnotherClusterLeavesTheUnsentBehind(t *testing.T) {
 		t.Errorf("the new cursor sends %d old events", len(got))
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
-	if len(files) != 1 || len(testkit.ReadEvents(t, files[0])) != 3 || !strings.Contains(log.String(), "unsent_left_behind=3") {
+	if len(files) != 1 || len(eventstest.ReadEvents(t, files[0])) != 3 || !strings.Contains(log.String(), "unsent_left_behind=3") {
 		t.Errorf("left-behind files %v; log:\n%s", files, log)
 	}
 }
@@ -227,7 +227,7 @@ func TestUnsentSurviveRestartAndKafkaOff(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true})
 	mustCursor(t, s, "t", "c")
-	b, _ := s.Prepare("a", testkit.Events(4, "x", time.Now()))
+	b, _ := s.Prepare("a", eventstest.Events(4, "x", time.Now()))
 	if err := s.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestUnsentSurviveRestartAndKafkaOff(t *testing.T) {
 	s2.Close()
 	_, log := open(t, dir, spool.Options{Out: &memOut{}})
 	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
-	if len(files) != 1 || len(testkit.ReadEvents(t, files[0])) != 4 || !strings.Contains(log.String(), "unsent_left_behind=4") {
+	if len(files) != 1 || len(eventstest.ReadEvents(t, files[0])) != 4 || !strings.Contains(log.String(), "unsent_left_behind=4") {
 		t.Errorf("Kafka off: left-behind files %v; log:\n%s", files, log)
 	}
 }

@@ -1,14 +1,14 @@
 // Package testkit is the project's shared test kit: a logger into the test's output, a buffer
 // safe for concurrent writers, WaitFor (poll until a condition holds, with a timeout, never a
-// fixed sleep in its place), Tail, and the event factories the tests draw their events from. The
-// Kafka side (Encode, Produce) is in events/kafkabus/kafkatest, the database in store/storetest.
-// Only tests import it.
+// fixed sleep in its place), Tail, child processes, black-holed brokers and env knobs. It imports
+// no package of the project, like every package under internal/ (depguard): the events tests
+// draw from are made and read by events/eventstest, the Kafka side (Encode, Produce) is in
+// events/kafkabus/kafkatest, the database in store/storetest. Only tests import it.
 package testkit
 
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -16,8 +16,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // Logger is a text logger into t's output at level.
@@ -84,57 +82,6 @@ func Tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
-}
-
-// Events returns n distinct valid listing_opened events, 40 tee times per course, observed one
-// second apart from at; prefix keeps sets from different calls apart (it names the courses and
-// the crawl).
-func Events(n int, prefix string, at time.Time) []events.Event {
-	out := make([]events.Event, n)
-	for i := range out {
-		price, players := int64(100000+i), 4
-		l := events.Listing{
-			Source: "test", CourseName: fmt.Sprintf("%s Course %d", prefix, i/40), RoundDate: "2026-05-01",
-			PlayDate: "2026-05-01", TeeTime: fmt.Sprintf("%02d:%02d", 5+(i%40)/4, (i%4)*15),
-			PriceKRW: &price, Players: &players,
-		}
-		out[i] = events.Opened(l, "crawl-"+prefix, at.Add(time.Duration(i)*time.Second))
-	}
-	return out
-}
-
-// CrawlEvents returns events from..to-1 of an endless sequence shaped like a crawl's: listings
-// of ten events each (an open, then price changes, every 10th listing closed). prefix keeps sets
-// apart.
-func CrawlEvents(from, to int, prefix string) []events.Event {
-	t0 := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
-	out := make([]events.Event, 0, to-from)
-	for i := from; i < to; i++ {
-		li, j := i/10, i%10
-		price, players := int64(100000), 4
-		l := events.Listing{
-			Source: "bench", CourseName: fmt.Sprintf("%s Course %d", prefix, li%50), CoursePart: "East",
-			RoundDate: "05/01", PlayDate: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, li/50%90).Format(events.DateLayout),
-			TeeTime: fmt.Sprintf("%02d:%02d", 5+li/4500%14, li/50/90%60), PriceKRW: &price, Players: &players,
-			URL: "http://bench.invalid/tee",
-		}
-		at := t0.Add(time.Duration(i) * time.Second)
-		crawl := fmt.Sprintf("crawl-%s-%d", prefix, j)
-		var e events.Event
-		switch {
-		case j == 0:
-			e = events.Opened(l, crawl, at)
-		case j == 9 && li%10 == 0:
-			e = events.Closed(l, crawl, at, events.Booked)
-		default:
-			next := l
-			p := price + int64(j*1000)
-			next.PriceKRW = &p
-			e = events.Changed(l, next, crawl, at)
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // EnvOr returns the value of the first of keys that is set and not empty, else def: how the

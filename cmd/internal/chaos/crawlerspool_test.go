@@ -21,6 +21,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -28,8 +29,8 @@ import (
 
 // TestCrawlerOutageSpool: the crawler binary (`crawler run`, 1 s schedule, Kafka and
 // --events-out) crawls a page whose six prices change at every request, so every crawl derives
-// six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the old
-// publisher gave events up after its retry window, which a test run would set this short), and
+// six listing_changed events. The broker is SIGKILLed for CHAOS_CRAWLER_OUTAGE (40 s; the
+// in-memory publisher the spool replaced gave events up after its retry window), and
 // the crawler is SIGKILLed CHAOS_CRAWLER_KILLS times (6) at seeded random moments (seed logged;
 // half of them 0-15 ms after a crawl's collection, in or before its spool append, save and
 // commit), half during the outage and half after the broker is back. Then the page stops changing and the
@@ -133,7 +134,7 @@ func TestCrawlerOutageSpool(t *testing.T) {
 func fileEvents(t *testing.T, path string) map[string]events.Event {
 	t.Helper()
 	byID := map[string]events.Event{}
-	for _, e := range testkit.ReadEvents(t, path) {
+	for _, e := range eventstest.ReadEvents(t, path) {
 		id := e.EventID.String()
 		if prev, ok := byID[id]; ok && (prev.PriceKRW == nil) != (e.PriceKRW == nil) || ok && prev.PriceKRW != nil && *prev.PriceKRW != *e.PriceKRW {
 			t.Fatalf("events file: %s has two contents: price %d, then %d", id, *prev.PriceKRW, *e.PriceKRW)

@@ -52,12 +52,11 @@ func TestReadOnlyStateDir(t *testing.T) {
 	t.Cleanup(func() { mount.unmount(t) }) // before TempDir's removal (cleanups run last in, first out)
 
 	logs := &testkit.SyncBuffer{}
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
-	rec := &recorder{pub: pub, ids: map[uuid.UUID]bool{}}
+	rec := &recorder{ids: map[uuid.UUID]bool{}}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, crawler.Seoul())
 	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Now: func() time.Time { return now }}
+	pub := kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	crawl := func(wantErr bool) {
 		t.Helper()
 		sum, _ := runner.Run(t.Context())
@@ -79,11 +78,9 @@ func TestReadOnlyStateDir(t *testing.T) {
 	crawl(false) // the second miss: the close
 	crawl(false) // nothing new
 
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	if err := pub.Close(ctx); err != nil {
-		t.Fatalf("publisher close: %v", err)
+	if st := pub.CloseWithin(30 * time.Second); st.Queued != 0 || st.Failed != 0 {
+		t.Fatalf("publisher close: %+v, want everything sent", st)
 	}
-	cancel()
 	testkit.WaitFor(t, time.Minute, "5 events stored", func() bool { return count(t, db, "booking_events") >= 5 })
 	time.Sleep(2 * time.Second) // anything extra would arrive with them
 	cons.stop(t)

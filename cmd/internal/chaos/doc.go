@@ -23,14 +23,14 @@
 //     checked against the database before it reaches Kafka. At the end: no loss, no duplicates.
 //   - TestHostileSite: an httptest site serves SQL-injection strings, script tags, invalid UTF-8,
 //     a 10 MB page, endless pagination and a page that never finishes, through the real
-//     crawler.Runner (Collect, Diff, the Kafka publisher) and consumer.Run into PostgreSQL: every
+//     crawler.Runner (Collect, Diff, the state dir's spool and its publisher) and consumer.Run into PostgreSQL: every
 //     crawl returns within its bound, hostile text is stored verbatim or rejected with a count,
 //     nothing crashes or hangs.
 //   - TestBrokerRestart: the crawler runs every 2 s against the simulated site while the private
-//     broker is stopped and restarted, once within the publisher's retry window (every event
-//     arrives) and once beyond a short one (losses are counted, logged with their event ids, and
-//     every event the publisher reports sent is stored); the runs keep their schedule and the
-//     consumer resumes.
+//     broker is stopped and restarted twice (SIGTERM, then SIGKILL): the events wait in the state
+//     dir's spool, nothing is given up, and once the broker is back every event the crawls
+//     committed is acknowledged and stored once; the runs keep their schedule and the consumer
+//     resumes.
 //   - TestSoak: CHAOS_SOAK (5m) of the crawler every 2 s against the simulated site on a
 //     fast clock with failing pages, the broker flapping, the consumer running: goroutines and heap
 //     flat, zero false closes against the simulator's ground truth, and booking_lifetimes statuses

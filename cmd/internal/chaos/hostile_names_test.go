@@ -15,7 +15,6 @@ import (
 	"golang.org/x/text/encoding/korean"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 )
 
 // namePages are the hostile-pages scenario's Korean cases (F1, F2, F4 of review 2): an EUC-KR page
@@ -52,8 +51,8 @@ func handleNamePages(t *testing.T, mux *http.ServeMux) *namePages {
 	return n
 }
 
-// crawl runs the three crawls of the name pages through the scenario's publisher.
-func (n *namePages) crawl(t *testing.T, ctx context.Context, base string, pub kafkabus.Publisher, logger *slog.Logger, at time.Time) {
+// crawl runs the three crawls of the name pages, its runner given its publisher by attach.
+func (n *namePages) crawl(t *testing.T, ctx context.Context, base string, attach func(*crawler.Runner), logger *slog.Logger, at time.Time) {
 	sites, err := crawler.ParseSites([]byte(sitesYAML(base, [][2]string{
 		{"hostile-euc-meta", "/euc-meta"}, {"hostile-euc-alias", "/euc-alias"}, {"hostile-lrm", "/lrm"},
 	})))
@@ -61,8 +60,9 @@ func (n *namePages) crawl(t *testing.T, ctx context.Context, base string, pub ka
 		t.Fatal(err)
 	}
 	now := at
-	r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger, Publisher: pub,
+	r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Now: func() time.Time { return now }}
+	attach(r)
 	for i := range 3 {
 		n.lrm.Store(i > 0)
 		sum, err := r.Run(ctx)

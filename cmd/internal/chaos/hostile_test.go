@@ -38,7 +38,7 @@ var hostileNames = []string{
 }
 
 // TestHostileSite crawls a site that serves hostile content through the real path: crawler.Runner
-// (Collect, Diff, snapshot) → kafkabus.NewPublisher → the private Kafka → consumer.Run → PostgreSQL.
+// (Collect, Diff, snapshot, the state dir's spool) → kafkabus.SpoolPublisher → the private Kafka → consumer.Run → PostgreSQL.
 // Every crawl must return within its bound; hostile text is stored verbatim or rejected with a
 // count; pages that are too big, endless or never finish make the crawl incomplete, never hang it;
 // a club answering 200 with a maintenance page (HTML) or {"msg":"SERVER_BUSY"} (JSON) fails its
@@ -66,16 +66,21 @@ func TestHostileSite(t *testing.T) {
 	}
 	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}).(*kafkabus.KafkaPublisher)
+	var pubs []*kafkatest.Spooled // one per runner: each state dir has its spool
+	attach := func(r *crawler.Runner) {
+		pubs = append(pubs, kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger}))
+	}
 	runner := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
-		Publisher: pub, Now: func() time.Time { return crawlAt }}
+		Now: func() time.Time { return crawlAt }}
+	attach(runner)
 
 	msites, err := crawler.ParseSites([]byte(maintenanceSitesYAML(srv.URL)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mrunner := &crawler.Runner{Sites: msites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
-		Publisher: pub, Now: func() time.Time { return crawlAt }}
+		Now: func() time.Time { return crawlAt }}
+	attach(mrunner)
 
 	cons := consumertest.Start(t, t.Context(), consumertest.NewReader(t, addr, topic, kafkatest.Name(t, "hostile")),
 		store.New(db), consumer.Config{Logger: logger})
@@ -83,9 +88,9 @@ func TestHostileSite(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	bySite := crawlHostile(ctx, t, runner, len(sites))
-	names.crawl(t, ctx, srv.URL, pub, logger, crawlAt)
+	names.crawl(t, ctx, srv.URL, attach, logger, crawlAt)
 	crawlMaintenance(ctx, t, mrunner, &maint.down, &crawlAt)
-	ps := closeHostilePublisher(t, pub)
+	ps := closeHostilePublishers(t, pubs)
 	testkit.WaitFor(t, time.Minute, "every published event stored", func() bool { return cons.Metrics.Consumed.Load() >= ps.Published })
 	cons.Stop(t)
 
@@ -121,19 +126,18 @@ func crawlHostile(ctx context.Context, t *testing.T, runner *crawler.Runner, sit
 	return bySite
 }
 
-// closeHostilePublisher closes the scenario's publisher and returns its stats, which must show no
-// event failed or dropped.
-func closeHostilePublisher(t *testing.T, pub *kafkabus.KafkaPublisher) kafkabus.PublisherStats {
+// closeHostilePublishers closes the scenario's publishers and returns their stats added up,
+// which must show every event sent, none failed.
+func closeHostilePublishers(t *testing.T, pubs []*kafkatest.Spooled) kafkabus.PublisherStats {
 	t.Helper()
-	closeCtx, closeCancel := context.WithTimeout(t.Context(), 30*time.Second)
-	if err := pub.Close(closeCtx); err != nil {
-		t.Errorf("publisher close: %v", err)
+	var ps kafkabus.PublisherStats
+	for _, p := range pubs {
+		st := p.CloseWithin(30 * time.Second)
+		ps.Published, ps.Failed, ps.Queued = ps.Published+st.Published, ps.Failed+st.Failed, ps.Queued+st.Queued
 	}
-	closeCancel()
-	ps := pub.Stats()
-	t.Logf("publisher: published %d, failed %d, dropped %d", ps.Published, ps.Failed, ps.Dropped)
-	if ps.Failed != 0 || ps.Dropped != 0 {
-		t.Errorf("publisher lost events: %+v", ps)
+	t.Logf("publishers: published %d, failed %d, unsent %d", ps.Published, ps.Failed, ps.Queued)
+	if ps.Failed != 0 || ps.Queued != 0 {
+		t.Errorf("publishers did not send every event: %+v", ps)
 	}
 	return ps
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -35,7 +36,7 @@ func TestPostgresRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer check.Close()
-	kafkatest.Produce(t, d.addr, d.topic, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "pgrestart")))
+	kafkatest.Produce(t, d.addr, d.topic, kafkatest.Encode(t, eventstest.CrawlEvents(0, n, "pgrestart")))
 
 	r := consumertest.NewReader(t, d.addr, d.topic, d.group)
 	cr := &commitChecker{t: t, r: r, db: check}

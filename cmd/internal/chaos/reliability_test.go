@@ -23,6 +23,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -92,9 +93,9 @@ func oversizeKeyPoison(t testing.TB) kafka.Message {
 	for i := range name {
 		name[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r.IntN(36)]
 	}
-	e := testkit.CrawlEvents(0, 1, "poison-key")[0]
+	e := eventstest.CrawlEvents(0, 1, "poison-key")[0]
 	l := events.Listing{Source: e.Source, CourseName: string(name), CoursePart: e.CoursePart, RoundDate: e.RoundDate,
-		PlayDate: e.PlayDate, TeeTime: e.TeeTime, PriceKRW: e.PriceKRW, Players: e.Players}
+		PlayDate: e.PlayDate, TeeTime: e.TeeTime, Values: events.Values{PriceKRW: e.PriceKRW, Players: e.Players}}
 	base, err := events.Encode(e)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestOversizeKeyPoison(t *testing.T) {
 	n := testkit.EnvInt(t, "CHAOS_POISON_EVENTS", 10_000)
 	d := newDrain(t, "poisonkey")
 
-	msgs := kafkatest.Encode(t, testkit.CrawlEvents(0, n, "poisonkey"))
+	msgs := kafkatest.Encode(t, eventstest.CrawlEvents(0, n, "poisonkey"))
 	poison := oversizeKeyPoison(t)
 	d.produce(t, slices.Insert(msgs, n/2, poison))
 	// The poison may decode (it is valid-looking); it must be found as a dead letter at its position.
@@ -175,7 +176,7 @@ func TestBrokerOutageWithInflight4(t *testing.T) {
 	n := testkit.EnvInt(t, "CHAOS_OUTAGE_EVENTS", 14_000)
 	outage := testkit.EnvDuration(t, "CHAOS_OUTAGE", 60*time.Second)
 	d := newDrain(t, "outage")
-	d.produce(t, kafkatest.Encode(t, testkit.CrawlEvents(0, n, "outage")))
+	d.produce(t, kafkatest.Encode(t, eventstest.CrawlEvents(0, n, "outage")))
 
 	lock := lockBookingEvents(t, d.dbURL)
 

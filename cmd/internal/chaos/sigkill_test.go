@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -31,7 +32,7 @@ func TestSIGKILLConsumer(t *testing.T) {
 	db := d.db
 
 	// n valid events, every 50th repeated later, every 100th message poison.
-	evs := testkit.CrawlEvents(0, n, "sigkill")
+	evs := eventstest.CrawlEvents(0, n, "sigkill")
 	enc := kafkatest.Encode(t, evs)
 	var msgs []kafka.Message
 	poisonCount, valid := 0, map[uuid.UUID]bool{}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -35,7 +36,7 @@ func BenchmarkClusterDrain(b *testing.B) {
 	}
 	c.WaitFor(b, topic, "every replica in sync", time.Minute, kafkatest.FullISR)
 	t0 := time.Now()
-	produceAll(b, c.Brokers, topic, kafkatest.Encode(b, testkit.CrawlEvents(0, n, "drain")))
+	produceAll(b, c.Brokers, topic, kafkatest.Encode(b, eventstest.CrawlEvents(0, n, "drain")))
 	b.Logf("%d events produced (RF 3, acks=all) in %v", n, time.Since(t0).Round(time.Second))
 	for b.Loop() {
 		one, oneGap := drain(b, c, bin, topic, n, 1, false)

@@ -23,13 +23,15 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// crawl is the crawler side: the simulated site crawled every second, its events published by
-// the real KafkaPublisher through recorder, which remembers every id handed over.
+// crawl is the crawler side: the simulated site crawled every second, its events spooled in the
+// state dir and sent by the SpoolPublisher (as `crawler run` does); the runner hands each
+// committed event to crawl, which remembers its id.
 type crawl struct {
-	pub    *kafkabus.KafkaPublisher
+	pub    *kafkatest.Spooled
 	logs   *testkit.SyncBuffer
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -42,17 +44,16 @@ func (c *crawl) Publish(e events.Event) {
 	c.mu.Lock()
 	c.ids[e.EventID] = true
 	c.mu.Unlock()
-	c.pub.Publish(e)
 }
 
-// startCrawl starts crawling with a new publisher; state persists across crawls.
+// startCrawl starts crawling with a new publisher; state (and its spool) persists across crawls.
 func startCrawl(t testing.TB, brokers []string, topic string, site *crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
 	logs := &testkit.SyncBuffer{}
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))}).(*kafkabus.KafkaPublisher)
 	ctx, cancel := context.WithCancel(t.Context())
-	c := &crawl{pub: pub, logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
+	c := &crawl{logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
 	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
+	c.pub = kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	go func() {
 		defer close(c.done)
 		for ctx.Err() == nil {
@@ -69,17 +70,17 @@ func startCrawl(t testing.TB, brokers []string, topic string, site *crawler.Site
 	return c
 }
 
-// stop ends the crawls and closes the publisher (its full retry window), returning its stats.
+// stop ends the crawls and closes the publisher (up to 6 minutes to send what is unsent),
+// returning its stats.
 func (c *crawl) stop(t *testing.T) kafkabus.PublisherStats {
 	t.Helper()
 	c.cancel()
 	testkit.Recv(t, c.done, time.Minute, "the crawl loop")
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 6*time.Minute)
-	defer cancel()
-	if err := c.pub.Close(ctx); err != nil {
-		t.Errorf("publisher Close: %v", err)
+	st := c.pub.CloseWithin(6 * time.Minute)
+	if st.Queued != 0 {
+		t.Errorf("publisher Close: %d events left unsent", st.Queued)
 	}
-	return c.pub.Stats()
+	return st
 }
 
 // lossesLogged counts the publisher's log records that name a lost event (event_id and reason).
@@ -209,5 +210,5 @@ func countQuery(t testing.TB, db *pgxpool.Pool, q string, args ...any) int {
 }
 
 func summary(st kafkabus.PublisherStats) string {
-	return fmt.Sprintf("published %d, failed %d, dropped %d", st.Published, st.Failed, st.Dropped)
+	return fmt.Sprintf("published %d, failed %d, unsent %d", st.Published, st.Failed, st.Queued)
 }

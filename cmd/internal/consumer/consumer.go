@@ -85,7 +85,7 @@ const (
 	// DefaultFetchStuckAfter is how long fetches must have been failing (besides AlarmAfter times
 	// in a row) before the consumer reports itself stuck: longer than a broker's restart, whose
 	// few failed fetches are normal, short enough that a cluster without a group coordinator is
-	// noticed while the crawlers' retry window (5 minutes) still holds their events.
+	// noticed within minutes (the crawlers' spools keep their events meanwhile).
 	DefaultFetchStuckAfter = time.Minute
 	// infoEvery rate-limits the Info-level progress line; every batch is logged at Debug.
 	infoEvery = 10 * time.Second

@@ -148,7 +148,7 @@ func oversizeKeyEvent(t *testing.T, prefix string) kafka.Message {
 	}
 	e := testEvents(1, prefix)[0]
 	l := events.Listing{Source: e.Source, CourseName: string(name), RoundDate: e.RoundDate, PlayDate: e.PlayDate,
-		TeeTime: e.TeeTime, PriceKRW: e.PriceKRW, Players: e.Players}
+		TeeTime: e.TeeTime, Values: events.Values{PriceKRW: e.PriceKRW, Players: e.Players}}
 	return kafkatest.Encode(t, []events.Event{events.Opened(l, "crawl-"+prefix, e.OccurredAt)})[0]
 }
 

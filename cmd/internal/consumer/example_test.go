@@ -77,7 +77,7 @@ func (s *countingSink) Ingest(_ context.Context, batch []store.Message) (store.R
 func ExampleRun() {
 	price, players := int64(90_000), 2
 	l := events.Listing{Source: "sim-golf", CourseName: "Lake", RoundDate: "2026-05-02", PlayDate: "2026-05-02",
-		TeeTime: "07:12", PriceKRW: &price, Players: &players}
+		TeeTime: "07:12", Values: events.Values{PriceKRW: &price, Players: &players}}
 	at := time.Date(2026, 5, 1, 1, 0, 0, 0, time.UTC)
 	var msgs []kafka.Message
 	for i, value := range [][]byte{nil, []byte("not an event"), nil} {

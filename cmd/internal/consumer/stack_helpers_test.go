@@ -12,15 +12,15 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // testEvents returns n distinct valid events; prefix keeps sets from different calls apart.
 func testEvents(n int, prefix string) []events.Event {
-	return testkit.Events(n, prefix, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
+	return eventstest.Events(n, prefix, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 }
 
 // onStack is what a stack test starts from: the stack's broker, a topic of its own with the

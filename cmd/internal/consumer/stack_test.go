@@ -30,27 +30,23 @@ import (
 // (checkedReader): offsets are never ahead of rows.
 
 // TestWalkingSkeleton is the thinnest slice through the real parts: events go through the
-// crawler's production publisher (kafkabus.NewPublisher: bounded queue, background writer, acks
-// from all replicas) to the stack's Kafka broker, a consumer group (consumer.Run) stores them in
+// crawler's production path (a spool, sent by kafkabus.SpoolPublisher with acks from all
+// replicas) to the stack's Kafka broker, a consumer group (consumer.Run) stores them in
 // PostgreSQL, and they are read back: every event once, byte for byte as published.
 func TestWalkingSkeleton(t *testing.T) {
 	t.Parallel()
 	addr, topic, db := onStack(t, 3)
 
 	evs := testEvents(300, "skeleton")
-	pub := kafkabus.NewPublisher(kafkabus.PublisherConfig{
-		Brokers: []string{addr}, Topic: topic, RetryWindow: 30 * time.Second, Logger: testkit.Logger(t, slog.LevelInfo),
+	pub := kafkatest.NewSpooled(t, kafkabus.PublisherConfig{
+		Brokers: []string{addr}, Topic: topic, Logger: testkit.Logger(t, slog.LevelInfo),
 	})
-	for _, e := range evs {
-		pub.Publish(e)
-	}
+	pub.PublishAll(evs)
 	if err := pub.Close(t.Context()); err != nil {
 		t.Fatalf("publisher close: %v", err)
 	}
-	st := pub.(interface {
-		Stats() kafkabus.PublisherStats
-	}).Stats()
-	if st.Published != int64(len(evs)) || st.Failed != 0 || st.Dropped != 0 {
+	st := pub.Stats()
+	if st.Published != int64(len(evs)) || st.Failed != 0 || st.Queued != 0 {
 		t.Fatalf("publisher stats %+v, want all %d published", st, len(evs))
 	}
 

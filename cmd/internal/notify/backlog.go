@@ -59,3 +59,27 @@ func (w *Watch) BacklogClaims(open []*events.Event, now time.Time) []Claim {
 	}
 	return out
 }
+
+// Asking returns the watches (not muted) that ask anew: every one when all (a source's first
+// crawl), else those whose fingerprint in known (by watch name) is another or none.
+func (c *Config) Asking(known map[string]string, all bool) []*Watch {
+	var out []*Watch
+	for _, w := range c.Watches {
+		if !w.Muted && (all || known[w.Name] != w.Fingerprint()) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// AddBacklog adds to b the answers of the watches asking (Asking): each one's backlog claims over
+// open (none under noBacklog or the watch's backlog: false) and its fingerprint on source, which
+// the store records in b's transaction, so that a restart with the same watches asks nothing.
+func (b *ClaimBatch) AddBacklog(asking []*Watch, open []*events.Event, source string, noBacklog bool) {
+	for _, w := range asking {
+		if !noBacklog && !w.NoBacklog {
+			b.Claims = append(b.Claims, w.BacklogClaims(open, b.Now)...)
+		}
+		b.Fingerprints = append(b.Fingerprints, WatchFingerprint{Watch: w.Name, Source: source, Fingerprint: w.Fingerprint()})
+	}
+}

@@ -45,7 +45,7 @@ func benchEvents(n int) []*events.Event {
 	for i := range out {
 		price, players := int64(80000+500*(i%200)), 1+i%4
 		l := events.Listing{Source: "sim", CourseName: fmt.Sprintf("Course-%d", i%60), RoundDate: "2026-12-05",
-			PlayDate: fmt.Sprintf("2026-12-%02d", 1+i%28), TeeTime: fmt.Sprintf("%02d:%02d", 5+i%12, (i%4)*15), PriceKRW: &price, Players: &players}
+			PlayDate: fmt.Sprintf("2026-12-%02d", 1+i%28), TeeTime: fmt.Sprintf("%02d:%02d", 5+i%12, (i%4)*15), Values: events.Values{PriceKRW: &price, Players: &players}}
 		e := events.Opened(l, "bench", time.Now())
 		out[i] = &e
 	}
@@ -158,7 +158,7 @@ func (p *latencyProbe) publish() (uuid.UUID, time.Time) {
 	i := p.i
 	price, players := int64(100000), 4
 	l := events.Listing{Source: "bench", CourseName: fmt.Sprintf("Latency %d", i), RoundDate: "2026-12-05",
-		PlayDate: "2026-12-05", TeeTime: "07:00", PriceKRW: &price, Players: &players}
+		PlayDate: "2026-12-05", TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 	e := events.Opened(l, fmt.Sprintf("crawl-%d", i), time.Now())
 	v, err := events.Encode(e)
 	if err != nil {

@@ -36,9 +36,11 @@ type Message struct {
 	// Part of Parts: a group split in several messages (Split) says "(Part/Parts)" in its header;
 	// 0 or 1 Parts: not split.
 	Part, Parts int
+	// Text, when set, is the whole message instead of the matches' (a test message, TestMessage).
+	Text string
 }
 
-// WebhookBody is the generic webhook's JSON body (also documented in the README).
+// WebhookBody is the generic webhook's JSON body (also documented in docs/alerts.md).
 type WebhookBody struct {
 	IdempotencyKey string         `json:"idempotency_key"` // also the Idempotency-Key header
 	Watch          string         `json:"watch"`
@@ -71,11 +73,15 @@ type WebhookMatch struct {
 // (only the generic webhook's receivers are expected to honour it).
 func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error) {
 	text := ch.layout().text(m.Watch, m.Events, m.Backlog, m.Now, m.Part, m.Parts)
+	if m.Text != "" {
+		text = ch.layout().escape(m.Text)
+	}
 	var body any
 	target := ch.URL
 	switch ch.Type {
 	case Webhook:
-		wb := WebhookBody{IdempotencyKey: m.Key.String(), Watch: m.Watch, Channel: ch.Name, CrawlID: m.CrawlID, Text: text}
+		wb := WebhookBody{IdempotencyKey: m.Key.String(), Watch: m.Watch, Channel: ch.Name, CrawlID: m.CrawlID, Text: text,
+			Matches: []WebhookMatch{}}
 		for i, e := range m.Events {
 			wm := WebhookMatch{AlreadyOpen: i < len(m.Backlog) && m.Backlog[i], EventID: e.EventID, EventType: string(e.EventType), Source: e.Source,
 				CourseName: e.CourseName, CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime,
@@ -199,6 +205,18 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 // Send delivers m on ch with client (its redirect policy replaced by noRedirects), classifying
 // the outcome: nil (2xx), or a *SendError.
 func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) error {
+	_, err := ch.Exchange(ctx, client, m)
+	return err
+}
+
+// Answer is what a channel answered one request: its HTTP status and the start of its body.
+type Answer struct {
+	Status int
+	Body   string // at most 512 bytes
+}
+
+// Exchange is Send, also returning the channel's answer (zero when none came).
+func (ch *Channel) Exchange(ctx context.Context, client *http.Client, m Message) (Answer, error) {
 	rctx, cancel := context.WithTimeout(ctx, ch.Timeout)
 	defer cancel()
 	var sent atomic.Bool // the whole request was written
@@ -206,18 +224,19 @@ func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) err
 		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) }})
 	req, err := ch.Request(rctx, m)
 	if err != nil {
-		return &SendError{Msg: err.Error()}
+		return Answer{}, &SendError{Msg: err.Error()}
 	}
 	c := *client
 	c.CheckRedirect = noRedirects
 	resp, err := c.Do(req)
 	if err != nil {
-		return ch.noAnswer(ctx, err, sent.Load())
+		return Answer{}, ch.noAnswer(ctx, err, sent.Load())
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	answer := Answer{Status: resp.StatusCode, Body: string(snippet)}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return nil
+		return answer, nil
 	}
 	se := &SendError{Status: resp.StatusCode,
 		Msg: fmt.Sprintf("channel %s: HTTP %d: %s", ch.Name, resp.StatusCode, strings.TrimSpace(string(snippet)))}
@@ -233,7 +252,7 @@ func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) err
 		se.Transient = true
 		se.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), nil)
 	}
-	return se
+	return answer, se
 }
 
 // noAnswer classifies a request that got no answer (err from the client), the one place that

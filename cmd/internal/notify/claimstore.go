@@ -44,6 +44,10 @@ import (
 //     claims; StatusRetry keeps them sending, with o.Error kept, until o.RetryAt.
 //   - List returns claims newest first, filtered.
 //   - Prune deletes the sent and skipped claims claimed before before and returns how many.
+//   - Resend puts the failed claims f selects (and the unknown ones, with f.IncludeUnknown) back
+//     to sending, marked Resend, keeping their send keys and parts (each message goes out again
+//     under the key it failed with), and returns how many; a leasing store leases them to its
+//     owner. The caller's Sender then picks and sends them.
 //
 // Errors (o.Error, and any error a store returns) never hold a channel's URL or token: the engine
 // scrubs o.Error before Finish.
@@ -54,6 +58,7 @@ type ClaimStore interface {
 	Finish(ctx context.Context, g Group, o Outcome) error
 	List(ctx context.Context, f Filter) ([]Notification, error)
 	Prune(ctx context.Context, before time.Time) (int, error)
+	Resend(ctx context.Context, f ResendFilter) (int, error)
 }
 
 // ErrLost is Attempt's answer when the group is no longer this process's to send.
@@ -140,6 +145,9 @@ type GroupClaim struct {
 	Attempts  int       // attempts so far
 	ClaimedAt time.Time //
 	Backlog   bool      // Claim.Backlog
+	// Resend: put back to sending by `notifications resend` (ClaimStore.Resend): exempt from the
+	// event-age check (a person asked for it), not from the others.
+	Resend bool
 	// Closed is the latest close of the event's listing the store knows of (zero: none); the
 	// sender skips the claim when it is later than the event.
 	Closed time.Time
@@ -158,6 +166,14 @@ type Filter struct {
 	Status Status
 	Watch  string
 	Limit  int // 1000 if zero
+}
+
+// ResendFilter selects the claims Resend puts back to sending.
+type ResendFilter struct {
+	Channels       []string  // only claims of these channels (the ones the watches file defines)
+	IncludeUnknown bool      // also the unknown ones (maybe delivered)
+	Watch          string    // "" = any
+	Since          time.Time // claimed at or after (zero: any)
 }
 
 // PickRow is one sending claim a store read for Pick, in claim order.

@@ -57,7 +57,7 @@ func seasonEvents(n int) []*events.Event {
 		price, players := int64(80000+1000*r.IntN(150)), 1+r.IntN(4)
 		l := events.Listing{Source: fmt.Sprintf("site-%d", r.IntN(20)), CourseName: fmt.Sprintf("Course-%d CC", r.IntN(40)),
 			RoundDate: "2026-12-01", PlayDate: season.AddDate(0, 0, r.IntN(90)).Format(events.DateLayout),
-			TeeTime: fmt.Sprintf("%02d:%02d", 5+r.IntN(12), 10*r.IntN(6)), PriceKRW: &price, Players: &players}
+			TeeTime: fmt.Sprintf("%02d:%02d", 5+r.IntN(12), 10*r.IntN(6)), Values: events.Values{PriceKRW: &price, Players: &players}}
 		e := events.Opened(l, "bench", time.Now())
 		out[i] = &e
 	}

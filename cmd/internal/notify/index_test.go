@@ -117,7 +117,7 @@ func randomIndexEvent(r *rand.Rand, i int, now time.Time) (events.Listing, event
 		tee = ""
 	}
 	l := events.Listing{Source: fmt.Sprintf("src-%d", r.IntN(6)), CourseName: fmt.Sprintf("Course-%d", r.IntN(5)),
-		RoundDate: "2026-12-01", PlayDate: date, TeeTime: tee, PriceKRW: pp, Players: pl}
+		RoundDate: "2026-12-01", PlayDate: date, TeeTime: tee, Values: events.Values{PriceKRW: pp, Players: pl}}
 	e := events.Opened(l, "c", now)
 	if i%3 == 0 { // changed, from a price and players inside or outside the watches
 		oldPrice, oldPlayers := price+int64(5000*(r.IntN(5)-2)), 1+r.IntN(4)

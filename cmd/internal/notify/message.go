@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"github.com/google/uuid"
+
 	"fmt"
 	"strings"
 	"time"
@@ -68,6 +70,16 @@ func wordingOf(lang string) *wording {
 // opened (or changed), relative to now. It is the generic webhook's text: not escaped, not bounded.
 func Text(lang, watch string, evs []*events.Event, now time.Time) string {
 	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, nil, now, 0, 0)
+}
+
+// BacklogText is Text for backlog matches (listings open before the watch asked): every line
+// worded as already open ("open for N days") since the event's first-seen time.
+func BacklogText(lang, watch string, evs []*events.Event, now time.Time) string {
+	open := make([]bool, len(evs))
+	for i := range open {
+		open[i] = true
+	}
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, open, now, 0, 0)
 }
 
 // layout is how one channel writes a message: its wording, the escaping of its markup and its
@@ -258,4 +270,14 @@ func (w *wording) ago(d time.Duration) string {
 	default:
 		return fmt.Sprintf(w.hoursMinutes, int(d.Hours()), int(d.Minutes())%60)
 	}
+}
+
+// TestMessage is the message `alerts test` sends on channel ch: a fresh key, no matches, a text
+// in the channel's language saying what it is.
+func TestMessage(ch *Channel, now time.Time) Message {
+	text := "golf-crawler 테스트 메시지: 채널 " + ch.Name + "에 알림이 이렇게 옵니다. (" + now.Format(time.RFC3339) + ")"
+	if ch.Language == "en" {
+		text = "golf-crawler test message: alerts on channel " + ch.Name + " arrive here. (" + now.Format(time.RFC3339) + ")"
+	}
+	return Message{Key: uuid.New(), Watch: "test", CrawlID: "test", Now: now, Text: text}
 }

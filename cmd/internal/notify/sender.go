@@ -56,8 +56,10 @@ type Sender struct {
 	Stop    <-chan struct{}
 	Metrics *Metrics
 	Logger  *slog.Logger
-	Secrets []string         // scrubbed from every error stored or logged
-	Now     func() time.Time // time.Now if nil
+	Secrets []string // scrubbed from every error stored or logged
+	// Finished, when set, is told every outcome recorded for a group (the claims of g it ended).
+	Finished func(g Group, o Outcome)
+	Now      func() time.Time // time.Now if nil
 
 	last time.Time // the last send, for MinInterval
 }
@@ -183,12 +185,13 @@ func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bo
 		}
 		// A backlog claim's event occurred when the listing was first seen, long before the
 		// watch asked: its age counts from its claim.
+		// A resend was asked for by a person: no age applies.
 		born := c.Event.OccurredAt
 		if c.Backlog {
 			born = c.ClaimedAt
 		}
 		switch {
-		case born.Before(s.Now().Add(-s.MaxAge)):
+		case !c.Resend && born.Before(s.Now().Add(-s.MaxAge)):
 			return ReasonStale
 		case c.Closed.After(c.Event.OccurredAt):
 			return ReasonClosed
@@ -339,6 +342,9 @@ func (s *Sender) finish(ctx context.Context, log *slog.Logger, g Group, o Outcom
 	for attempt := 1; ; attempt++ {
 		err := s.Store.Finish(mctx, g, o)
 		if err == nil {
+			if s.Finished != nil {
+				s.Finished(g, o)
+			}
 			return true
 		}
 		if mctx.Err() != nil {

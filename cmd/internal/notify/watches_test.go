@@ -99,7 +99,7 @@ func TestParseErrorsHaveLines(t *testing.T) {
 func ev(typ events.Type, course, date, tee string, price int64, players int) *events.Event {
 	p, n := price, players
 	return &events.Event{EventType: typ, Source: "sim", CourseName: course, CoursePart: "East", PlayDate: date,
-		TeeTime: tee, PriceKRW: &p, Players: &n, ListingKey: course + date + tee}
+		TeeTime: tee, Values: events.Values{PriceKRW: &p, Players: &n}, ListingKey: course + date + tee}
 }
 
 func changed(e *events.Event, prevPrice int64, prevPlayers int) *events.Event {

@@ -11,17 +11,20 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
 
-// Write writes rows to w, times in loc: JSON lines when asJSON, else a table.
+// Write writes rows to w, times in loc to the microsecond (the table spells them as
+// events.FormatTimeIn does): JSON lines when asJSON, else a table.
 func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
+		in := func(t time.Time) time.Time { return t.In(loc).Truncate(time.Microsecond) }
 		for _, n := range rows {
-			n.ClaimedAt, n.OccurredAt = n.ClaimedAt.In(loc), n.OccurredAt.In(loc)
+			n.ClaimedAt, n.OccurredAt = in(n.ClaimedAt), in(n.OccurredAt)
 			if n.SentAt != nil {
-				at := n.SentAt.In(loc)
+				at := in(*n.SentAt)
 				n.SentAt = &at
 			}
 			if err := enc.Encode(n); err != nil {
@@ -37,7 +40,7 @@ func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON b
 		if n.Error != "" {
 			why = n.Error
 		}
-		t.Add(n.ClaimedAt.In(loc).Format(time.RFC3339), string(n.Status), n.Watch, n.Channel, n.EventType, n.Course, cmp.Or(n.CoursePart, "-"),
+		t.Add(events.FormatTimeIn(n.ClaimedAt, loc), string(n.Status), n.Watch, n.Channel, n.EventType, n.Course, cmp.Or(n.CoursePart, "-"),
 			n.PlayDate, n.TeeTime, won(n.PriceKRW), won(n.PreviousPriceKRW), strconv.Itoa(n.Attempts), why)
 	}
 	return t.Write(w)

@@ -92,7 +92,7 @@ func endToEnd(b *testing.B, addr string, set []byte, want int64, start func(topi
 func evs1(b *testing.B) []events.Event {
 	price, players := int64(1), 1
 	l := events.Listing{Source: "warm-up", CourseName: "Warm-up CC", RoundDate: "2026-01-01", PlayDate: "2026-01-01",
-		TeeTime: "06:00", PriceKRW: &price, Players: &players}
+		TeeTime: "06:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 	return []events.Event{events.Opened(l, kafkatest.Name(b, "warm"), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 }
 

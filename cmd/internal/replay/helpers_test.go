@@ -18,6 +18,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -51,7 +52,7 @@ func practiceBytes(tb testing.TB) []byte {
 // decodeAll decodes every line of b (all must be valid).
 func decodeAll(tb testing.TB, b []byte) []events.Event {
 	tb.Helper()
-	return testkit.DecodeEvents(tb, bytes.NewReader(b))
+	return eventstest.DecodeEvents(tb, bytes.NewReader(b))
 }
 
 func distinctIDs(evs []events.Event) int {

@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 func TestLineReader(t *testing.T) {
@@ -102,7 +102,7 @@ func testEvents(n int) []byte {
 	for i := range n {
 		price, players := int64(100000), 4
 		l := events.Listing{Source: "s", CourseName: "C", RoundDate: "04/20", PlayDate: "2026-04-20",
-			TeeTime: "07:00", PriceKRW: &price, Players: &players}
+			TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 		l.TeeTime = time.Date(2026, 4, 20, 5, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format("15:04")
 		b, _ := events.Encode(events.Opened(l, "c1", at.Add(time.Duration(i)*time.Second)))
 		buf.Write(b)
@@ -224,7 +224,7 @@ func TestProgress(t *testing.T) {
 // row it gets, so replay publishes only the last line of an id, and the dry run names the ids.
 func TestLastLineOfAnIDWins(t *testing.T) {
 	t.Parallel()
-	evs := testkit.Events(2, "pd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	evs := eventstest.Events(2, "pd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 	e, other := evs[0], evs[1]
 	stale, fresh := e, e
 	p1, p2 := int64(200000), int64(140000)

@@ -56,7 +56,7 @@ func hostileEvents() []events.Event {
 	at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.FixedZone("KST", 9*3600))
 	key := events.ListingKey("sim-golf", hostileCourse, "", "2026-04-19", "07:00")
 	base := events.Event{SchemaVersion: 1, Source: "sim-golf", ListingKey: key, CourseName: hostileCourse,
-		RoundDate: "04/19(일)", PlayDate: "2026-04-19", TeeTime: "07:00", PriceKRW: &price, Players: &players}
+		RoundDate: "04/19(일)", PlayDate: "2026-04-19", TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}
 	open, closed := base, base
 	open.EventID, open.EventType, open.OccurredAt, open.CrawlID = uuid.NewSHA1(uuid.NameSpaceURL, []byte("hostile-open")), events.ListingOpened, at, "sim-golf@x"
 	closed.EventID, closed.EventType, closed.OccurredAt, closed.CrawlID = uuid.NewSHA1(uuid.NameSpaceURL, []byte("hostile-close")), events.ListingClosed, at.Add(3*time.Hour), "sim-golf@y"

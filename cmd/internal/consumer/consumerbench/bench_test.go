@@ -16,6 +16,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/crawler/practice"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -48,7 +49,7 @@ func BenchmarkConsumerIngest(b *testing.B) {
 	rounds := testkit.EnvInt(b, "BENCH_ROUNDS", 3)
 	inflight := testkit.EnvInt(b, "BENCH_INFLIGHT", consumer.DefaultInflight)
 	addr := kafkatest.Bootstrap(b)
-	msgs := kafkatest.Encode(b, testkit.CrawlEvents(0, n, "ingest"))
+	msgs := kafkatest.Encode(b, eventstest.CrawlEvents(0, n, "ingest"))
 	topic := kafkatest.Topic(b, addr, 3)
 	kafkatest.Produce(b, addr, topic, msgs)
 	rate := func(k int, d time.Duration) float64 { return float64(k) / d.Seconds() }
@@ -171,7 +172,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // warmup publishes one event of its own and waits until it is committed, so the consumer's group
 // is joined and caught up before the clock starts.
 func warmupEvent(tag string) events.Event {
-	return testkit.CrawlEvents(0, 1, fmt.Sprint("warmup-", tag, time.Now().UnixNano()))[0]
+	return eventstest.CrawlEvents(0, 1, fmt.Sprint("warmup-", tag, time.Now().UnixNano()))[0]
 }
 
 // writeSync publishes evs with the replay's SyncWriter (RequireAll) and fails on any error.

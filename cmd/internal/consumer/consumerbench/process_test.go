@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -61,7 +62,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 	const chunk = 50_000
 	var rows [][]any // the COPY ceiling's rows, decoded once (their positions do not matter to it)
 	for start := 0; start < n; start += chunk {
-		msgs := kafkatest.Encode(b, testkit.CrawlEvents(start, min(start+chunk, n), "process"))
+		msgs := kafkatest.Encode(b, eventstest.CrawlEvents(start, min(start+chunk, n), "process"))
 		kafkatest.Produce(b, addr, topic, msgs)
 		for i, m := range msgs {
 			e, err := events.Decode(m.Value)

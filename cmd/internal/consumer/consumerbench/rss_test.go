@@ -16,6 +16,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -78,7 +79,7 @@ func drainBacklog(b testing.TB, bin, addr string, n int) (hwmMB, rssMB float64, 
 	topic := kafkatest.Topic(b, addr, 3)
 	const chunk = 50_000
 	for start := 0; start < n; start += chunk {
-		evs := testkit.CrawlEvents(start, min(start+chunk, n), fmt.Sprint("backlog", n))
+		evs := eventstest.CrawlEvents(start, min(start+chunk, n), fmt.Sprint("backlog", n))
 		kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, evs))
 	}
 	d := drain(b, bin, addr, topic, "booking_events", n, 5, 30*time.Minute) // a count a second
@@ -119,7 +120,7 @@ func BenchmarkLargeMessageRSS(b *testing.B) {
 	bin := buildConsumer(b)
 	for b.Loop() {
 		normal := largeTopic(b, addr)
-		kafkatest.Produce(b, addr, normal, kafkatest.Encode(b, testkit.CrawlEvents(0, n, "rss-normal")))
+		kafkatest.Produce(b, addr, normal, kafkatest.Encode(b, eventstest.CrawlEvents(0, n, "rss-normal")))
 		hwmNormal, dNormal := drainTopic(b, bin, addr, normal, "booking_events", n)
 
 		large := largeTopic(b, addr)
@@ -190,7 +191,7 @@ func BenchmarkQueueCapacity(b *testing.B) {
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
 	topic := largeTopic(b, addr)
-	kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, testkit.CrawlEvents(0, n, "queue")))
+	kafkatest.Produce(b, addr, topic, kafkatest.Encode(b, eventstest.CrawlEvents(0, n, "queue")))
 	for b.Loop() {
 		rates := map[string]float64{}
 		for _, q := range []string{"8", "1000", "8", "1000"} { // interleaved: load drifts

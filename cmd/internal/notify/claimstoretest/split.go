@@ -130,7 +130,7 @@ func senderNeverCutsAMessage(t *testing.T, f Factory) {
 func teeTime(course, part, crawl, tee string, at time.Time) *events.Event {
 	price, players := int64(100000), 4
 	e := events.Opened(events.Listing{Source: "s", CourseName: course, CoursePart: part, RoundDate: "2026-12-05",
-		PlayDate: "2026-12-05", TeeTime: tee, PriceKRW: &price, Players: &players}, crawl, at)
+		PlayDate: "2026-12-05", TeeTime: tee, Values: events.Values{PriceKRW: &price, Players: &players}}, crawl, at)
 	return &e
 }
 

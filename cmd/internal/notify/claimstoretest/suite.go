@@ -43,6 +43,8 @@ func Run(t *testing.T, f Factory) {
 		{"SenderChecksBeforeEachAttempt", senderChecksBeforeEachAttempt},
 		{"SenderNeverCutsAMessage", senderNeverCutsAMessage},
 		{"SplitDecidedOnceAcrossRestart", splitDecidedOnceAcrossRestart},
+		{"BacklogOncePerListingLifetime", backlogOncePerListingLifetime},
+		{"ResendPutsFailedBack", resendPutsFailedBack},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +58,7 @@ func Run(t *testing.T, f Factory) {
 func opening(course, crawl string, at time.Time) *events.Event {
 	price, players := int64(100000), 4
 	l := events.Listing{Source: "s", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05", TeeTime: "07:00",
-		PriceKRW: &price, Players: &players}
+		Values: events.Values{PriceKRW: &price, Players: &players}}
 	e := events.Opened(l, crawl, at)
 	return &e
 }

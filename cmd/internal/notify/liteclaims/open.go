@@ -37,8 +37,10 @@ var (
 	//go:embed queries/migrate_1_send_part.sql
 	migrate1 string
 	//go:embed queries/migrate_2_backlog.sql
-	migrate2   string
-	migrations = []string{migrate1, migrate2}
+	migrate2 string
+	//go:embed queries/migrate_3_resend.sql
+	migrate3   string
+	migrations = []string{migrate1, migrate2, migrate3}
 )
 
 // BusyTimeout is how long a statement waits for the database's lock.

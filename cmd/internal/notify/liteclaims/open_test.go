@@ -18,7 +18,7 @@ import (
 func opening(course string) *events.Event {
 	price, players := int64(100000), 4
 	e := events.Opened(events.Listing{Source: "s", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05",
-		TeeTime: "07:00", PriceKRW: &price, Players: &players}, "c1", time.Now())
+		TeeTime: "07:00", Values: events.Values{PriceKRW: &price, Players: &players}}, "c1", time.Now())
 	return &e
 }
 

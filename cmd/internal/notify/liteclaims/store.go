@@ -39,6 +39,8 @@ var (
 	listSQL string
 	//go:embed queries/prune.sql
 	pruneSQL string
+	//go:embed queries/resend.sql
+	resendSQL string
 )
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
@@ -174,7 +176,7 @@ func (s *Store) Pick(ctx context.Context, ch *notify.Channel, now time.Time, lim
 			var r notify.PickRow
 			var key, sendKey, payload string
 			var claimedAt, closed int64
-			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &r.Backlog, &closed); err != nil {
+			if err := rows.Scan(&key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &claimedAt, &r.Backlog, &r.Resend, &closed); err != nil {
 				rows.Close()
 				return err
 			}
@@ -304,6 +306,21 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, pruneSQL, nanos(before))
 	if err != nil {
 		return 0, s.failed("prune", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Resend implements notify.ClaimStore.
+func (s *Store) Resend(ctx context.Context, f notify.ResendFilter) (int, error) {
+	channels, _ := json.Marshal(f.Channels)
+	since := int64(0)
+	if !f.Since.IsZero() {
+		since = nanos(f.Since)
+	}
+	res, err := s.db.ExecContext(ctx, resendSQL, string(channels), f.IncludeUnknown, f.Watch, since, nanos(s.now()))
+	if err != nil {
+		return 0, s.failed("resend", err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
@@ -63,6 +64,55 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
 }
 
+// Backlog answers the watches that ask anew (notify.Config.Asking: new, or their fingerprint
+// changed since the notifier last answered them) with the listings open now in booking_lifetimes
+// (notify.Watch.BacklogClaims: worded as already open, once per watch, channel and listing
+// lifetime under any fingerprint), in one claim transaction that records their fingerprints: a
+// restart with the same watches claims nothing. noBacklog (--no-backlog) records the fingerprints
+// and claims nothing, as a watch's backlog: false does for it. It returns the claims made sending.
+// Under DryRun it prints what it would claim and records nothing.
+func (c *Claimer) Backlog(ctx context.Context, noBacklog bool) (int, error) {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	known, err := c.Store.Fingerprints(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("backlog: %w", err)
+	}
+	asking := c.Config.Asking(known, false)
+	if len(asking) == 0 {
+		return 0, nil
+	}
+	b := notify.ClaimBatch{Now: now(), MaxAge: c.MaxAge}
+	var open []*events.Event
+	wanted := slices.ContainsFunc(asking, func(w *notify.Watch) bool { return !w.NoBacklog })
+	if !noBacklog && wanted {
+		// One message per watch and channel: the backlog's events share one crawl id.
+		if open, err = c.Store.OpenListings(ctx, "backlog-"+b.Now.UTC().Format("20060102T150405Z")); err != nil {
+			return 0, fmt.Errorf("backlog: %w", err)
+		}
+	}
+	b.AddBacklog(asking, open, "", noBacklog)
+	if c.DryRun != nil {
+		return 0, c.preview(ctx, b)
+	}
+	in := notify.Intake{Store: c.Store, Metrics: c.Metrics, Logger: c.Logger, Wake: c.Wake}
+	claimed, err := in.Claim(ctx, b)
+	if err != nil {
+		return 0, fmt.Errorf("backlog: %w", err)
+	}
+	if c.Logger != nil {
+		names := make([]string, len(asking))
+		for i, w := range asking {
+			names[i] = w.Name
+		}
+		c.Logger.InfoContext(ctx, "watches answered with what is open now", "watches", names, "open_listings", len(open),
+			"claimed", claimed, "no_backlog", noBacklog)
+	}
+	return claimed, nil
+}
+
 // preview prints, per match, what a real run would do with it (Store.Preview writes nothing).
 func (c *Claimer) preview(ctx context.Context, b notify.ClaimBatch) error {
 	res, err := c.Store.Preview(ctx, b)
@@ -82,8 +132,11 @@ func (c *Claimer) preview(ctx context.Context, b notify.ClaimBatch) error {
 		}
 		switch r.Status {
 		case notify.StatusSending:
-			fmt.Fprintf(c.DryRun, "would send to %s (watch %s, key %s):\n%s\n\n", r.Channel, cl.Watch, r.Key,
-				notify.Text(lang, cl.Watch, []*events.Event{cl.Event}, now))
+			text := notify.Text(lang, cl.Watch, []*events.Event{cl.Event}, now)
+			if cl.Backlog {
+				text = notify.BacklogText(lang, cl.Watch, []*events.Event{cl.Event}, now)
+			}
+			fmt.Fprintf(c.DryRun, "would send to %s (watch %s, key %s):\n%s\n\n", r.Channel, cl.Watch, r.Key, text)
 		default:
 			reason := r.Reason
 			if reason == "" {

@@ -25,7 +25,7 @@ func msgs(evs ...events.Event) []store.Message {
 func listing(course string) events.Listing {
 	price, players := int64(100000), 4
 	return events.Listing{Source: "s", CourseName: course, RoundDate: "2026-12-05", PlayDate: "2026-12-05", TeeTime: "07:00",
-		PriceKRW: &price, Players: &players}
+		Values: events.Values{PriceKRW: &price, Players: &players}}
 }
 
 // TestClaimRules: claimed once, stale and closed (by the booking consumer's table or by a close the

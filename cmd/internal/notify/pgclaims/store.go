@@ -1,5 +1,5 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
-// migrations 005, 006 and 010), used by `booking-consumer notify`: several notifier processes share it
+// migrations 005, 006, 010 and 011), used by `booking-consumer notify`: several notifier processes share it
 // under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
 package pgclaims
 
@@ -38,6 +38,14 @@ var (
 	listSQL string
 	//go:embed queries/prune.sql
 	pruneSQL string
+	//go:embed queries/fingerprints.sql
+	fingerprintsSQL string
+	//go:embed queries/fingerprints_read.sql
+	fingerprintsReadSQL string
+	//go:embed queries/open_listings.sql
+	openListingsSQL string
+	//go:embed queries/resend.sql
+	resendSQL string
 )
 
 // Defaults of the store.
@@ -82,7 +90,7 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 	n := len(b.Claims)
 	key, eventID := make([]uuid.UUID, n), make([]uuid.UUID, n)
 	watch, channel, crawlID, listingKey := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	occurredAt, payload := make([]time.Time, n), make([][]byte, n)
+	occurredAt, payload, backlog := make([]time.Time, n), make([][]byte, n), make([]bool, n)
 	for i, c := range b.Claims {
 		e := c.Event
 		p, err := json.Marshal(e)
@@ -90,7 +98,7 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 			return nil, fmt.Errorf("encode event %s: %w", e.EventID, err)
 		}
 		key[i], watch[i], channel[i], eventID[i], crawlID[i] = c.Key, c.Watch, c.Channel, e.EventID, e.CrawlID
-		listingKey[i], occurredAt[i], payload[i] = e.ListingKey, e.OccurredAt, p
+		listingKey[i], occurredAt[i], payload[i], backlog[i] = e.ListingKey, e.OccurredAt, p, c.Backlog
 	}
 	maxAge, now := b.MaxAge, b.Now
 	if maxAge <= 0 {
@@ -100,7 +108,7 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 		now = time.Now()
 	}
 	return []any{key, watch, channel, eventID, crawlID, listingKey, occurredAt, payload,
-		maxAge.Seconds(), s.Owner, s.lease().Seconds(), dryRun, now}, nil
+		maxAge.Seconds(), s.Owner, s.lease().Seconds(), dryRun, now, backlog}, nil
 }
 
 // Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
@@ -121,6 +129,15 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 			}
 			if _, err := tx.Exec(ctx, closesSQL, keys, at); err != nil {
 				return fmt.Errorf("record closes: %w", err)
+			}
+		}
+		if len(b.Fingerprints) > 0 {
+			watches, fps := make([]string, len(b.Fingerprints)), make([]string, len(b.Fingerprints))
+			for i, f := range b.Fingerprints {
+				watches[i], fps[i] = f.Watch, f.Fingerprint
+			}
+			if _, err := tx.Exec(ctx, fingerprintsSQL, watches, fps); err != nil {
+				return fmt.Errorf("record fingerprints: %w", err)
 			}
 		}
 		if len(b.Claims) == 0 {
@@ -184,7 +201,7 @@ func (s *Store) Pick(ctx context.Context, ch *notify.Channel, _ time.Time, limit
 		var sendKey *uuid.UUID
 		var payload []byte
 		var closed *time.Time
-		_, err = pgx.ForEachRow(rows, []any{&r.Key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &r.ClaimedAt, &closed}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&r.Key, &r.Watch, &r.CrawlID, &payload, &sendKey, &r.Part, &r.Parts, &r.Attempts, &r.ClaimedAt, &r.Backlog, &r.Resend, &closed}, func() error {
 			var e events.Event
 			if err := json.Unmarshal(payload, &e); err != nil {
 				return fmt.Errorf("notification %s: stored event: %w", r.Key, err)
@@ -278,6 +295,66 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	tag, err := s.Pool.Exec(ctx, pruneSQL, before)
 	if err != nil {
 		return 0, fmt.Errorf("prune notifications: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// Fingerprints returns the fingerprint each watch was last answered with (by watch); the
+// notifier's watches are evaluated on every source at once, so Source is not kept.
+func (s *Store) Fingerprints(ctx context.Context) (map[string]string, error) {
+	rows, err := s.Pool.Query(ctx, fingerprintsReadSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read fingerprints: %w", err)
+	}
+	out := map[string]string{}
+	var w, f string
+	if _, err := pgx.ForEachRow(rows, []any{&w, &f}, func() error { out[w] = f; return nil }); err != nil {
+		return nil, fmt.Errorf("read fingerprints: %w", err)
+	}
+	return out, nil
+}
+
+// OpenListings returns the listings open now in booking_lifetimes, each as the opening of its
+// current lifetime (the backlog's events, notify.Watch.BacklogClaims): the start event's id and
+// first-seen time, the values of its last event, crawl crawlID (the message it goes out in).
+func (s *Store) OpenListings(ctx context.Context, crawlID string) ([]*events.Event, error) {
+	rows, err := s.Pool.Query(ctx, openListingsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read open listings: %w", err)
+	}
+	var out []*events.Event
+	var start, last []byte
+	_, err = pgx.ForEachRow(rows, []any{&start, &last}, func() error {
+		var st, e events.Event
+		if err := json.Unmarshal(start, &st); err != nil {
+			return fmt.Errorf("stored event: %w", err)
+		}
+		if err := json.Unmarshal(last, &e); err != nil {
+			return fmt.Errorf("stored event: %w", err)
+		}
+		e.EventID, e.EventType, e.OccurredAt, e.CrawlID, e.Previous = st.EventID, events.ListingOpened, st.OccurredAt, crawlID, nil
+		out = append(out, &e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read open listings: %w", err)
+	}
+	return out, nil
+}
+
+// Resend implements notify.ClaimStore: the claims are leased to Owner.
+func (s *Store) Resend(ctx context.Context, f notify.ResendFilter) (int, error) {
+	statuses := []string{string(notify.StatusFailed)}
+	if f.IncludeUnknown {
+		statuses = append(statuses, string(notify.StatusUnknown))
+	}
+	var since *time.Time
+	if !f.Since.IsZero() {
+		since = &f.Since
+	}
+	tag, err := s.Pool.Exec(ctx, resendSQL, statuses, f.Channels, f.Watch, since, s.Owner, s.lease().Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("resend notifications: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
 }

@@ -3,7 +3,7 @@
 -- A fresh claim waits until its watch and crawl have had no new claim for $4 seconds (at most
 -- 10 × $4), so that the matches of one crawl, claimed in several consumer batches, are leased and
 -- sent together.
-select key, watch, crawl_id, event, send_key, coalesce(send_part, 0), coalesce(send_parts, 0), attempts, claimed_at,
+select key, watch, crawl_id, event, send_key, coalesce(send_part, 0), coalesce(send_parts, 0), attempts, claimed_at, backlog, resend,
        greatest((select c.closed_at from notification_closes c where c.listing_key = n.listing_key),
                 (select max(b.occurred_at) from booking_events b
                  where b.listing_key = n.listing_key collate "C" and b.event_type = 'listing_closed'))

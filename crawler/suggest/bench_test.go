@@ -1,0 +1,33 @@
+package suggest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// BenchmarkSuggestRows is the row analysis (rows and fields of a fetched page, review 3's F2
+// shape) on 2,000 and 20,000 rows side by side in each iteration: ratio_20k/2k is about 10 when it
+// is linear (it was quadratic: 1,000 rows 15 s, 20,000 still running after 653 s); the target is
+// at most 12.
+func BenchmarkSuggestRows(b *testing.B) {
+	small, big := bigHTML(2000), bigHTML(20000)
+	analyse := func(body []byte) time.Duration {
+		a := analysis{date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), say: func(string, ...any) {},
+			page: Page{Body: body}, out: &crawler.SiteSpec{}}
+		start := time.Now()
+		if err := a.rows(b.Context()); err != nil || len(a.missing) > 0 {
+			b.Fatalf("analysis: %v, missing %v", err, a.missing)
+		}
+		return time.Since(start)
+	}
+	var tSmall, tBig time.Duration
+	for b.Loop() {
+		tSmall += analyse(small)
+		tBig += analyse(big)
+	}
+	b.ReportMetric(float64(tSmall.Milliseconds())/float64(b.N), "ms_2k")
+	b.ReportMetric(float64(tBig.Milliseconds())/float64(b.N), "ms_20k")
+	b.ReportMetric(float64(tBig)/float64(tSmall), "ratio_20k/2k")
+}

@@ -1,0 +1,77 @@
+package suggest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// crawlCheck runs the entry through the crawler's own parser on the answer suggest fetched (no
+// request: a transport answers with that page), so that what suggest says it found is what a
+// crawl reads: the listings of the play date, and each rejected row's reason.
+func (a *analysis) crawlCheck(ctx context.Context, site *crawler.Site) {
+	spec := site.SiteSpec
+	spec.DaysAhead, spec.Charset, spec.NextPage, spec.Follow = 0, "", "", "" // the page is decoded already; one page
+	spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+	if a.t.target != nil {
+		spec.Targets = []crawler.Target{a.t.target}
+	} else if len(spec.Targets) > 1 {
+		spec.Targets = spec.Targets[:1]
+	}
+	one, err := spec.Compile()
+	if err != nil {
+		return
+	}
+	var (
+		mu      sync.Mutex
+		reports []crawler.PageReport
+	)
+	res, err := crawler.Collect(ctx, one, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body),
+		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
+	})
+	if err != nil || len(reports) == 0 {
+		return
+	}
+	reasons := map[string]int{}
+	for _, p := range reports {
+		for _, r := range p.Rejected {
+			reasons[r.Reason]++
+		}
+	}
+	if res.Rejected == 0 {
+		a.say("crawl check: the crawler's parser reads %d listing(s) from the fetched page with this entry, no row rejected", len(res.Listings))
+		return
+	}
+	var rs []string
+	for r, n := range reasons {
+		rs = append(rs, fmt.Sprintf("%s %d", r, n))
+	}
+	sort.Strings(rs)
+	a.say("crawl check: warning: the crawler's parser reads %d listing(s) from the fetched page with this entry and rejects %d row(s) (%s): "+
+		"check the fields with crawler try --site %s --dump", len(res.Listings), res.Rejected, strings.Join(rs, ", "), site.Name)
+}
+
+// pageTransport answers every request with body (as UTF-8 HTML or JSON).
+func pageTransport(body []byte) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		ct := "text/html; charset=utf-8"
+		if b := strings.TrimSpace(string(body[:min(len(body), 64)])); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
+			ct = "application/json; charset=utf-8"
+		}
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {ct}}, Request: r,
+			Body: io.NopCloser(strings.NewReader(string(body))), ContentLength: int64(len(body))}, nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

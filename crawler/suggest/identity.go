@@ -1,0 +1,160 @@
+package suggest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/tidwall/gjson"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
+)
+
+// maxPartValues is the most distinct values a course part takes on a date (rule (c)).
+const maxPartValues = 6
+
+// checkPart applies rules (b) and (c) to the course_part column the page's rows chose (rules (a)
+// and (d) held there): (b) it reads the same for every tee time in a second fetch of the date,
+// (c) on the next date its values are at most maxPartValues distinct ones, all among the first
+// date's. Two more requests; a column that fails either is left out of the entry, and said.
+func (a *analysis) checkPart(ctx context.Context) error {
+	if a.part == nil {
+		return nil
+	}
+	if !a.t.dateFound {
+		a.say("course_part: rules (b) and (c) not checked: the request names no date to ask again or move")
+		return nil
+	}
+	first := a.partValues(a.page.Body)
+	again, err := a.fetchAt(ctx, a.date)
+	if err != nil {
+		return err
+	}
+	a.say("course_part: fetched %s again (rule (b)): status %d, %d bytes", again.Request, again.Status, len(again.Body))
+	if again.Err == nil {
+		second := a.partValues(again.Body)
+		for tee, vs := range first {
+			if ws, ok := second[tee]; ok && len(ws) == len(vs) && !slices.Equal(ws, vs) {
+				a.rejectPart("b", fmt.Sprintf("a second fetch of %s reads %s at %s where the first read %s", a.date.Format("2006-01-02"),
+					strings.Join(ws, ", "), strings.ReplaceAll(strings.TrimPrefix(tee, "\x00"), "\x00", " "), strings.Join(vs, ", ")))
+				return nil
+			}
+		}
+	}
+	next := a.date.AddDate(0, 0, 1)
+	np, err := a.fetchAt(ctx, next)
+	if err != nil {
+		return err
+	}
+	a.say("course_part: fetched %s (rule (c)): status %d, %d bytes", np.Request, np.Status, len(np.Body))
+	third := a.partValues(np.Body)
+	if np.Err != nil || len(third) == 0 {
+		a.say("course_part: rule (c) not checked: %s answered no rows", next.Format("2006-01-02"))
+		return nil
+	}
+	known := map[string]bool{} // course NUL part, of the first date
+	for k, vs := range first {
+		course, _, _ := strings.Cut(k, "\x00")
+		for _, v := range vs {
+			known[course+"\x00"+v] = true
+		}
+	}
+	distinct := map[string]map[string]bool{} // per course
+	most := 0
+	for k, vs := range third {
+		course, _, _ := strings.Cut(k, "\x00")
+		if distinct[course] == nil {
+			distinct[course] = map[string]bool{}
+		}
+		for _, v := range vs {
+			distinct[course][v] = true
+			most = max(most, len(distinct[course]))
+			if !known[course+"\x00"+v] {
+				a.rejectPart("c", fmt.Sprintf("on %s it reads %q%s, which %s never did", next.Format("2006-01-02"), v, ofCourse(course), a.date.Format("2006-01-02")))
+				return nil
+			}
+		}
+		if n := len(distinct[course]); n > maxPartValues {
+			a.rejectPart("c", fmt.Sprintf("on %s it takes %d distinct values%s (a course has at most %d parts)", next.Format("2006-01-02"), n, ofCourse(course), maxPartValues))
+			return nil
+		}
+	}
+	a.say("course_part: rules (b) and (c) hold: a second fetch reads the same, and %s's values (at most %d a course) are among %s's", next.Format("2006-01-02"), most, a.date.Format("2006-01-02"))
+	return nil
+}
+
+func ofCourse(course string) string {
+	if course == "" {
+		return ""
+	}
+	return " for " + course
+}
+
+func (a *analysis) rejectPart(rule, why string) {
+	a.say("%s: rejected for the listing key by rule (%s): %s; course_part left out", a.part.label(), rule, why)
+	delete(a.out.Fields, "course_part")
+	a.part = nil
+}
+
+// fetchAt fetches the request for date as the browser asked, after the politeness's delay.
+func (a *analysis) fetchAt(ctx context.Context, date time.Time) (Page, error) {
+	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
+		return Page{}, err
+	}
+	return a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
+}
+
+// partValues reads the course part column of an answer's rows: per course (when a column names
+// it) and tee time, joined by NUL, its values sorted (one per row at that time).
+func (a *analysis) partValues(body []byte) map[string][]string {
+	out := map[string][]string{}
+	tee, part, course := a.out.Fields["tee_time"], a.out.Fields["course_part"], a.out.Fields["course"]
+	if a.isJSON {
+		rows := gjson.GetBytes(body, a.out.JSON.Rows)
+		for i, r := range rows.Array() {
+			if i == SampleRows {
+				break
+			}
+			k := ""
+			if course.Path != "" {
+				k = crawler.CleanText(r.Get(course.Path).String())
+			}
+			k += "\x00" + crawler.CleanText(r.Get(tee.Path).String())
+			out[k] = append(out[k], crawler.CleanText(r.Get(part.Path).String()))
+		}
+		return sortedValuesOf(out)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+	if err != nil {
+		return out
+	}
+	text := func(row *goquery.Selection, sel string) string {
+		if sel == "" {
+			return crawler.CleanText(row.Text())
+		}
+		return crawler.CleanText(row.Find(sel).First().Text())
+	}
+	doc.Find(a.out.Row).EachWithBreak(func(i int, row *goquery.Selection) bool {
+		k := ""
+		if course.Selector != "" {
+			k = text(row, course.Selector)
+		}
+		k += "\x00" + text(row, tee.Selector)
+		out[k] = append(out[k], text(row, part.Selector))
+		return i+1 < SampleRows
+	})
+	return sortedValuesOf(out)
+}
+
+// sortedValuesOf sorts each tee time's values: a second fetch may list the parts in another order.
+func sortedValuesOf(m map[string][]string) map[string][]string {
+	for _, vs := range m {
+		slices.Sort(vs)
+	}
+	return m
+}

@@ -1,0 +1,81 @@
+package suggest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
+)
+
+// TestSuggestProbesTheBookingWindow: a classic club site (the simulator's one-club ASP page) that
+// opens its books 4 days ahead, answers a later date with only an alert and a sold-out date (here:
+// one not released yet) with its table and one marker row. Asked for 6 days ahead, suggest's probe
+// (at most MaxProbes requests for other dates) warns that days_ahead reaches past the last date
+// with rows, proposes not_open from the alert and empty_when from the marker row, and the entry's
+// crawls over the week are complete, reject no row and read every visible tee time.
+func TestSuggestProbesTheBookingWindow(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	clock := &simClock{t: simStart}
+	sim := sitesim.New(sitesim.Config{Seed: 2026, Now: clock.Now, DaysAhead: simDays, TeeTimesPerDay: 8, BadRowRate: -1, AlertPastWindow: true})
+	var (
+		mu    sync.Mutex
+		dates = map[string]int{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == sitesim.PathASP {
+			mu.Lock()
+			dates[r.URL.Query().Get("ymd")]++
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02") + "' -H 'Accept: text/html'"
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim), Now: clock.Now})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	others := 0
+	for d, n := range dates {
+		if d != day.Format("2006.01.02") {
+			others += n
+		}
+	}
+	// The probe's, and the next date the course part's rule (c) is checked on.
+	if others > MaxProbes+1 {
+		t.Errorf("%d requests for other dates than the play date (%v), want at most %d", others, dates, MaxProbes+1)
+	}
+	if sg.Site.NotOpen == nil || sg.Site.NotOpen.Contains != "예약 가능한 일자가 아닙니다" {
+		t.Errorf("not_open %+v, want contains 예약 가능한 일자가 아닙니다", sg.Site.NotOpen)
+	}
+	if len(sg.Site.EmptyWhen) != 1 || sg.Site.EmptyWhen[0].Contains != "예약 가능한 시간이 없습니다" {
+		t.Errorf("empty_when %+v, want contains 예약 가능한 시간이 없습니다", sg.Site.EmptyWhen)
+	}
+	lastRows := simStart.AddDate(0, 0, simDays-1).Format("2006-01-02") // the last window day is released at 09:00
+	if !strings.Contains(stderr, "warning: days_ahead 6 reaches") || !strings.Contains(stderr, "the last date that answered rows is "+lastRows) {
+		t.Errorf("no warning that days_ahead reaches past the last date with rows (%s)", lastRows)
+	}
+	site := sg.Site.SiteSpec
+	site.Politeness = fastPoliteness()
+	entry, err := site.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := simStart; at.Before(simStart.AddDate(0, 0, 7)); at = at.Add(9 * time.Hour) {
+		clock.Set(at)
+		res, err := crawler.Collect(t.Context(), entry, at, crawler.CollectDeps{Logger: testkit.Logger(t, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || res.Rejected != 0 || len(res.NotOpenSets) == 0 || len(res.Listings) != len(sim.Visible(at)) {
+			t.Errorf("crawl at %s: complete %v (failed %v), %d rows rejected, %d sets not open, %d listings of %d visible",
+				at.Format("01-02 15:04"), res.Complete, res.FailedPages, res.Rejected, len(res.NotOpenSets), len(res.Listings), len(sim.Visible(at)))
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package suggest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+)
+
+// The copied request of review 3's F1/F3 (a Korean JSP/ASP site's kind): session ids, tokens, a
+// CSRF token and passwords in the URL's userinfo, its path parameter and query, the headers, the
+// cookies, -u and the form body.
+const secretsCurl = `curl 'http://golfer:Hunter2pw@HOST/tee;jsessionid=SESSJSID12345?date=2026-12-05&access_token=QTOKEN98765&sid=SIDVAL4242' \
+  -H 'Authorization: Bearer AUTHBEARER777' -H 'X-Auth-Key: XAUTHKEY555' -H 'X-Requested-With: XMLHttpRequest' \
+  -H 'X-Api-Secret: APISECRET333' -b 'JSESSIONID=COOKIEJS111; remember_me=REMEMBER222' -u 'basicuser:BASICPW999' \
+  --data-raw '_csrf=CSRFFORM444&password=FORMPW666&date=2026-12-05&userPwd=USERPWD888'`
+
+var copiedSecrets = []string{"Hunter2pw", "SESSJSID12345", "QTOKEN98765", "SIDVAL4242", "AUTHBEARER777", "XAUTHKEY555",
+	"APISECRET333", "COOKIEJS111", "REMEMBER222", "BASICPW999", "CSRFFORM444", "FORMPW666", "USERPWD888"}
+
+// TestSecretsOfTheCopiedRequestNeverReachTheOutput (review 3, F1 and F3): no secret of the copied
+// request reaches the sites file or stderr; each dropped one is named in the "dropped" line; the
+// password fields become a login block over credential variables; the fetch as the browser asked
+// sends the Authorization curl would (its -H, which wins over -u), the others none.
+func TestSecretsOfTheCopiedRequestNeverReachTheOutput(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		auths []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		fmt.Fprint(w, `<html><body><table id="res"><tr><th>골프장</th><th>시간</th><th>그린피</th></tr>`)
+		if r.FormValue("date") == "2026-12-05" {
+			fmt.Fprint(w, `<tr class="slot"><td>레이크 CC</td><td>06:30</td><td>130,000원</td></tr><tr class="slot"><td>레이크 CC</td><td>07:00</td><td>140,000원</td></tr>`)
+		}
+		fmt.Fprint(w, `</table></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := strings.ReplaceAll(secretsCurl, "HOST", strings.TrimPrefix(srv.URL, "http://"))
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
+	for _, s := range copiedSecrets {
+		if strings.Contains(string(sg.YAML), s) {
+			t.Errorf("%s reached the sites file", s)
+		}
+		if strings.Contains(stderr, s) {
+			t.Errorf("%s reached stderr", s)
+		}
+	}
+	var dropped string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "dropped from the output") {
+			dropped = line
+		}
+	}
+	for _, name := range []string{"path parameter jsessionid", "query access_token", "query sid", "form _csrf", "form password", "form userPwd",
+		"Authorization", "Cookie", "X-Api-Secret", "X-Auth-Key"} {
+		if !strings.Contains(dropped, name) {
+			t.Errorf("the dropped line does not name %s: %q", name, dropped)
+		}
+	}
+	if sg.Complete || !sg.Login || !strings.Contains(string(sg.YAML), "{{.Credentials.password}}") || !strings.Contains(string(sg.YAML), "CLUB_PASSWORD") {
+		t.Errorf("the password fields did not become a login block over credential variables (login %v)", sg.Login)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) == 0 || auths[0] != "Bearer AUTHBEARER777" {
+		t.Errorf("the fetch as the browser asked sent Authorization %q, want the copied one", auths)
+	}
+	for _, a := range auths {
+		if a != "" && a != "Bearer AUTHBEARER777" {
+			t.Errorf("a fetch sent Authorization %q", a)
+		}
+	}
+}
+
+// -u user:password (and, without it, the URL's user:password) is a real Basic header, as curl
+// sends it, unless an Authorization header is given (curl's -H wins); the URL keeps no userinfo.
+func TestParseCurlBasicAuth(t *testing.T) {
+	basic := func(up string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(up)) }
+	for _, tc := range []struct{ curl, want string }{
+		{"curl -u 'basicuser:BASICPW999' 'http://h/tee'", basic("basicuser:BASICPW999")},
+		{"curl 'http://golfer:Hunter2pw@h/tee'", basic("golfer:Hunter2pw")},
+		{"curl -u 'basicuser:BASICPW999' 'http://golfer:Hunter2pw@h/tee'", basic("basicuser:BASICPW999")},
+		{"curl -H 'Authorization: Bearer X1' -u 'basicuser:BASICPW999' 'http://h/tee'", "Bearer X1"},
+		{"curl -u 'basicuser:BASICPW999' -H 'Authorization: Bearer X1' 'http://h/tee'", "Bearer X1"},
+	} {
+		r, err := ParseCurl(tc.curl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Header.Get("Authorization"); got != tc.want || strings.Contains(r.URL, "@") {
+			t.Errorf("%s: Authorization %q, URL %s; want %q and no userinfo", tc.curl, got, r.URL, tc.want)
+		}
+	}
+}
+
+func TestSecretNames(t *testing.T) {
+	for _, n := range []string{"sid", "user_sid", "userSid", "SID", "PHPSESSID", "ASPSESSIONIDQAQB", "jsessionid", "pwd", "userPw", "user_pw",
+		"passwd", "api_key", "X-Api-Secret", "access_token", "_csrf", "Cookie", "X-Session-Id"} {
+		if !isSecretName(n) {
+			t.Errorf("%s is not taken for a credential", n)
+		}
+	}
+	for _, n := range []string{"side", "inside", "ymd", "club_code", "book_date", "courseId", "golfResDate", "X-Requested-With", "page", "roundDay", "gc", "power"} {
+		if isSecretName(n) {
+			t.Errorf("%s is taken for a credential", n)
+		}
+	}
+}
