@@ -26,6 +26,7 @@ type Site struct {
 	loginForm []namedTemplate
 	fields    [len(cellTable)]compiledField // indexed like cellTable; unset cells are zero
 	list      string                        // List, or the one derived from Row; empty: the holder remembered from a page with rows
+	times     SiteTimes                     // the site's own times; its schedule is nil without a schedule: key (Times fills in the global one)
 }
 
 // compileEmptyWhen checks the HTML empty_when entries.
@@ -130,6 +131,9 @@ func (s *Site) compile() error {
 	}
 	if len(s.AllowedDomains) == 0 {
 		s.AllowedDomains = s.hosts()
+	}
+	if err := s.compileTimes(fail); err != nil {
+		return err
 	}
 	return s.Politeness.check(fail)
 }

@@ -49,6 +49,11 @@ type DiffOptions struct {
 	MissesToClose  int
 	CollapseCrawls int
 	Location       *time.Location
+	// MissesMinInterval, when positive, makes misses count at most once per this long: a
+	// listing's n-th miss counts only at least (n-1)×MissesMinInterval after its first
+	// (MissedAt), so that frequent crawls (a burst) never close a listing faster than crawls that
+	// far apart would. 0: every complete crawl's miss counts.
+	MissesMinInterval time.Duration
 }
 
 // DiffStats counts what one Diff saw, for logs and metrics.
@@ -297,7 +302,7 @@ func (d *differ) miss(key string, e SnapshotEntry) {
 		d.stats.Kept++
 		return
 	}
-	e = countMiss(e, c)
+	e = countMiss(e, c, d.opt.MissesMinInterval)
 	reason := events.Booked
 	if teeTimePassed(e.Listing, e.MissedAt, d.opt.Location) {
 		reason = events.Expired
@@ -312,7 +317,10 @@ func (d *differ) miss(key string, e SnapshotEntry) {
 // countMiss counts the miss of e by a crawl that counts as complete: after a believed collapse
 // each collapsed crawl that missed it is a miss (MissedAt the first of them); otherwise one miss,
 // and misses held back by an unbelieved collapse are dropped.
-func countMiss(e SnapshotEntry, c Crawl) SnapshotEntry {
+//
+// With minInterval positive, the count is capped at one plus the whole minIntervals since the
+// first miss (DiffOptions.MissesMinInterval).
+func countMiss(e SnapshotEntry, c Crawl, minInterval time.Duration) SnapshotEntry {
 	if c.Collapsed && e.Suspect > 0 {
 		e.Misses += e.Suspect
 		if e.MissedAt.IsZero() {
@@ -325,6 +333,9 @@ func countMiss(e SnapshotEntry, c Crawl) SnapshotEntry {
 		}
 	}
 	e.Suspect, e.SuspectSince = 0, time.Time{}
+	if minInterval > 0 {
+		e.Misses = min(e.Misses, 1+int(c.At.Sub(e.MissedAt)/minInterval))
+	}
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -89,12 +90,25 @@ type Runner struct {
 	MaxSites  int                 // sites crawled at the same time; 0: DefaultMaxSites
 	// SiteDeadline bounds one site's crawl when the site sets no deadline of its own; 0: none.
 	SiteDeadline time.Duration
+	// PerSite, by site name, is what `crawler run` sets per site from its SiteTimes.
+	PerSite map[string]SiteRun
 
-	hosts *hostLimits // the per-host politeness, built from Sites by the first Run
+	initOnce sync.Once
+	hosts    *hostLimits   // the per-host politeness, built from Sites by the first Run
+	slots    chan struct{} // MaxSites, shared by concurrent RunSites
 
 	lock      *StateLock           // held by Lock, or by Run for its duration
 	ownSpool  bool                 // Lock opened Spool; Unlock closes it
 	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
+}
+
+// SiteRun is one site's own settings of a Runner (Runner.PerSite).
+type SiteRun struct {
+	// Deadline overrides SiteDeadline for a site without a deadline: key (0.8 × the site's own
+	// interval, SiteTimes.Deadline); 0: SiteDeadline.
+	Deadline time.Duration
+	// MissesMinInterval is the site's DiffOptions.MissesMinInterval (SiteTimes.MissesMinInterval).
+	MissesMinInterval time.Duration
 }
 
 // Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process
@@ -223,6 +237,13 @@ func CrawlID(source string, start time.Time) string {
 // an error wrapping ErrCrawlFailed (and the sites' errors). Each site's events reach EventsOut,
 // synced, once its snapshot is saved (through Spool).
 func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
+	return r.RunSites(ctx, r.Sites)
+}
+
+// RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
+// Run, RunSites may run concurrently with itself on disjoint sites once Lock is held: the calls
+// share the runner's MaxSites slots and its per-host politeness.
+func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
 	}
@@ -239,7 +260,7 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	sum.Sites = r.crawlSites(ctx, now)
+	sum.Sites = r.crawlSites(ctx, sites, now)
 	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))

@@ -25,22 +25,25 @@ var errSiteDeadline = errors.New("site deadline reached")
 // MaxSites of them before any starts, so that a host shares its slots fairly from its first
 // request on: a site that starts first cannot take every slot of a host another site is about to
 // use.
-func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSummary {
-	if r.hosts == nil {
-		r.hosts = newHostLimits(r.Sites)
-	}
+func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.Time) []SiteSummary {
 	n := r.MaxSites
 	if n <= 0 {
 		n = DefaultMaxSites
 	}
-	out := make([]SiteSummary, len(r.Sites))
-	shares := make([]*hostShare, len(r.Sites))
-	for i := range min(n, len(r.Sites)) {
-		shares[i] = r.hosts.join(r.Sites[i])
+	r.initOnce.Do(func() {
+		if r.hosts == nil { // a test may have set its own
+			r.hosts = newHostLimits(r.Sites)
+		}
+		r.slots = make(chan struct{}, n)
+	})
+	out := make([]SiteSummary, len(sites))
+	shares := make([]*hostShare, len(sites))
+	for i := range min(n, len(sites)) {
+		shares[i] = r.hosts.join(sites[i])
 	}
-	slots := make(chan struct{}, n)
+	slots := r.slots
 	var wg sync.WaitGroup
-	for i, site := range r.Sites {
+	for i, site := range sites {
 		slots <- struct{}{}
 		if shares[i] == nil {
 			shares[i] = r.hosts.join(site)
@@ -59,10 +62,14 @@ func (r *Runner) crawlSites(ctx context.Context, now func() time.Time) []SiteSum
 	return out
 }
 
-// siteDeadline is the bound of one crawl of site: its own deadline, else SiteDeadline; 0: none.
+// siteDeadline is the bound of one crawl of site: its own deadline, else its PerSite deadline,
+// else SiteDeadline; 0: none.
 func (r *Runner) siteDeadline(site *Site) time.Duration {
 	if site.Deadline > 0 {
 		return site.Deadline.D()
+	}
+	if d := r.PerSite[site.Name].Deadline; d > 0 {
+		return d
 	}
 	return r.SiteDeadline
 }
@@ -129,7 +136,9 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 
 	crawl, reference := crawlOf(ctx, site, prev, res, s, log)
 	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
-	out, next, stats := Diff(prev, res.Listings, crawl, r.Diff)
+	opt := r.Diff
+	opt.MissesMinInterval = cmp.Or(r.PerSite[site.Name].MissesMinInterval, opt.MissesMinInterval)
+	out, next, stats := Diff(prev, res.Listings, crawl, opt)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)

@@ -92,7 +92,13 @@ func (s Schedule) Run(ctx context.Context) error {
 		first.Wait()
 		close(stopped)
 	}()
-	s.Logger.InfoContext(ctx, "schedule stopping", "shutdown_timeout", grace)
+	return awaitStop(ctx, s.Logger, stopped, cancelJobs, grace)
+}
+
+// awaitStop is a schedule's shutdown: it waits up to grace for stopped (the running jobs have
+// returned), then cancels them and waits another grace.
+func awaitStop(ctx context.Context, log *slog.Logger, stopped <-chan struct{}, cancelJobs context.CancelFunc, grace time.Duration) error {
+	log.InfoContext(ctx, "schedule stopping", "shutdown_timeout", grace)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
@@ -100,7 +106,7 @@ func (s Schedule) Run(ctx context.Context) error {
 		return nil
 	case <-t.C:
 	}
-	s.Logger.WarnContext(ctx, "crawl still running at the shutdown deadline; cancelling it", "shutdown_timeout", grace)
+	log.WarnContext(ctx, "crawl still running at the shutdown deadline; cancelling it", "shutdown_timeout", grace)
 	cancelJobs()
 	t.Reset(grace)
 	select {

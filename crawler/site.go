@@ -95,6 +95,30 @@ type SiteSpec struct {
 	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
 	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
 	Deadline Duration `yaml:"deadline,omitempty"`
+
+	// Schedule, ActiveHours, Jitter and Burst time the site's crawls under `crawler run`
+	// (SiteTimes; `crawler once` ignores them). Schedule is a cron spec in Asia/Seoul (5 fields or
+	// @every, as --schedule) overriding the global schedule; ActiveHours ("05:00-23:00", end
+	// excluded, "22:00-06:00" runs overnight) is when the site may be crawled at all, bursts
+	// included; Jitter delays each scheduled crawl by a random part of it (at most half the
+	// schedule's interval and at most the deadline); Burst crawls more often around a known
+	// opening.
+	Schedule    string   `yaml:"schedule,omitempty"`
+	ActiveHours string   `yaml:"active_hours,omitempty"`
+	Jitter      Duration `yaml:"jitter,omitempty"`
+	Burst       []Burst  `yaml:"burst,omitempty"`
+	// MissesMinInterval, optional, makes a listing's misses count at most once per this long
+	// (DiffOptions.MissesMinInterval), less the jitter; with a burst it defaults to the global
+	// schedule's interval, so that a burst never closes a listing faster than the schedule would.
+	MissesMinInterval Duration `yaml:"misses_min_interval,omitempty"`
+}
+
+// Burst is one burst: from At (in Asia/Seoul: "MON 09:00" weekly, "10 09:00" on the 10th of each
+// month, "09:00" daily) for For, a crawl every Every, on the second (no jitter).
+type Burst struct {
+	At    string   `yaml:"at"`
+	Every Duration `yaml:"every"`
+	For   Duration `yaml:"for"`
 }
 
 // RowMark is one empty_when entry: an element matching Selector within the row, or Contains in

@@ -48,3 +48,38 @@ func TestCheckWatches(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckPrintsNextCrawlTimes: `crawler check --from T` prints each site's next five crawl
+// times: a site of its own (a burst around its time) and one on the global --schedule; a jitter
+// longer than half the global interval fails the site that has it.
+func TestCheckPrintsNextCrawlTimes(t *testing.T) {
+	t.Parallel()
+	site := func(name, keys string) string {
+		return "  - name: " + name + "\n    start_urls: [\"https://golf.example.kr/" + name + "\"]\n    row: \"table tr.row\"\n" + keys +
+			"    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"
+	}
+	good := testkit.WriteTemp(t, "sites.yaml", "sites:\n"+
+		site("own", "    schedule: \"*/10 * * * *\"\n    active_hours: \"05:00-23:00\"\n    burst: [{at: \"MON 09:00\", every: 30s, for: 10m}]\n")+
+		site("global", "    active_hours: \"05:00-23:00\"\n"))
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"check", "--sites", good, "--schedule", "0 * * * *", "--from", "2026-03-09T08:59:00+09:00"},
+		env(nil), &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s%s", err, out.String(), errOut.String())
+	}
+	for _, w := range []string{
+		`schedule "*/10 * * * *" (own, every 10m0s at the shortest), active 05:00-23:00, burst MON 09:00 every 30s for 10m0s): ` +
+			"2026-03-09 09:00:00, 2026-03-09 09:00:30, 2026-03-09 09:01:00, 2026-03-09 09:01:30, 2026-03-09 09:02:00\n",
+		`schedule "0 * * * *" (global, every 1h0m0s at the shortest), active 05:00-23:00): ` +
+			"2026-03-09 09:00:00, 2026-03-09 10:00:00, 2026-03-09 11:00:00, 2026-03-09 12:00:00, 2026-03-09 13:00:00\n",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+	bad := testkit.WriteTemp(t, "sites.yaml", "sites:\n"+site("jittery", "    jitter: 6m\n"))
+	out.Reset()
+	err := run(t.Context(), []string{"check", "--sites", bad}, env(nil), &out, &errOut)
+	if err == nil || !strings.Contains(out.String(), "FAIL  site \"jittery\": jitter 6m0s is more than half the schedule's interval") {
+		t.Errorf("err %v, output:\n%s", err, out.String())
+	}
+}

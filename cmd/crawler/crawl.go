@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +39,8 @@ const (
 const crawlEnvHelp = `Environment (a flag overrides its variable):
   CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
-  CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `")
+  CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `"); a
+                              site's schedule: key overrides it for that site
   CRAWLER_MAX_SITES           sites crawled at the same time (--max-sites; default 4); sites on one host
                               share one politeness limit whatever this is
   CRAWLER_UNHEALTHY_AFTER     run only: /healthz answers 503 when a site has had no complete crawl for this
@@ -57,22 +60,25 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
 
 // crawlConfig is the configuration of `crawler run` and `crawler once`.
 type crawlConfig struct {
-	Sites           string
-	StateDir        string
-	EventsOut       string
-	Schedule        string
-	MetricsAddr     string
-	MissesToClose   int
-	CollapseCrawls  int
-	UnhealthyAfter  int
-	MaxSites        int
-	SiteDeadline    time.Duration
-	ShutdownTimeout time.Duration
-	NoInitialCrawl  bool
-	Publisher       kafkabus.PublisherConfig
-	SpoolMaxBytes   int64
-	KafkaAlarmAfter time.Duration
-	Alerts          alertsConfig
+	Sites          string
+	StateDir       string
+	EventsOut      string
+	Schedule       string
+	MetricsAddr    string
+	MissesToClose  int
+	CollapseCrawls int
+	UnhealthyAfter int
+	MaxSites       int
+	SiteDeadline   time.Duration
+	// siteDeadlineDefault: --site-deadline was not given (run): a site with a schedule of its own
+	// gets 0.8 × its own interval.
+	siteDeadlineDefault bool
+	ShutdownTimeout     time.Duration
+	NoInitialCrawl      bool
+	Publisher           kafkabus.PublisherConfig
+	SpoolMaxBytes       int64
+	KafkaAlarmAfter     time.Duration
+	Alerts              alertsConfig
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
@@ -91,7 +97,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	fs.IntVar(&cfg.MaxSites, "max-sites", envInt(getenv, "CRAWLER_MAX_SITES", crawler.DefaultMaxSites, &envErr), "`sites` crawled at the same time; the sites on one host share one politeness limit (the strictest of theirs) [CRAWLER_MAX_SITES]")
 	deadlineHelp := "0: " + onceDeadlineHelp
 	if scheduled {
-		deadlineHelp = "0: 0.8 × the schedule's interval (8m for the default schedule)"
+		deadlineHelp = "0: 0.8 × the site's schedule's interval (its schedule: key, else --schedule; 8m for the default schedule)"
 	}
 	fs.DurationVar(&cfg.SiteDeadline, "site-deadline", 0, "bound of one site's crawl, after which it is cancelled and incomplete (reason deadline), closing nothing; a site's deadline: key overrides it; "+deadlineHelp)
 	cli.BrokersVar(fs, &bootstrap, bootstrap, "comma-separated Kafka `brokers`; empty: no publishing [KAFKA_BOOTSTRAP]", false)
@@ -136,6 +142,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		}
 		if cfg.SiteDeadline == 0 {
 			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
+			cfg.siteDeadlineDefault = scheduled
 		}
 		return cfg.Alerts.validate(scheduled)
 	}
@@ -395,7 +402,9 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	cfg, d, err := prepare(&env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
-		"crawler_skipped_runs_total). On SIGTERM the schedule stops, a running crawl gets\n"+
+		"crawler_skipped_runs_total). A site with schedule:, active_hours:, jitter: or burst: keys is crawled on its own\n"+
+		"times (crawler check prints its next five; docs/sites.md, \"Schedules per site\"), the others on --schedule;\n"+
+		"a site still crawling when its time comes skips it. On SIGTERM the schedule stops, a running crawl gets\n"+
 		"--shutdown-timeout to finish and is then cancelled, and the publisher gets 10s to flush. With\n"+
 		"--watches, the crawler delivers the alerts itself: each site crawl's matches are claimed in\n"+
 		"<state-dir>/alerts.db before its snapshot is saved, and one sender per channel delivers them beside\n"+
@@ -419,18 +428,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	if d.alerts != nil {
 		d.alerts.start(ctx)
 	}
-	sched := crawler.Schedule{
-		Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
-		OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
-		Job: func(ctx context.Context) {
-			// The runner has logged each site's failure; the schedule goes on.
-			_, _ = d.runner.Run(ctx)
-			if d.alerts != nil {
-				d.alerts.afterRun(ctx)
-			}
-		},
-	}
-	schedErr := sched.Run(ctx)
+	schedErr := runSchedule(ctx, env, cfg, d)
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -439,4 +437,65 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	env.Logger.Info("crawler stopped")
 	return errors.Join(schedErr, closeErr, metricsErr)
+}
+
+// runSchedule is the run loop of `crawler run`: the global cron schedule (crawler.Schedule) when
+// no site times its own crawls, else every site on its own times (crawler.SiteSchedule; the sites
+// without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
+// misses bounded in a burst (SiteTimes.MissesMinInterval).
+func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
+	crawl := func(ctx context.Context, sites []*crawler.Site) {
+		// The runner has logged each site's failure; the schedule goes on.
+		_, _ = d.runner.RunSites(ctx, sites)
+		if d.alerts != nil {
+			d.alerts.afterRun(ctx)
+		}
+	}
+	sites := d.runner.Sites
+	times, perSite, err := siteRuns(cfg, sites)
+	if err != nil {
+		return err
+	}
+	d.runner.PerSite = perSite
+	if !slices.ContainsFunc(sites, (*crawler.Site).HasTimes) {
+		sched := crawler.Schedule{
+			Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
+			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
+			Job: func(ctx context.Context) { crawl(ctx, sites) },
+		}
+		return sched.Run(ctx)
+	}
+	sched := crawler.SiteSchedule{
+		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
+		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
+	}
+	return sched.Run(ctx)
+}
+
+// siteRuns is every site's SiteTimes under the global schedule, and what the runner takes from
+// them per site: the default deadline (unless --site-deadline was given) and the misses bound
+// (misses_min_interval holds on the global schedule too). A jitter longer than the site's
+// deadline is a usage error.
+func siteRuns(cfg *crawlConfig, sites []*crawler.Site) ([]*crawler.SiteTimes, map[string]crawler.SiteRun, error) {
+	global, err := crawler.ScheduleInterval(cfg.Schedule, crawler.Seoul(), time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	times := make([]*crawler.SiteTimes, len(sites))
+	perSite := map[string]crawler.SiteRun{}
+	for i, s := range sites {
+		if times[i], err = s.Times(cfg.Schedule); err != nil {
+			return nil, nil, err
+		}
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
+		if cfg.siteDeadlineDefault {
+			run.Deadline = times[i].Deadline()
+		}
+		if dl := cmp.Or(s.Deadline.D(), run.Deadline, cfg.SiteDeadline); dl > 0 && s.Jitter.D() > dl {
+			return nil, nil, fmt.Errorf("%w: site %q: jitter %s is longer than its deadline %s (--site-deadline); it must be at most the deadline",
+				cli.ErrUsage, s.Name, s.Jitter.D(), dl)
+		}
+		perSite[s.Name] = run
+	}
+	return times, perSite, nil
 }

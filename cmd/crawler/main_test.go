@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +243,62 @@ func TestSimAndOnceWithoutLoginVariables(t *testing.T) {
 	}
 	cancel()
 	testkit.NoErr(t, errc, 10*time.Second, "sim after cancel")
+}
+
+// TestRunSiteOwnSchedule: a site with a schedule of its own is crawled on it, not on --schedule
+// (hourly here, with no start-up crawl): /metrics shows its next crawl time and two runs.
+func TestRunSiteOwnSchedule(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 5, TeeTimesPerDay: 4, DaysAhead: 1}))
+	t.Cleanup(srv.Close)
+	b, err := os.ReadFile(sitesFile(t, srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := strings.Replace(string(b), "  - name: sim-golf\n", "  - name: sim-golf\n    schedule: \"@every 1s\"\n", 1)
+	addr := testkit.FreeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"run", "--schedule", "@hourly", "--no-initial-crawl", "--metrics-addr", addr, "--state-dir", t.TempDir(),
+			"--sites", testkit.WriteTemp(t, "sites.yaml", sites)}, env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &bytes.Buffer{})
+	}()
+	var body string
+	testkit.WaitForf(t, 30*time.Second, func() string { return "two runs of the site's own schedule in /metrics:\n" + body }, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		body = string(raw)
+		runs := 0.0
+		for _, line := range strings.Split(body, "\n") {
+			if v, ok := strings.CutPrefix(line, "crawler_runs_total{"); ok {
+				_, n, _ := strings.Cut(v, "} ")
+				f, _ := strconv.ParseFloat(n, 64)
+				runs += f
+			}
+		}
+		return strings.Contains(body, `crawler_site_next_crawl_timestamp_seconds{source="sim-golf"}`) && runs >= 2
+	})
+	cancel()
+	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
+}
+
+// TestRunJitterOverSiteDeadline: a site's jitter longer than --site-deadline stops crawler run
+// before any crawl, naming the site.
+func TestRunJitterOverSiteDeadline(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(sitesFile(t, "http://127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := strings.Replace(string(b), "  - name: sim-golf\n", "  - name: sim-golf\n    jitter: 2m\n", 1)
+	err = run(t.Context(), []string{"run", "--site-deadline", "1m", "--metrics-addr", "off", "--state-dir", t.TempDir(),
+		"--sites", testkit.WriteTemp(t, "sites.yaml", sites)}, env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(errString(err), `site "sim-golf": jitter 2m0s is longer than its deadline 1m0s`) {
+		t.Fatalf("err %v, want a usage error naming the jitter and the deadline", err)
+	}
 }

@@ -46,8 +46,10 @@ type crawlerMetrics struct {
 	failed      prometheus.Counter
 	dropped     *droppedCounter
 	queueDepth  prometheus.Gauge
-	lastDone    *prometheus.GaugeVec // source
-	notDone     *prometheus.GaugeVec // source
+	lastDone    *prometheus.GaugeVec   // source
+	notDone     *prometheus.GaugeVec   // source
+	nextCrawl   *prometheus.GaugeVec   // source
+	siteSkipped *prometheus.CounterVec // source
 }
 
 var (
@@ -102,8 +104,11 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 			Help: "Unix time of the site's last complete crawl (kept in its snapshot, so it survives restarts); absent until one."}, []string{"source"}),
 		notDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_consecutive_incomplete_crawls",
 			Help: "Crawls of the site since its last complete one (incomplete, collapsed or errored): a site whose layout changed grows it forever."}, []string{"source"}),
+		nextCrawl: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_site_next_crawl_timestamp_seconds",
+			Help: "Unix time of the site's next crawl (its schedule, active hours, jitter and bursts; set when some site times its own crawls)."}, []string{"source"}),
+		siteSkipped: counter("site_skipped_runs_total", "A site's crawl times skipped because its previous crawl was still running (per-site schedules; counted in crawler_skipped_runs_total too).", "source"),
 	}
-	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
+	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.nextCrawl, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -147,6 +152,21 @@ func (m *crawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }
 func (m *crawlerMetrics) SkippedRun() {
 	m.skipped.Inc()
 	m.health.SkippedRun()
+}
+
+// SiteSkipped is SkippedRun for one site under per-site schedules (crawler.SiteSchedule.OnSkip).
+func (m *crawlerMetrics) SiteSkipped(site string) {
+	m.siteSkipped.WithLabelValues(site).Inc()
+	m.SkippedRun()
+}
+
+// NextCrawl sets the site's next crawl time (crawler.SiteSchedule.OnNext); zero: none.
+func (m *crawlerMetrics) NextCrawl(site string, at time.Time) {
+	if at.IsZero() {
+		m.nextCrawl.DeleteLabelValues(site)
+		return
+	}
+	m.nextCrawl.WithLabelValues(site).Set(float64(at.UnixMilli()) / 1000)
 }
 
 // SiteCrawled implements crawler.RunMetrics.

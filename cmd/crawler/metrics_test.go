@@ -125,3 +125,43 @@ func TestHealthCheckSection(t *testing.T) {
 		t.Errorf("failing channel: %d %v", code, body)
 	}
 }
+
+// TestMetricsSiteSchedule: under per-site schedules /metrics has each site's next crawl time and
+// its skipped runs (counted in crawler_skipped_runs_total too); a site with no next time drops
+// its gauge.
+func TestMetricsSiteSchedule(t *testing.T) {
+	t.Parallel()
+	m := newCrawlerMetrics(nil)
+	at := time.Date(2026, 3, 9, 9, 0, 30, 0, crawler.Seoul())
+	m.NextCrawl("s", at)
+	m.NextCrawl("gone", at)
+	m.NextCrawl("gone", time.Time{})
+	m.SiteSkipped("s")
+	m.SiteSkipped("s")
+	got := map[string]float64{}
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		for _, mt := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range mt.GetLabel() {
+				name += "/" + l.GetValue()
+			}
+			got[name] = mt.GetGauge().GetValue() + mt.GetCounter().GetValue()
+		}
+	}
+	for name, want := range map[string]float64{
+		"crawler_site_next_crawl_timestamp_seconds/s": float64(at.Unix()),
+		"crawler_site_skipped_runs_total/s":           2,
+		"crawler_skipped_runs_total":                  2,
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %v, want %v", name, got[name], want)
+		}
+	}
+	if _, ok := got["crawler_site_next_crawl_timestamp_seconds/gone"]; ok {
+		t.Error("a site without a next crawl keeps its gauge")
+	}
+}

@@ -201,19 +201,33 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 		"from its row selector (set list:) and a JSON site with an is condition but no success.\n"+
 		"With --watches, validate the watches file too (every error with its line number); with\n"+
 		"--watches alone, the sites file is checked only when --sites or CRAWLER_SITES names one.\n"+
+		"Each valid site's next five crawl times under `crawler run` are printed (its schedule: or the\n"+
+		"global --schedule, active_hours, jitter and bursts), from now or --from.\n"+
 		"Exit status 1 when a site or the watches file is invalid.",
 		tryEnvHelp+alertsEnvHelp)
 	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	global := fs.String("schedule", cli.EnvOr(env.Getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "the global cron `spec` of crawler run (Asia/Seoul), for the sites without a schedule: [CRAWL_SCHEDULE]")
+	fromFlag := fs.String("from", "", "print the next crawl times after this `time` (RFC 3339, e.g. 2026-03-09T08:59:00+09:00); empty: now")
 	watchesPath := fs.String("watches", env.Getenv("WATCHES_FILE"), "watches `file` to validate (the alerts' channels and watches) [WATCHES_FILE]")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	from := time.Now()
+	if *fromFlag != "" {
+		var err error
+		if from, err = time.Parse(time.RFC3339, *fromFlag); err != nil {
+			return fmt.Errorf("%w: --from: %v", cli.ErrUsage, err)
+		}
+	}
+	if _, err := crawler.ScheduleInterval(*global, crawler.Seoul(), from); err != nil {
+		return fmt.Errorf("%w: --schedule: %v", cli.ErrUsage, err)
 	}
 	sitesGiven := env.Getenv("CRAWLER_SITES") != ""
 	fs.Visit(func(f *flag.Flag) { sitesGiven = sitesGiven || f.Name == "sites" })
 	var b strings.Builder
 	var errs []error
 	if *watchesPath == "" || sitesGiven {
-		if err := checkSites(&b, *sitesPath, env.Getenv); err != nil {
+		if err := checkSites(&b, *sitesPath, env.Getenv, crawlTimes{*global, from}); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -228,14 +242,29 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 	return errors.Join(errs...)
 }
 
-// checkSites writes the check of every site of the sites file at path to b.
-func checkSites(b *strings.Builder, path string, getenv func(string) string) error {
+// crawlTimes is what `crawler check` needs to say when each site is crawled next: the global
+// schedule and the time to count from.
+type crawlTimes struct {
+	global string
+	from   time.Time
+}
+
+// checkTimesShown is how many of a site's next crawl times `crawler check` prints.
+const checkTimesShown = 5
+
+// checkSites writes the check of every site of the sites file at path to b, with each valid
+// site's next crawl times.
+func checkSites(b *strings.Builder, path string, getenv func(string) string, ct crawlTimes) error {
 	checks, err := crawler.CheckSites(path, getenv)
 	if err != nil {
 		return err
 	}
 	bad := 0
 	for _, c := range checks {
+		var times *crawler.SiteTimes
+		if c.Err == nil {
+			times, c.Err = c.Site.Times(ct.global)
+		}
 		if c.Err != nil {
 			bad++
 			fmt.Fprintf(b, "FAIL  %v\n", c.Err)
@@ -248,6 +277,11 @@ func checkSites(b *strings.Builder, path string, getenv func(string) string) err
 		if len(c.MissingEnv) > 0 {
 			fmt.Fprintf(b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
 		}
+		var next []string
+		for _, at := range times.Upcoming(ct.from, checkTimesShown) {
+			next = append(next, at.In(crawler.Seoul()).Format("2006-01-02 15:04:05"))
+		}
+		fmt.Fprintf(b, "      next crawls (Asia/Seoul; %s): %s\n", times.Describe(c.Site.Schedule != ""), strings.Join(next, ", "))
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d site(s) in %s are invalid", bad, len(checks), path)
