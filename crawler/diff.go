@@ -243,7 +243,7 @@ func (d *differ) open(key string, l events.Listing, tomb SnapshotEntry, reopen b
 // updates the snapshot.
 func (d *differ) change(key string, l events.Listing, old SnapshotEntry) {
 	e := SnapshotEntry{Listing: l, FirstSeen: old.FirstSeen, Lifetime: max(old.Lifetime, 1), Changes: old.Changes}
-	if old.Listing.Values.Differ(l.Values) {
+	if old.Listing.Differ(l.Values) {
 		e.Changes++
 		d.out = append(d.out, events.ChangedSeq(old.Listing, l, e.seq(d.next.Epoch), d.c.ID, d.c.At))
 		d.stats.Changed++
