@@ -93,7 +93,7 @@ var (
 	// weekday groups beside the single days of the watches file's weekday map.
 	dayGroups = map[string][]time.Weekday{
 		"주말": {time.Saturday, time.Sunday}, "weekend": {time.Saturday, time.Sunday},
-		"평일": {time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
+		"평일":       {time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
 		"weekdays": {time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
 	}
 	// priceWords may follow a price ("15만 이하") and say nothing more.
