@@ -427,6 +427,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	if d.alerts != nil {
 		d.alerts.start(ctx)
+		d.alerts.startCommands(ctx)
 	}
 	schedErr := runSchedule(ctx, env, cfg, d)
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)

@@ -229,6 +229,15 @@ func Describe(w *Watch, lang string) string {
 	if when != "" {
 		parts = append(parts, when)
 	}
+	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() {
+		d := func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.Format("2006-01-02")
+		}
+		parts = append(parts, d(w.DateFrom)+"~"+d(w.DateTo))
+	}
 	if w.NextDays > 0 {
 		parts = append(parts, fmt.Sprintf(say(lang, "%d일 안", "within %d days"), w.NextDays))
 	}
@@ -240,6 +249,9 @@ func Describe(w *Watch, lang string) string {
 	}
 	for _, c := range append(slices.Clone(w.Courses), w.CoursesExact...) {
 		parts = append(parts, fmt.Sprintf(say(lang, "코스에 '%s'", "course has '%s'"), c))
+	}
+	if len(w.Sources) > 0 {
+		parts = append(parts, say(lang, "사이트 ", "sites ")+strings.Join(w.Sources, "·"))
 	}
 	if len(parts) == 0 {
 		return say(lang, "모든 티타임", "every tee time")
