@@ -76,7 +76,7 @@ watches:
 		}
 		return m.Text
 	}
-	if a := ask("/watch 05:00-08:00 15만 레이크"); !strings.Contains(a, "chat-2") || !strings.Contains(a, "05:00–08:00, 150,000원 이하, 코스에 '레이크'") {
+	if a := ask("/watch 05:00-08:00 15만 레이크"); !strings.Contains(a, "chat-1") || !strings.Contains(a, "05:00–08:00, 150,000원 이하, 코스에 '레이크'") {
 		t.Fatalf("/watch answered %q", a)
 	}
 	if a := ask("/remove far"); !strings.Contains(a, "watches 파일의 알림") {
@@ -90,7 +90,7 @@ watches:
 		t.Fatal(err)
 	}
 	if !strings.Contains(list.String(), "far     file  tg        -      course has 'nowhere'") ||
-		!strings.Contains(list.String(), "chat-2  chat  tg        -      05:00–08:00, up to 150,000 KRW, course has '레이크'") {
+		!strings.Contains(list.String(), "chat-1  chat  tg        -      05:00–08:00, up to 150,000 KRW, course has '레이크'") {
 		t.Fatalf("crawler watches:\n%s", list.String())
 	}
 

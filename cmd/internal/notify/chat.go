@@ -33,8 +33,9 @@ type ChatWatch struct {
 // ChatStore keeps the chat's watches and each command channel's getUpdates offset.
 type ChatStore interface {
 	ChatWatches(ctx context.Context) ([]ChatWatch, error)
-	// AddChatWatch stores w; a name taken is an error.
-	AddChatWatch(ctx context.Context, w ChatWatch) error
+	// AddChatWatch stores w (its Name ignored) under a new name, chat-<n>, never given before
+	// (not even to a watch removed since) and not taken (a file watch's); it returns the name.
+	AddChatWatch(ctx context.Context, w ChatWatch, taken func(name string) bool) (string, error)
 	// SetChatWatchMuted and RemoveChatWatch report whether a chat watch of that name existed.
 	SetChatWatchMuted(ctx context.Context, name string, muted bool) (bool, error)
 	RemoveChatWatch(ctx context.Context, name string) (bool, error)
@@ -219,12 +220,12 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 	case VerbWatches:
 		return c.list(live), nil
 	case VerbWatch:
-		name := c.freeName(live)
-		cw := ChatWatch{Name: name, Channel: c.Channel.Name, Spec: cmd.Args, CreatedAt: time.Now()}
+		cw := ChatWatch{Channel: c.Channel.Name, Spec: cmd.Args, CreatedAt: time.Now()}
 		if m.From != nil {
 			cw.By = m.From.ID
 		}
-		if err := c.Store.AddChatWatch(ctx, cw); err != nil {
+		name, err := c.Store.AddChatWatch(ctx, cw, func(n string) bool { return live.Watch(n) != nil })
+		if err != nil {
 			return "", err
 		}
 		if err := c.reload(ctx); err != nil {
@@ -283,15 +284,6 @@ func (c *Commander) reload(ctx context.Context) error {
 		c.Changed()
 	}
 	return nil
-}
-
-// freeName is the first chat-N no watch has.
-func (c *Commander) freeName(live *Config) string {
-	for n := len(live.Watches) + 1; ; n++ {
-		if name := "chat-" + strconv.Itoa(n); live.Watch(name) == nil {
-			return name
-		}
-	}
 }
 
 // list is /watches: the watches of this channel, file and chat, one a line.

@@ -23,6 +23,7 @@ type memChat struct {
 	mu      sync.Mutex
 	watches []ChatWatch
 	offsets map[string]int64
+	seq     int
 }
 
 func (m *memChat) ChatWatches(context.Context) ([]ChatWatch, error) {
@@ -31,14 +32,16 @@ func (m *memChat) ChatWatches(context.Context) ([]ChatWatch, error) {
 	return slices.Clone(m.watches), nil
 }
 
-func (m *memChat) AddChatWatch(_ context.Context, w ChatWatch) error {
+func (m *memChat) AddChatWatch(_ context.Context, w ChatWatch, taken func(string) bool) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if slices.ContainsFunc(m.watches, func(o ChatWatch) bool { return o.Name == w.Name }) {
-		return fmt.Errorf("%s taken", w.Name)
+	m.seq++
+	w.Name = fmt.Sprintf("chat-%d", m.seq)
+	for i := 2; taken(w.Name); i++ {
+		w.Name = fmt.Sprintf("chat-%d-%d", m.seq, i)
 	}
 	m.watches = append(m.watches, w)
-	return nil
+	return w.Name, nil
 }
 
 func (m *memChat) SetChatWatchMuted(_ context.Context, name string, muted bool) (bool, error) {
@@ -158,25 +161,25 @@ func wantIn(t *testing.T, got string, wants ...string) {
 func TestChatWatchLifecycle(t *testing.T) {
 	s := newChat(t, "100", "")
 	a := s.answer(t, 100, "private", 100, "/watch 토,일 05:00-08:00 15만 레이크")
-	wantIn(t, a, "chat-2", "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'")
-	w := s.live.Load().Watch("chat-2")
+	wantIn(t, a, "chat-1", "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'")
+	w := s.live.Load().Watch("chat-1")
 	if w == nil || !w.FromChat || w.Channels[0] != "tg" || *w.MaxPriceKRW != 150000 || w.Origin() != "chat" {
 		t.Fatalf("live watch: %+v", w)
 	}
-	wantIn(t, s.answer(t, 100, "private", 100, "/watches"), "file-lake [파일]", "chat-2 [채팅]: 토·일")
+	wantIn(t, s.answer(t, 100, "private", 100, "/watches"), "file-lake [파일]", "chat-1 [채팅]: 토·일")
 	wantIn(t, s.answer(t, 100, "private", 100, "/remove file-lake"), "watches 파일의 알림")
 	if s.live.Load().Watch("file-lake") == nil {
 		t.Fatal("the file's watch was removed from the chat")
 	}
-	wantIn(t, s.answer(t, 100, "private", 100, "/mute chat-2"), "chat-2", "껐습니다")
-	if !s.live.Load().Watch("chat-2").Muted {
+	wantIn(t, s.answer(t, 100, "private", 100, "/mute chat-1"), "chat-1", "껐습니다")
+	if !s.live.Load().Watch("chat-1").Muted {
 		t.Fatal("not muted")
 	}
-	wantIn(t, s.answer(t, 100, "private", 100, "/unmute chat-2"), "다시 켰습니다")
+	wantIn(t, s.answer(t, 100, "private", 100, "/unmute chat-1"), "다시 켰습니다")
 	wantIn(t, s.answer(t, 100, "private", 100, "/watch 25:00-26:00"), "HH:MM")
 	wantIn(t, s.answer(t, 100, "private", 100, "/help"), "/watch 토,일 05:00-08:00 15만 레이크", "/watch sat,sun")
-	wantIn(t, s.answer(t, 100, "private", 100, "/remove chat-2"), "지웠습니다")
-	if s.live.Load().Watch("chat-2") != nil {
+	wantIn(t, s.answer(t, 100, "private", 100, "/remove chat-1"), "지웠습니다")
+	if s.live.Load().Watch("chat-1") != nil {
 		t.Fatal("still live after /remove")
 	}
 	if got := s.counted(CommandAccepted); got != 8 {
@@ -218,7 +221,7 @@ func TestChatGroupNeedsAllowFrom(t *testing.T) {
 
 	s = newChat(t, "-100", ", allow_from: [5]")
 	s.bot.Say(-100, "group", 6, "/watch 주말")
-	wantIn(t, s.answer(t, -100, "group", 5, "/watch 평일 10만"), "chat-2", "월·화·수·목·금, 100,000원 이하")
+	wantIn(t, s.answer(t, -100, "group", 5, "/watch 평일 10만"), "chat-1", "월·화·수·목·금, 100,000원 이하")
 	if s.counted(CommandNotAllowed) != 1 || len(s.live.Load().Watches) != 2 {
 		t.Errorf("not allowed %v, watches %d", s.counted(CommandNotAllowed), len(s.live.Load().Watches))
 	}

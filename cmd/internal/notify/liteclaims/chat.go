@@ -16,6 +16,8 @@ var (
 	chatListSQL string
 	//go:embed queries/chat_add.sql
 	chatAddSQL string
+	//go:embed queries/chat_name.sql
+	chatNameSQL string
 	//go:embed queries/chat_mute.sql
 	chatMuteSQL string
 	//go:embed queries/chat_remove.sql
@@ -51,14 +53,25 @@ func (s *Store) ChatWatches(ctx context.Context) ([]notify.ChatWatch, error) {
 	return out, nil
 }
 
-// AddChatWatch implements notify.ChatStore.
-func (s *Store) AddChatWatch(ctx context.Context, w notify.ChatWatch) error {
-	_, err := s.db.ExecContext(ctx, chatAddSQL,
-		w.Name, w.Channel, w.Spec, w.Muted, w.By, nanos(w.CreatedAt))
+// AddChatWatch implements notify.ChatStore: the name is chat-<id>, the id never given before.
+func (s *Store) AddChatWatch(ctx context.Context, w notify.ChatWatch, taken func(string) bool) (string, error) {
+	var name string
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		if err := tx.QueryRowContext(ctx, chatAddSQL, w.Channel, w.Spec, w.Muted, w.By, nanos(w.CreatedAt)).Scan(&id); err != nil {
+			return err
+		}
+		name = fmt.Sprintf("chat-%d", id)
+		for i := 2; taken != nil && taken(name); i++ {
+			name = fmt.Sprintf("chat-%d-%d", id, i)
+		}
+		_, err := tx.ExecContext(ctx, chatNameSQL, id, name)
+		return err
+	})
 	if err != nil {
-		return s.failed(fmt.Sprintf("add chat watch %s", w.Name), err)
+		return "", s.failed("add chat watch", err)
 	}
-	return nil
+	return name, nil
 }
 
 // SetChatWatchMuted implements notify.ChatStore.
