@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,4 +110,47 @@ watches:
 	if len(got) != 1 || !strings.Contains(got[0], "07:30") || strings.Contains(got[0], "07:40") || strings.Contains(got[0], "07:00") {
 		t.Fatalf("after 07:30 opened and a crawl that changed nothing: %q; want the 07:30 opening once", got)
 	}
+}
+
+// TestChatConflictInHealthz: a bot another process polls (the fake answers 409) stops the
+// command poller of `crawler run`, and /healthz answers 503 naming the channel, without the token.
+func TestChatConflictInHealthz(t *testing.T) {
+	t.Parallel()
+	site := teePage(t, func() []teeRow { return nil })
+	const token = "4343:conflict-token"
+	bot := telegramtest.New(t, token)
+	bot.Conflict(true)
+	watches := testkit.WriteTemp(t, "watches.yaml", fmt.Sprintf(`channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "100", base_url: %s, commands: true}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg]}
+`, bot.URL()))
+	addr := testkit.FreeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	var out testkit.SyncBuffer
+	go func() {
+		done <- run(ctx, []string{"run", "--sites", teeSitesFile(t, site.URL), "--watches", watches, "--state-dir", t.TempDir(),
+			"--no-initial-crawl", "--metrics-addr", addr, "--schedule", "0 0 1 1 *"},
+			env(map[string]string{"KAFKA_BOOTSTRAP": "", "LOG_FORMAT": "text", "TG_TOKEN": token}), &out, &out)
+	}()
+	var body string
+	testkit.WaitFor(t, 60*time.Second, "/healthz to report the conflict", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(body, "alerts_commands: channel tg")
+	})
+	if strings.Contains(body, token) || strings.Contains(out.String(), token) {
+		t.Fatalf("the token leaked: %s\n%s", body, out.String())
+	}
+	if !strings.Contains(out.String(), "409 Conflict") {
+		t.Errorf("no log of the conflict:\n%s", tail(out.String()))
+	}
+	cancel()
+	testkit.NoErr(t, done, 30*time.Second, "crawler run stops")
 }
