@@ -247,8 +247,11 @@ func Describe(w *Watch, lang string) string {
 	if w.MinPlayers != nil {
 		parts = append(parts, fmt.Sprintf(say(lang, "%d명 이상", "%d+ players"), *w.MinPlayers))
 	}
-	for _, c := range append(slices.Clone(w.Courses), w.CoursesExact...) {
+	for _, c := range w.Courses {
 		parts = append(parts, fmt.Sprintf(say(lang, "코스에 '%s'", "course has '%s'"), c))
+	}
+	for _, c := range w.CoursesExact {
+		parts = append(parts, fmt.Sprintf(say(lang, "코스 = '%s'", "course is '%s'"), c))
 	}
 	if len(w.Sources) > 0 {
 		parts = append(parts, say(lang, "사이트 ", "sites ")+strings.Join(w.Sources, "·"))
