@@ -83,7 +83,7 @@ func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsF
 // store per watch and site, differs) also claims, in that transaction, the backlog: what matches
 // in the snapshot about to be saved, worded as already open (notify.Watch.BacklogClaims).
 type crawlAlerts struct {
-	watches   *notify.Config
+	live      *notify.Live // the file's watches and the chat's (#38), swapped whole on a change
 	intake    *notify.Intake
 	fps       fingerprintStore
 	noBacklog bool // --no-backlog: new and changed watches start from now
@@ -103,9 +103,9 @@ type fingerprintStore interface {
 
 var _ crawler.Alerts = (*crawlAlerts)(nil)
 
-func newCrawlAlerts(watches *notify.Config, store alertStore, maxAge time.Duration, noBacklog bool, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
-	wakes := notify.NewWakes(watches.UsedChannels())
-	return &crawlAlerts{watches: watches, maxAge: maxAge, now: time.Now, wakes: wakes, fps: store, noBacklog: noBacklog,
+func newCrawlAlerts(live *notify.Live, store alertStore, maxAge time.Duration, noBacklog bool, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
+	wakes := notify.NewWakes(live.File().UsedChannels())
+	return &crawlAlerts{live: live, maxAge: maxAge, now: time.Now, wakes: wakes, fps: store, noBacklog: noBacklog,
 		known: map[string]map[string]string{}, intake: &notify.Intake{Store: store, Metrics: metrics, Logger: logger, Wake: wakes.Wake}}
 }
 
@@ -120,11 +120,12 @@ func (a *crawlAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 	for i := range c.Events {
 		ptrs[i] = &c.Events[i]
 	}
-	b := a.watches.Batch(ptrs, now, a.maxAge)
+	watches := a.live.Load()
+	b := watches.Batch(ptrs, now, a.maxAge)
 	if c.First {
 		b.Claims = nil
 	}
-	asking, err := a.asking(ctx, c.Site, c.First)
+	asking, err := a.asking(ctx, watches, c.Site, c.First)
 	if err != nil {
 		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
 	}
@@ -153,7 +154,7 @@ func (a *crawlAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 // asking returns the watches (not muted) that ask site for the first time with their current
 // conditions: all of them on the site's first crawl, else those whose recorded fingerprint is
 // another or none.
-func (a *crawlAlerts) asking(ctx context.Context, site string, first bool) ([]*notify.Watch, error) {
+func (a *crawlAlerts) asking(ctx context.Context, watches *notify.Config, site string, first bool) ([]*notify.Watch, error) {
 	a.mu.Lock()
 	known, ok := a.known[site]
 	a.mu.Unlock()
@@ -168,7 +169,7 @@ func (a *crawlAlerts) asking(ctx context.Context, site string, first bool) ([]*n
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.watches.Asking(known, first), nil
+	return watches.Asking(known, first), nil
 }
 
 // unsent counts the claims still waiting to be sent.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 // alertStore is the claim store of the crawler's alerts: SQLite in the state dir.
 type alertStore interface {
 	notify.ClaimStore
+	notify.ChatStore
 	fingerprintStore
 	Close() error
 }
@@ -38,14 +40,19 @@ func openAlertStore(ctx context.Context, stateDir string) (alertStore, error) {
 // dir, the Runner's hook and one sender per used channel, running beside the crawl so that a
 // slow or dead channel never slows the crawl nor the other channels.
 type alertsRuntime struct {
-	cfg     alertsConfig
-	watches *notify.Config
-	store   alertStore
-	hook    *crawlAlerts
-	health  *channelHealth
-	metrics *notify.Metrics
-	logger  *slog.Logger
-	secrets []string
+	cfg       alertsConfig
+	watches   *notify.Config // the file's
+	live      *notify.Live   // the file's and the chat's
+	pollMu    sync.Mutex
+	pollers   []*notify.Poller
+	polls     sync.WaitGroup
+	stopPolls context.CancelFunc
+	store     alertStore
+	hook      *crawlAlerts
+	health    *channelHealth
+	metrics   *notify.Metrics
+	logger    *slog.Logger
+	secrets   []string
 
 	stop     context.CancelFunc // abandons the sends in flight
 	draining chan struct{}      // closed by drain: the senders' Stop
@@ -70,8 +77,15 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
 			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, a.oldestUnsent))
 		m.health.AddHealthCheck("alerts", a.health.check)
+		if slices.ContainsFunc(watches.UsedChannels(), func(n string) bool { return watches.Channels[n].Commands }) {
+			m.health.AddHealthCheck("alerts_commands", a.commandsCheck)
+		}
 	}
-	a.hook = newCrawlAlerts(watches, st, cfg.MaxAge, cfg.NoBacklog, env.Logger, a.metrics)
+	a.live = notify.NewLive(watches)
+	if err := loadChatWatches(ctx, st, a.live, env.Logger); err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	a.hook = newCrawlAlerts(a.live, st, cfg.MaxAge, cfg.NoBacklog, env.Logger, a.metrics)
 	if n, err := st.Prune(ctx, time.Now().Add(-cfg.Retention)); err != nil {
 		env.Logger.WarnContext(ctx, "alerts: prune old claims", "err", cli.Scrub(err.Error(), a.secrets))
 	} else if n > 0 {
@@ -82,6 +96,7 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 		return nil, errors.Join(err, st.Close())
 	}
 	env.Logger.InfoContext(ctx, "alerts ready", "db", alertsPath(stateDir), "watches", len(watches.Watches),
+		"chat_watches", len(a.live.Load().Watches)-len(watches.Watches),
 		"channels", watches.UsedChannels(), "unsent_from_before", left)
 	return a, nil
 }
@@ -122,11 +137,71 @@ func (a *alertsRuntime) start(ctx context.Context) {
 		ch := a.watches.Channels[name]
 		client := &http.Client{Transport: a.health.transport(name, http.DefaultTransport.(*http.Transport).Clone()),
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		s := &notify.Sender{Store: a.store, Watches: a.watches, Channel: ch, MaxAge: a.cfg.MaxAge,
+		s := &notify.Sender{Store: a.store, Live: a.live, Channel: ch, MaxAge: a.cfg.MaxAge,
 			MaxAttempts: a.cfg.MaxAttempts, BackoffBase: a.cfg.RetryBase, Client: client, Wake: a.hook.wakes[name],
 			Metrics: a.metrics, Logger: a.logger, Secrets: a.secrets, Stop: a.draining}
 		a.senders.Go(func() { s.Run(sctx) })
 	}
+}
+
+// loadChatWatches puts the chat's watches of st in force beside the file's; one left out (its
+// channel gone from the file, its name taken by a file watch) is logged.
+func loadChatWatches(ctx context.Context, st notify.ChatStore, live *notify.Live, logger *slog.Logger) error {
+	ws, err := st.ChatWatches(ctx)
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	for _, err := range live.SetChat(ws) {
+		logger.WarnContext(ctx, "alerts: chat watch left out", "err", err)
+	}
+	return nil
+}
+
+// startCommands runs, in `crawler run` (the process delivering the channels), one getUpdates
+// poller per command channel (commands: true) until ctx ends. A poller that Telegram answers 409
+// (another process polls the bot) stops and /healthz's alerts_commands says so.
+func (a *alertsRuntime) startCommands(ctx context.Context) {
+	ctx, a.stopPolls = context.WithCancel(ctx)
+	a.pollMu.Lock()
+	defer a.pollMu.Unlock()
+	for _, name := range a.watches.UsedChannels() {
+		ch := a.watches.Channels[name]
+		if !ch.Commands {
+			continue
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		p := &notify.Poller{Client: client, Logger: a.logger, Secrets: a.secrets, Commander: &notify.Commander{
+			Channel: ch, Store: a.store, Live: a.live, Metrics: a.metrics, Logger: a.logger,
+			Test: func(ctx context.Context) error {
+				_, err := ch.Exchange(ctx, client, notify.TestMessage(ch, time.Now()))
+				return err
+			}}}
+		a.pollers = append(a.pollers, p)
+		a.polls.Go(func() {
+			if err := p.Run(ctx); err != nil {
+				a.logger.ErrorContext(ctx, "alerts: chat commands stopped", "channel", name, "err", cli.Scrub(err.Error(), a.secrets))
+			}
+		})
+	}
+}
+
+// commandsCheck is /healthz's alerts_commands section: each command channel's poller, and 503
+// when one stopped (409: another process polls its bot).
+func (a *alertsRuntime) commandsCheck() (any, []string) {
+	out := map[string]string{}
+	var bad []string
+	a.pollMu.Lock()
+	defer a.pollMu.Unlock()
+	for _, p := range a.pollers {
+		name := p.Commander.Channel.Name
+		if err := p.Status(); err != nil {
+			out[name] = err.Error()
+			bad = append(bad, "alerts_commands: channel "+name+": "+err.Error())
+			continue
+		}
+		out[name] = "polling"
+	}
+	return out, bad
 }
 
 // afterRun prunes old claims (the schedule calls it after each run).
@@ -187,6 +262,10 @@ func (a *alertsRuntime) close(grace time.Duration) error {
 		}
 		a.stop()
 		<-done
+	}
+	if a.stopPolls != nil {
+		a.stopPolls()
+		a.polls.Wait()
 	}
 	return a.store.Close()
 }

@@ -409,7 +409,9 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		"--watches, the crawler delivers the alerts itself: each site crawl's matches are claimed in\n"+
 		"<state-dir>/alerts.db before its snapshot is saved, and one sender per channel delivers them beside\n"+
 		"the crawl (a slow or dead channel never slows the crawl); at start-up every alert still unsent is\n"+
-		"sent again under its Idempotency-Key.",
+		"sent again under its Idempotency-Key. A telegram channel with commands: true takes /watch, /watches,\n"+
+		"/mute, /unmute, /remove, /test and /help from its chat (getUpdates, offset in alerts.db; docs/alerts.md,\n"+
+		"\"Watches from the chat\").",
 		args, true)
 	if err != nil {
 		return err
@@ -427,6 +429,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	if d.alerts != nil {
 		d.alerts.start(ctx)
+		d.alerts.startCommands(ctx)
 	}
 	schedErr := runSchedule(ctx, env, cfg, d)
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)

@@ -8,6 +8,7 @@
 //	crawler suggest --curl FILE  write a site entry from a request copied out of the browser
 //	crawler check                validate every site of the sites file (and --watches) without fetching
 //	crawler notifications        list the crawler-side alerts (the claims in the state dir); resend the failed
+//	crawler watches              list the watches in force: the file's and the chat's (/watch), with where each came from
 //	crawler alerts test          send a test message on a channel of the watches file
 //	crawler sim [flags]          serve the simulated booking site in (accelerated) real time
 //	crawler sim --generate FILE  write the deterministic ~7k-event practice set
@@ -54,6 +55,9 @@ Usage:
                                newest first, times in Asia/Seoul
   crawler notifications resend --status failed [--watch W] [--since T] [--include-unknown]
                                send the failed alerts again (under their keys, no age check)
+  crawler watches [--watches FILE] [--json]
+                               list the watches in force, the file's and those made in the chat
+                               (/watch in a telegram channel with commands: true), with where each came from
   crawler alerts test --channel NAME [--watches FILE]
                                send one test message on a channel and print its answer
   crawler sim [flags]          serve the simulated booking site (crawler/sitesim) in accelerated time
@@ -78,6 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		"try":           tryCmd,
 		"check":         checkCmd,
 		"notifications": notificationsCmd,
+		"watches":       watchesCmd,
 		"suggest":       suggestCmd,
 		"alerts": func(ctx context.Context, env cli.Env, args []string) error {
 			return notifylist.AlertsCmd(ctx, env, args, func(name, usage string) *flag.FlagSet {

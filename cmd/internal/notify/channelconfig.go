@@ -34,20 +34,27 @@ type Channel struct {
 	Language    string        // "ko" (default) or "en"
 	MinInterval time.Duration // at most one message per MinInterval (telegram default 1s)
 	Timeout     time.Duration // one request's timeout (default 10s)
+	// Commands (telegram, `commands: true`) makes the process delivering the channel take the
+	// chat's commands (/watch, /watches, ...; see chat.go): from ChatID, and in a group only from
+	// the user ids in AllowFrom.
+	Commands  bool
+	AllowFrom []int64
 }
 
 // fileChannel is a channel's shape in the file, decoded with KnownFields from yaml.v3 nodes (so
 // every error has a line).
 type fileChannel struct {
-	Type        string `yaml:"type"`
-	URL         string `yaml:"url"`
-	URLEnv      string `yaml:"url_env"`
-	TokenEnv    string `yaml:"token_env"`
-	ChatID      string `yaml:"chat_id"`
-	BaseURL     string `yaml:"base_url"`
-	Language    string `yaml:"language"`
-	MinInterval string `yaml:"min_interval"`
-	Timeout     string `yaml:"timeout"`
+	Type        string  `yaml:"type"`
+	URL         string  `yaml:"url"`
+	URLEnv      string  `yaml:"url_env"`
+	TokenEnv    string  `yaml:"token_env"`
+	ChatID      string  `yaml:"chat_id"`
+	BaseURL     string  `yaml:"base_url"`
+	Language    string  `yaml:"language"`
+	MinInterval string  `yaml:"min_interval"`
+	Timeout     string  `yaml:"timeout"`
+	Commands    bool    `yaml:"commands"`
+	AllowFrom   []int64 `yaml:"allow_from"`
 }
 
 // parseChannel validates channel name's mapping n; its secrets come from getenv.
@@ -63,6 +70,13 @@ func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *l
 	}
 	ch.Type = ChannelType(f.Type)
 	ch.ChatID = f.ChatID
+	ch.Commands, ch.AllowFrom = f.Commands, f.AllowFrom
+	if (f.Commands || len(f.AllowFrom) > 0) && ch.Type != Telegram {
+		errs.add(orNode(field(n, "commands"), field(n, "allow_from")), "channel %q: commands and allow_from are for telegram only", name)
+	}
+	if len(f.AllowFrom) > 0 && !f.Commands {
+		errs.add(field(n, "allow_from"), "channel %q: allow_from without commands: true does nothing", name)
+	}
 	ch.BaseURL = strings.TrimRight(f.BaseURL, "/")
 	if f.Language != "" {
 		ch.Language = f.Language

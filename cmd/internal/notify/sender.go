@@ -37,6 +37,8 @@ type Sender struct {
 	// Watches is the watches file as loaded now: a claim of a watch no longer in it is skipped
 	// (watch_removed), one of a muted watch (enabled: false) skipped (watch_muted). Nil: no check.
 	Watches *Config
+	// Live, when set, is used instead of Watches: the file's watches and the chat's in force now.
+	Live *Live
 	// MaxAge: a claim whose event occurred longer ago than this when its group is picked is skipped
 	// (stale); DefaultMaxAge if zero.
 	MaxAge      time.Duration
@@ -160,6 +162,14 @@ func groupKey(keys []uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(keySpace, []byte(strings.Join(ss, ",")))
 }
 
+// watches is the watches in force (Live's, else Watches).
+func (s *Sender) watches() *Config {
+	if s.Live != nil {
+		return s.Live.Load()
+	}
+	return s.Watches
+}
+
 func (s *Sender) scrub(msg string) string {
 	for _, sec := range s.Secrets {
 		if sec != "" {
@@ -175,8 +185,8 @@ func (s *Sender) scrub(msg string) string {
 // what is left to send (same Key), or ok false when nothing is.
 func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bool) {
 	reasonOf := func(c GroupClaim) string {
-		if s.Watches != nil {
-			switch w := s.Watches.Watch(g.Watch); {
+		if cfg := s.watches(); cfg != nil {
+			switch w := cfg.Watch(g.Watch); {
 			case w == nil:
 				return ReasonWatchRemoved
 			case w.Muted:

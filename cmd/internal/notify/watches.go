@@ -76,6 +76,8 @@ type Watch struct {
 	// NoBacklog is `backlog: false`: when the watch is new or its conditions changed, it hears
 	// only of what enters it from then on, not of what matches already (Config.Backlog).
 	NoBacklog bool
+	// FromChat: made by /watch in a command channel's chat (ChatWatch), not read from the file.
+	FromChat bool
 }
 
 // Config is a parsed watches file.
@@ -225,6 +227,7 @@ func Parse(b []byte, getenv func(string) string) (*Config, error) {
 			cfg.Watches = append(cfg.Watches, w)
 		}
 	}
+	checkPollers(cfg, chNode, &errs)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

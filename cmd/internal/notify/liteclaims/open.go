@@ -39,8 +39,10 @@ var (
 	//go:embed queries/migrate_2_backlog.sql
 	migrate2 string
 	//go:embed queries/migrate_3_resend.sql
-	migrate3   string
-	migrations = []string{migrate1, migrate2, migrate3}
+	migrate3 string
+	//go:embed queries/migrate_4_chat.sql
+	migrate4   string
+	migrations = []string{migrate1, migrate2, migrate3, migrate4}
 )
 
 // BusyTimeout is how long a statement waits for the database's lock.

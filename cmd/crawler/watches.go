@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+)
+
+// watchesCmd is `crawler watches`: every watch in force, the file's and the ones made in a
+// command channel's chat (kept in <state-dir>/alerts.db), with where each came from.
+func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
+	flags := env.NewFlagSet("watches", "List the watches the crawler's alerts use: the watches file's (from: file) and the ones\n"+
+		"made with /watch in a Telegram channel with commands: true (from: chat, kept in <state-dir>/"+alertsFile+"),\n"+
+		"with their channels, whether they are muted and what they ask. It reads while `crawler run` runs.",
+		"Environment:\n  WATCHES_FILE                the watches file (--watches)\n"+
+			"  CRAWLER_STATE_DIR           snapshot directory (--state-dir; default "+defaultStateDir+")\n"+logEnvHelp)
+	stateDir := flags.String("state-dir", cli.EnvOr(env.Getenv, "CRAWLER_STATE_DIR", defaultStateDir), "the crawler's state `directory` [CRAWLER_STATE_DIR]")
+	watchesFile := flags.String("watches", env.Getenv("WATCHES_FILE"), "watches YAML `file` [WATCHES_FILE]")
+	asJSON := flags.Bool("json", false, "JSON lines instead of a table")
+	if err := cli.Parse(flags, args); err != nil {
+		return err
+	}
+	if *watchesFile == "" {
+		return fmt.Errorf("%w: watches: --watches (or WATCHES_FILE) is required", cli.ErrUsage)
+	}
+	cfg, err := notify.LoadFile(*watchesFile, env.Getenv)
+	if err != nil {
+		return err
+	}
+	live := notify.NewLive(cfg)
+	if _, err := os.Stat(alertsPath(*stateDir)); err == nil {
+		st, err := openAlertStore(ctx, *stateDir)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if err := loadChatWatches(ctx, st, live, env.Logger); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("alerts database: %w", err)
+	}
+	ws := live.Load().Watches
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		for _, w := range ws {
+			if err := enc.Encode(map[string]any{"name": w.Name, "from": w.Origin(), "channels": w.Channels, "muted": w.Muted,
+				"conditions": notify.Describe(w, "en")}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tFROM\tCHANNELS\tMUTED\tCONDITIONS")
+	for _, w := range ws {
+		muted := "-"
+		if w.Muted {
+			muted = "muted"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.Name, w.Origin(), strings.Join(w.Channels, ","), muted, notify.Describe(w, "en"))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,103 @@
+package notify
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseWatchCommand(t *testing.T) {
+	cases := []struct {
+		text, lang, want string
+	}{
+		{"/watch 토,일 05:00-08:00 15만 레이크", "ko", "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'"},
+		{"/watch sat,sun 05:00-08:00 150,000원 Lake", "en", "Sat·Sun 05:00–08:00, up to 150,000 KRW, course has 'lake'"},
+		{"/watch@GolfBot 레이크 150000 일,토", "ko", "토·일, 150,000원 이하, 코스에 '레이크'"},
+		{"/watch 주말 6:30~9:00", "ko", "토·일 06:30–09:00"},
+		{"/watch 평일 15.5만 이하", "ko", "월·화·수·목·금, 155,000원 이하"},
+		{"/watch saturday 레이크 사이드,파인", "ko", "토, 코스에 '레이크 사이드', 코스에 '파인'"},
+		{"/watch 15만 5천원", "ko", "150,000원 이하"}, // "5천원" is a second price: refused below
+		{"/WATCH 토요일", "ko", "토"},
+	}
+	for _, c := range cases {
+		cmd, err := ParseCommand(c.text, c.lang)
+		if c.text == "/watch 15만 5천원" {
+			if err == nil {
+				t.Errorf("%q: two prices accepted", c.text)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		if cmd.Verb != VerbWatch || cmd.Watch == nil {
+			t.Fatalf("%q: %+v", c.text, cmd)
+		}
+		if got := Describe(cmd.Watch, c.lang); got != c.want {
+			t.Errorf("%q: understood %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestParseCommandRefusals(t *testing.T) {
+	bad := []string{
+		"/watch", "/watch 08:00-05:00", "/watch 25:00-26:00", "/watch 15만 20만", "/watch 05:00-06:00 07:00-08:00",
+		"/watch 18홀", "/mute", "/mute two words", "/remove ../x",
+	}
+	for _, text := range bad {
+		if _, err := ParseCommand(text, "ko"); err == nil || errors.Is(err, ErrNotCommand) {
+			t.Errorf("%q: err %v, want an answer saying what is wrong", text, err)
+		}
+	}
+	for _, text := range []string{"hello", "", "/start", "/watchx 토", strings.Repeat("/watch 토 ", 100)} {
+		if _, err := ParseCommand(text, "ko"); !errors.Is(err, ErrNotCommand) {
+			t.Errorf("%q: err %v, want ErrNotCommand", text, err)
+		}
+	}
+	for text, want := range map[string]Command{
+		"/watches": {Verb: VerbWatches}, "/test": {Verb: VerbTest}, "/help": {Verb: VerbHelp},
+		"/mute chat-1": {Verb: VerbMute, Args: "chat-1", Name: "chat-1"}, "/unmute@bot  chat-2 ": {Verb: VerbUnmute, Args: "chat-2", Name: "chat-2"},
+		"/remove weekend-lake": {Verb: VerbRemove, Args: "weekend-lake", Name: "weekend-lake"},
+	} {
+		got, err := ParseCommand(text, "en")
+		if err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", text, got, err, want)
+		}
+	}
+}
+
+// FuzzParseCommand: any text parses or is refused without a panic, and a parsed watch is one
+// Describe can say and whose window is ordered.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"/watch 토,일 05:00-08:00 15만 레이크", "/watch sat 1:00~2:00 150,000원", "/mute a", "/watch 주말,평일 ,, 0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCommand(s, "ko")
+		if err != nil || c.Watch == nil {
+			return
+		}
+		if c.Watch.TimeFrom > c.Watch.TimeTo {
+			t.Fatalf("%q: window %s-%s", s, c.Watch.TimeFrom, c.Watch.TimeTo)
+		}
+		if c.Watch.MaxPriceKRW != nil && *c.Watch.MaxPriceKRW < 0 {
+			t.Fatalf("%q: negative price", s)
+		}
+		_ = Describe(c.Watch, "en")
+	})
+}
+
+// TestDescribeFileWatch: /watches and `crawler watches` say a file watch's other conditions too.
+func TestDescribeFileWatch(t *testing.T) {
+	p, n := int64(90000), 3
+	w := &Watch{Sources: []string{"sim-golf"}, CoursesExact: []string{"파인 CC"}, NextDays: 14, MaxPriceKRW: &p, MinPlayers: &n,
+		DateFrom: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	if got, want := Describe(w, "en"), "2026-12-01~, within 14 days, up to 90,000 KRW, 3+ players, course is '파인 CC', sites sim-golf"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := Describe(&Watch{}, "ko"); got != "모든 티타임" {
+		t.Errorf("no conditions: %q", got)
+	}
+}

@@ -1,0 +1,2 @@
+insert into chat_watches (name, channel, spec, muted, made_by, created_at) values ('#new', ?1, ?2, ?3, ?4, ?5)
+returning id;
