@@ -131,7 +131,7 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 	}
 }
 
-// TestSuggestChecksIdentity (#33 item 2): JSON rows that name each tee time's caddie
+// TestSuggestChecksIdentity: JSON rows that name each tee time's caddie
 // (caddie_name, a person, changing every six hours) beside the course part. For a club without
 // parts, today's suggest took the caddie for the course part, so every caddie change closed and
 // reopened the tee time. The caddie is rejected, stderr says by which rule, and the suggestion
