@@ -90,7 +90,7 @@ func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
 }
 
 // TestSuggestedEntryForEUCKRPage: old ASP pages in EUC-KR that say so only in their <meta>: one
-// club a page with rows without classes (sources_more.go), and every club on one page
+// club a page with rows without classes (sources_observed.go), and every club on one page
 // (sitesim.EUCKRSite); the suggestion reads them as the crawler decodes them, declares the
 // charset, and crawls like the hand-written entry.
 func TestSuggestedEntryForEUCKRPage(t *testing.T) {
