@@ -121,7 +121,7 @@ func (p cancelOnSource) Publish(e events.Event) {
 //
 //	beside_dead_vs_alone   target ≤ 1.1 (< 1 s of delay): a dead site must not delay a healthy one;
 //	                       crawled one after the other, the healthy site waited for the dead one's
-//	                       timeouts (~22 s a page at the default politeness, F5)
+//	                       timeouts (~22 s a page at the default politeness)
 //
 //	go test -bench HealthySiteBesideDeadSite -run '^$' ./crawler/
 func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
@@ -182,7 +182,7 @@ func healthyBeside(b *testing.B, healthy, other *Site) (alone, beside float64) {
 // are published. Alone and beside take turns inside one loop. Each sub-benchmark reports the
 // median ms of each:
 //
-//	parallelism_2: beside_hanging_vs_alone  target ≈ 1 (F10: before the fair share the hanging
+//	parallelism_2: beside_hanging_vs_alone  target ≈ 1 (before the fair share the hanging
 //	               site took both slots, and the healthy one waited request_timeout × attempts);
 //	               its request_timeout (5 s) is longer than the crawl, so only the share acts
 //	parallelism_1: beside_hanging_ms ≤ alone_ms + two_timeouts_ms (2 × request_timeout, 1 s):

@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -48,9 +49,9 @@ func TestCellTableRowsAreWhole(t *testing.T) {
 	for _, c := range cellTable {
 		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
 	}
-	b.WriteString("      holes: {selector: td.holes}\n")
+	b.WriteString("      green_speed: {selector: td.green_speed}\n")
 	_, err := ParseSites([]byte(b.String()))
-	if want := "fields.holes is not a cell; the cells are " + cellNames(); err == nil || !strings.Contains(err.Error(), want) {
+	if want := "fields.green_speed is not a cell; the cells are " + cellNames(); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("an unknown fields key: %v, want %q", err, want)
 	}
 }
@@ -206,6 +207,31 @@ func TestIdentityCellsMakeTheKey(t *testing.T) {
 	for i, c := range cellTable {
 		if changed := key(i, cellSamples[c.name].other) != want; changed != c.identity {
 			t.Errorf("cell %s: identity %v, but another value changes the key: %v", c.name, c.identity, changed)
+		}
+	}
+}
+
+// Every field of events.Listing is filled from a row of good samples: a field no cell (and not the
+// site) sets would be null in every event, so a new field needs its cellTable row.
+func TestEveryListingFieldHasACell(t *testing.T) {
+	t.Parallel()
+	site := cellSite(t)
+	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	pg, err := parsePage(site, base, []byte(cellPage(t, -1, "")), "")
+	if err != nil || len(pg.Rows) != 1 {
+		t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
+	}
+	l, _, err := site.listing(pg.Rows[0], base.String(), time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(l)
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Anonymous {
+			continue // Values: its fields are visited one by one
+		}
+		if v.FieldByIndex(f.Index).IsZero() {
+			t.Errorf("events.Listing.%s is set by no cell: give it a row in cellTable (cell.go), or it is null in every event", f.Name)
 		}
 	}
 }

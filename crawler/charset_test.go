@@ -16,7 +16,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// eucKR encodes s in EUC-KR (windows-949), as the review's fake club site did.
+// eucKR encodes s in EUC-KR (windows-949), as Korean club sites do.
 func eucKR(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := korean.EUCKR.NewEncoder().Bytes([]byte(s))
@@ -26,7 +26,7 @@ func eucKR(t testing.TB, s string) []byte {
 	return b
 }
 
-// slotRows renders rows shaped like the review's fake.py: course, time, price, players cells.
+// slotRows renders rows shaped like a club's table: course, time, price, players cells.
 func slotRows(names []string, times []string) string {
 	var b strings.Builder
 	for i, n := range names {
@@ -77,7 +77,7 @@ sites:
 // encJSONTargetSite takes its course from the target: only the price cell carries Korean text.
 var encJSONTargetSite = strings.Replace(encJSONSite, "course: {path: course}", "course: {value: '{{.Target.name}}'}", 1)
 
-// jsonNumbers is the review's /euc/jsonraw2 answer: numeric prices, Korean only in the names.
+// jsonNumbers is a JSON answer with numeric prices, Korean only in the names.
 func jsonNumbers(t testing.TB, names ...string) string {
 	t.Helper()
 	var rows []map[string]any
@@ -91,7 +91,7 @@ func jsonNumbers(t testing.TB, names ...string) string {
 	return string(b)
 }
 
-// jsonList is the review's /euc/jsonraw answer: courses with a "130,000원" price.
+// jsonList is a JSON answer of courses with a "130,000원" price.
 func jsonList(t testing.TB, names ...string) string {
 	t.Helper()
 	var rows []map[string]any
@@ -156,7 +156,7 @@ func encCases(t *testing.T) []encCase {
 	return cases
 }
 
-// TestPagesDecodeAsBrowsersDo is F1 and F2 of the second reliability review: a page is decoded
+// TestPagesDecodeAsBrowsersDo: a page is decoded, as a browser decodes it,
 // by its BOM, its HTTP charset (the Korean aliases included), its <meta> declaration or the
 // site's charset key; a page that still has U+FFFD in a cell fails whole (undecodable), it never
 // publishes garbage names nor drops its rows one by one.

@@ -108,7 +108,7 @@ func (c *clubRun) closed(t *testing.T) map[string]int {
 	return out
 }
 
-// TestMaintenancePageIsNotSoldOut (F3, HTML): one club of four answering 200 with a maintenance
+// TestMaintenancePageIsNotSoldOut (HTML): one club of four answering 200 with a maintenance
 // page closed all of that club's listings as booked after two crawls, in crawls that counted as
 // complete. A page without its list (here #resList, derived from the row selector) now fails like
 // a failed fetch: that club's page sets are withheld, the crawl is incomplete, nothing of that
@@ -146,7 +146,7 @@ func TestMaintenancePageIsNotSoldOut(t *testing.T) {
 	}
 }
 
-// TestReadmeAggregatorPostServerBusy (F3, JSON): the README's aggregator-post example declared
+// TestReadmeAggregatorPostServerBusy (JSON): the README's aggregator-post example declared
 // `{path: list, is: empty}` with no success condition, so {"msg":"SERVER_BUSY"} (no list at all)
 // read as a sold-out date. With the example's success condition, and the rule that an `is`
 // condition without success needs its path present, the page fails.
@@ -222,7 +222,7 @@ sites:
 	}
 }
 
-// TestTargetCollapseGuard (F3, the guard per target): a club whose page still shows its list but
+// TestTargetCollapseGuard (the guard per target): a club whose page still shows its list but
 // no rows (an empty list during maintenance) closed every listing of that club after two crawls:
 // the site-level guard compares the whole site's count. The guard now applies per target too,
 // with a minimum of 5 listings in the last complete crawl of that target: club 138 (12 listings

@@ -24,7 +24,7 @@ import (
 // gets the politeness of the first site that reaches it. Safe for concurrent use.
 //
 // The slots of a host are shared fairly between its sites (hostLimit), and a site whose requests
-// to a host time out twice in a row stops requesting it for the rest of its crawl (F10: one
+// to a host time out twice in a row stops requesting it for the rest of its crawl (one
 // hanging site must not starve the other sites on its host).
 type hostLimits struct {
 	mu    sync.Mutex

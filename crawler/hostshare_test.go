@@ -116,7 +116,7 @@ func hangingHostSites(t *testing.T, h *hangingHost, hangingPol, healthyPol strin
 	return sites
 }
 
-// TestHangingSiteLeavesHealthySiteASlot (F10): a site whose every request hangs (4 pages, a
+// TestHangingSiteLeavesHealthySiteASlot: a site whose every request hangs (4 pages, a
 // 5-minute request_timeout, no retries) and a healthy site (4 pages, one after the other) on one
 // host with parallelism 2. The healthy site always has a slot while the hanging one holds the
 // other: each healthy request is answered only once the hanging site has a request in flight and
@@ -177,7 +177,7 @@ func TestHangingSiteLeavesHealthySiteASlot(t *testing.T) {
 	}
 }
 
-// TestHangingSiteStopsAfterTwoTimeouts (F10): the hanging site (parallelism 1, 3 retries, a short
+// TestHangingSiteStopsAfterTwoTimeouts: the hanging site (parallelism 1, 3 retries, a short
 // request_timeout) beside the healthy one (4 start URLs) on one host: after two timeouts in a row
 // it stops requesting the host for this crawl: exactly 2 requests reach /hang instead of 4 pages ×
 // 4 attempts, its crawl is incomplete with reason timeouts (summary, log, metric), and the
@@ -280,7 +280,7 @@ func pending(ch <-chan acquired) bool {
 	}
 }
 
-// TestHostLimitSharesSlots (F10), on the slots themselves, parallelism 2: beside a registered
+// TestHostLimitSharesSlots, on the slots themselves, parallelism 2: beside a registered
 // site, even one between two requests, the hanging site gets one slot, never both; the healthy
 // site then has the other at once; once the healthy site leaves, the hanging site's waiting
 // request gets the second slot. Two timeouts in a row then stop it and end its request still in
@@ -338,7 +338,7 @@ func TestHostLimitSharesSlots(t *testing.T) {
 	}
 }
 
-// TestHostLimitTimeouts (F10), on the slots themselves, parallelism 1: a site whose request
+// TestHostLimitTimeouts, on the slots themselves, parallelism 1: a site whose request
 // timed out waits behind another site's first attempt that came after its own next request;
 // its second timeout in a row stops it: its waiting request fails with errHostTimeouts, and so
 // does every later one, while the other site's go on.

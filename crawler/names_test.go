@@ -19,8 +19,8 @@ var nameVariants = []string{
 	"레이크 CC", "레이크 CC\u200e", "\u1105\u1166\u110b\u1175\u110f\u1173 CC", "레이\u200b크 CC", "레이크&nbsp;CC", "\u2066레이크 CC\u2069",
 }
 
-// TestNameVariantsFoldIntoOneListing is the review's /names pairs test (F4): every variant of a
-// name at the same tee time is one listing.
+// TestNameVariantsFoldIntoOneListing: every variant of a name (nameVariants) at the same tee
+// time is one listing.
 func TestNameVariantsFoldIntoOneListing(t *testing.T) {
 	t.Parallel()
 	srv := newSourceServer(t, func(w http.ResponseWriter, _ *http.Request, _ string) {
@@ -38,7 +38,7 @@ func TestNameVariantsFoldIntoOneListing(t *testing.T) {
 	checkRows(t, res.Listings, "레이크 CC||2026-12-01|2026-12-01|07:00|130000|4")
 }
 
-// TestMarkAppearingBetweenCrawlsClosesNothing is the review's /lrm flip test (F4) over three
+// TestMarkAppearingBetweenCrawlsClosesNothing: a trailing LRM mark appears over three
 // crawls of the runner: 레이크 CC gains a trailing LRM in the second crawl and keeps it in the
 // third; its tee times stay open, nothing closes and nothing opens twice.
 func TestMarkAppearingBetweenCrawlsClosesNothing(t *testing.T) {

@@ -202,7 +202,7 @@ var cleanTextCases = []struct{ in, want string }{
 	{"a\x00b", "ab"},
 	{"a\xffb", "a\ufffdb"},
 	{"a &amp; b", "a &amp; b"},
-	// Bidi and other format marks (F4 of review 2), and NFD Hangul composed to NFC.
+	// Bidi and other format marks (invisible, they split one name into two listings), and NFD Hangul composed to NFC.
 	{"레이크 CC\u200e", "레이크 CC"},
 	{"\u200f레이크\u202a CC\u202c", "레이크 CC"},
 	{"\u2066레이크 CC\u2069\u202e", "레이크 CC"},

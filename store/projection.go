@@ -1,6 +1,6 @@
 package store
 
-// The listing_lifetimes projection (issues 13 and 21): booking_lifetimes answered at interactive
+// The listing_lifetimes projection: booking_lifetimes answered at interactive
 // speed, under the name users query.
 //
 //	booking_lifetimes_from_events_stored  view (views/): the event-derived columns, from booking_events
@@ -8,7 +8,7 @@ package store
 //	listing_lifetimes                     table: booking_lifetimes_from_events_stored's rows
 //	booking_lifetimes                     view over listing_lifetimes with the definition's final
 //	                                      layer: what users, the dashboard and lifetimes query
-//	booking_lifetimes_fast                alias of booking_lifetimes (its name before issue 21), for one release
+//	booking_lifetimes_fast                alias of booking_lifetimes (its name before the projection served booking_lifetimes), for one release
 //
 // The definition views are code installed by every migrate (views.Install). The served views
 // exist only once the projection does: the build's swap creates them (create or replace, so the

@@ -12,7 +12,7 @@ var identityColumns = []string{"listing_key", "play_date", "source", "course_nam
 
 // TestProjectionIndexesOnlyIdentityColumns: no index of listing_lifetimes covers a column the fold
 // changes (status, times, prices, counts), so a refresh that finds room on its page is a HOT update
-// that writes no index (issue 21 item 4: the status index made every close and reopen write all
+// that writes no index (a status index made every close and reopen write all
 // five indexes, and no filter on booking_lifetimes' status could use it: the view computes status
 // from the clock). BenchmarkIngestProjection reports the share of HOT updates; how many there are
 // depends on pruning, so on every transaction running at the time, which is why this test checks

@@ -53,7 +53,7 @@ func TestServedViewSurvivesRebuilds(t *testing.T) {
 	assertProjectionEqualsView(t, s, pool, 5)
 }
 
-// TestUpgradeServesBookingLifetimesFromTheProjection: a database in the shape before issue 21
+// TestUpgradeServesBookingLifetimesFromTheProjection: a database in the older shape
 // (booking_lifetimes the definition over booking_lifetimes_stored, booking_lifetimes_fast the
 // projection's view, a user's view on booking_lifetimes) is migrated: the projection rebuilds
 // (the hash changed), booking_lifetimes now reads listing_lifetimes with the same oid, the user's
@@ -66,7 +66,7 @@ func TestUpgradeServesBookingLifetimesFromTheProjection(t *testing.T) {
 		views.ClockLayer("booking_lifetimes", "booking_lifetimes_stored"),
 		views.ClockLayer("booking_lifetimes_fast", "listing_lifetimes"),
 		"create view my_booked as select listing_key from booking_lifetimes where status = 'booked'",
-		"update listing_lifetimes_state set view_hash = 'before issue 21'",
+		"update listing_lifetimes_state set view_hash = 'before the projection served booking_lifetimes'",
 	} {
 		if _, err := pool.Exec(t.Context(), sql); err != nil {
 			t.Fatalf("%.60s: %v", sql, err)

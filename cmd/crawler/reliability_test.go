@@ -15,7 +15,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// TestOnceExitStatusIgnoresKafka is item 10 of issue 10: `crawler once` whose crawl was complete
+// TestOnceExitStatusIgnoresKafka: `crawler once` whose crawl was complete
 // exits 0 whatever Kafka did. It exited 1 ("drain cut short") with a black-holed or refusing
 // broker; now the unsent events stay in the spool for the next run, said in one line.
 func TestOnceExitStatusIgnoresKafka(t *testing.T) {

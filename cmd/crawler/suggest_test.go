@@ -104,7 +104,7 @@ func TestSuggestUsage(t *testing.T) {
 	}
 }
 
-// A partial entry shows the way (#33 item 3): stderr names the missing cells with the candidates
+// A partial entry shows the way: stderr names the missing cells with the candidates
 // seen for each, points to the Sites file section and `crawler try`, and --check says it was
 // skipped and why (it crashed on the missing site before).
 func TestSuggestPartialShowsTheWay(t *testing.T) {

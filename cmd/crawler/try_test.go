@@ -153,7 +153,7 @@ sites:
 
 // `crawler try` on the simulator's EUC-KR page, which declares its charset only in <meta>, shows
 // the course names as a browser does; forced to read it as UTF-8 (charset: utf-8), the page fails
-// as undecodable and shows no garbage listing (F1 of review 2).
+// as undecodable and shows no garbage listing.
 func TestTryShowsNamesOfAnEUCKRPage(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)

@@ -12,7 +12,7 @@
 //
 // The same listings are also served in the shapes other sources have (sources.go): a JSON API
 // (GET and POST), a login-guarded form POST answering HTML rows, and one club per HTML page; and
-// (sources_more.go) an EUC-KR ASP page declared only by <meta>, and JSON rows with MM/DD dates.
+// (sources_observed.go) an EUC-KR ASP page declared only by <meta>, and JSON rows with MM/DD dates.
 //
 // It does not model cancellations (a listing never reopens), and it is not a load test target:
 // every request recomputes the day it shows.

@@ -7,8 +7,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// BenchmarkSuggestRows is the row analysis (rows and fields of a fetched page, review 3's F2
-// shape) on 2,000 and 20,000 rows side by side in each iteration: ratio_20k/2k is about 10 when it
+// BenchmarkSuggestRows is the row analysis (rows and fields of a fetched page, one table of the
+// ordinary shape) on 2,000 and 20,000 rows side by side in each iteration: ratio_20k/2k is about 10 when it
 // is linear (it was quadratic: 1,000 rows 15 s, 20,000 still running after 653 s); the target is
 // at most 12.
 func BenchmarkSuggestRows(b *testing.B) {

@@ -74,6 +74,13 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	if choose("players", true) < 0 {
 		say("players: no column looks like player counts (1 to 9, 4명); the listings will have none")
 	}
+	// Every other optional cell outside the listing's identity (a cell added to the crawler's
+	// cellTable) is chosen as price and players are, by name first: it needs nothing here.
+	for _, c := range crawler.Cells() {
+		if n := c.Name(); !c.Required() && !c.Identity() && n != "price" && n != "players" {
+			choose(n, true)
+		}
+	}
 	if choose("round_date", false) >= 0 {
 		a.yearless = true
 	}

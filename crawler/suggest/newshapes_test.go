@@ -90,7 +90,7 @@ func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
 }
 
 // TestSuggestedEntryForEUCKRPage: old ASP pages in EUC-KR that say so only in their <meta>: one
-// club a page with rows without classes (sources_more.go), and every club on one page
+// club a page with rows without classes (sources_observed.go), and every club on one page
 // (sitesim.EUCKRSite); the suggestion reads them as the crawler decodes them, declares the
 // charset, and crawls like the hand-written entry.
 func TestSuggestedEntryForEUCKRPage(t *testing.T) {
@@ -131,7 +131,7 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 	}
 }
 
-// TestSuggestChecksIdentity (#33 item 2): JSON rows that name each tee time's caddie
+// TestSuggestChecksIdentity: JSON rows that name each tee time's caddie
 // (caddie_name, a person, changing every six hours) beside the course part. For a club without
 // parts, today's suggest took the caddie for the course part, so every caddie change closed and
 // reopened the tee time. The caddie is rejected, stderr says by which rule, and the suggestion

@@ -51,7 +51,7 @@ func TestSuggestWithoutRows(t *testing.T) {
 	if sg.Complete || len(sg.Missing) == 0 || !strings.Contains(all, "no repeated element of the HTML answer holds tee times") {
 		t.Errorf("complete %v missing %v; said:\n%s", sg.Complete, sg.Missing, all)
 	}
-	// Every --example is answered, also when no rows were found (#33: they were ignored without a word).
+	// Every --example is answered, also when no rows were found (they were ignored without a word).
 	if !strings.Contains(all, `example "휴장": in the answer, but in no repeated element`) || !strings.Contains(all, `example "06:30": not in the answer`) {
 		t.Errorf("the examples are not each said found or not found:\n%s", all)
 	}

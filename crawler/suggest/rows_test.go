@@ -11,7 +11,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// bigHTML is review 3's F2 page: one table of n rows of the ordinary shape (course, date, time,
+// bigHTML is a page as big as a real club's month: one table of n rows of the ordinary shape (course, date, time,
 // price, players).
 func bigHTML(n int) []byte {
 	var b strings.Builder
@@ -38,7 +38,7 @@ func bigJSON(n int) []byte {
 	return []byte(b.String())
 }
 
-// The analysis of the rows ends with its context (review 3, F2: Ctrl-C and SIGTERM did nothing):
+// The analysis of the rows ends with its context (on a big page Ctrl-C and SIGTERM did nothing):
 // on a big page with a cancelled context it returns the context's error instead of an answer.
 func TestRowAnalysisEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())

@@ -13,7 +13,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// The copied request of review 3's F1/F3 (a Korean JSP/ASP site's kind): session ids, tokens, a
+// A copied request of a Korean JSP/ASP site's kind: session ids, tokens, a
 // CSRF token and passwords in the URL's userinfo, its path parameter and query, the headers, the
 // cookies, -u and the form body.
 const secretsCurl = `curl 'http://golfer:Hunter2pw@HOST/tee;jsessionid=SESSJSID12345?date=2026-12-05&access_token=QTOKEN98765&sid=SIDVAL4242' \
@@ -24,7 +24,7 @@ const secretsCurl = `curl 'http://golfer:Hunter2pw@HOST/tee;jsessionid=SESSJSID1
 var copiedSecrets = []string{"Hunter2pw", "SESSJSID12345", "QTOKEN98765", "SIDVAL4242", "AUTHBEARER777", "XAUTHKEY555",
 	"APISECRET333", "COOKIEJS111", "REMEMBER222", "BASICPW999", "CSRFFORM444", "FORMPW666", "USERPWD888"}
 
-// TestSecretsOfTheCopiedRequestNeverReachTheOutput (review 3, F1 and F3): no secret of the copied
+// TestSecretsOfTheCopiedRequestNeverReachTheOutput: no secret of the copied
 // request reaches the sites file or stderr; each dropped one is named in the "dropped" line; the
 // password fields become a login block over credential variables; the fetch as the browser asked
 // sends the Authorization curl would (its -H, which wins over -u), the others none.

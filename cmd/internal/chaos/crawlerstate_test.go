@@ -34,8 +34,8 @@ import (
 // TestReadOnlyStateDir: the state dir turns read-only (a bind remount) for three crawls, while a
 // price changes and a listing disappears, then writable again. The crawls that cannot save their
 // snapshot publish nothing; the good ones derive each transition once, under one id: PostgreSQL
-// holds exactly the real transitions (3 opens, 1 change, 1 close), no extra event ids. Before
-// issue 10 each failed save re-sent the change under a new id (4 ids for 1 change were counted).
+// holds exactly the real transitions (3 opens, 1 change, 1 close), no extra event ids. Once
+// each failed save re-sent the change under a new id (4 ids for 1 change were counted).
 func TestReadOnlyStateDir(t *testing.T) {
 	stack(t)
 	addr := kafkatest.Bootstrap(t)

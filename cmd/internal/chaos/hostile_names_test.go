@@ -17,7 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
-// namePages are the hostile-pages scenario's Korean cases (F1, F2, F4 of review 2): an EUC-KR page
+// namePages are the hostile-pages scenario's Korean cases: an EUC-KR page
 // declared only by <meta>, one sent with the alias label ms949, and a page whose course gains a
 // trailing LRM after the first crawl. They are crawled three times; every name must be stored as
 // a browser shows it, and the LRM must close and reopen nothing.

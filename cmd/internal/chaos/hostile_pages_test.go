@@ -32,7 +32,7 @@ func handleHostilePages(mux *http.ServeMux) *hostilePages {
 		)
 		page(w, rows, "")
 	})
-	// Invalid UTF-8 in a name: the page is undecodable and fails whole (F1 of review 2).
+	// Invalid UTF-8 in a name: the page is undecodable and fails whole (no garbage name is stored).
 	mux.HandleFunc("GET /badutf8", func(w http.ResponseWriter, r *http.Request) {
 		page(w, []string{row("Good Club", "07:00", "120,000원"), row("Bad \xff\xfe UTF-8 Club", "15:00", "120,000원")}, "")
 	})

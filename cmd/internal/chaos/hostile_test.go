@@ -151,7 +151,7 @@ func checkHostileText(t *testing.T, db *pgxpool.Pool, text crawler.SiteSummary) 
 		t.Errorf("hostile-text: complete=%v rejected=%d; want a complete crawl with the bad date, price and empty course rejected", text.Complete, text.Rejected)
 	}
 	for _, name := range hostileNames {
-		name = crawler.CleanText(name) // bidi controls dropped (F4 of review 2), the rest verbatim
+		name = crawler.CleanText(name) // bidi controls dropped (invisible, they split a name), the rest verbatim
 		var n int
 		if err := db.QueryRow(t.Context(), "select count(*) from booking_events where course_name = $1", name).Scan(&n); err != nil {
 			t.Fatal(err)

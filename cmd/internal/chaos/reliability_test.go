@@ -30,9 +30,9 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
-// Scenarios of issue 10's consumer-side findings, each against the booking-consumer binary:
-// TestOversizeKeyPoison (finding 1), TestBrokerOutageWithInflight4 (finding 4) and
-// TestLargeMessagesMemoryBound (finding 7).
+// Consumer-side scenarios, each against the booking-consumer binary: TestOversizeKeyPoison (a
+// key the broker rejects), TestBrokerOutageWithInflight4 (an outage with batches in flight) and
+// TestLargeMessagesMemoryBound (memory under large messages).
 
 // consumerProc is the booking-consumer binary running "run" (its logs in Logs, LOG_LEVEL=info) and
 // the address of its /metrics and /healthz.

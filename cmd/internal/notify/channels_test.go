@@ -135,11 +135,11 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 	}
 }
 
-// hostileCourse is review-2 F12's course name: Slack control sequences (an @channel ping and a
+// hostileCourse is a course name carrying Slack control sequences (an @channel ping and a
 // disguised link) and Discord's masked-link markdown, as a crawled page may carry them.
 const hostileCourse = "<!channel> 레이크 CC <https://evil.example/pay|지금 예약 50% 할인> [무료](https://evil.example/) & *co*"
 
-// TestCrawledTextCannotControlChatChannels (review-2 F12): on Slack, & < > are escaped (Slack's
+// TestCrawledTextCannotControlChatChannels: on Slack, & < > are escaped (Slack's
 // documented escaping), so no <!channel> ping and no <url|label> link; on Discord no mention is
 // parsed and markdown is escaped, so no masked link; Telegram gets plain text (no parse_mode).
 func TestCrawledTextCannotControlChatChannels(t *testing.T) {

@@ -42,8 +42,8 @@ func statusCounts(t *testing.T, pool *pgxpool.Pool, asOf time.Time) map[string]i
 }
 
 // With a fixed as-of (serve --as-of), every number on the pages is as of then, statuses and
-// lifetimes included: the practice set as of its last day has open listings, not all expired
-// (issue 19, item 12). Without one, the pages follow the database's clock.
+// lifetimes included: the practice set as of its last day has open listings, not all expired.
+// Without one, the pages follow the database's clock.
 func TestAsOfIsTheClockOfEveryNumber(t *testing.T) {
 	pool, _ := practiceDB(t)
 	for _, tc := range []struct {

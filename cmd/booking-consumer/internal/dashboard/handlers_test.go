@@ -197,7 +197,7 @@ func TestCheckAddrRefusesAnOpenDoor(t *testing.T) {
 		{"192.168.1.5:8080", Auth{}, false},
 		{"[::]:8080", Auth{}, false},
 		{"0.0.0.0:8080", Auth{User: "u"}, false},                   // a user without a password is no login
-		{"127.0.0.1:8080", Auth{User: "u"}, false},                 // nor on loopback: a half-configured login (F9)
+		{"127.0.0.1:8080", Auth{User: "u"}, false},                 // nor on loopback: a half-configured login
 		{"127.0.0.1:8080", Auth{Password: "p"}, false},             // a password without a user
 		{"localhost:8080", Auth{Token: "t", Password: "p"}, false}, // even with a token: the pair is a mistake
 		{"0.0.0.0:8080", Auth{Token: "t"}, true},

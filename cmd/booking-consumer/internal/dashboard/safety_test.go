@@ -13,7 +13,7 @@ import (
 )
 
 // /static/ serves the named assets and nothing else: no template through an encoded "..", no
-// directory listing (issue 19, F7: the review's URLs, sent as they are over HTTP).
+// directory listing (the URLs sent as they are over HTTP, not cleaned by a client).
 func TestStaticServesOnlyTheAssets(t *testing.T) {
 	srv := httptest.NewServer(newTestHandler(t, storetest.NewDB(t), nil))
 	t.Cleanup(srv.Close)
@@ -52,7 +52,7 @@ func TestStaticServesOnlyTheAssets(t *testing.T) {
 }
 
 // A filter with invalid UTF-8 or a NUL is the client's mistake: 400 saying which parameter is
-// wrong, never a 500 with an ERROR line anyone could write at will (issue 19, F8).
+// wrong, never a 500 with an ERROR line anyone could write at will.
 func TestInvalidTextInFiltersIs400WithoutAnErrorLog(t *testing.T) {
 	pool := storetest.NewDB(t)
 	ingest(t, store.New(pool), hostileEvents()) // with data: /listings runs its queries

@@ -15,7 +15,8 @@ func staticFiles() (fs.FS, error) {
 
 // serveStatic serves /static/NAME for a regular file NAME directly in static/ and answers 404 to
 // anything else: a directory (no listings), a path with a slash or an encoded "..", such as
-// /static/%2e%2e/templates/layout.html, which the mux does not clean (issue 19, F7).
+// /static/%2e%2e/templates/layout.html, which the mux does not clean (it
+// served the templates' source).
 func (h *Handler) serveStatic(w http.ResponseWriter, r *http.Request) {
 	name, _ := strings.CutPrefix(r.URL.Path, "/static/")
 	if !h.isAsset(name) {

@@ -58,7 +58,7 @@ import (
 // drain is first commit → done; process is start → done; start-up is start → first commit. Every
 // round's ratios are logged; the metrics are medians over the rounds.
 //
-// Targets (issue 41, on a quiet machine): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8;
+// Targets (on a quiet machine, what the binary COPY must buy over the expert's insert): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8;
 // with the hog, project/expert drain ≥ 1.1; dup/fresh process ≥ 1.5.
 func BenchmarkProcessDrain(b *testing.B) {
 	n := testkit.EnvInt(b, "BENCH_PROCESS_EVENTS", 500_000)

@@ -59,7 +59,7 @@ func senderSkipsAtSendTime(t *testing.T, f Factory) {
 	}
 }
 
-// senderChatTimeoutIsUnknownOnce (review-2 F10, on every store): a Slack channel that got the
+// senderChatTimeoutIsUnknownOnce (on every store): a Slack channel that got the
 // request and did not answer in time gets it once; the claim is unknown, never picked again.
 func senderChatTimeoutIsUnknownOnce(t *testing.T, f Factory) {
 	st := f.New(t)

@@ -17,7 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// longCourse is review-3 F4's course name (69 runes, 161 bytes), and a part as long, with
+// longCourse is a long real-world course name (69 runes, 161 bytes), and a part as long, with
 // characters Discord escapes.
 const (
 	longCourse = "[스카이72_골프앤리조트] 하늘코스_오션코스 *주중특가* (그린피_할인_이벤트_진행중) 회원_비회원_모두_예약가능 [선착순]"
@@ -45,7 +45,7 @@ func (c *chatMessages) serve(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// senderNeverCutsAMessage (review-3 F4): 20 matches of one crawl with long course names go out
+// senderNeverCutsAMessage: 20 matches of one crawl with long course names go out
 // on Discord (2,000 characters after escaping), Telegram (4,096) and Slack (4,000) as messages
 // within the channel's limit, none cut: every tee time arrives in exactly one whole line, and a
 // claim is sent only when a message carried it. A single line longer than the limit is shortened

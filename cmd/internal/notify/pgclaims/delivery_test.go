@@ -91,7 +91,7 @@ func deliverOne(t *testing.T, channelYAML string, maxAttempts int) row {
 	return r
 }
 
-// TestChatChannelTimeoutAfterSendIsUnknownNotResent (review-2 F10): a chat channel (no idempotency
+// TestChatChannelTimeoutAfterSendIsUnknownNotResent: a chat channel (no idempotency
 // key) that got the request and did not answer within its timeout may have posted it: the claim
 // becomes unknown after one request, never re-sent. The webhook retries under its Idempotency-Key,
 // and a request that never left (connection refused) is retried on every channel.
@@ -144,7 +144,7 @@ func refusedAddr(t *testing.T) string {
 	return addr
 }
 
-// TestRedirectFailsTheDeliveryPermanently (review-2 F11): a webhook answering 302 is not followed
+// TestRedirectFailsTheDeliveryPermanently: a webhook answering 302 is not followed
 // with a bodiless GET (whose 200 marked the alert sent): the claim fails at once, naming the status.
 func TestRedirectFailsTheDeliveryPermanently(t *testing.T) {
 	t.Parallel()

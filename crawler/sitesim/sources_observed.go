@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Two more shapes of the same model, after the request and answer shapes public tee-time crawlers
-// of Korean club sites show (no code taken from them):
+// Shapes of the same model observed in public tee-time crawlers of Korean club sites (their
+// request and answer shapes; no code taken from them):
 //
 //	GET /Reservation/TeeList.asp?gc=ID&ymd=YYYY.MM.DD   an old ASP page of one club in EUC-KR, declared
 //	                                                    only by its <meta>, rows without classes (every
