@@ -83,7 +83,7 @@ func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsF
 // store per watch and site, differs) also claims, in that transaction, the backlog: what matches
 // in the snapshot about to be saved, worded as already open (notify.Watch.BacklogClaims).
 type crawlAlerts struct {
-	live      *notify.Live // the file's watches and the chat's (#38), swapped whole on a change
+	live      *notify.Live // the file's watches and the chat's, swapped whole on a change
 	intake    *notify.Intake
 	fps       fingerprintStore
 	noBacklog bool // --no-backlog: new and changed watches start from now
