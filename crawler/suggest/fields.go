@@ -32,37 +32,20 @@ type assignment struct {
 // reads all its values (column.fits), and among the candidates a more telling shape wins (a time
 // with ":" or 시 over a four-digit code, a price with 원 or a separator over a bare number).
 // targetNames are the given targets' names (nil: none given); crawledAt is the crawl's time a
-// year-less date is read at.
-func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, say func(format string, args ...any)) assignment {
+// year-less date is read at. read, when not nil, reads the fetched page through the crawler's
+// parser: of a cell's best candidates the one that reads the most listings wins (decide).
+func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
 	choose := func(field string, byHint bool) int {
-		best, bestF, bestH := -1, fit{}, 0
-		for i, c := range cols {
-			if used[i] {
-				continue
-			}
-			f := c.fits(cells[field], crawledAt)
-			if !f.ok {
-				continue
-			}
-			h := hint(field, c.name)
-			byShape := f.rank < bestF.rank || (f.rank == bestF.rank && f.n > bestF.n)
-			sameShape := f.rank == bestF.rank && f.n == bestF.n
-			better := byShape || (sameShape && h > bestH)
-			if byHint {
-				better = h > bestH || (h == bestH && byShape)
-			}
-			if best < 0 || better {
-				best, bestF, bestH = i, f, h
-			}
+		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, a.fields, read)
+		if d.win == nil {
+			return -1
 		}
-		if best >= 0 {
-			used[best] = true
-			a.fields[field] = pick{where: cols[best].where}
-			say("%s ← %s: %d of %d rows look like %s%s", field, cols[best].label(), bestF.n, bestF.rows, bestF.shape.Name, hintNote(field, cols[best].name))
-		}
-		return best
+		used[d.win.i] = true
+		a.fields[field] = pick{where: cols[d.win.i].where}
+		sayDecision(say, cols, field, d)
+		return d.win.i
 	}
 	if choose("tee_time", false) < 0 {
 		a.missing = append(a.missing, "tee_time")
