@@ -1,8 +1,12 @@
 package suggest
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
@@ -109,5 +113,38 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 			}
 			sameEvents(t, crawlWeek(t, clock, noEnv, priceSite(t, tc.hand, srv.URL), sg.Site))
 		})
+	}
+}
+
+// TestSuggestReadsTeeTimesWithTheParts: a club whose two parts share their tee times, and a
+// column of the times each row was last changed (09:12), unique per row, after the tee time. Read before the course
+// part is decided, the tee times of the two parts collapsed into one listing each and the update
+// times read more: they won. The identity cells are now read with the column named like the part
+// (코스) held as the part, the two read alike, and the tee time's name decides.
+func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	rows := [][2]string{{"06:30", "동코스"}, {"06:30", "서코스"}, {"07:00", "동코스"}, {"07:00", "서코스"}, {"07:30", "동코스"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tbl"><tr><th>시간</th><th>코스</th><th>그린피</th><th>변경시각</th></tr>`)
+		for i, r := range rows {
+			fmt.Fprintf(&b, `<tr><td>%s</td><td>%s</td><td>150,000원</td><td>09:%02d</td></tr>`, r[0], r[1], 12+7*i)
+		}
+		b.WriteString(`</table></body></html>`)
+		fmt.Fprint(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	sg, stderr := runSuggest(t, "curl '"+srv.URL+"/tee.asp?date=20261205'", Options{Date: day, Name: "레이크 CC"})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	if f := sg.Site.Fields["tee_time"]; f.Selector != "td:nth-child(1)" {
+		t.Errorf("tee_time ← %+v, want td:nth-child(1)", f)
+	}
+	if !strings.Contains(stderr, "the crawler's parser reads 5 listing(s), 0 rejected with it; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
+		t.Errorf("stderr does not say that both read 5 listings")
+	}
+	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {
+		t.Errorf("course_part ← %+v, want td:nth-child(2)", f)
 	}
 }

@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,8 +38,17 @@ type assignment struct {
 func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
+	// The identity cells are read before the course part is decided: they are read with the
+	// column named like one held as the part (else a club's parts, sharing their tee times,
+	// collapse into one listing and a column unique per row, an update time, reads more).
+	held := heldPart(cols, crawledAt)
 	choose := func(field string, byHint bool) int {
-		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, a.fields, read)
+		fields := a.fields
+		if held >= 0 && cells[field].Identity() {
+			fields = maps.Clone(a.fields)
+			fields["course_part"] = pick{where: cols[held].where}
+		}
+		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, fields, read)
 		if d.win == nil {
 			return -1
 		}
@@ -69,6 +79,19 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	}
 	a.assignCourse(cols, used, targetNames, clubName, crawledAt, say)
 	return a
+}
+
+// heldPart is the column the identity cells are read with as the course part: the one whose name
+// says part most (코스, part), if its values are names and its name and values say no person,
+// count or tag; -1 for none.
+func heldPart(cols []column, crawledAt time.Time) int {
+	best, bestH := -1, 0
+	for i, c := range cols {
+		if h := hint("course_part", c.name); h > bestH && c.fits(cells["course_part"], crawledAt).ok && notIdentityName(c) == "" {
+			best, bestH = i, h
+		}
+	}
+	return best
 }
 
 func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, clubName string, crawledAt time.Time, say func(string, ...any)) {
