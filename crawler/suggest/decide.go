@@ -91,14 +91,14 @@ func rankedCandidates(cols []column, used map[int]bool, field string, byHint boo
 }
 
 // decision is how a cell's column was decided: the winner and the runner-up (nil: none), what
-// each read, and for a price the list price the winner was preferred to.
+// each read, and for a price the list prices and amounts off the winner was preferred to.
 type decision struct {
 	win, runner *candidate
 	winRead     readScore
 	runnerRead  readScore
-	read        bool // the candidates were read through the parser
-	list        []string
-	listWhy     string
+	read        bool     // the candidates were read through the parser
+	list        []string // the list prices passed over, with why
+	off         []string // the amounts off passed over, with why
 }
 
 // decide picks the column of cell field among its ranked candidates: each of the first
@@ -142,12 +142,15 @@ func decide(cols []column, cands []candidate, field string, fields map[string]pi
 		d.runner, d.runnerRead = &top[order[1]], scores[order[1]]
 	}
 	for _, k := range order[1:] {
-		if why[k] != "" && !scores[k].better(scores[order[0]]) && pay[k] > pay[order[0]] {
-			d.list = append(d.list, cols[top[k].i].label()+" ("+why[k]+")")
+		if why[k] == "" || scores[k].better(scores[order[0]]) || pay[k] <= pay[order[0]] {
+			continue
 		}
-	}
-	if len(why) > 0 {
-		d.listWhy = why[order[0]]
+		passed := cols[top[k].i].label() + " (" + why[k] + ")"
+		if pay[k] == payAmountOff {
+			d.off = append(d.off, passed)
+		} else {
+			d.list = append(d.list, passed)
+		}
 	}
 	return d
 }
@@ -261,6 +264,9 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 	say("%s", msg)
 	if len(d.list) > 0 {
 		say("price: %s is the price a golfer pays; not %s", w.label(), strings.Join(d.list, "; not "))
+	}
+	if len(d.off) > 0 {
+		say("price: not %s; the crawl reads %s, the price before such a discount (low confidence: check what the site charges)", strings.Join(d.off, "; not "), w.label())
 	}
 }
 

@@ -148,3 +148,36 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 		t.Errorf("course_part ← %+v, want td:nth-child(2)", f)
 	}
 }
+
+// TestPayRanks: of two or more price columns, the one a golfer pays wins by its values first:
+// the lower one (a list price is above it in every row), unless it is under half the other (an
+// amount off, as dc_price beside price in GolfZon County's teeList); when the values agree, the
+// struck-through cell and the list name lose, the sale name wins.
+func TestPayRanks(t *testing.T) {
+	col := func(name string, struck int, vs ...string) column { return column{name: name, where: name, values: vs, struck: struck} }
+	for _, tc := range []struct {
+		name string
+		cols []column
+		want string // the column that pays
+	}{
+		{"lower wins", []column{col("greenfee", 0, "150000", "180000"), col("onegreenfee", 0, "120000", "180000")}, "onegreenfee"},
+		{"an amount off is no price", []column{col("dc_price", 0, "20000", "30000"), col("price", 0, "150000", "180000")}, "price"},
+		{"three: list, amount off, sale", []column{col("price", 0, "150000", "180000"), col("dc_amt", 0, "30000", "30000"), col("sale_price", 0, "120000", "150000")}, "sale_price"},
+		{"struck", []column{col("그린피 a", 1, "150,000원", "150,000원"), col("그린피 b", 0, "150,000원", "150,000원")}, "그린피 b"},
+		{"names", []column{col("정가 td", 0, "150,000원"), col("할인가 td", 0, "150,000원")}, "할인가 td"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cands []candidate
+			for i := range tc.cols {
+				cands = append(cands, candidate{i: i})
+			}
+			d := decide(tc.cols, cands, "price", nil, nil)
+			if got := tc.cols[d.win.i].name; got != tc.want {
+				t.Errorf("pays: %s, want %s (list: %v)", got, tc.want, d.list)
+			}
+			if strings.Contains(tc.name, "amount off") && (len(d.off) != 1 || !strings.HasPrefix(d.off[0], "d")) {
+				t.Errorf("amounts off passed over: %v, want the dc column", d.off)
+			}
+		})
+	}
+}
