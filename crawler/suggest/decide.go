@@ -257,7 +257,7 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 	case d.runner == nil:
 		msg += "; no runner-up (no other column reads as " + field + ")"
 	case d.read:
-		msg += fmt.Sprintf("; the crawler's parser reads %s with it; runner-up %s: %s", d.winRead, cols[d.runner.i].label(), d.runnerRead)
+		msg += fmt.Sprintf("; with it the crawler's parser reads %s; runner-up %s: %s", d.winRead, cols[d.runner.i].label(), d.runnerRead)
 	default:
 		msg += fmt.Sprintf("; runner-up %s (not read: no page)", cols[d.runner.i].label())
 	}

@@ -141,7 +141,7 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 	if f := sg.Site.Fields["tee_time"]; f.Selector != "td:nth-child(1)" {
 		t.Errorf("tee_time ← %+v, want td:nth-child(1)", f)
 	}
-	if !strings.Contains(stderr, "the crawler's parser reads 5 listing(s), 0 rejected with it; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
+	if !strings.Contains(stderr, "with it the crawler's parser reads 5 listing(s), 0 rejected; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
 		t.Errorf("stderr does not say that both read 5 listings")
 	}
 	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {

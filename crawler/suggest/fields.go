@@ -38,13 +38,13 @@ type assignment struct {
 func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
-	// The identity cells are read before the course part is decided: they are read with the
-	// column named like one held as the part (else a club's parts, sharing their tee times,
-	// collapse into one listing and a column unique per row, an update time, reads more).
+	// The cells are read before the course part is decided: with the column named like one held
+	// as the part (else a club's parts, sharing their tee times, collapse into one listing each,
+	// and a column unique per row, the time a row last changed, reads more than the tee time).
 	held := heldPart(cols, crawledAt)
 	choose := func(field string, byHint bool) int {
 		fields := a.fields
-		if held >= 0 && cells[field].Identity() {
+		if held >= 0 {
 			fields = maps.Clone(a.fields)
 			fields["course_part"] = pick{where: cols[held].where}
 		}
@@ -81,9 +81,9 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	return a
 }
 
-// heldPart is the column the identity cells are read with as the course part: the one whose name
-// says part most (코스, part), if its values are names and its name and values say no person,
-// count or tag; -1 for none.
+// heldPart is the column the cells are read with as the course part until it is decided: the
+// one whose name says part most (코스, part), if its values are names and its name and values say
+// no person, count or tag; -1 for none.
 func heldPart(cols []column, crawledAt time.Time) int {
 	best, bestH := -1, 0
 	for i, c := range cols {
