@@ -165,11 +165,11 @@ var (
 // The pay ranks of a price column among two or more (lower: more likely the price a golfer
 // pays).
 const (
-	paySaleName = iota // its name says sale (할인가, salePrice, dcFee)
-	payPlain           // nothing tells
-	payListName        // its name says list (정가, normal), or its cells are struck through (<del>)
-	payListValue       // another column is lower in every row that shows both, and above half of it: the sale price beside this list price
-	payAmountOff       // under half of another price in every row: an amount off (a discount), not a price
+	paySaleName  = iota // its name says sale (할인가, salePrice, dcFee)
+	payPlain            // nothing tells
+	payListName         // its name says list (정가, normal), or its cells are struck through (<del>)
+	payListValue        // another column is lower in every row that shows both, and above half of it: the sale price beside this list price
+	payAmountOff        // under half of another price in every row: an amount off (a discount), not a price
 )
 
 // payRanks ranks price candidates by which one a golfer pays, with the reason for each one that

@@ -26,6 +26,8 @@ type assignment struct {
 	// it joins the key only if rules (b) and (c) hold too (analysis.checkPart). nil: none, or the
 	// empty column named like a course.
 	part *column
+	// passed are the columns a cell's decision passed over (where → the cell), for --example
+	passed map[string]string
 }
 
 // assignFields decides which column is which field, by value shape first and name second,
@@ -36,7 +38,7 @@ type assignment struct {
 // year-less date is read at. read, when not nil, reads the fetched page through the crawler's
 // parser: of a cell's best candidates the one that reads the most listings wins (decide).
 func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
-	a := assignment{fields: map[string]pick{}}
+	a := assignment{fields: map[string]pick{}, passed: map[string]string{}}
 	used := map[int]bool{}
 	// The cells are read before the course part is decided: with the column named like one held
 	// as the part (else a club's parts, sharing their tee times, collapse into one listing each,
@@ -54,6 +56,9 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 		}
 		used[d.win.i] = true
 		a.fields[field] = pick{where: cols[d.win.i].where}
+		if d.runner != nil {
+			a.passed[cols[d.runner.i].where] = field
+		}
 		sayDecision(say, cols, field, d)
 		return d.win.i
 	}
