@@ -204,3 +204,31 @@ func TestPayRanks(t *testing.T) {
 		})
 	}
 }
+
+// TestSuggestSkipsRowNumbers: a table whose first column numbers the rows (No: 1, 2, 3, …, as
+// teezzim_webview_server's adelscott.js reads past). Its values fit a player count, so suggest
+// took it for players, and every tee time's players changed when a booking above it moved it.
+// A column of the rows' positions is no candidate, and stderr says so.
+func TestSuggestSkipsRowNumbers(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tbl"><tr><th>No</th><th>시간</th><th>그린피</th></tr>`)
+		for i, tee := range []string{"06:30", "06:38", "06:46", "06:54", "07:02"} {
+			fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td>150,000원</td></tr>`, i+1, tee)
+		}
+		b.WriteString(`</table></body></html>`)
+		fmt.Fprint(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	sg, stderr := runSuggest(t, "curl '"+srv.URL+"/tee.asp?date=20261205'", Options{Date: day, Name: "레이크 CC"})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	if f, ok := sg.Site.Fields["players"]; ok {
+		t.Errorf("players ← %+v, want none", f)
+	}
+	if !strings.Contains(stderr, "players: td:nth-child(1) (No td:nth-child(1)) is no candidate: its values are the rows' positions") {
+		t.Errorf("stderr does not say the row number is no candidate")
+	}
+}

@@ -50,7 +50,11 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 			fields = maps.Clone(a.fields)
 			fields["course_part"] = pick{where: cols[held].where}
 		}
-		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, fields, read)
+		cands, skipped := rankedCandidates(cols, used, field, byHint, crawledAt)
+		for _, s := range skipped {
+			say("%s: %s is no candidate: its values are the rows' positions (1, 2, 3, …), a row number", field, s)
+		}
+		d := decide(cols, cands, field, fields, read)
 		if d.win == nil {
 			return -1
 		}
