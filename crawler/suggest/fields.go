@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,6 +26,8 @@ type assignment struct {
 	// it joins the key only if rules (b) and (c) hold too (analysis.checkPart). nil: none, or the
 	// empty column named like a course.
 	part *column
+	// passed are the columns a cell's decision passed over (where → the cell), for --example
+	passed map[string]string
 }
 
 // assignFields decides which column is which field, by value shape first and name second,
@@ -32,37 +35,36 @@ type assignment struct {
 // reads all its values (column.fits), and among the candidates a more telling shape wins (a time
 // with ":" or 시 over a four-digit code, a price with 원 or a separator over a bare number).
 // targetNames are the given targets' names (nil: none given); crawledAt is the crawl's time a
-// year-less date is read at.
-func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, say func(format string, args ...any)) assignment {
-	a := assignment{fields: map[string]pick{}}
+// year-less date is read at. read, when not nil, reads the fetched page through the crawler's
+// parser: of a cell's best candidates the one that reads the most listings wins (decide).
+func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
+	a := assignment{fields: map[string]pick{}, passed: map[string]string{}}
 	used := map[int]bool{}
+	// The cells are read before the course part is decided: with the column named like one held
+	// as the part (else a club's parts, sharing their tee times, collapse into one listing each,
+	// and a column unique per row, the time a row last changed, reads more than the tee time).
+	held := heldPart(cols, crawledAt)
 	choose := func(field string, byHint bool) int {
-		best, bestF, bestH := -1, fit{}, 0
-		for i, c := range cols {
-			if used[i] {
-				continue
-			}
-			f := c.fits(cells[field], crawledAt)
-			if !f.ok {
-				continue
-			}
-			h := hint(field, c.name)
-			byShape := f.rank < bestF.rank || (f.rank == bestF.rank && f.n > bestF.n)
-			sameShape := f.rank == bestF.rank && f.n == bestF.n
-			better := byShape || (sameShape && h > bestH)
-			if byHint {
-				better = h > bestH || (h == bestH && byShape)
-			}
-			if best < 0 || better {
-				best, bestF, bestH = i, f, h
-			}
+		fields := a.fields
+		if held >= 0 {
+			fields = maps.Clone(a.fields)
+			fields["course_part"] = pick{where: cols[held].where}
 		}
-		if best >= 0 {
-			used[best] = true
-			a.fields[field] = pick{where: cols[best].where}
-			say("%s ← %s: %d of %d rows look like %s%s", field, cols[best].label(), bestF.n, bestF.rows, bestF.shape.Name, hintNote(field, cols[best].name))
+		cands, skipped := rankedCandidates(cols, used, field, byHint, crawledAt)
+		for _, s := range skipped {
+			say("%s: %s is no candidate: its values are the rows' positions (1, 2, 3, …), a row number", field, s)
 		}
-		return best
+		d := decide(cols, cands, field, fields, read)
+		if d.win == nil {
+			return -1
+		}
+		used[d.win.i] = true
+		a.fields[field] = pick{where: cols[d.win.i].where}
+		if d.runner != nil {
+			a.passed[cols[d.runner.i].where] = field
+		}
+		sayDecision(say, cols, field, d)
+		return d.win.i
 	}
 	if choose("tee_time", false) < 0 {
 		a.missing = append(a.missing, "tee_time")
@@ -86,6 +88,19 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	}
 	a.assignCourse(cols, used, targetNames, clubName, crawledAt, say)
 	return a
+}
+
+// heldPart is the column the cells are read with as the course part until it is decided: the
+// one whose name says part most (코스, part), if its values are names and its name and values say
+// no person, count or tag; -1 for none.
+func heldPart(cols []column, crawledAt time.Time) int {
+	best, bestH := -1, 0
+	for i, c := range cols {
+		if h := hint("course_part", c.name); h > bestH && c.fits(cells["course_part"], crawledAt).ok && notIdentityName(c) == "" {
+			best, bestH = i, h
+		}
+	}
+	return best
 }
 
 func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, clubName string, crawledAt time.Time, say func(string, ...any)) {

@@ -227,6 +227,9 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 				cols = append(cols, column{name: name, where: where, values: make([]string, len(rows))})
 			}
 			cols[k].values[r] = crawler.CleanText(c.Text())
+			if struck(c) {
+				cols[k].struck++
+			}
 		})
 	}
 	return cols, nil
@@ -292,6 +295,16 @@ func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 		return "td:nth-child(" + itoa(i+1) + ")"
 	}
 	return ""
+}
+
+// struck reports whether a cell's text is struck through (<del>, <s>, <strike>): a list price
+// beside the one a golfer pays.
+func struck(c *goquery.Selection) bool {
+	switch goquery.NodeName(c) {
+	case "del", "s", "strike":
+		return true
+	}
+	return c.Find("del, s, strike").Length() > 0
 }
 
 // headerNames are the texts of the th cells of the rows' table, by position.
