@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/telegramtest"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/store"
+)
+
+// chatWatches is a watches file whose telegram channel tg (on bot) takes commands.
+func chatWatches(t *testing.T, bot *telegramtest.Bot, chatID, extra string) string {
+	return writeWatches(t, fmt.Sprintf(`channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "%s", base_url: %s, commands: true, min_interval: 0s%s}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg]}
+`, chatID, bot.URL(), extra))
+}
+
+// ask sends text in chat 100 and returns the answer to it.
+func ask(t *testing.T, bot *telegramtest.Bot, text string, ps ...*notifier) string {
+	t.Helper()
+	id := bot.Say(100, "private", 100, text)
+	select {
+	case m := <-bot.Sent:
+		if m.ReplyTo != id*10 {
+			t.Fatalf("%q: got %q (to message %d)", text, m.Text, m.ReplyTo)
+		}
+		return m.Text
+	case <-time.After(30 * time.Second):
+		var logs strings.Builder
+		for _, p := range ps {
+			logs.WriteString(p.Logs.String())
+		}
+		t.Fatalf("no answer to %q in 30s; logs:\n%s", text, logs.String())
+		return ""
+	}
+}
+
+// alertsOf is what bot was sent that is not an answer, waiting up to d for want of them.
+func alertsOf(t *testing.T, bot *telegramtest.Bot, want int, d time.Duration) []string {
+	t.Helper()
+	var out []string
+	deadline := time.After(d)
+	for {
+		select {
+		case m := <-bot.Sent:
+			if m.ReplyTo != 0 {
+				t.Fatalf("an unexpected answer: %q", m.Text)
+			}
+			out = append(out, m.Text)
+		case <-deadline:
+			return out
+		}
+		if len(out) > want {
+			return out
+		}
+	}
+}
+
+// TestNotifyChatWatchFiresOnce: on the central path a golfer makes a watch with /watch in the
+// chat of a command channel (fake Bot API); it is answered at once with what is open now in
+// booking_lifetimes (the backlog, once), then an opening that arrives through Kafka is sent once;
+// `booking-consumer watches` lists it beside the file's; after a restart no command is handled
+// twice (the offset is kept in PostgreSQL) and nothing is sent again. On main the command got no
+// answer: commands: true was accepted and nothing polled.
+func TestNotifyChatWatchFiresOnce(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, secretEnv...)
+	bot := telegramtest.New(t, tgToken)
+	seoul, _ := time.LoadLocation("Asia/Seoul")
+	day := time.Now().In(seoul).AddDate(0, 0, 10).Format(time.DateOnly)
+	listing := func(course, tee string, price int64) events.Listing {
+		players := 4
+		return events.Listing{Source: "test", CourseName: course, RoundDate: day, PlayDate: day, TeeTime: tee,
+			Values: events.Values{PriceKRW: &price, Players: &players}}
+	}
+	open := []events.Event{events.Opened(listing("레이크", "07:00", 140000), "c1", time.Now().Add(-48*time.Hour)),
+		events.Opened(listing("마운틴", "07:10", 140000), "c1", time.Now().Add(-48*time.Hour))}
+	msgs := []store.Message{{Event: &open[0]}, {Event: &open[1]}}
+	if _, err := store.New(s.db).Ingest(t.Context(), msgs); err != nil {
+		t.Fatal(err)
+	}
+	watches := chatWatches(t, bot, "100", "")
+	group := kafkatest.Name(t, "g")
+	n := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	waitUntil(t, 60*time.Second, "the consumer to start", func() bool { return strings.Contains(n.Logs.String(), "consumer started") }, n)
+
+	if a := ask(t, bot, "/watch 15만 레이크", n); !strings.Contains(a, "chat-1") || !strings.Contains(a, "150,000원 이하, 코스에 '레이크'") {
+		t.Fatalf("/watch answered %q", a)
+	}
+	got := alertsOf(t, bot, 1, 20*time.Second)
+	if len(got) != 1 || !strings.Contains(got[0], "07:00") || !strings.Contains(got[0], "열려 있음") {
+		t.Fatalf("the chat watch's backlog: %q; want the 07:00 tee time once, as already open", got)
+	}
+	if a := ask(t, bot, "/remove far", n); !strings.Contains(a, "watches 파일의 알림") {
+		t.Fatalf("/remove of a file watch answered %q", a)
+	}
+	fresh := []events.Event{events.Opened(listing("레이크", "07:30", 150000), "c2", time.Now()),
+		events.Opened(listing("레이크", "07:40", 150001), "c2", time.Now())}
+	publish(t, s.addr, s.topic, fresh)
+	got = alertsOf(t, bot, 1, 20*time.Second)
+	if len(got) != 1 || !strings.Contains(got[0], "07:30") || strings.Contains(got[0], "07:40") {
+		t.Fatalf("after 07:30 opened: %q; want the 07:30 opening once", got)
+	}
+	n.stop(t)
+
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": envValue(s.env, "DATABASE_URL"), "TG_TOKEN": tgToken},
+		"watches", "--watches", watches)
+	if err != nil || !strings.Contains(out, "far     file  tg        -      course has 'nowhere'") ||
+		!strings.Contains(out, "chat-1  chat  tg        -      up to 150,000 KRW, course has '레이크'") {
+		t.Fatalf("booking-consumer watches: %v\n%s", err, out)
+	}
+
+	// A restart: the commands already handled are not handled again, nothing is sent again.
+	n = startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	waitUntil(t, 60*time.Second, "the consumer to start again", func() bool { return strings.Contains(n.Logs.String(), "consumer started") }, n)
+	if a := ask(t, bot, "/watches", n); !strings.Contains(a, "chat-1 [채팅]") || !strings.Contains(a, "far [파일]") {
+		t.Fatalf("/watches after the restart answered %q", a)
+	}
+	if got := alertsOf(t, bot, 0, 2*time.Second); len(got) != 0 {
+		t.Fatalf("after the restart: %q", got)
+	}
+	offs := bot.Offsets()
+	if len(offs) < 2 || offs[len(offs)-1] != 4 {
+		t.Fatalf("getUpdates offsets %v; want the restart to ask from 4 (3 commands handled before)", offs)
+	}
+	n.stop(t)
+	checkNoSecrets(t, "the notifier's logs", n.Logs.String())
+}
