@@ -9,6 +9,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/telegramtest"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -152,4 +153,103 @@ func TestNotifyChatWatchFiresOnce(t *testing.T) {
 	}
 	n.stop(t)
 	checkNoSecrets(t, "the notifier's logs", n.Logs.String())
+}
+
+// TestNotifyChatStrangersAndGroups: on the central path, a command from another chat, from a
+// group member not in allow_from, or in a group channel without allow_from is ignored (handled:
+// its offset is kept; never answered); a member in allow_from is answered.
+func TestNotifyChatStrangersAndGroups(t *testing.T) {
+	t.Parallel()
+	const otherToken = "4343:tgOtherBotToken"
+	s := newStack(t, append(secretEnv, "TG2_TOKEN="+otherToken)...)
+	bot, bot2 := telegramtest.New(t, tgToken), telegramtest.New(t, otherToken)
+	watches := writeWatches(t, fmt.Sprintf(`channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "-100", base_url: %s, commands: true, allow_from: [7]}
+  tg2: {type: telegram, token_env: TG2_TOKEN, chat_id: "-200", base_url: %s, commands: true}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg, tg2]}
+`, bot.URL(), bot2.URL()))
+	n := startNotifier(t, s.bin, s.env, s.args(kafkatest.Name(t, "g"), watches)...)
+	waitUntil(t, 60*time.Second, "the consumer to start", func() bool { return strings.Contains(n.Logs.String(), "consumer started") }, n)
+
+	in := &inbox{bot: bot}
+	bot.Say(555, "private", 555, "/watch 레이크")    // a stranger's chat
+	bot.Say(-100, "supergroup", 8, "/watch 레이크")  // a member not in allow_from
+	bot2.Say(-200, "supergroup", 7, "/watch 레이크") // a group channel without allow_from
+	if a := in.askAs(t, -100, "supergroup", 7, "/watches", n); !strings.Contains(a, "far [파일]") || strings.Contains(a, "chat-") {
+		t.Fatalf("the allowed member's /watches: %q", a)
+	}
+	offset := func(ch string) int64 {
+		var next int64
+		_ = s.db.QueryRow(t.Context(), "select next_offset from chat_offsets where channel = $1", ch).Scan(&next)
+		return next
+	}
+	waitUntil(t, 30*time.Second, "tg2's command to be read", func() bool { return offset("tg2") == 2 }, n)
+	if off := offset("tg"); off != 4 {
+		t.Errorf("tg's offset %d; want 4 (3 updates read)", off)
+	}
+	select {
+	case m := <-bot2.Sent:
+		t.Fatalf("a group without allow_from was answered: %q", m.Text)
+	case <-time.After(time.Second):
+	}
+	var made int
+	if err := s.db.QueryRow(t.Context(), "select count(*) from chat_watches").Scan(&made); err != nil || made != 0 {
+		t.Fatalf("chat watches made: %d, %v; want none", made, err)
+	}
+	n.stop(t)
+}
+
+// TestNotifyOnePollerPerBot: a second notifier on the same bot token (commands: true) is refused
+// at start-up, naming the first (host and pid) and itself, never the token; once the first was
+// killed (its session lock died with its connection), a notifier starts and takes the commands.
+// A bot that another kind of process polls (a crawler cannot see the lock) answers 409: the
+// poller stops, the log, /healthz and booking_notifier_command_poller_conflict say so.
+func TestNotifyOnePollerPerBot(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, secretEnv...)
+	bot := telegramtest.New(t, tgToken)
+	watches := chatWatches(t, bot, "100", "")
+	group := kafkatest.Name(t, "g")
+	first := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	waitUntil(t, 60*time.Second, "the first to start", func() bool { return strings.Contains(first.Logs.String(), "consumer started") }, first)
+	second := startNotifier(t, s.bin, s.env, s.args(group, watches)...)
+	if err := second.Wait(t, 60*time.Second); err == nil {
+		t.Fatalf("the second notifier on the bot exited 0:\n%s", second.Logs.String())
+	}
+	logs := second.Logs.String()
+	if !strings.Contains(logs, fmt.Sprintf("pid %d (its channel tg", first.Cmd.Process.Pid)) ||
+		!strings.Contains(logs, fmt.Sprintf("pid %d)", second.Cmd.Process.Pid)) || !strings.Contains(logs, "one poller per bot") {
+		t.Fatalf("the second's refusal does not name both:\n%s", testkit.Tail(logs, 3000))
+	}
+	checkNoSecrets(t, "the refusal", logs)
+
+	// The first crashes: the next one takes the bot.
+	_ = first.Cmd.Process.Kill()
+	_ = first.Wait(t, 30*time.Second)
+	addr := testkit.FreeAddr(t)
+	third := startNotifier(t, s.bin, s.env, s.args(group, watches, "--metrics-addr", addr)...)
+	waitUntil(t, 60*time.Second, "the third to start", func() bool { return strings.Contains(third.Logs.String(), "consumer started") }, third)
+	in := &inbox{bot: bot}
+	if a := in.ask(t, "/watches", third); !strings.Contains(a, "far [파일]") {
+		t.Fatalf("/watches answered %q", a)
+	}
+
+	bot.Conflict(true)
+	bot.Say(100, "private", 100, "/watches") // wakes the long poll: the next one meets the 409s
+	var body string
+	waitUntil(t, 60*time.Second, "/healthz to report the conflict", func() bool {
+		code, b := testkit.Get(t, "http://"+addr+"/healthz")
+		body = b
+		return code == 503 && strings.Contains(body, "commands: channel tg")
+	}, third)
+	if _, metrics := testkit.Get(t, "http://"+addr+"/metrics"); !strings.Contains(metrics, `booking_notifier_command_poller_conflict{channel="tg"} 1`) {
+		t.Errorf("no conflict metric:\n%s", metrics)
+	}
+	if !strings.Contains(third.Logs.String(), "409 Conflict") {
+		t.Errorf("no log of the conflict:\n%s", testkit.Tail(third.Logs.String(), 3000))
+	}
+	checkNoSecrets(t, "/healthz", body)
+	third.stop(t)
+	checkNoSecrets(t, "the notifier's logs", third.Logs.String())
 }
