@@ -6,11 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/telegramtest"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
+	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // chatWatches is a watches file whose telegram channel tg (on bot) takes commands.
@@ -252,4 +255,38 @@ func TestNotifyOnePollerPerBot(t *testing.T) {
 	checkNoSecrets(t, "/healthz", body)
 	third.stop(t)
 	checkNoSecrets(t, "the notifier's logs", third.Logs.String())
+}
+
+// TestNotificationsResendSendsAChatWatchsFailed: `booking-consumer notifications resend` sends a
+// chat watch's failed alert again; it skipped it as watch_removed when it knew only the file's
+// watches.
+func TestNotificationsResendSendsAChatWatchsFailed(t *testing.T) {
+	t.Parallel()
+	db, dbURL := storetest.NewDBURL(t)
+	bot := telegramtest.New(t, tgToken)
+	watches := chatWatches(t, bot, "100", "")
+	st := &pgclaims.Store{Pool: db, Owner: "notifier-1", Settle: time.Millisecond}
+	name, err := st.AddChatWatch(t.Context(), notify.ChatWatch{Channel: "tg", Spec: "레이크", CreatedAt: time.Now()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := opening("레이크", "c1", time.Now())
+	key := notify.ClaimKey(name, "tg", ev.EventID)
+	if _, err := st.Claim(t.Context(), notify.ClaimBatch{Now: time.Now(), Claims: []notify.Claim{{Key: key, Watch: name, Channel: "tg", Event: &ev}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "update notifications set status = 'failed', error = 'HTTP 403' where key = $1", key); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": dbURL, "TG_TOKEN": tgToken},
+		"notifications", "resend", "--status", "failed", "--watches", watches)
+	if err != nil {
+		t.Fatalf("resend: %v\n%s", err, out)
+	}
+	if got := statusCounts(t, db); got["sent"] != 1 {
+		t.Fatalf("after the resend: %v; want the chat watch's alert sent\n%s", got, out)
+	}
+	if m := testkit.Recv(t, bot.Sent, 10*time.Second, "the resent alert"); !strings.Contains(m.Text, "레이크") {
+		t.Fatalf("resent %q", m.Text)
+	}
 }
