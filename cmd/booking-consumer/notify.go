@@ -260,9 +260,14 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
+	// A chat watch's claims are sent as the notifier sends them, not skipped as watch_removed.
+	live := notify.NewLive(watches)
+	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
+		return err
+	}
 	host, _ := os.Hostname()
 	// No settling: the claims of a message are put back together.
 	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
-	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
+	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
 		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
 }
