@@ -25,7 +25,7 @@ type Claimer struct {
 	Store  *Store
 	Config *notify.Config
 	// Live, when set, is used instead of Config: the file's watches and the chat's in force now.
-	Live *notify.Live
+	Live   *notify.Live
 	MaxAge time.Duration // notify.DefaultMaxAge if zero
 	// Wake is called after a commit with the channels that got new claims.
 	Wake    func(channels []string)
