@@ -1,6 +1,6 @@
 -- Watches from the chat, central path: the watches made with /watch in a command channel's chat
 -- (commands: true), kept beside the watches file's and in force under the same rules; each
--- command channel's getUpdates offset (the next update id to ask for), saved before a command is
+-- bot's getUpdates offset (the next update id to ask for), saved before a command is
 -- handled so that a restart runs no command twice; and who polls each bot.
 -- id is an identity so that a name (chat-<id>) is never given twice, even after a /remove: a new
 -- watch under an old name would inherit its fingerprint and claims and miss its backlog.
@@ -14,8 +14,10 @@ create table chat_watches (
     created_at timestamptz not null default now()
 );
 
+-- chat_offsets: per bot (bot: pgclaims.BotKey, a hash of the token: update ids are a bot's, so a
+-- channel given another token starts afresh instead of skipping the new bot's updates).
 create table chat_offsets (
-    channel     text        primary key,
+    bot         text        primary key,
     next_offset bigint      not null,
     updated_at  timestamptz not null default now()
 );

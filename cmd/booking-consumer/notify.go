@@ -136,7 +136,10 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
 	wakes := notify.NewWakes(channels)
-	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle}
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle, Bots: map[string]string{}}
+	for _, ch := range commands {
+		claims.Bots[ch.Name], _ = pgclaims.BotKey(ch.Token)
+	}
 	live := notify.NewLive(cfg.watches)
 	if err := loadChatWatches(ctx, claims, live, logger); err != nil {
 		return err

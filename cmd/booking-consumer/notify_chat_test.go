@@ -184,7 +184,9 @@ watches:
 	}
 	offset := func(ch string) int64 {
 		var next int64
-		_ = s.db.QueryRow(t.Context(), "select next_offset from chat_offsets where channel = $1", ch).Scan(&next)
+		token := map[string]string{"tg": tgToken, "tg2": otherToken}[ch]
+		bot, _ := pgclaims.BotKey(token)
+		_ = s.db.QueryRow(t.Context(), "select next_offset from chat_offsets where bot = $1", bot).Scan(&next)
 		return next
 	}
 	waitUntil(t, 30*time.Second, "tg2's command to be read", func() bool { return offset("tg2") == 2 }, n)

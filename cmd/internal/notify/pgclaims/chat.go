@@ -89,10 +89,12 @@ func (s *Store) RemoveChatWatch(ctx context.Context, name string) (bool, error) 
 	return tag.RowsAffected() > 0, nil
 }
 
-// ChatOffset implements notify.ChatStore.
+// ChatOffset implements notify.ChatStore. The offset is the bot's: a channel's is kept under
+// its token's BotKey when Bots has it (booking-consumer sets every command channel's), else
+// under its name.
 func (s *Store) ChatOffset(ctx context.Context, channel string) (int64, error) {
 	var next int64
-	err := s.Pool.QueryRow(ctx, chatOffsetSQL, channel).Scan(&next)
+	err := s.Pool.QueryRow(ctx, chatOffsetSQL, s.offsetKey(channel)).Scan(&next)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
@@ -104,8 +106,16 @@ func (s *Store) ChatOffset(ctx context.Context, channel string) (int64, error) {
 
 // SetChatOffset implements notify.ChatStore (committed when it returns).
 func (s *Store) SetChatOffset(ctx context.Context, channel string, next int64) error {
-	if _, err := s.Pool.Exec(ctx, chatSetOffsetSQL, channel, next); err != nil {
+	if _, err := s.Pool.Exec(ctx, chatSetOffsetSQL, s.offsetKey(channel), next); err != nil {
 		return fmt.Errorf("keep the chat offset of %s: %w", channel, err)
 	}
 	return nil
+}
+
+// offsetKey is the chat_offsets row of channel: its bot's key, else its name.
+func (s *Store) offsetKey(channel string) string {
+	if k, ok := s.Bots[channel]; ok {
+		return k
+	}
+	return channel
 }

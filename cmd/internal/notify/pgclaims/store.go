@@ -67,6 +67,8 @@ type Store struct {
 	// out as one message; DefaultSettle if zero. A group still growing after 10 × Settle is
 	// picked anyway (its later claims go in a later message).
 	Settle time.Duration
+	// Bots maps a command channel to its token's BotKey: the key of its getUpdates offset.
+	Bots map[string]string
 }
 
 var _ notify.ClaimStore = (*Store)(nil)
