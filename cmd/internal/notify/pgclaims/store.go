@@ -1,5 +1,6 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
-// migrations 005, 006, 010 and 011), used by `booking-consumer notify`: several notifier processes share it
+// migrations 005, 006, 010 and 011) and chat store (the chat's watches, getUpdates offsets and
+// pollers of migration 012), used by `booking-consumer notify`: several notifier processes share it
 // under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
 package pgclaims
 
