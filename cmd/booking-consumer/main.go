@@ -68,6 +68,8 @@ Usage:
   booking-consumer notify --watches FILE [flags]
                                    tee-time alerts: consumer group booking-notifier matches events
                                    against watches, claims and delivers each match once
+  booking-consumer watches --watches FILE [--json]
+                                   list the watches notify uses: the file's and the chat's (/watch)
   booking-consumer notifications [--status S] [--watch W] [--json]
                                    list the alerts (sending, sent, failed with error, skipped with reason)
   booking-consumer notifications resend --status failed [--watch W] [--since T] [--include-unknown]
@@ -99,6 +101,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		"serve":         serveCmd,
 		"notify":        notifyCmd,
 		"notifications": notificationsCmd,
+		"watches":       watchesCmd,
 		"alerts": func(ctx context.Context, env cli.Env, args []string) error {
 			return notifylist.AlertsCmd(ctx, env, args, func(name, usage string) *flag.FlagSet { return newFlagSet(env, name, usage) })
 		},

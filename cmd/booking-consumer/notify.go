@@ -122,7 +122,12 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
 	p := newConsumerProcess(logger)
 	metrics := notify.NewMetrics(p.reg)
-	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+len(channels)+2)))
+	var commands []*notify.Channel
+	if !cfg.dryRun {
+		commands = commandChannels(cfg.watches)
+	}
+	// A command channel's poller holds a connection of its own (its bot's lock).
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+len(channels)+2*len(commands)+2)))
 	if err != nil {
 		return err
 	}
@@ -131,8 +136,20 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
 	wakes := notify.NewWakes(channels)
-	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle}
-	claimer := &pgclaims.Claimer{Store: claims, Config: cfg.watches, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle, Bots: map[string]string{}}
+	for _, ch := range commands {
+		claims.Bots[ch.Name], _ = pgclaims.BotKey(ch.Token)
+	}
+	live := notify.NewLive(cfg.watches)
+	if err := loadChatWatches(ctx, claims, live, logger); err != nil {
+		return err
+	}
+	// Refused before consuming anything: another process polls a command channel's bot.
+	pollers, err := lockPollers(ctx, pool, commands)
+	if err != nil {
+		return err
+	}
+	claimer := &pgclaims.Claimer{Store: claims, Live: live, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
 		Wake: wakes.Wake}
 	if cfg.dryRun {
 		claimer.DryRun = env.Stdout
@@ -142,7 +159,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if !cfg.dryRun {
 		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		for _, name := range channels {
-			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Watches: cfg.watches, MaxAge: cfg.maxAge,
+			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Live: live, MaxAge: cfg.maxAge,
 				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
 				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
 			senders.Go(func() { s.Run(sctx) })
@@ -151,8 +168,12 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if _, err := claimer.Backlog(ctx, cfg.noBacklog); err != nil {
 		stopSenders()
 		senders.Wait()
+		pollers.stop()
 		return err
 	}
+	pctx, stopPolls := context.WithCancel(ctx)
+	defer func() { stopPolls(); pollers.stop() }()
+	pollers.run(pctx, commands, claims, live, claimer, cfg.noBacklog, metrics, p.health, logger, cfg.secrets)
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
 		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {
@@ -242,9 +263,14 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
+	// A chat watch's claims are sent as the notifier sends them, not skipped as watch_removed.
+	live := notify.NewLive(watches)
+	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
+		return err
+	}
 	host, _ := os.Hostname()
 	// No settling: the claims of a message are put back together.
 	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
-	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
+	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
 		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
 }

@@ -20,6 +20,8 @@ func TestCheckWatches(t *testing.T) {
 		"watches:\n  - name: a\n    channels: [slack]\n  - name: b\n    enabled: false\n    channels: [slack]\n")
 	ftp := testkit.WriteTemp(t, "watches.yaml", "channels:\n  hook:\n    type: webhook\n    url: \"ftp://u:sEcReT@127.0.0.1:1/x\"\n"+
 		"watches:\n  - name: a\n    channels: [hook]\n")
+	commands := testkit.WriteTemp(t, "watches.yaml", "channels:\n  tg: {type: telegram, token_env: SLACK_URL, chat_id: \"-100\", commands: true, allow_from: [7, 8]}\n"+
+		"  hook: {type: webhook, url: \"http://127.0.0.1:1/x\"}\nwatches:\n  - name: a\n    channels: [hook]\n")
 	secret := "https://hooks.slack.com/services/T0/B0/sEcReTtOkEn"
 	for _, tc := range []struct {
 		name, file string
@@ -28,7 +30,9 @@ func TestCheckWatches(t *testing.T) {
 	}{
 		{"bad", bad, true, []string{"line 10:", "line 13:", `weekday "xyz"`}},
 		{"ftp", ftp, true, []string{"line 4:", `channel "hook": the URL's scheme is "ftp"`}},
-		{"good", good, false, []string{"ok    watches", "2 watch(es) (1 muted)", "slack"}},
+		{"good", good, false, []string{"ok    watches", "2 watch(es) (1 muted)", "slack", "commands from the chat: none (no channel has commands: true)"}},
+		{"commands", commands, false, []string{"2 channel(s) in use: hook, tg",
+			"commands from the chat: tg (chat_id -100; in a group only from allow_from 7, 8): one process polls each bot"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

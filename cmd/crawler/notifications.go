@@ -101,7 +101,12 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	return notifylist.Resend(ctx, env.Stdout, st, watches, f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
+	// A chat watch's claims are sent as `crawler run` sends them, not skipped as watch_removed.
+	live := notify.NewLive(watches)
+	if err := loadChatWatches(ctx, st, live, env.Logger); err != nil {
+		return err
+	}
+	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
 		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "crawler notifications")
 }
 

@@ -313,5 +313,33 @@ func checkWatches(b *strings.Builder, path string, getenv func(string) string) e
 	}
 	fmt.Fprintf(b, "ok    watches %s: %d watch(es) (%d muted), %d channel(s) in use: %s\n", path, len(cfg.Watches), muted,
 		len(cfg.UsedChannels()), strings.Join(cfg.UsedChannels(), ", "))
+	fmt.Fprintf(b, "      commands from the chat: %s\n", commandsSummary(cfg))
 	return nil
+}
+
+// commandsSummary says which channels take /watch and the other commands from their chat, and
+// from whom (no secret: a chat id and user ids).
+func commandsSummary(cfg *notify.Config) string {
+	var out []string
+	for _, name := range cfg.UsedChannels() {
+		ch := cfg.Channels[name]
+		if !ch.Commands {
+			continue
+		}
+		who := "chat_id " + ch.ChatID
+		if len(ch.AllowFrom) > 0 {
+			ids := make([]string, len(ch.AllowFrom))
+			for i, id := range ch.AllowFrom {
+				ids[i] = strconv.FormatInt(id, 10)
+			}
+			who += "; in a group only from allow_from " + strings.Join(ids, ", ")
+		} else {
+			who += "; in a group from nobody (no allow_from)"
+		}
+		out = append(out, name+" ("+who+")")
+	}
+	if len(out) == 0 {
+		return "none (no channel has commands: true)"
+	}
+	return strings.Join(out, "; ") + ": one process polls each bot (crawler run, or booking-consumer notify)"
 }

@@ -145,9 +145,12 @@ type Commander struct {
 	Logger  *slog.Logger
 	// Test sends /test's message on the channel the way alerts go (nil: the answer alone).
 	Test func(ctx context.Context) error
-	// Changed is called after a watch was added, muted, unmuted or removed (wakes nothing: a
-	// new watch is evaluated, with its backlog, at each site's next crawl).
+	// Changed is called after a watch was added, muted, unmuted or removed (the crawler's wakes
+	// nothing: a new watch is evaluated, with its backlog, at each site's next crawl).
 	Changed func()
+	// BacklogNow: Changed answers a new watch with what matches now at once (the notifier, from
+	// booking_lifetimes), and /watch's answer says so.
+	BacklogNow bool
 
 	mu sync.Mutex // one command at a time
 }
@@ -231,9 +234,13 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 		if err := c.reload(ctx); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf(say(lang, "알림 %s 만들었습니다: %s. 지금 맞는 티타임도 다음 수집 때 알려 드립니다. (/mute %s, /remove %s)",
-			"watch %s made: %s. What matches now comes at the next crawl too. (/mute %s, /remove %s)"),
-			name, Describe(cmd.Watch, lang), name, name), nil
+		ko, en := "알림 %s 만들었습니다: %s. 지금 맞는 티타임도 다음 수집 때 알려 드립니다. (/mute %s, /remove %s)",
+			"watch %s made: %s. What matches now comes at the next crawl too. (/mute %s, /remove %s)"
+		if c.BacklogNow {
+			ko, en = "알림 %s 만들었습니다: %s. 지금 맞는 티타임은 곧 따로 알려 드립니다. (/mute %s, /remove %s)",
+				"watch %s made: %s. What matches now follows in a moment. (/mute %s, /remove %s)"
+		}
+		return fmt.Sprintf(say(lang, ko, en), name, Describe(cmd.Watch, lang), name, name), nil
 	}
 	// mute, unmute, remove
 	w := live.Watch(cmd.Name)

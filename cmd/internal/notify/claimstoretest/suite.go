@@ -45,6 +45,7 @@ func Run(t *testing.T, f Factory) {
 		{"SplitDecidedOnceAcrossRestart", splitDecidedOnceAcrossRestart},
 		{"BacklogOncePerListingLifetime", backlogOncePerListingLifetime},
 		{"ResendPutsFailedBack", resendPutsFailedBack},
+		{"ChatWatchesAndOffsetSurviveReopen", chatWatchesAndOffsetSurviveReopen},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

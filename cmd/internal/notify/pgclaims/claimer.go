@@ -24,6 +24,8 @@ const DefaultBatchWait = 50 * time.Millisecond
 type Claimer struct {
 	Store  *Store
 	Config *notify.Config
+	// Live, when set, is used instead of Config: the file's watches and the chat's in force now.
+	Live   *notify.Live
 	MaxAge time.Duration // notify.DefaultMaxAge if zero
 	// Wake is called after a commit with the channels that got new claims.
 	Wake    func(channels []string)
@@ -32,6 +34,14 @@ type Claimer struct {
 	Now     func() time.Time // "today" for next_days and the claim time; time.Now if nil
 	// DryRun, when set, writes what would be sent there and writes nothing to the database.
 	DryRun io.Writer
+}
+
+// watches is the watches in force (Live's, else Config).
+func (c *Claimer) watches() *notify.Config {
+	if c.Live != nil {
+		return c.Live.Load()
+	}
+	return c.Config
 }
 
 // Ingest claims the matches of one batch (see the notify package documentation).
@@ -52,7 +62,7 @@ func (c *Claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 	if invalid > 0 && c.Logger != nil {
 		c.Logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
 	}
-	b := c.Config.Batch(evs, now(), c.MaxAge)
+	b := c.watches().Batch(evs, now(), c.MaxAge)
 	if c.DryRun != nil {
 		return store.Result{Duplicates: len(batch)}, c.preview(ctx, b)
 	}
@@ -80,7 +90,7 @@ func (c *Claimer) Backlog(ctx context.Context, noBacklog bool) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("backlog: %w", err)
 	}
-	asking := c.Config.Asking(known, false)
+	asking := c.watches().Asking(known, false)
 	if len(asking) == 0 {
 		return 0, nil
 	}
@@ -127,7 +137,7 @@ func (c *Claimer) preview(ctx context.Context, b notify.ClaimBatch) error {
 	for _, r := range res {
 		cl := byKey[r.Key]
 		lang := "ko"
-		if ch := c.Config.Channels[r.Channel]; ch != nil {
+		if ch := c.watches().Channels[r.Channel]; ch != nil {
 			lang = ch.Language
 		}
 		switch r.Status {

@@ -1,5 +1,6 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
-// migrations 005, 006, 010 and 011), used by `booking-consumer notify`: several notifier processes share it
+// migrations 005, 006, 010 and 011) and chat store (the chat's watches, getUpdates offsets and
+// pollers of migration 012), used by `booking-consumer notify`: several notifier processes share it
 // under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
 package pgclaims
 
@@ -67,6 +68,8 @@ type Store struct {
 	// out as one message; DefaultSettle if zero. A group still growing after 10 × Settle is
 	// picked anyway (its later claims go in a later message).
 	Settle time.Duration
+	// Bots maps a command channel to its token's BotKey: the key of its getUpdates offset.
+	Bots map[string]string
 }
 
 var _ notify.ClaimStore = (*Store)(nil)

@@ -1,0 +1,1 @@
+update chat_watches set muted = $2 where name = $1;

@@ -1,0 +1,1 @@
+select next_offset from chat_offsets where bot = $1;

@@ -1,0 +1,1 @@
+select channel, host, pid, since from chat_pollers where bot = $1;

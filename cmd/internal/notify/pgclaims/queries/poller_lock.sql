@@ -1,0 +1,1 @@
+select pg_try_advisory_lock($1);
