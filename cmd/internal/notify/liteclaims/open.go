@@ -41,8 +41,10 @@ var (
 	//go:embed queries/migrate_3_resend.sql
 	migrate3 string
 	//go:embed queries/migrate_4_chat.sql
-	migrate4   string
-	migrations = []string{migrate1, migrate2, migrate3, migrate4}
+	migrate4 string
+	//go:embed queries/migrate_5_listing_index.sql
+	migrate5   string
+	migrations = []string{migrate1, migrate2, migrate3, migrate4, migrate5}
 )
 
 // BusyTimeout is how long a statement waits for the database's lock.

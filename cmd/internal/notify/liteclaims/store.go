@@ -90,6 +90,13 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	if maxAge <= 0 {
 		maxAge = notify.DefaultMaxAge
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.failed("claim", err)
+	}
+	// Once begun, the transaction runs to its commit or its first error, not to ctx's end: it is
+	// short and bounded by BusyTimeout, and a statement under a cancellable context costs the
+	// driver a goroutine watching it (a tenth of a site crawl's claim CPU at 1,000 claims).
+	ctx = context.WithoutCancel(ctx)
 	var out []notify.Claimed
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
@@ -123,9 +130,11 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 		var backlog *sql.Stmt
 		for _, c := range b.Claims {
 			e := c.Event
-			payload, err := json.Marshal(e)
+			// events.Encode, not json.Marshal: the same bytes, without encoding/json checking and
+			// compacting what Event.MarshalJSON wrote (a fifth of the claim transaction's CPU).
+			payload, err := events.Encode(*e)
 			if err != nil {
-				return fmt.Errorf("encode event %s: %w", e.EventID, err)
+				return err
 			}
 			reason := ""
 			var status string
