@@ -220,3 +220,59 @@ func benchMedian(xs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// captureAlerts keeps the last site crawl the hook was called with.
+type captureAlerts struct{ last crawler.AlertCrawl }
+
+func (c *captureAlerts) Claim(_ context.Context, ac crawler.AlertCrawl) error {
+	c.last = ac
+	return nil
+}
+
+// BenchmarkCrawlAlertsHook is the alerts hook alone on BenchmarkCrawlAlerts's first crawl of the
+// simulated site (~1600 events, every open listing the backlog of both watches), each iteration
+// a fresh id epoch and first-seen time so that every claim is new, into one growing alerts.db; the receiver never
+// answers, so no sender runs beside it. claims/crawl is how many claims one call makes.
+func BenchmarkCrawlAlertsHook(b *testing.B) {
+	clock := newSimClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 42, Now: clock.Now}))
+	b.Cleanup(srv.Close)
+	stop := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	b.Cleanup(hung.Close)
+	b.Cleanup(func() { close(stop) })
+	capture := &captureAlerts{}
+	r := &crawler.Runner{Sites: benchSimSites(b, srv.URL), State: crawler.StateDir{Dir: b.TempDir()},
+		Logger: slog.New(slog.DiscardHandler), Alerts: capture, Now: clock.Now}
+	if _, err := r.Run(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	c := capture.last
+	if !c.First || len(c.Events) == 0 {
+		b.Fatalf("captured crawl: first %v, %d events; want a first crawl with events", c.First, len(c.Events))
+	}
+	a := benchAlerts(b, benchWatchesFile(b, hung.URL, true))
+	epoch := c.Next.Epoch
+	i := 0
+	for b.Loop() {
+		c.Next.Epoch, c.CrawlID = fmt.Sprint(epoch, "-", i), fmt.Sprint(c.CrawlID, "-", i)
+		for k, e := range c.Next.Listings { // a later lifetime: the backlog claims it again
+			e.FirstSeen = e.FirstSeen.Add(time.Second)
+			c.Next.Listings[k] = e
+		}
+		if err := a.hook.Claim(b.Context(), c); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	n, err := a.store.List(b.Context(), notify.Filter{Limit: 1_000_000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(n))/float64(i), "claims/crawl")
+}
