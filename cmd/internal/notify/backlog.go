@@ -45,12 +45,30 @@ type WatchFingerprint struct {
 // watch, channel and listing exists for the listing's current lifetime, exempts it from the
 // event-age rule (its age counts from the claim), and the message says "open for N days".
 func (w *Watch) BacklogClaims(open []*events.Event, now time.Time) []Claim {
+	return w.backlogClaims(prepareAll(open, now))
+}
+
+// prepareAll is the matching views of the openings among evs, each prepared once for every
+// watch asking (prepare lower-cases the course and parses the play date: per watch and listing
+// it was most of a first crawl's matching).
+func prepareAll(evs []*events.Event, now time.Time) []*view {
+	out := make([]*view, 0, len(evs))
+	for _, e := range evs {
+		if e.EventType == events.ListingOpened {
+			out = append(out, prepare(e, now))
+		}
+	}
+	return out
+}
+
+func (w *Watch) backlogClaims(open []*view) []Claim {
 	if w.Muted {
 		return nil
 	}
 	var out []Claim
-	for _, e := range open {
-		if e.EventType != events.ListingOpened || !w.Matches(e, e.PriceKRW, e.Players, now) {
+	for _, v := range open {
+		e := v.e
+		if !w.matches(v, e.PriceKRW, e.Players) {
 			continue
 		}
 		for _, ch := range w.Channels {
@@ -76,9 +94,13 @@ func (c *Config) Asking(known map[string]string, all bool) []*Watch {
 // open (none under noBacklog or the watch's backlog: false) and its fingerprint on source, which
 // the store records in b's transaction, so that a restart with the same watches asks nothing.
 func (b *ClaimBatch) AddBacklog(asking []*Watch, open []*events.Event, source string, noBacklog bool) {
+	var views []*view
 	for _, w := range asking {
 		if !noBacklog && !w.NoBacklog {
-			b.Claims = append(b.Claims, w.BacklogClaims(open, b.Now)...)
+			if views == nil {
+				views = prepareAll(open, b.Now)
+			}
+			b.Claims = append(b.Claims, w.backlogClaims(views)...)
 		}
 		b.Fingerprints = append(b.Fingerprints, WatchFingerprint{Watch: w.Name, Source: source, Fingerprint: w.Fingerprint()})
 	}
