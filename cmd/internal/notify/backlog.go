@@ -81,13 +81,37 @@ func (w *Watch) backlogClaims(open []*view) []Claim {
 // Asking returns the watches (not muted) that ask anew: every one when all (a source's first
 // crawl), else those whose fingerprint in known (by watch name) is another or none.
 func (c *Config) Asking(known map[string]string, all bool) []*Watch {
+	var fps []string
+	if !all {
+		fps = c.fingerprints()
+	}
 	var out []*Watch
-	for _, w := range c.Watches {
-		if !w.Muted && (all || known[w.Name] != w.Fingerprint()) {
+	for i, w := range c.Watches {
+		if !w.Muted && (all || known[w.Name] != fps[i]) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// fingerprints is each watch's Fingerprint, computed once per config: Asking runs on every site
+// crawl, and a fingerprint is a JSON encoding and a SHA-256 (with 1,000 watches, 4.5-8 ms a site
+// crawl, under the hook's lock). A config's watches do not change once it is in use.
+func (c *Config) fingerprints() []string {
+	c.fpOnce.Do(func() {
+		c.fps = make([]string, len(c.Watches))
+		for i, w := range c.Watches {
+			c.fps[i] = w.Fingerprint()
+		}
+	})
+	if len(c.fps) != len(c.Watches) { // watches appended after the first call (tests)
+		fps := make([]string, len(c.Watches))
+		for i, w := range c.Watches {
+			fps[i] = w.Fingerprint()
+		}
+		return fps
+	}
+	return c.fps
 }
 
 // AddBacklog adds to b the answers of the watches asking (Asking): each one's backlog claims over

@@ -104,3 +104,18 @@ func BenchmarkBacklogAsking(b *testing.B) {
 	}
 	b.ReportMetric(float64(claims), "claims")
 }
+
+// BenchmarkAsking is a site crawl's question "which watches ask anew?" with 1,000 watches, none
+// of them changed: one fingerprint comparison each.
+func BenchmarkAsking(b *testing.B) {
+	c := golferWatches(1000, 1)
+	known := map[string]string{}
+	for _, w := range c.Watches {
+		known[w.Name] = w.Fingerprint()
+	}
+	for b.Loop() {
+		if n := len(c.Asking(known, false)); n != 0 {
+			b.Fatalf("%d watches ask anew, want none", n)
+		}
+	}
+}
