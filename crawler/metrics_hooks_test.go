@@ -75,7 +75,6 @@ func (m *testMetrics) PageNotOpen(site string) {
 func (m *testMetrics) Retry(site string) { m.add(1, "crawler_page_retries_total", "source", site) }
 func (m *testMetrics) Sent(n int)        { m.add(float64(n), "crawler_publish_sent_total") }
 func (m *testMetrics) Failed(n int)      { m.add(float64(n), "crawler_publish_failed_total") }
-func (m *testMetrics) QueueDepth(n int)  { m.record(true, float64(n), "crawler_publish_queue_depth") }
 
 func (m *testMetrics) SkippedRun() {
 	m.add(1, "crawler_skipped_runs_total")

@@ -54,4 +54,9 @@ func TestNotificationsShowPartAndPrice(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"course_part":"OUT"`) || !strings.Contains(out, `"price_krw":140000`) || !strings.Contains(out, `"previous_price_krw":160000`) {
 		t.Errorf("notifications --json: %v\n%s", err, out)
 	}
+	// Its times in events.FormatTime's spelling, like every other JSON output (a whole second
+	// kept its six zeros; encoding/json dropped them).
+	if !strings.Contains(out, `"claimed_at":"2026-12-01T17:04:28.000000+09:00"`) || !strings.Contains(out, `"occurred_at":"2026-12-01T17:00:00.000000+09:00"`) {
+		t.Errorf("notifications --json:\n%s\nwant claimed_at 2026-12-01T17:04:28.000000+09:00 and occurred_at 2026-12-01T17:00:00.000000+09:00", out)
+	}
 }

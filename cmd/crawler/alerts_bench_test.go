@@ -21,6 +21,11 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
+// benchMaxAge is the benchmarks' --alert-max-age: their simulated clock is fixed in 2025, and
+// with a year the events of a crawl became stale (claimed skipped, never sent) from 2026-12-01
+// on, so that BenchmarkCrawlAlerts measured no sending at all.
+const benchMaxAge = 100 * 365 * 24 * time.Hour
+
 // benchAlerts opens crawler-side alerts in a fresh dir for the watches file wf.
 func benchAlerts(b *testing.B, wf string) *alertsRuntime {
 	b.Helper()
@@ -29,7 +34,7 @@ func benchAlerts(b *testing.B, wf string) *alertsRuntime {
 		b.Fatal(err)
 	}
 	a, err := openAlerts(b.Context(), cli.Env{Logger: slog.New(slog.DiscardHandler)}, b.TempDir(),
-		alertsConfig{MaxAge: 365 * 24 * time.Hour, MaxAttempts: 6, RetryBase: time.Second, Retention: 365 * 24 * time.Hour},
+		alertsConfig{MaxAge: benchMaxAge, MaxAttempts: 6, RetryBase: time.Second, Retention: 365 * 24 * time.Hour},
 		watches, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -54,7 +59,9 @@ func benchWatchesFile(b *testing.B, url string, weekend bool) string {
 // days ahead: ~1600 events, zero politeness delay, every crawl from an empty snapshot, so every
 // listing is an event and about half of them are alerts) three ways, taking turns in one loop:
 // no alerts; crawler-side alerts to a healthy receiver; and to a receiver that accepts the
-// request and never answers (channel timeout 1h). It reports the median ms per crawl of each and
+// request and never answers (channel timeout 1h). It reports the median ms per crawl of each, the
+// median time of the healthy receiver's hook (claim_ms/crawl: matching and the claim transaction,
+// the part of on's cost spent in the crawl itself; the rest is the senders' CPU beside it), and
 //
 //	on_vs_off     target ≤ 1.3: the synced claim transaction per site crawl is the price
 //	hung_vs_on    target ≤ 1.05: a hung channel does not slow the crawl
@@ -76,7 +83,8 @@ func BenchmarkCrawlAlerts(b *testing.B) {
 	}))
 	b.Cleanup(hung.Close)
 	b.Cleanup(func() { close(stop) })
-	hooks := []crawler.Alerts{nil, benchAlerts(b, benchWatchesFile(b, healthy.URL, true)).hook, benchAlerts(b, benchWatchesFile(b, hung.URL, true)).hook}
+	claims := &durationAlerts{next: benchAlerts(b, benchWatchesFile(b, healthy.URL, true)).hook}
+	hooks := []crawler.Alerts{nil, claims, benchAlerts(b, benchWatchesFile(b, hung.URL, true)).hook}
 	const off, on, hang = 0, 1, 2
 	dir := b.TempDir()
 	crawl := func(a crawler.Alerts) time.Duration {
@@ -97,11 +105,15 @@ func BenchmarkCrawlAlerts(b *testing.B) {
 		crawl(a)
 	}
 	var ms [3][]float64
+	var claimMS []float64
 	i := 0
 	for b.Loop() {
 		for k := range hooks {
 			h := (i + k) % len(hooks)
 			ms[h] = append(ms[h], crawl(hooks[h]).Seconds()*1000)
+			if h == on {
+				claimMS = append(claimMS, claims.last.Seconds()*1000)
+			}
 		}
 		i++
 		clock.Add(time.Second) // crawl ids have second resolution
@@ -110,6 +122,7 @@ func BenchmarkCrawlAlerts(b *testing.B) {
 	b.ReportMetric(med[off], "off_ms/crawl")
 	b.ReportMetric(med[on], "on_ms/crawl")
 	b.ReportMetric(med[hang], "hung_ms/crawl")
+	b.ReportMetric(benchMedian(claimMS), "claim_ms/crawl")
 	b.ReportMetric(med[on]/med[off], "on_vs_off")
 	b.ReportMetric(med[hang]/med[on], "hung_vs_on")
 }
@@ -159,6 +172,19 @@ func BenchmarkCrawlerAlertLatency(b *testing.B) {
 	b.ReportMetric(float64(len(lat)), "openings")
 }
 
+// durationAlerts records how long the hook's last call took.
+type durationAlerts struct {
+	next crawler.Alerts
+	last time.Duration // the crawls of one benchmark run one after another
+}
+
+func (d *durationAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
+	t0 := time.Now()
+	err := d.next.Claim(ctx, c)
+	d.last = time.Since(t0)
+	return err
+}
+
 // timedAlerts records when the hook was last called.
 type timedAlerts struct {
 	next crawler.Alerts
@@ -193,4 +219,60 @@ func benchMedian(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// captureAlerts keeps the last site crawl the hook was called with.
+type captureAlerts struct{ last crawler.AlertCrawl }
+
+func (c *captureAlerts) Claim(_ context.Context, ac crawler.AlertCrawl) error {
+	c.last = ac
+	return nil
+}
+
+// BenchmarkCrawlAlertsHook is the alerts hook alone on BenchmarkCrawlAlerts's first crawl of the
+// simulated site (~1600 events, every open listing the backlog of both watches), each iteration
+// a fresh id epoch and first-seen time so that every claim is new, into one growing alerts.db; the receiver never
+// answers, so no sender runs beside it. claims/crawl is how many claims one call makes.
+func BenchmarkCrawlAlertsHook(b *testing.B) {
+	clock := newSimClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 42, Now: clock.Now}))
+	b.Cleanup(srv.Close)
+	stop := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	b.Cleanup(hung.Close)
+	b.Cleanup(func() { close(stop) })
+	capture := &captureAlerts{}
+	r := &crawler.Runner{Sites: benchSimSites(b, srv.URL), State: crawler.StateDir{Dir: b.TempDir()},
+		Logger: slog.New(slog.DiscardHandler), Alerts: capture, Now: clock.Now}
+	if _, err := r.Run(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	c := capture.last
+	if !c.First || len(c.Events) == 0 {
+		b.Fatalf("captured crawl: first %v, %d events; want a first crawl with events", c.First, len(c.Events))
+	}
+	a := benchAlerts(b, benchWatchesFile(b, hung.URL, true))
+	epoch := c.Next.Epoch
+	i := 0
+	for b.Loop() {
+		c.Next.Epoch, c.CrawlID = fmt.Sprint(epoch, "-", i), fmt.Sprint(c.CrawlID, "-", i)
+		for k, e := range c.Next.Listings { // a later lifetime: the backlog claims it again
+			e.FirstSeen = e.FirstSeen.Add(time.Second)
+			c.Next.Listings[k] = e
+		}
+		if err := a.hook.Claim(b.Context(), c); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	n, err := a.store.List(b.Context(), notify.Filter{Limit: 1_000_000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(n))/float64(i), "claims/crawl")
 }

@@ -45,7 +45,6 @@ type crawlerMetrics struct {
 	sent        prometheus.Counter
 	failed      prometheus.Counter
 	dropped     *droppedCounter
-	queueDepth  prometheus.Gauge
 	lastDone    *prometheus.GaugeVec   // source
 	notDone     *prometheus.GaugeVec   // source
 	nextCrawl   *prometheus.GaugeVec   // source
@@ -98,8 +97,6 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		failed: prometheus.NewCounter(prometheus.CounterOpts{Name: "crawler_publish_failed_total",
 			Help: "Booking events given up on: rejected by the broker for good (or unencodable)."}),
 		dropped: newDroppedCounter(),
-		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "crawler_publish_queue_depth",
-			Help: "Booking events accepted by the publisher and not yet sent, failed or dropped."}),
 		lastDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_last_complete_crawl_timestamp_seconds",
 			Help: "Unix time of the site's last complete crawl (kept in its snapshot, so it survives restarts); absent until one."}, []string{"source"}),
 		notDone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_consecutive_incomplete_crawls",
@@ -108,7 +105,7 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 			Help: "Unix time of the site's next crawl (its schedule, active hours, jitter and bursts; set when some site times its own crawls)."}, []string{"source"}),
 		siteSkipped: counter("site_skipped_runs_total", "A site's crawl times skipped because its previous crawl was still running (per-site schedules; counted in crawler_skipped_runs_total too).", "source"),
 	}
-	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.nextCrawl, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.queueDepth,
+	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.nextCrawl, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -143,9 +140,6 @@ func (m *crawlerMetrics) Sent(n int) { m.sent.Add(float64(n)) }
 
 // Failed implements kafkabus.PublisherMetrics.
 func (m *crawlerMetrics) Failed(n int) { m.failed.Add(float64(n)) }
-
-// QueueDepth implements kafkabus.PublisherMetrics.
-func (m *crawlerMetrics) QueueDepth(n int) { m.queueDepth.Set(float64(n)) }
 
 // SkippedRun counts a scheduled run skipped because the previous one was still going
 // (crawler.Schedule's OnSkip).

@@ -52,11 +52,11 @@ type PublisherConfig struct {
 // PublisherMetrics receives the publisher's counters as they change, so that the crawler can
 // export them (e.g. as Prometheus counters) without this package depending on a metrics library.
 // Calls come from the publisher's goroutine: implementations must be safe for concurrent use and
-// must not block. (The events the spool drops when full are counted by the spool: spool.Stats.)
+// must not block. (The spool counts what waits in it and what it drops when full: spool.Stats,
+// the crawler's crawler_spool_* gauges.)
 type PublisherMetrics interface {
-	Sent(n int)       // acknowledged by all in-sync replicas
-	Failed(n int)     // given up: rejected by the broker for good, or unencodable
-	QueueDepth(n int) // events in the spool not yet acknowledged
+	Sent(n int)   // acknowledged by all in-sync replicas
+	Failed(n int) // given up: rejected by the broker for good, or unencodable
 }
 
 // PublisherStats are a publisher's counters since it was created. Queued is a gauge: the spool's

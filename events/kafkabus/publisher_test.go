@@ -67,11 +67,10 @@ type stats interface {
 }
 
 // countingMetrics is a PublisherMetrics that adds up what it is told.
-type countingMetrics struct{ sent, failed, depth atomic.Int64 }
+type countingMetrics struct{ sent, failed atomic.Int64 }
 
-func (m *countingMetrics) Sent(n int)       { m.sent.Add(int64(n)) }
-func (m *countingMetrics) Failed(n int)     { m.failed.Add(int64(n)) }
-func (m *countingMetrics) QueueDepth(n int) { m.depth.Store(int64(n)) }
+func (m *countingMetrics) Sent(n int)   { m.sent.Add(int64(n)) }
+func (m *countingMetrics) Failed(n int) { m.failed.Add(int64(n)) }
 
 func statsOf(t *testing.T, p stats) kafkabus.PublisherStats {
 	t.Helper()
@@ -130,8 +129,8 @@ func TestPublisherRealBroker(t *testing.T) {
 	if s := statsOf(t, p); s != (kafkabus.PublisherStats{Published: 500}) {
 		t.Fatalf("stats %+v, want 500 published and nothing else", s)
 	}
-	if m.sent.Load() != 500 || m.failed.Load() != 0 || m.depth.Load() != 0 {
-		t.Fatalf("metrics sent %d failed %d depth %d", m.sent.Load(), m.failed.Load(), m.depth.Load())
+	if m.sent.Load() != 500 || m.failed.Load() != 0 {
+		t.Fatalf("metrics sent %d failed %d", m.sent.Load(), m.failed.Load())
 	}
 
 	want := map[string]events.Event{}

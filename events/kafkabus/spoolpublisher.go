@@ -242,9 +242,6 @@ func (p *SpoolPublisher) send(items []spool.Item) bool {
 	if err := p.sp.Ack(items[len(items)-1].After); err != nil {
 		p.log.Error("spool cursor not saved; the acknowledged events may be sent again", "err", err)
 	}
-	if m := p.cfg.Metrics; m != nil {
-		m.QueueDepth(p.sp.Stats().Unsent)
-	}
 	return true
 }
 

@@ -18,16 +18,23 @@ type watchIndex struct {
 	n      int                  // len(Config.Watches) it was built from
 	bySrc  map[string]*dayIndex // watches naming the source
 	anySrc *dayIndex            // watches of any source
-	filter []watchFilter        // per watch: the conditions checked as candidates are collected
 }
 
-// watchFilter is one watch's conditions that candidates checks, side by side in memory.
-type watchFilter struct {
-	price int64  // max_price_krw (noLimit: none), against the event's price
-	hours uint32 // bit h set when a tee time of hour h may match, bit 24 for no tee time
-	next  int32  // next_days (0: none), against the event's date
-	minPl int32  // min_players (noLimit: none), against the event's players
+// entry is one watch in a bucket with the conditions candidates checks: kept in the bucket
+// itself, so that a look-up reads its buckets in order instead of a filter per watch elsewhere
+// in memory (with 1,000 watches those reads, one cache miss each, were most of its cost).
+type entry struct {
+	price   int64  // max_price_krw (noLimit: none), against the event's price
+	hours   uint32 // bit h set when a tee time of hour h may match, bit 24 for no tee time
+	next    int32  // next_days (0: none), against the event's date
+	minPl   int32  // min_players (noLimit: none), against the event's players
+	i       int32  // the watch's index in Config.Watches
+	teeFrom int16  // tee_time.from in minutes (noMinute: none), against an "HH:MM" tee time
+	teeTo   int16  // tee_time.to in minutes (noMinute: none)
 }
+
+// noMinute is entry's "no tee-time bound" and query's "no HH:MM tee time".
+const noMinute = -1
 
 // noLimit is watchFilter's "no price cap" and "no minimum players".
 const noLimit = math.MinInt32
@@ -37,17 +44,17 @@ const noTeeTime = 24
 
 // dayIndex is the watches of one source bucket by play date.
 type dayIndex struct {
-	first     int           // the day number (see dayNumber) of byDay[0]
-	byDay     [][]int       // day number - first → watch indexes (bounded ranges)
-	byWeekday [7][]int      // unbounded watches with weekdays
-	anyDate   []int         // unbounded watches without weekdays
-	building  map[int][]int // byDay while the index is built; kept when the dates span too long for a slice
+	first     int             // the day number (see dayNumber) of byDay[0]
+	byDay     [][]entry       // day number - first → watches (bounded ranges)
+	byWeekday [7][]entry      // unbounded watches with weekdays
+	anyDate   []entry         // unbounded watches without weekdays
+	building  map[int][]entry // byDay while the index is built; kept when the dates span too long for a slice
 }
 
 // maxSliceDays bounds the span of play dates a dayIndex keeps in a slice (about ten years).
 const maxSliceDays = 3660
 
-func newDayIndex() *dayIndex { return &dayIndex{building: map[int][]int{}} }
+func newDayIndex() *dayIndex { return &dayIndex{building: map[int][]entry{}} }
 
 // dayNumber is the day of t (a UTC midnight) counted from 1970-01-01: an int to index by
 // and to compare with, where time.Time's methods cost a date computation per watch.
@@ -72,7 +79,7 @@ func (d *dayIndex) freeze() {
 	if hi-lo >= maxSliceDays {
 		return // looked up in building
 	}
-	d.first, d.byDay = lo, make([][]int, hi-lo+1)
+	d.first, d.byDay = lo, make([][]entry, hi-lo+1)
 	for k, is := range d.building {
 		d.byDay[k-lo] = is
 	}
@@ -80,7 +87,7 @@ func (d *dayIndex) freeze() {
 }
 
 // onDay is the watches of bounded ranges that include day.
-func (d *dayIndex) onDay(day int) []int {
+func (d *dayIndex) onDay(day int) []entry {
 	if d.building != nil {
 		return d.building[day]
 	}
@@ -92,18 +99,18 @@ func (d *dayIndex) onDay(day int) []int {
 
 // buildIndex indexes ws.
 func buildIndex(ws []*Watch) *watchIndex {
-	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex(), filter: make([]watchFilter, len(ws))}
+	ix := &watchIndex{n: len(ws), bySrc: map[string]*dayIndex{}, anySrc: newDayIndex()}
 	for i, w := range ws {
-		f := watchFilter{hours: hoursOf(w), next: int32(min(w.NextDays, math.MaxInt32)), price: noLimit, minPl: noLimit}
+		f := entry{i: int32(i), hours: hoursOf(w), next: int32(min(w.NextDays, math.MaxInt32)), price: noLimit, minPl: noLimit,
+			teeFrom: minuteOf(w.TimeFrom), teeTo: minuteOf(w.TimeTo)}
 		if w.MaxPriceKRW != nil {
 			f.price = *w.MaxPriceKRW // ≥ 0 (Parse)
 		}
 		if w.MinPlayers != nil {
 			f.minPl = int32(*w.MinPlayers) // 1..100 (Parse)
 		}
-		ix.filter[i] = f
 		if len(w.Sources) == 0 {
-			ix.anySrc.add(i, w)
+			ix.anySrc.add(f, w)
 			continue
 		}
 		for _, s := range w.Sources {
@@ -112,7 +119,7 @@ func buildIndex(ws []*Watch) *watchIndex {
 				d = newDayIndex()
 				ix.bySrc[s] = d
 			}
-			d.add(i, w)
+			d.add(f, w)
 		}
 	}
 	ix.anySrc.freeze()
@@ -122,7 +129,7 @@ func buildIndex(ws []*Watch) *watchIndex {
 	return ix
 }
 
-func (d *dayIndex) add(i int, w *Watch) {
+func (d *dayIndex) add(f entry, w *Watch) {
 	bounded := !w.DateFrom.IsZero() && !w.DateTo.IsZero() && !w.DateTo.Before(w.DateFrom) &&
 		w.DateTo.Sub(w.DateFrom) <= maxIndexedDays*24*time.Hour
 	switch {
@@ -130,17 +137,17 @@ func (d *dayIndex) add(i int, w *Watch) {
 		for day := w.DateFrom; !day.After(w.DateTo); day = day.AddDate(0, 0, 1) {
 			if len(w.Weekdays) == 0 || slices.Contains(w.Weekdays, day.Weekday()) {
 				k := dayNumber(day)
-				d.building[k] = append(d.building[k], i)
+				d.building[k] = append(d.building[k], f)
 			}
 		}
 	case len(w.Weekdays) > 0:
 		for _, wd := range w.Weekdays {
-			if !slices.Contains(d.byWeekday[wd], i) {
-				d.byWeekday[wd] = append(d.byWeekday[wd], i)
+			if !slices.ContainsFunc(d.byWeekday[wd], func(g entry) bool { return g.i == f.i }) {
+				d.byWeekday[wd] = append(d.byWeekday[wd], f)
 			}
 		}
 	default:
-		d.anyDate = append(d.anyDate, i)
+		d.anyDate = append(d.anyDate, f)
 	}
 }
 
@@ -164,6 +171,16 @@ func hoursOf(w *Watch) uint32 {
 	return m
 }
 
+// minuteOf is "HH:MM" in minutes, noMinute for anything else: on two such strings the minutes
+// compare as the strings do (matches compares tee times as strings).
+func minuteOf(s string) int16 {
+	h, ok := hourOf(s)
+	if !ok || len(s) != 5 || s[3] < '0' || s[3] > '5' || s[4] < '0' || s[4] > '9' {
+		return noMinute
+	}
+	return int16(h*60 + int(s[3]-'0')*10 + int(s[4]-'0'))
+}
+
 // hourOf reads the hour of "HH:MM".
 func hourOf(s string) (int, bool) {
 	if len(s) < 3 || s[2] != ':' || s[0] < '0' || s[0] > '2' || s[1] < '0' || s[1] > '9' {
@@ -177,7 +194,7 @@ func hourOf(s string) (int, bool) {
 // and next_days filters run as the buckets are appended (most candidates fail them), on day
 // numbers and bit masks computed once per event.
 func (ix *watchIndex) candidates(v *view, out []int) []int {
-	q := query{ix: ix, hours: ^uint32(0), v: v}
+	q := query{hours: ^uint32(0), minute: minuteOf(v.e.TeeTime), v: v}
 	if v.e.TeeTime == "" {
 		q.hours = 1 << noTeeTime
 	} else if h, ok := hourOf(v.e.TeeTime); ok {
@@ -193,9 +210,9 @@ func (ix *watchIndex) candidates(v *view, out []int) []int {
 
 // query is one event's look-up in the index.
 type query struct {
-	ix    *watchIndex
-	hours uint32 // the event's hours bit (every bit: a tee time that does not parse)
-	v     *view
+	hours  uint32 // the event's hours bit (every bit: a tee time that does not parse)
+	minute int16  // the event's tee time in minutes (noMinute: not HH:MM)
+	v      *view
 }
 
 func (q *query) bucket(d *dayIndex, out []int) []int {
@@ -207,13 +224,16 @@ func (q *query) bucket(d *dayIndex, out []int) []int {
 	return q.keep(d.byWeekday[q.v.weekday], out)
 }
 
-// keep appends the watches of is whose tee-time hours, next_days, price cap and minimum players
+// keep appends the watches of es whose tee-time window, next_days, price cap and minimum players
 // may take the event (entering needs a match with the event's current price and players).
-func (q *query) keep(is []int, out []int) []int {
-	v, filter := q.v, q.ix.filter
-	for _, i := range is {
-		f := &filter[i]
+func (q *query) keep(es []entry, out []int) []int {
+	v := q.v
+	for k := range es {
+		f := &es[k]
 		if f.hours&q.hours == 0 {
+			continue
+		}
+		if q.minute != noMinute && (f.teeFrom != noMinute && q.minute < f.teeFrom || f.teeTo != noMinute && q.minute > f.teeTo) {
 			continue
 		}
 		if n := int(f.next); n > 0 && (v.date.IsZero() || v.day < v.today0 || v.day >= v.today0+n) {
@@ -225,7 +245,7 @@ func (q *query) keep(is []int, out []int) []int {
 		if f.minPl != noLimit && (v.e.Players == nil || int(*v.e.Players) < int(f.minPl)) {
 			continue
 		}
-		out = append(out, i)
+		out = append(out, int(f.i))
 	}
 	return out
 }

@@ -89,3 +89,33 @@ func BenchmarkMatchScale(b *testing.B) {
 	b.ReportMetric(float64(tLarge)/float64(tSmall), "ratio_1000w/10w")
 	b.ReportMetric(float64(mLarge)/float64(n), "matches/event_1000w")
 }
+
+// BenchmarkBacklogAsking is a first crawl's backlog with 1,000 golfer-shaped watches asking:
+// AddBacklog over 1,600 openings (a site's listings), each opening prepared once for all of them.
+func BenchmarkBacklogAsking(b *testing.B) {
+	c := golferWatches(1000, 1)
+	open := seasonEvents(1600)
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	claims := 0
+	for b.Loop() {
+		batch := notify.ClaimBatch{Now: now}
+		batch.AddBacklog(c.Asking(nil, true), open, "site-1", false)
+		claims = len(batch.Claims)
+	}
+	b.ReportMetric(float64(claims), "claims")
+}
+
+// BenchmarkAsking is a site crawl's question "which watches ask anew?" with 1,000 watches, none
+// of them changed: one fingerprint comparison each.
+func BenchmarkAsking(b *testing.B) {
+	c := golferWatches(1000, 1)
+	known := map[string]string{}
+	for _, w := range c.Watches {
+		known[w.Name] = w.Fingerprint()
+	}
+	for b.Loop() {
+		if n := len(c.Asking(known, false)); n != 0 {
+			b.Fatalf("%d watches ask anew, want none", n)
+		}
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -86,6 +87,9 @@ type Config struct {
 	Watches  []*Watch
 
 	index *watchIndex // built by Parse; MatchAll scans every watch without it
+
+	fpOnce sync.Once
+	fps    []string // each watch's Fingerprint, by index (fingerprints)
 }
 
 // Secrets returns every secret the config holds (URLs from url_env, tokens): for scrubbing.

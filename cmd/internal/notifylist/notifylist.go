@@ -9,25 +9,21 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
 
-// Write writes rows to w, times in loc to the microsecond (the table spells them as
-// events.FormatTimeIn does): JSON lines when asJSON, else a table.
+// Write writes rows to w, times in loc spelled by events.FormatTimeIn: JSON lines when asJSON,
+// else a table.
 func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
-		in := func(t time.Time) time.Time { return t.In(loc).Truncate(time.Microsecond) }
 		for _, n := range rows {
-			n.ClaimedAt, n.OccurredAt = in(n.ClaimedAt), in(n.OccurredAt)
-			if n.SentAt != nil {
-				at := in(*n.SentAt)
-				n.SentAt = &at
-			}
-			if err := enc.Encode(n); err != nil {
+			if err := enc.Encode(toJSON(n, loc)); err != nil {
 				return err
 			}
 		}
@@ -44,6 +40,43 @@ func Write(w io.Writer, rows []notify.Notification, loc *time.Location, asJSON b
 			n.PlayDate, n.TeeTime, won(n.PriceKRW), won(n.PreviousPriceKRW), strconv.Itoa(n.Attempts), why)
 	}
 	return t.Write(w)
+}
+
+// notificationJSON is a notify.Notification as --json writes it: the same keys in the same
+// order, the times spelled by events.FormatTimeIn (encoding/json's time.Time drops a fraction's
+// trailing zeros, so one time read two ways).
+type notificationJSON struct {
+	Key              uuid.UUID `json:"key"`
+	Watch            string    `json:"watch"`
+	Channel          string    `json:"channel"`
+	EventID          uuid.UUID `json:"event_id"`
+	CrawlID          string    `json:"crawl_id"`
+	EventType        string    `json:"event_type"`
+	Course           string    `json:"course_name"`
+	CoursePart       string    `json:"course_part,omitempty"`
+	PriceKRW         *int64    `json:"price_krw,omitempty"`
+	PreviousPriceKRW *int64    `json:"previous_price_krw,omitempty"`
+	PlayDate         string    `json:"play_date"`
+	TeeTime          string    `json:"tee_time"`
+	OccurredAt       string    `json:"occurred_at"`
+	Status           string    `json:"status"`
+	Reason           string    `json:"reason,omitempty"`
+	Error            string    `json:"error,omitempty"`
+	Attempts         int       `json:"attempts"`
+	ClaimedAt        string    `json:"claimed_at"`
+	SentAt           string    `json:"sent_at,omitempty"`
+}
+
+func toJSON(n notify.Notification, loc *time.Location) notificationJSON {
+	j := notificationJSON{Key: n.Key, Watch: n.Watch, Channel: n.Channel, EventID: n.EventID, CrawlID: n.CrawlID,
+		EventType: n.EventType, Course: n.Course, CoursePart: n.CoursePart, PriceKRW: n.PriceKRW,
+		PreviousPriceKRW: n.PreviousPriceKRW, PlayDate: n.PlayDate, TeeTime: n.TeeTime,
+		OccurredAt: events.FormatTimeIn(n.OccurredAt, loc), Status: n.Status, Reason: n.Reason, Error: n.Error,
+		Attempts: n.Attempts, ClaimedAt: events.FormatTimeIn(n.ClaimedAt, loc)}
+	if n.SentAt != nil {
+		j.SentAt = events.FormatTimeIn(*n.SentAt, loc)
+	}
+	return j
 }
 
 // won is a price thousands-separated, or "-" without one.

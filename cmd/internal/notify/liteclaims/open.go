@@ -4,7 +4,8 @@
 // SQL is in queries/.
 //
 // Durability: WAL journal, synchronous=FULL (every commit, the claim transaction above all, is on
-// disk when Claim returns), a busy timeout, and one connection, so that claims from sites crawled
+// disk when Claim returns; temp_store=MEMORY keeps a multi-row claim statement's statement journal
+// out of a temp file, which nothing needs to survive), a busy timeout, and one connection, so that claims from sites crawled
 // in parallel serialise on one writer. A file that is not a readable SQLite database (truncated,
 // a bad header, failing quick_check) fails Open with an error naming it: a silent fresh start
 // would alert every open listing again. A file with a WAL is judged by SQLite alone (a full disk
@@ -41,8 +42,10 @@ var (
 	//go:embed queries/migrate_3_resend.sql
 	migrate3 string
 	//go:embed queries/migrate_4_chat.sql
-	migrate4   string
-	migrations = []string{migrate1, migrate2, migrate3, migrate4}
+	migrate4 string
+	//go:embed queries/migrate_5_listing_index.sql
+	migrate5   string
+	migrations = []string{migrate1, migrate2, migrate3, migrate4, migrate5}
 )
 
 // BusyTimeout is how long a statement waits for the database's lock.
@@ -66,7 +69,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(" + fmt.Sprint(BusyTimeout.Milliseconds()) +
-		")&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+		")&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=temp_store(MEMORY)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("alerts database %s: %w", path, err)

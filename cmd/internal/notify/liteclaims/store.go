@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,10 +19,10 @@ import (
 var (
 	//go:embed queries/close.sql
 	closeSQL string
-	//go:embed queries/claim.sql
-	claimSQL string
-	//go:embed queries/claim_backlog.sql
-	claimBacklogSQL string
+	//go:embed queries/claim_rows.sql
+	claimRowsSQL string
+	//go:embed queries/claim_backlog_rows.sql
+	claimBacklogRowsSQL string
 	//go:embed queries/fingerprint.sql
 	fingerprintSQL string
 	//go:embed queries/pick.sql
@@ -90,6 +90,13 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	if maxAge <= 0 {
 		maxAge = notify.DefaultMaxAge
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.failed("claim", err)
+	}
+	// Once begun, the transaction runs to its commit or its first error, not to ctx's end: it is
+	// short and bounded by BusyTimeout, and a statement under a cancellable context costs the
+	// driver a goroutine watching it (a tenth of a site crawl's claim CPU at 1,000 claims).
+	ctx = context.WithoutCancel(ctx)
 	var out []notify.Claimed
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
@@ -110,55 +117,128 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				return fmt.Errorf("record fingerprint of %s: %w", f.Watch, err)
 			}
 		}
-		if len(b.Claims) == 0 {
-			return nil
-		}
-		// Prepared once per transaction: parsing claim.sql for every claim was most of a site
-		// crawl's alert cost (BenchmarkCrawlAlerts).
-		claim, err := tx.PrepareContext(ctx, claimSQL)
-		if err != nil {
-			return fmt.Errorf("claim: %w", err)
-		}
-		defer claim.Close()
-		var backlog *sql.Stmt
-		for _, c := range b.Claims {
-			e := c.Event
-			payload, err := json.Marshal(e)
-			if err != nil {
-				return fmt.Errorf("encode event %s: %w", e.EventID, err)
-			}
-			reason := ""
-			var status string
-			if c.Backlog {
-				if backlog == nil {
-					if backlog, err = tx.PrepareContext(ctx, claimBacklogSQL); err != nil {
-						return fmt.Errorf("claim: %w", err)
-					}
-					defer backlog.Close()
-				}
-				err = backlog.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
-					e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now)).Scan(&status, &reason)
-			} else {
-				if e.OccurredAt.Before(now.Add(-maxAge)) {
-					reason = notify.ReasonStale
-				}
-				err = claim.QueryRowContext(ctx, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID,
-					e.ListingKey, nanos(e.OccurredAt), string(payload), nanos(now), reason).Scan(&status, &reason)
-			}
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // claimed before
-			}
-			if err != nil {
-				return fmt.Errorf("claim %s: %w", c.Key, err)
-			}
-			out = append(out, notify.Claimed{Key: c.Key, Channel: c.Channel, Status: notify.Status(status), Reason: reason})
-		}
-		return nil
+		var err error
+		out, err = claimRows(ctx, tx, b.Claims, now, maxAge)
+		return err
 	})
 	if err != nil {
 		return nil, s.failed("claim", err)
 	}
 	return out, nil
+}
+
+// claimChunk is how many matches one claim statement holds (9 parameters each, far under SQLite's
+// limit of 32766).
+const claimChunk = 100
+
+// claimRows claims cs in statements of up to claimChunk matches each, and returns the claims made
+// in cs's order. One statement per match was most of a site's first crawl's claim transaction
+// (each paid for its own statement journal, RETURNING table and cursors; BenchmarkCrawlAlertsHook).
+// A statement holds a run of plain or of backlog claims, in cs's order, so that a backlog claim
+// sees the plain claims before it as it did; and since a statement does not see its own rows, one
+// holds no two backlog matches of a watch, channel and listing (chunkLen).
+func claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time, maxAge time.Duration) ([]notify.Claimed, error) {
+	type shape struct {
+		backlog bool
+		rows    int
+	}
+	stmts := map[shape]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	var out []notify.Claimed
+	for len(cs) > 0 {
+		chunk := cs[:chunkLen(cs)]
+		cs = cs[len(chunk):]
+		sh := shape{chunk[0].Backlog, len(chunk)}
+		stmt := stmts[sh]
+		if stmt == nil {
+			q := claimRowsSQL
+			if sh.backlog {
+				q = claimBacklogRowsSQL
+			}
+			var err error
+			if stmt, err = tx.PrepareContext(ctx, strings.Replace(q, "/*rows*/", valuesList(sh.rows), 1)); err != nil {
+				return nil, fmt.Errorf("claim: %w", err)
+			}
+			stmts[sh] = stmt
+		}
+		args := make([]any, 2, 2+9*len(chunk))
+		args[0], args[1] = nanos(now), nanos(now)
+		for _, c := range chunk {
+			e := c.Event
+			// events.Encode, not json.Marshal: the same bytes, without encoding/json checking and
+			// compacting what Event.MarshalJSON wrote.
+			payload, err := events.Encode(*e)
+			if err != nil {
+				return nil, err
+			}
+			reason := ""
+			if !c.Backlog && e.OccurredAt.Before(now.Add(-maxAge)) {
+				reason = notify.ReasonStale
+			}
+			args = append(args, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID, e.ListingKey,
+				nanos(e.OccurredAt), string(payload), reason)
+		}
+		made, err := scanMade(stmt.QueryContext(ctx, args...))
+		if err != nil {
+			return nil, fmt.Errorf("claim %s and %d more: %w", chunk[0].Key, len(chunk)-1, err)
+		}
+		for _, c := range chunk {
+			if m, ok := made[c.Key.String()]; ok {
+				out = append(out, notify.Claimed{Key: c.Key, Channel: c.Channel, Status: notify.Status(m[0]), Reason: m[1]})
+			}
+		}
+	}
+	return out, nil
+}
+
+// chunkLen is how many of cs (not empty) one claim statement takes: up to claimChunk of the kind
+// of cs[0] (plain or backlog), stopping before a backlog match of a watch, channel and listing
+// the statement already holds.
+func chunkLen(cs []notify.Claim) int {
+	backlog := cs[0].Backlog
+	var held map[[3]string]bool
+	if backlog {
+		held = make(map[[3]string]bool, min(len(cs), claimChunk))
+	}
+	for i, c := range cs {
+		if i == claimChunk || c.Backlog != backlog {
+			return i
+		}
+		if backlog {
+			k := [3]string{c.Watch, c.Channel, c.Event.ListingKey}
+			if held[k] {
+				return i
+			}
+			held[k] = true
+		}
+	}
+	return len(cs)
+}
+
+// valuesList is the VALUES list of n rows of 9 parameters.
+func valuesList(n int) string {
+	return "values " + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+}
+
+// scanMade reads a claim statement's RETURNING rows: key → status and reason.
+func scanMade(rows *sql.Rows, err error) (map[string][2]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	made := map[string][2]string{}
+	for rows.Next() {
+		var key, status, reason string
+		if err := rows.Scan(&key, &status, &reason); err != nil {
+			return nil, err
+		}
+		made[key] = [2]string{status, reason}
+	}
+	return made, rows.Err()
 }
 
 // Pick implements notify.ClaimStore: every claim of channel still sending whose retry time (if
