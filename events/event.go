@@ -57,8 +57,8 @@ const (
 // of any of them is a listing_changed, and a changed event carries their old values in Previous.
 // Listing and Event embed them, so they are declared once, here; encoding/json (and Decode) flatten
 // an embedded struct, so the wire format is the same flat object. A new value that can change is
-// one field here (and its range in Validate); an attribute that does not (a round's holes) goes
-// beside Values in Listing and Event. CONTRIBUTING's "Add an event field" says which to choose.
+// one field here (and its range in Validate); an attribute that does not (a round's holes) is one
+// in Attributes. CONTRIBUTING's "Add an event field" says which to choose.
 //
 // Each field's comment is its description in the JSON Schemas (events/schema, generated from
 // these structs: see Event), qualified there as "the new value" in a listing_changed and "the last
@@ -69,6 +69,14 @@ type Values struct {
 	// Players the tee time takes; null when the site shows none.
 	Players *int `json:"players" previous:"The players before the change; null when there were none."`
 }
+
+// Attributes are what a crawl observes of a listing that does not change while it stays listed
+// (a round's holes, a course's region): a different one is no listing_changed, so it is in no
+// previous, and the events carry the latest from the listing's next event on. Listing and Event
+// embed them as they embed Values, and build copies them whole, so a new attribute is one field
+// here (optional: omitempty, CONTRIBUTING's compatibility rules; its comment is its description in
+// the JSON Schemas). There is none yet; the wire format is the same flat object.
+type Attributes struct{}
 
 // Previous holds a changed listing's values before the change.
 type Previous = Values
@@ -126,6 +134,7 @@ type Event struct {
 	// The local tee time at the course (Asia/Seoul), HH:MM, 24 hours.
 	TeeTime string `json:"tee_time" schema:"pattern=time"`
 	Values
+	Attributes
 	// booked: gone from the site before its tee time; expired: its tee time passed.
 	CloseReason CloseReason `json:"close_reason,omitempty" schema:"only=listing_closed,enum=booked|expired"`
 	// The values before the change.
@@ -141,6 +150,7 @@ type Listing struct {
 	PlayDate   string `json:"play_date"`
 	TeeTime    string `json:"tee_time"`
 	Values
+	Attributes
 	URL string `json:"url,omitempty"`
 }
 

@@ -161,9 +161,9 @@ func (g schemaGen) doc(key string) string {
 
 // property is the schema of Event field f in g's type.
 func (g schemaGen) property(f reflect.StructField, name string, tag map[string]string) object {
-	owner := "Event"
-	if slices.ContainsFunc(wireFields(reflect.TypeFor[Values]()), func(v reflect.StructField) bool { return v.Name == f.Name }) {
-		owner = "Values"
+	owner := "Event" // the struct that declares f: Event, or one it embeds (Values, Attributes)
+	if len(f.Index) > 1 {
+		owner = reflect.TypeFor[Event]().Field(f.Index[0]).Type.Name()
 	}
 	desc := g.doc(owner + "." + f.Name)
 	if owner == "Values" && g.typ != ListingOpened {
