@@ -103,12 +103,14 @@ type schemaGen struct {
 
 func (g schemaGen) document() []byte {
 	var props object
-	var required, optional, zeros, int64s, only []string
+	var required, optional, zeros, int64s, only, omitted []string
 	for _, f := range wireFields(reflect.TypeFor[Event]()) {
 		name := jsonName(f)
 		tag := schemaTag(g.t, f)
 		if tag["only"] != "" {
 			only = append(only, name)
+		} else if strings.HasSuffix(f.Tag.Get("json"), ",omitempty") {
+			omitted = append(omitted, name)
 		}
 		props = append(props, member{name, g.property(f, name, tag)})
 		switch {
@@ -127,9 +129,13 @@ func (g schemaGen) document() []byte {
 			int64s = append(int64s, "previous."+jsonName(f))
 		}
 	}
+	except := and(only) + " where this type has none"
+	if len(omitted) > 0 {
+		except += ", and " + and(omitted) + " when unknown"
+	}
 	desc := fmt.Sprintf("%s Schema version %d of the booking-events contract (docs/contract.md; docs/consuming-events.md). "+
-		"The crawler writes every field below except %s where this type has none; another producer may omit %s (read as %s). "+stricterRulesText,
-		g.doc(string(typeConst(g.typ))), SchemaVersion, and(only), and(optional), and(zeros), and(int64s))
+		"The crawler writes every field below except %s; another producer may omit %s (read as %s). "+stricterRulesText,
+		g.doc(string(typeConst(g.typ))), SchemaVersion, except, and(optional), and(zeros), and(int64s))
 	doc := object{
 		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
 		{"$id", schema.BaseURL + string(g.typ) + ".json"},
