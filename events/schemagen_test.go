@@ -298,28 +298,10 @@ func (g schemaGen) intRange(f reflect.StructField, path string, p object) object
 	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if !ok(lo) {
-		a, b := lo, seed // a rejected, b accepted
-		for b-a > 1 {
-			m := a + (b-a)/2
-			if ok(m) {
-				b = m
-			} else {
-				a = m
-			}
-		}
-		lo = b
+		lo = edge(seed, lo, ok)
 	}
 	if !ok(hi) {
-		a, b := seed, hi // a accepted, b rejected
-		for b-a > 1 {
-			m := a + (b-a)/2
-			if ok(m) {
-				a = m
-			} else {
-				b = m
-			}
-		}
-		hi = a
+		hi = edge(seed, hi, ok)
 	}
 	for v := max(lo, -1000); v <= min(hi, 1000); v++ {
 		if !ok(v) {
@@ -387,16 +369,23 @@ func (g schemaGen) maxBytes(name string) (int, bool) {
 	if !tooLong(far) {
 		return 0, false
 	}
-	a, b := 0, far // a within, b too long
-	for b-a > 1 {
-		m := a + (b-a)/2
-		if tooLong(m) {
-			b = m
+	return int(edge(0, far, func(n int64) bool { return !tooLong(int(n)) })), true
+}
+
+// edge is the last value from in (which ok accepts) toward out (which it rejects) that ok
+// accepts, by bisection; the midpoint is taken without overflow over the whole int64 range.
+func edge(in, out int64, ok func(int64) bool) int64 {
+	for {
+		m := in/2 + out/2 + (in%2+out%2)/2
+		if m == in || m == out {
+			return in
+		}
+		if ok(m) {
+			in = m
 		} else {
-			a = m
+			out = m
 		}
 	}
-	return a, true
 }
 
 func (g schemaGen) sampleEvent() Event {
