@@ -531,3 +531,20 @@ func anys[T any](xs []T) []any {
 	}
 	return out
 }
+
+// edge finds a bound anywhere in int64, from either side: the lower bound's search from
+// math.MinInt64 once overflowed and returned its starting point.
+func TestEdge(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, out, lo, hi, want int64 }{
+		{0, math.MinInt64, -5, math.MaxInt64, -5},
+		{0, math.MaxInt64, math.MinInt64, 100, 100},
+		{7, math.MinInt64, math.MinInt64 + 1, math.MaxInt64, math.MinInt64 + 1},
+		{7, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MaxInt64 - 1},
+		{0, 1, 0, 0, 0},
+	} {
+		if got := edge(c.in, c.out, func(v int64) bool { return v >= c.lo && v <= c.hi }); got != c.want {
+			t.Errorf("edge(%d, %d) over %d..%d = %d, want %d", c.in, c.out, c.lo, c.hi, got, c.want)
+		}
+	}
+}
