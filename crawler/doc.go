@@ -33,9 +33,9 @@
 // completeness, diff, append the events to the state dir's spool (Runner.Spool, one fsynced
 // batch), save the snapshot naming the batch, then commit the batch, which makes it sendable (by
 // kafkabus.SpoolPublisher, in the background: Kafka never blocks the crawl) and copies it to the
-// --events-out log (runner_sites.go emit); a failed save publishes nothing, and the next crawl
+// --events-out log (sitecrawl.go emit); a failed save publishes nothing, and the next crawl
 // derives the same events, same ids, again.
-// Sites are crawled in parallel (runner_sites.go, up to Runner.MaxSites), each bounded by its
+// Sites are crawled in parallel (sitecrawl.go, up to Runner.MaxSites), each bounded by its
 // deadline, with politeness shared per host across them (hostlimit.go).
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run
 // while the previous one is still going and recovering panics. The Runner's counters go to its

@@ -1,8 +1,8 @@
 package events
 
 // The event constructors: the one place where a Listing's fields are copied into an Event (build)
-// and into its Previous (Changed). A Listing's Values are copied whole; a new field beside them is
-// set in build (TestBuildCopiesEveryListingField fails until it is). The ids
+// and into its Previous (Changed). A Listing's Values and Attributes are copied whole; a new field
+// beside them is set in build (TestBuildCopiesEveryListingField fails until it is). The ids
 // they stamp are in identity.go: the crawler's constructors (OpenedSeq, ChangedSeq, ClosedSeq)
 // stamp a TransitionID, the crawl-scoped ones (Opened, Changed, Closed) a NewID.
 
@@ -69,5 +69,6 @@ func build(l Listing, t Type, crawlID string, observedAt time.Time) Event {
 		PlayDate:      l.PlayDate,
 		TeeTime:       l.TeeTime,
 		Values:        l.Values,
+		Attributes:    l.Attributes,
 	}
 }

@@ -21,11 +21,15 @@ const SchemaVersion = 1
 // Type is an event_type.
 type Type string
 
-// The three event types.
+// The three event types. Each one's comment opens its JSON Schema's description.
 const (
-	ListingOpened  Type = "listing_opened"
+	// A tee time appeared on its site (or reappeared after a close: a new lifetime of the listing).
+	ListingOpened Type = "listing_opened"
+	// A listed tee time's price or players changed; previous holds the old values.
 	ListingChanged Type = "listing_changed"
-	ListingClosed  Type = "listing_closed"
+	// A listed tee time left its site (booked) or its tee time passed (expired); the fields are its
+	// last seen values.
+	ListingClosed Type = "listing_closed"
 )
 
 // Valid reports whether t is one of the three known types.
@@ -53,12 +57,26 @@ const (
 // of any of them is a listing_changed, and a changed event carries their old values in Previous.
 // Listing and Event embed them, so they are declared once, here; encoding/json (and Decode) flatten
 // an embedded struct, so the wire format is the same flat object. A new value that can change is
-// one field here (and its range in Validate); an attribute that does not (a round's holes) goes
-// beside Values in Listing and Event. CONTRIBUTING's "Add an event field" says which to choose.
+// one field here (and its range in Validate); an attribute that does not (a round's holes) is one
+// in Attributes. CONTRIBUTING's "Add an event field" says which to choose.
+//
+// Each field's comment is its description in the JSON Schemas (events/schema, generated from
+// these structs: see Event), qualified there as "the new value" in a listing_changed and "the last
+// seen" in a listing_closed; its previous tag is its description inside previous.
 type Values struct {
-	PriceKRW *int64 `json:"price_krw"`
-	Players  *int   `json:"players"`
+	// Green fee per player in Korean won; null when the site shows none.
+	PriceKRW *int64 `json:"price_krw" previous:"The price before the change; null when there was none."`
+	// Players the tee time takes; null when the site shows none.
+	Players *int `json:"players" previous:"The players before the change; null when there were none."`
 }
+
+// Attributes are what a crawl observes of a listing that does not change while it stays listed
+// (a round's holes, a course's region): a different one is no listing_changed, so it is in no
+// previous, and the events carry the latest from the listing's next event on. Listing and Event
+// embed them as they embed Values, and build copies them whole, so a new attribute is one field
+// here (optional: omitempty, CONTRIBUTING's compatibility rules; its comment is its description in
+// the JSON Schemas). There is none yet; the wire format is the same flat object.
+type Attributes struct{}
 
 // Previous holds a changed listing's values before the change.
 type Previous = Values
@@ -72,23 +90,55 @@ func (v Values) Differ(w Values) bool {
 
 func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-// Event is one booking event, version 1 of the contract. See docs/contract.md for the field meanings.
+// Event is one booking event, version 1 of the contract (docs/contract.md).
+//
+// The JSON Schemas of events/schema are generated from this struct (go test ./events -run
+// TestSchemaFilesAreGenerated with UPDATE_GOLDENS=1 writes them; without it the test fails when
+// a committed file differs). Each field's comment is its description; its JSON type and null come
+// from the Go type; which fields a type requires, which may be null, the minimum and maximum of an
+// integer and the byte bound of a text (events/bounds.go) are read from Decode and Validate
+// themselves. The schema tag says only what they cannot: pattern=date or pattern=time for a text
+// of DateLayout or TimeLayout, enum=a|b for the values of a field that is not a range (Validate
+// must reject every other: the test checks), only=<type> for a field one event type alone has.
 type Event struct {
-	EventID       uuid.UUID `json:"event_id"`
-	EventType     Type      `json:"event_type"`
-	SchemaVersion int       `json:"schema_version"`
-	OccurredAt    time.Time `json:"occurred_at"`
-	CrawlID       string    `json:"crawl_id"`
-	Source        string    `json:"source"`
-	ListingKey    string    `json:"listing_key"`
-	CourseName    string    `json:"course_name"`
-	CoursePart    string    `json:"course_part"`
-	RoundDate     string    `json:"round_date"`
-	PlayDate      string    `json:"play_date"`
-	TeeTime       string    `json:"tee_time"`
+	// Deterministic (name-based, version 5) UUID of this transition: redelivery and replay repeat
+	// it, so it is the deduplication key. The crawler writes the canonical lower-case form; Decode
+	// also reads the upper-case, braced, urn:uuid: and undashed forms.
+	EventID uuid.UUID `json:"event_id"`
+	// The transition: listing_opened, listing_changed or listing_closed.
+	EventType Type `json:"event_type"`
+	// Version of this contract; a breaking change is a new version (CONTRIBUTING.md).
+	SchemaVersion int `json:"schema_version"`
+	// When the crawl observed the transition: RFC 3339 (the crawler writes +09:00 with six
+	// fractional digits, microseconds, e.g. 2026-11-29T10:10:00.000000+09:00), any offset and any
+	// precision of seconds: a consumer must not rely on the crawler's spelling. Decode also reads
+	// the looser spellings Go's time parser takes (a one-digit hour, ',' before the fraction, an
+	// offset hour up to 99), so this pattern admits them too.
+	OccurredAt time.Time `json:"occurred_at"`
+	// The crawl that observed it, informational ("<source>@<RFC 3339 start>").
+	CrawlID string `json:"crawl_id"`
+	// The site, a name of the crawler's sites file (white space folded).
+	Source string `json:"source"`
+	// Stable identity of the tee time and the Kafka message key: source, course_name, course_part,
+	// play_date and tee_time joined by '|', each part trimmed with inner white space folded to one
+	// space, '\\' written '\\\\' and '|' written '\\|' inside a part.
+	ListingKey string `json:"listing_key"`
+	// The course (white space folded).
+	CourseName string `json:"course_name"`
+	// The course's part (e.g. OUT, IN); empty when the site has none. Null reads as empty.
+	CoursePart string `json:"course_part"`
+	// The site's own spelling of the play date, informational.
+	RoundDate string `json:"round_date"`
+	// The local date of play at the course (Korea, Asia/Seoul), YYYY-MM-DD.
+	PlayDate string `json:"play_date" schema:"pattern=date"`
+	// The local tee time at the course (Asia/Seoul), HH:MM, 24 hours.
+	TeeTime string `json:"tee_time" schema:"pattern=time"`
 	Values
-	CloseReason CloseReason `json:"close_reason,omitempty"`
-	Previous    *Previous   `json:"previous,omitempty"`
+	Attributes
+	// booked: gone from the site before its tee time; expired: its tee time passed.
+	CloseReason CloseReason `json:"close_reason,omitempty" schema:"only=listing_closed,enum=booked|expired"`
+	// The values before the change.
+	Previous *Previous `json:"previous,omitempty" schema:"only=listing_changed"`
 }
 
 // Listing is what a crawl sees of one tee time: the input of the diff and of event construction.
@@ -100,6 +150,7 @@ type Listing struct {
 	PlayDate   string `json:"play_date"`
 	TeeTime    string `json:"tee_time"`
 	Values
+	Attributes
 	URL string `json:"url,omitempty"`
 }
 

@@ -1,4 +1,4 @@
--- listing_lifetimes is the projection of the booking_lifetimes view (issue 13): one row per listing
+-- listing_lifetimes is the projection of the booking_lifetimes view: one row per listing
 -- with the view's event-derived columns, kept by store.Ingest in the insert's transaction. Its shape
 -- is the view's (booking_lifetimes_stored), so the table itself is not created here: it is built by
 -- store.EnsureProjection, which every migrate runs after installing the views, from the events

@@ -1,5 +1,5 @@
 -- booking_events_hourly is an hourly rollup of booking_events for the dashboard's time-bucketed
--- charts (issue 14): events per UTC hour (Asia/Seoul is UTC+9, so its hours are the same buckets)
+-- charts: events per UTC hour (Asia/Seoul is UTC+9, so its hours are the same buckets)
 -- and event type, with the newest ingested_at. A statement-level trigger with a transition table
 -- appends, in the inserting transaction, one row per hour and type of the rows the statement
 -- actually inserted (ON CONFLICT DO NOTHING skips duplicates). Rows are only ever appended, never

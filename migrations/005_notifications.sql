@@ -1,4 +1,4 @@
--- notifications holds one row per (watch, channel, event) that the notifier matched (issue 15):
+-- notifications holds one row per (watch, channel, event) that the notifier matched:
 -- the claim that makes alerts exactly once in effect. The notifier inserts it with ON CONFLICT
 -- (watch, channel, event_id) DO NOTHING RETURNING in the batch's transaction, before the offsets
 -- are committed, so a redelivered or replayed event claims nothing.

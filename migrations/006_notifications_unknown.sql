@@ -1,4 +1,4 @@
--- notifications.status gains 'unknown' (review-2 F10): a chat channel (Slack, Discord, Telegram;
+-- notifications.status gains 'unknown': a chat channel (Slack, Discord, Telegram;
 -- they honour no Idempotency-Key) got the request and did not answer within its timeout. The
 -- message may have been posted, so the notifier never re-sends it automatically; `booking-consumer
 -- notifications --status unknown` lists them for a person to check.

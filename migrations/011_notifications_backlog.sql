@@ -1,4 +1,4 @@
--- A watch is a query (issue 37). backlog marks a notification of a listing that was already open
+-- A watch also matches what is already listed. backlog marks a notification of a listing that was already open
 -- (in booking_lifetimes) when its watch asked (new, or its conditions changed): worded as already
 -- open, never stale at claim time, its age at send time counted from its claim. resend marks one
 -- put back to sending by `booking-consumer notifications resend`: exempt from the age check.

@@ -79,14 +79,57 @@ var ProjectionSources = []string{servedViewSQL, projectionBuildSQL, projectionSw
 	projectionSwapFinishSQL, projectionTriggersSQL}
 
 // ProjectionHash is the hash of the definitions the projection is built from (the views and the
-// projection's own DDL). EnsureProjection rebuilds when the stored one differs.
+// projection's own DDL). EnsureProjection rebuilds when the stored one differs. Their comments are
+// left out (sqlWithoutComments): a rebuild reads every event, and a comment changes nothing the
+// database runs, so editing one must not rebuild a deployment's projection.
 func ProjectionHash() string {
+	return projectionHash(append(slices.Clone(views.Sources), ProjectionSources...))
+}
+
+func projectionHash(sources []string) string {
 	h := sha256.New()
-	for _, s := range append(slices.Clone(views.Sources), ProjectionSources...) {
+	for _, s := range sources {
+		s = sqlWithoutComments(s)
 		fmt.Fprintf(h, "%d\x00", len(s))
 		h.Write([]byte(s))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sqlWithoutComments is sql without its -- comments, outside quoted strings and identifiers
+// (inside a dollar-quoted function body a -- is a comment too), each line's trailing white space
+// trimmed and the lines left blank dropped.
+func sqlWithoutComments(sql string) string {
+	var b strings.Builder
+	var quote byte // ' or " while inside a quoted string or identifier
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0 // a doubled quote closes and reopens: the same text
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+			if i == len(sql) {
+				continue
+			}
+			c = '\n'
+		}
+		b.WriteByte(c)
+	}
+	lines := strings.Split(b.String(), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = strings.TrimRight(l, " \t\r"); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // rebuildLockSQL takes the session-level advisory lock (1319, 1) a rebuild holds from start to

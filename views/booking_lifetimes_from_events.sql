@@ -1,6 +1,6 @@
 -- booking_lifetimes_from_events: THE definition of booking_lifetimes, one row per listing with its
 -- latest state and its CURRENT lifetime, computed from booking_events alone. Users query
--- booking_lifetimes, the same rows answered from the listing_lifetimes projection (issue 21: the
+-- booking_lifetimes, the same rows answered from the listing_lifetimes projection (the
 -- same final layer, views/lifetimes_clock.sql, over the stored table; store/projection.go);
 -- booking-consumer lifetimes --verify, the tests and the chaos checks compare the two.
 --
@@ -18,7 +18,8 @@
 -- one; a close event, when there is one, always wins. last_event_type/last_event_at stay the
 -- stored last event.
 --
--- Two layers (issue 13): booking_lifetimes_from_events_stored holds every column that depends on
+-- Two layers, so that a projection stores what the events decide and reads the clock at query
+-- time: booking_lifetimes_from_events_stored holds every column that depends on
 -- the events alone (what the listing_lifetimes projection stores, see store/projection.go);
 -- booking_lifetimes_from_events is it plus the parts that depend on the clock (the expiry above,
 -- lifetime), computed at query time (views/lifetimes_clock.sql). booking_lifetimes, the served

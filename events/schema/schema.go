@@ -1,9 +1,12 @@
 // Package schema holds the JSON Schemas (2020-12) of the booking events, one per event type
 // (listing_opened.json, listing_changed.json, listing_closed.json, embedded), the contract for
 // consumers that do not read Go, and Validate, which checks one encoded event against the schema
-// its event_type names. The schemas accept every event events.Decode accepts; where Decode is
-// stricter, each schema's description lists the rules (events' TestSchemaStricterRules holds the
-// list to the code). It does not import package events, so events' own tests can use it.
+// its event_type names. The schema files are generated from package events' structs (events.Event
+// says how; UPDATE_GOLDENS=1 go test ./events -run TestSchemaFilesAreGenerated writes them, and
+// the test fails when a committed file differs): never edit them by hand. The schemas accept every
+// event events.Decode accepts; where Decode is stricter, each schema's description lists the
+// rules (events' TestSchemaStricterRules holds the list to the code). It does not import package
+// events, so events' own tests can use it.
 package schema
 
 import (

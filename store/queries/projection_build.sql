@@ -5,7 +5,7 @@
 -- page has room for a second version of about half its rows: 13% of the updates of a psql load in
 -- the crawl benchmark's shape were not HOT (each wrote the four indexes). Fillfactor 50 made all of
 -- them HOT, but gives whole-table reads (lifetimes --summary, the dashboard) 1.4x the pages, and
--- --summary is at its 200 ms target; the ingest gain was within the benchmark's noise (issue 21).
+-- --summary is at its 200 ms target; the ingest gain was within the benchmark's noise.
 -- Indexes: the key (one listing), the play-date window, course and source; none on a column the
 -- fold changes (status, times, prices, counts), so a refresh that finds room is HOT. status has
 -- none on purpose: booking_lifetimes' status is computed by the clock layer (open turns expired),

@@ -96,7 +96,7 @@ $fn$;
 -- The fold writes a stored listing's row with a plain UPDATE by the row id it read (ctid: the
 -- listing's lock, held since the statement before, keeps anyone else from moving the row) and a
 -- new listing's with a plain INSERT: no speculative insertion, no conflict check, no second
--- key lookup (ON CONFLICT DO UPDATE cost about half again as much, issue 21 item 4). It runs
+-- key lookup (ON CONFLICT DO UPDATE cost about half again as much when measured). It runs
 -- through EXECUTE, so it is planned for every statement against the table's size and the
 -- statement's keys: PL/pgSQL would otherwise keep a plan made while listing_lifetimes was empty
 -- for the whole session (TestProjectionFoldsFromAnEmptyTableInOneSession). random_page_cost 1.1

@@ -1,5 +1,10 @@
 package crawler
 
+// One site's crawl within a run: collect its pages under its deadline and host shares, judge the
+// result (complete, withheld page sets, a collapse), diff it against the last snapshot and emit
+// its events: the spool's batch prepared, the snapshot saved naming it, then the batch committed
+// (the package doc has the order and why).
+
 import (
 	"cmp"
 	"context"
