@@ -78,6 +78,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 	peer := buildPeer(b)
 	old := os.Getenv("BENCH_OLD_CONSUMER")
 
+	filling := time.Now()
 	topic := kafkatest.Topic(b, addr, 3)
 	const chunk = 50_000
 	var rows [][]any // the COPY ceiling's rows, decoded once (their positions do not matter to it)
@@ -92,6 +93,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			rows = append(rows, storetest.Row(e, topic, (start+i)%3, int64(start+i), m.Value))
 		}
 	}
+	b.Logf("topic %s filled with %d events (and the COPY's rows decoded) in %v", topic, n, time.Since(filling).Round(time.Millisecond))
 
 	processEnv := func(env []string, bin string, args ...string) func(string) running {
 		return func(dbURL string) running {
@@ -192,6 +194,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 	for b.Loop() {
 		res, hog := map[string][]timing{}, map[string][]timing{}
 		for round := range rounds {
+			began := time.Now()
 			got := runRound(rotate(contenders, round), true)
 			for name, t := range got {
 				res[name] = append(res[name], t)
@@ -215,9 +218,10 @@ func BenchmarkProcessDrain(b *testing.B) {
 				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f",
 					ratio(e.drain(), o.drain()), ratio(o.drain(), p.drain()))
 			}
-			b.Log(line)
+			b.Logf("%s (the round took %v)", line, time.Since(began).Round(time.Second))
 		}
 		for round := range hogRounds {
+			began := time.Now()
 			stopHog := startHog(b)
 			got := runRound(rotate(hogged, round), false)
 			stopHog()
@@ -237,7 +241,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			if v, ok := got["variant"]; ok {
 				line += fmt.Sprintf("; variant/expert drain %.2f", ratio(e.drain(), v.drain()))
 			}
-			b.Log(line)
+			b.Logf("%s (the round took %v)", line, time.Since(began).Round(time.Second))
 		}
 		med := func(res map[string][]timing, name string, f func(timing) float64) float64 {
 			var xs []float64
