@@ -24,6 +24,10 @@ import (
 const (
 	defaultNotifyGroup       = "booking-notifier"
 	defaultNotifyMetricsAddr = "127.0.0.1:9466"
+	// defaultClaimBatch is notify's batch: its claim transactions were sized and measured at
+	// 1000 messages; the consumer's own default (consumer.DefaultBatchSize) follows the
+	// projection's per-listing locks, which claims do not take.
+	defaultClaimBatch = 1000
 )
 
 // notifyDefaults are notify's consumingFlags defaults.
@@ -70,7 +74,7 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
 	fs.BoolVar(&cfg.noBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
 		"without it, its first answer is the listings open in booking_lifetimes, worded as already open and exempt from --max-age")
-	fs.IntVar(&cfg.batchSize, "batch-size", consumer.DefaultBatchSize, "max messages per claim transaction")
+	fs.IntVar(&cfg.batchSize, "batch-size", defaultClaimBatch, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	if err := cli.Parse(fs, args); err != nil {

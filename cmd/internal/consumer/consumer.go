@@ -60,10 +60,15 @@ import (
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
-// Defaults for Config. A batch of 1000 × ~500-byte events is ~0.5 MB in memory and one
-// transaction of ~10-50 ms; 200 ms bounds the extra latency a lone event waits for company.
+// Defaults for Config. A batch of 2000 × ~500-byte events is ~1 MB in memory and one
+// transaction of ~20-100 ms; 200 ms bounds the extra latency a lone event waits for company.
 const (
-	DefaultBatchSize = 1000
+	// DefaultBatchSize is the most events a transaction may hold while the projection's trigger
+	// still takes one lock per listing (it takes its one exclusive lock past 2000 listings, which
+	// serialises the batches in flight and every other writer). Against 1000, with PostgreSQL's
+	// and the broker's CPU counted, it cost 10-20 % less CPU per event and drained 1.2-2.1× as
+	// fast, with or without a CPU hog, in every round measured (docs/performance.md, round 3).
+	DefaultBatchSize = 2000
 	// DefaultMaxBatchBytes bounds a batch in bytes: 1000 real events are ~0.5 MB, so only junk
 	// (values near the 64 KiB limit) ever closes a batch by size.
 	DefaultMaxBatchBytes = 8 << 20

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,21 +54,31 @@ import (
 //
 // Each is timed the same way, by a watcher on its own connection outside the contender: start
 // (the process is started, or the first CopyFrom is called), first commit (the first row is
-// visible) and done (count(*) = N; counted every 50 ms once a cheap estimate says the end is near),
-// and the contender's CPU time until done (/proc/pid/stat; for copy, the benchmark process's own).
+// visible) and done (N rows stored: booking_events_hourly's sum, which the triggers keep in the
+// writing transaction, then count(*) = N once; read every 50 ms once the rate says the end is
+// near), and the contender's CPU time until done (/proc/pid/stat; for copy, the benchmark
+// process's own), and PostgreSQL's and the broker's over the same span when they run on this
+// machine (stackCPU: with a core taken, what a drain costs everyone per event bounds its rate).
 // drain is first commit → done; process is start → done; start-up is start → first commit. Every
 // round's ratios are logged; the metrics are medians over the rounds.
+//
+// The topic is filled once and read by every run. Each run's database is a copy of a template
+// made once per binary by its `migrate` (CREATE DATABASE ... TEMPLATE), dropped as soon as the
+// run is timed and before the next run's CHECKPOINT (so no checkpoint writes a finished run's
+// pages). BENCH_PROCESS_ROUNDS=0 runs only the hog rounds; BENCH_PROCESS_PERF=<dir> records each
+// run with perf (startPerf).
 //
 // Targets (on a quiet machine, what the binary COPY must buy over the expert's insert): project/expert drain ≥ 1.3, project/copy drain ≥ 0.8;
 // with the hog, project/expert drain ≥ 1.1; dup/fresh process ≥ 1.5.
 func BenchmarkProcessDrain(b *testing.B) {
 	n := testkit.EnvInt(b, "BENCH_PROCESS_EVENTS", 500_000)
-	rounds := testkit.EnvInt(b, "BENCH_PROCESS_ROUNDS", 5)
+	rounds := envCount(b, "BENCH_PROCESS_ROUNDS", 5)
 	addr := kafkatest.Bootstrap(b)
 	bin := buildConsumer(b)
 	peer := buildPeer(b)
 	old := os.Getenv("BENCH_OLD_CONSUMER")
 
+	filling := time.Now()
 	topic := kafkatest.Topic(b, addr, 3)
 	const chunk = 50_000
 	var rows [][]any // the COPY ceiling's rows, decoded once (their positions do not matter to it)
@@ -82,6 +93,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			rows = append(rows, storetest.Row(e, topic, (start+i)%3, int64(start+i), m.Value))
 		}
 	}
+	b.Logf("topic %s filled with %d events (and the COPY's rows decoded) in %v", topic, n, time.Since(filling).Round(time.Millisecond))
 
 	processEnv := func(env []string, bin string, args ...string) func(string) running {
 		return func(dbURL string) running {
@@ -146,12 +158,12 @@ func BenchmarkProcessDrain(b *testing.B) {
 			hogged = append(hogged, c)
 		}
 	}
-	hogRounds := testkit.EnvInt(b, "BENCH_PROCESS_HOG_ROUNDS", rounds)
-	rowsIn := func(conn *pgx.Conn) func(context.Context) (int, error) {
-		return func(ctx context.Context) (c int, err error) {
-			return c, conn.QueryRow(ctx, "select count(*) from booking_events").Scan(&c)
-		}
+	hogRounds := envCount(b, "BENCH_PROCESS_HOG_ROUNDS", rounds)
+	if rounds+hogRounds == 0 {
+		b.Fatal("BENCH_PROCESS_ROUNDS and BENCH_PROCESS_HOG_ROUNDS are both 0: nothing to measure")
 	}
+	dbs := newDatabases(b)
+	stack := findStack(b, storetest.URL(b), addr)
 	// runRound runs each contender of order once, each into a fresh database, and returns their
 	// timings. After project's, dup (when asked) replays the topic with a new group into project's
 	// database: all duplicates, timed by the group's committed offsets (rows do not change).
@@ -159,14 +171,15 @@ func BenchmarkProcessDrain(b *testing.B) {
 		got := map[string]timing{}
 		for _, c := range order {
 			checkpoint(b)
-			dbURL := migratedDB(b, c.bin)
-			got[c.name] = watch(b, dbURL, n, c.start, rowsIn)
+			dbURL, drop := dbs.fresh(c.bin)
+			got[c.name] = watch(b, c.name, dbURL, n, stack, c.start, storedRows(n))
 			if c.name == "project" && dup {
 				group := kafkatest.Name(b, "dup")
-				got["dup"] = watch(b, dbURL, n, process(bin, consumerArgs(group)...), func(*pgx.Conn) func(context.Context) (int, error) {
+				got["dup"] = watch(b, "dup", dbURL, n, stack, process(bin, consumerArgs(group)...), func(*pgx.Conn) func(context.Context) (int, error) {
 					return committed(addr, group, topic)
 				})
 			}
+			drop()
 		}
 		return got
 	}
@@ -181,6 +194,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 	for b.Loop() {
 		res, hog := map[string][]timing{}, map[string][]timing{}
 		for round := range rounds {
+			began := time.Now()
 			got := runRound(rotate(contenders, round), true)
 			for name, t := range got {
 				res[name] = append(res[name], t)
@@ -188,8 +202,8 @@ func BenchmarkProcessDrain(b *testing.B) {
 			line := fmt.Sprintf("round %d of %d events (load %s):", round+1, n, loadAverage())
 			for _, name := range append(names(contenders), "dup") {
 				t := got[name]
-				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %.1f µs/event;", name, t.drain().Round(time.Millisecond),
-					t.rate(n), t.startup().Round(time.Millisecond), t.cpuPerEvent(n))
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) start-up %v cpu %s;", name, t.drain().Round(time.Millisecond),
+					t.rate(n), t.startup().Round(time.Millisecond), t.cpuLine(n))
 			}
 			p, e, c, d := got["project"], got["expert"], got["copy"], got["dup"]
 			line += fmt.Sprintf(" project/expert drain %.2f process %.2f; project/copy drain %.2f process %.2f; dup/fresh drain %.2f process %.2f",
@@ -204,9 +218,10 @@ func BenchmarkProcessDrain(b *testing.B) {
 				line += fmt.Sprintf("; old/expert drain %.2f; project/old drain %.2f",
 					ratio(e.drain(), o.drain()), ratio(o.drain(), p.drain()))
 			}
-			b.Log(line)
+			b.Logf("%s (the round took %v)", line, time.Since(began).Round(time.Second))
 		}
 		for round := range hogRounds {
+			began := time.Now()
 			stopHog := startHog(b)
 			got := runRound(rotate(hogged, round), false)
 			stopHog()
@@ -216,7 +231,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			line := fmt.Sprintf("hog round %d of %d events, one core busy (load %s):", round+1, n, loadAverage())
 			for _, name := range names(hogged) {
 				t := got[name]
-				line += fmt.Sprintf(" %s drain %v (%.0f/s) cpu %.1f µs/event;", name, t.drain().Round(time.Millisecond), t.rate(n), t.cpuPerEvent(n))
+				line += fmt.Sprintf(" %s drain %v (%.0f/s) cpu %s;", name, t.drain().Round(time.Millisecond), t.rate(n), t.cpuLine(n))
 			}
 			p, e := got["project"], got["expert"]
 			line += fmt.Sprintf(" project/expert drain %.2f process %.2f", ratio(e.drain(), p.drain()), ratio(e.process(), p.process()))
@@ -226,7 +241,7 @@ func BenchmarkProcessDrain(b *testing.B) {
 			if v, ok := got["variant"]; ok {
 				line += fmt.Sprintf("; variant/expert drain %.2f", ratio(e.drain(), v.drain()))
 			}
-			b.Log(line)
+			b.Logf("%s (the round took %v)", line, time.Since(began).Round(time.Second))
 		}
 		med := func(res map[string][]timing, name string, f func(timing) float64) float64 {
 			var xs []float64
@@ -238,29 +253,39 @@ func BenchmarkProcessDrain(b *testing.B) {
 		drainRate := func(t timing) float64 { return t.rate(n) }
 		procRate := func(t timing) float64 { return float64(n) / t.process().Seconds() }
 		startup := func(t timing) float64 { return t.startup().Seconds() * 1000 }
+		perEvent := func(f func(timing, int) float64) func(timing) float64 {
+			return func(t timing) float64 { return f(t, n) }
+		}
 		for _, name := range append(names(contenders), "dup") {
+			if rounds == 0 {
+				break
+			}
+			b.ReportMetric(med(res, name, perEvent(timing.pgPerEvent)), name+"_pg_cpu_us/event")
+			b.ReportMetric(med(res, name, perEvent(timing.totalPerEvent)), name+"_total_cpu_us/event")
 			b.ReportMetric(med(res, name, drainRate), name+"_drain_events/s")
 			b.ReportMetric(med(res, name, procRate), name+"_process_events/s")
 			b.ReportMetric(med(res, name, startup), name+"_startup_ms")
 			b.ReportMetric(med(res, name, func(t timing) float64 { return t.cpuPerEvent(n) }), name+"_cpu_us/event")
 		}
-		pd, ed, cd := med(res, "project", drainRate), med(res, "expert", drainRate), med(res, "copy", drainRate)
-		pp, ep, cp := med(res, "project", procRate), med(res, "expert", procRate), med(res, "copy", procRate)
-		b.ReportMetric(pd/ed, "project/expert_drain")
-		b.ReportMetric(pp/ep, "project/expert_process")
-		b.ReportMetric(pd/cd, "project/copy_drain")
-		b.ReportMetric(pp/cp, "project/copy_process")
-		b.ReportMetric(med(res, "dup", drainRate)/pd, "dup/fresh_drain")
-		b.ReportMetric(med(res, "dup", procRate)/pp, "dup/fresh_process")
-		if _, ok := res["variant"]; ok {
-			vd := med(res, "variant", drainRate)
-			b.ReportMetric(vd/ed, "variant/expert_drain")
-			b.ReportMetric(vd/pd, "variant/project_drain")
-		}
-		if old != "" {
-			od := med(res, "old", drainRate)
-			b.ReportMetric(od/ed, "old/expert_drain")
-			b.ReportMetric(pd/od, "project/old_drain")
+		if rounds > 0 {
+			pd, ed, cd := med(res, "project", drainRate), med(res, "expert", drainRate), med(res, "copy", drainRate)
+			pp, ep, cp := med(res, "project", procRate), med(res, "expert", procRate), med(res, "copy", procRate)
+			b.ReportMetric(pd/ed, "project/expert_drain")
+			b.ReportMetric(pp/ep, "project/expert_process")
+			b.ReportMetric(pd/cd, "project/copy_drain")
+			b.ReportMetric(pp/cp, "project/copy_process")
+			b.ReportMetric(med(res, "dup", drainRate)/pd, "dup/fresh_drain")
+			b.ReportMetric(med(res, "dup", procRate)/pp, "dup/fresh_process")
+			if _, ok := res["variant"]; ok {
+				vd := med(res, "variant", drainRate)
+				b.ReportMetric(vd/ed, "variant/expert_drain")
+				b.ReportMetric(vd/pd, "variant/project_drain")
+			}
+			if old != "" {
+				od := med(res, "old", drainRate)
+				b.ReportMetric(od/ed, "old/expert_drain")
+				b.ReportMetric(pd/od, "project/old_drain")
+			}
 		}
 		if hogRounds > 0 {
 			hp, he := med(hog, "project", drainRate), med(hog, "expert", drainRate)
@@ -268,6 +293,15 @@ func BenchmarkProcessDrain(b *testing.B) {
 			b.ReportMetric(med(hog, "project", procRate)/med(hog, "expert", procRate), "hog_project/expert_process")
 			b.ReportMetric(med(hog, "project", func(t timing) float64 { return t.cpuPerEvent(n) }), "hog_project_cpu_us/event")
 			b.ReportMetric(med(hog, "expert", func(t timing) float64 { return t.cpuPerEvent(n) }), "hog_expert_cpu_us/event")
+			for _, name := range []string{"project", "expert"} {
+				b.ReportMetric(med(hog, name, perEvent(timing.pgPerEvent)), "hog_"+name+"_pg_cpu_us/event")
+				b.ReportMetric(med(hog, name, perEvent(timing.totalPerEvent)), "hog_"+name+"_total_cpu_us/event")
+			}
+			if _, ok := hog["variant"]; ok {
+				b.ReportMetric(med(hog, "variant", drainRate)/he, "hog_variant/expert_drain")
+				b.ReportMetric(med(hog, "variant", drainRate)/hp, "hog_variant/project_drain")
+				b.ReportMetric(med(hog, "variant", perEvent(timing.totalPerEvent)), "hog_variant_total_cpu_us/event")
+			}
 			if old != "" {
 				b.ReportMetric(hp/med(hog, "old", drainRate), "hog_project/old_drain")
 			}
@@ -276,6 +310,21 @@ func BenchmarkProcessDrain(b *testing.B) {
 		b.ReportMetric(float64(rounds), "rounds")
 		b.ReportMetric(float64(hogRounds), "hog_rounds")
 	}
+}
+
+// envCount is the non-negative integer in environment variable key, or def when it is unset (0
+// rounds of one kind: measure only the other, say the hog rounds while looking into them).
+func envCount(b *testing.B, key string, def int) int {
+	b.Helper()
+	s := os.Getenv(key)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		b.Fatalf("%s=%q: want a non-negative integer", key, s)
+	}
+	return v
 }
 
 // contender is one consumer BenchmarkProcessDrain times.
@@ -348,6 +397,7 @@ func committed(addr, group, topic string) func(context.Context) (int, error) {
 type timing struct {
 	start, first, done time.Time
 	cpu                time.Duration // the contender's CPU time (user + system) until done
+	pg, kafka          time.Duration // PostgreSQL's and the broker's CPU time from start to done
 }
 
 // running is a started contender: check fails the benchmark if it died, stop ends it, cpu is
@@ -359,17 +409,29 @@ type running struct {
 
 func (t timing) cpuPerEvent(n int) float64 { return float64(t.cpu.Microseconds()) / float64(n) }
 
+// pgPerEvent and kafkaPerEvent are the servers' CPU per event; totalPerEvent adds the contender's.
+func (t timing) pgPerEvent(n int) float64    { return float64(t.pg.Microseconds()) / float64(n) }
+func (t timing) kafkaPerEvent(n int) float64 { return float64(t.kafka.Microseconds()) / float64(n) }
+func (t timing) totalPerEvent(n int) float64 {
+	return float64((t.cpu + t.pg + t.kafka).Microseconds()) / float64(n)
+}
+
+// cpuLine is the CPU per event for a round's log line: the contender's, PostgreSQL's, the broker's, all.
+func (t timing) cpuLine(n int) string {
+	return fmt.Sprintf("%.1f + pg %.1f + kafka %.1f = %.1f µs/event", t.cpuPerEvent(n), t.pgPerEvent(n), t.kafkaPerEvent(n), t.totalPerEvent(n))
+}
+
 func (t timing) drain() time.Duration   { return t.done.Sub(t.first) }
 func (t timing) process() time.Duration { return t.done.Sub(t.start) }
 func (t timing) startup() time.Duration { return t.first.Sub(t.start) }
 func (t timing) rate(n int) float64     { return float64(n) / t.drain().Seconds() }
 
 // watch starts a contender (start) and times it by progress, read on a connection of its own
-// (rows: count(*) of booking_events; a replay of duplicates: the group's committed offsets): first
-// progress, then progress = n. Counting a large table is not free, so until the progress says the
-// end is under a second away it reads every 500 ms, then every 50 ms (every 10 ms before the first).
-// The contender's processes must stay alive meanwhile; it is stopped once done.
-func watch(b *testing.B, dbURL string, n int, start func(string) running, progress func(*pgx.Conn) func(context.Context) (int, error)) timing {
+// (stored rows: storedRows; a replay of duplicates: the group's committed offsets): first progress,
+// then progress = n. Until the progress says the end is under a second away it reads every
+// 500 ms, then every 50 ms (every 10 ms before the first). The contender's processes must stay
+// alive meanwhile; it is stopped once done. The stack's CPU is read at start and at done.
+func watch(b *testing.B, name, dbURL string, n int, stack stackCPU, start func(string) running, progress func(*pgx.Conn) func(context.Context) (int, error)) timing {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Minute)
 	defer cancel()
@@ -379,6 +441,9 @@ func watch(b *testing.B, dbURL string, n int, start func(string) running, progre
 	}
 	defer conn.Close(context.Background())
 	read := progress(conn)
+	stopPerf := startPerf(b, name)
+	defer stopPerf()
+	pg0, kafka0 := stack.pg(), stack.kafka()
 	t := timing{start: time.Now()}
 	r := start(dbURL)
 	defer r.stop()
@@ -394,6 +459,8 @@ func watch(b *testing.B, dbURL string, n int, start func(string) running, progre
 		}
 		if c >= n {
 			t.done, t.cpu = now, r.cpu()
+			t.pg, t.kafka = stack.pg()-pg0, stack.kafka()-kafka0
+			stopPerf()
 			return t
 		}
 		alive()
@@ -404,6 +471,60 @@ func watch(b *testing.B, dbURL string, n int, start func(string) running, progre
 			wait = 50 * time.Millisecond
 		}
 		time.Sleep(wait)
+	}
+}
+
+// startPerf records, with BENCH_PROCESS_PERF=<dir> set, a system-wide `perf record -g` from a
+// contender's start to its done into <dir>/<name>-<n>.data (perf report --comm postgres: where
+// the backends' time goes); the returned stop ends it (safe to call twice). Without it, nothing.
+func startPerf(b *testing.B, name string) (stop func()) {
+	b.Helper()
+	dir := os.Getenv("BENCH_PROCESS_PERF")
+	if dir == "" {
+		return func() {}
+	}
+	perfSeq++
+	out := filepath.Join(dir, fmt.Sprintf("%s-%d.data", name, perfSeq))
+	cmd := exec.Command("perf", "record", "-a", "-g", "-F", "499", "-o", out)
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("perf record: %v", err)
+	}
+	stopped := false
+	return func() {
+		if !stopped {
+			stopped = true
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+		}
+	}
+}
+
+var perfSeq int
+
+// storedRows reads how many rows booking_events holds, cheaply: booking_events_hourly is kept
+// by booking_events' statement triggers in the writing transaction (migrations 004 and 008), so
+// its sum is the committed rows' count in a few pages, where count(*) reads the whole table
+// (500,000 rows every 50 ms near the end: a core's worth of the watcher's CPU taken from the
+// contenders). Once the sum reaches want it is checked against count(*), once.
+func storedRows(want int) func(*pgx.Conn) func(context.Context) (int, error) {
+	return func(conn *pgx.Conn) func(context.Context) (int, error) {
+		return func(ctx context.Context) (int, error) {
+			var c int
+			if err := conn.QueryRow(ctx, "select coalesce(sum(events), 0) from booking_events_hourly").Scan(&c); err != nil {
+				return 0, err
+			}
+			if c < want {
+				return c, nil
+			}
+			var exact int
+			if err := conn.QueryRow(ctx, "select count(*) from booking_events").Scan(&exact); err != nil {
+				return 0, err
+			}
+			if exact != c {
+				return 0, fmt.Errorf("booking_events_hourly sums to %d rows, booking_events holds %d", c, exact)
+			}
+			return exact, nil
+		}
 	}
 }
 
@@ -448,26 +569,64 @@ func copyChunks(ctx context.Context, dbURL string, rows [][]any, size int) error
 	return nil
 }
 
-// migratedDB creates an empty database, runs bin migrate on it (so each binary gets its own
-// schema and triggers), drops it when the benchmark ends, and returns its URL.
-func migratedDB(b *testing.B, bin string) string {
-	b.Helper()
-	admin := storetest.URL(b)
-	name := kafkatest.Name(b, "golf_proc")
-	name = strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(name))
-	adminExec(b, admin, "create database "+name)
-	b.Cleanup(func() { adminExec(b, admin, "drop database if exists "+name+" with (force)") })
-	u, err := url.Parse(admin)
+// databases makes the contenders' fresh databases: the first one a binary asks for is a template,
+// made by its own `migrate`; every run then gets a copy of that template (CREATE DATABASE ...
+// TEMPLATE: the same catalog and files, without a migrate per run), dropped as soon as the run is
+// timed, so the rounds' rows never pile up on disk.
+type databases struct {
+	b         *testing.B
+	admin     *url.URL
+	templates map[string]string // binary → its template database
+}
+
+func newDatabases(b *testing.B) *databases {
+	u, err := url.Parse(storetest.URL(b))
 	if err != nil {
 		b.Fatal(err)
 	}
+	return &databases{b: b, admin: u, templates: map[string]string{}}
+}
+
+// name is a fresh database name.
+func (d *databases) name(prefix string) string {
+	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(kafkatest.Name(d.b, prefix)))
+}
+
+// urlOf is the URL of the database name on the admin's server.
+func (d *databases) urlOf(name string) string {
+	u := *d.admin
 	u.Path = "/" + name
-	cmd := exec.Command(bin, "migrate", "--database-url", u.String())
-	cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("%s migrate: %v\n%s", bin, err, out)
-	}
 	return u.String()
+}
+
+// fresh is a new database with bin's schema and triggers, and the drop that removes it.
+func (d *databases) fresh(bin string) (dbURL string, drop func()) {
+	b := d.b
+	b.Helper()
+	admin := d.admin.String()
+	tmpl, ok := d.templates[bin]
+	if !ok {
+		tmpl = d.name("golf_tmpl")
+		adminExec(b, admin, "create database "+tmpl)
+		b.Cleanup(func() { adminExec(b, admin, "drop database if exists "+tmpl+" with (force)") })
+		cmd := exec.Command(bin, "migrate", "--database-url", d.urlOf(tmpl))
+		cmd.Env = append(os.Environ(), "LOG_LEVEL=warn")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s migrate: %v\n%s", bin, err, out)
+		}
+		d.templates[bin] = tmpl
+	}
+	name := d.name("golf_proc")
+	adminExec(b, admin, "create database "+name+" template "+tmpl)
+	dropped := false
+	drop = func() {
+		if !dropped {
+			dropped = true
+			adminExec(b, admin, "drop database if exists "+name+" with (force)")
+		}
+	}
+	b.Cleanup(drop)
+	return d.urlOf(name), drop
 }
 
 // checkpoint flushes the shared server's dirty pages, so that no contender pays for a checkpoint
