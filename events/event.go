@@ -64,7 +64,7 @@ const (
 // these structs: see Event), qualified there as "the new value" in a listing_changed and "the last
 // seen" in a listing_closed; its previous tag is its description inside previous.
 type Values struct {
-	// Green fee per player in Korean won; null when the site shows none.
+	// Green fee per player in Korean won; null when the site shows none ("전화문의", "마감", ...).
 	PriceKRW *int64 `json:"price_krw" previous:"The price before the change; null when there was none."`
 	// Players the tee time takes; null when the site shows none.
 	Players *int `json:"players" previous:"The players before the change; null when there were none."`
@@ -101,41 +101,51 @@ func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (
 // of DateLayout or TimeLayout, enum=a|b for the values of a field that is not a range (Validate
 // must reject every other: the test checks), only=<type> for a field one event type alone has.
 type Event struct {
-	// Deterministic (name-based, version 5) UUID of this transition: redelivery and replay repeat
-	// it, so it is the deduplication key. The crawler writes the canonical lower-case form; Decode
-	// also reads the upper-case, braced, urn:uuid: and undashed forms.
+	// Deterministic (name-based, version 5) UUID of this transition, never of the crawl: over
+	// listing_key, the crawler state's epoch, the listing's lifetime (its openings counted),
+	// event_type and, for a change, its number within the lifetime and the new price_krw and
+	// players. Redelivery, replay and a crawl that re-derives the transition (after a failed
+	// snapshot save, a crash) repeat it, so it is the deduplication key; a price going 100 → 90 →
+	// 100 → 90 is four ids, and a reopen is a new lifetime, never a duplicate. The crawler writes
+	// the canonical lower-case form; Decode also reads the upper-case, braced, urn:uuid: and
+	// undashed forms.
 	EventID uuid.UUID `json:"event_id"`
 	// The transition: listing_opened, listing_changed or listing_closed.
 	EventType Type `json:"event_type"`
 	// Version of this contract; a breaking change is a new version (CONTRIBUTING.md).
 	SchemaVersion int `json:"schema_version"`
-	// When the crawl observed the transition: RFC 3339 (the crawler writes +09:00 with six
-	// fractional digits, microseconds, e.g. 2026-11-29T10:10:00.000000+09:00), any offset and any
-	// precision of seconds: a consumer must not rely on the crawler's spelling. Decode also reads
-	// the looser spellings Go's time parser takes (a one-digit hour, ',' before the fraction, an
-	// offset hour up to 99), so this pattern admits them too.
+	// When the crawl observed the transition (for a close, the first complete crawl that missed
+	// the listing): RFC 3339 (the crawler writes +09:00 with six fractional digits, microseconds,
+	// PostgreSQL's precision, e.g. 2026-11-29T10:10:00.000000+09:00), any offset and any precision
+	// of seconds: a consumer must not rely on the crawler's spelling. Decode also reads the looser
+	// spellings Go's time parser takes (a one-digit hour, ',' before the fraction, an offset hour
+	// up to 99), so the schemas' pattern admits them too.
 	OccurredAt time.Time `json:"occurred_at"`
-	// The crawl that observed it, informational ("<source>@<RFC 3339 start>").
+	// The crawl that observed it, "<source>@<crawl start, RFC 3339 at +09:00 with microseconds>":
+	// informational, not part of event_id.
 	CrawlID string `json:"crawl_id"`
 	// The site, a name of the crawler's sites file (white space folded).
 	Source string `json:"source"`
 	// Stable identity of the tee time and the Kafka message key: source, course_name, course_part,
 	// play_date and tee_time joined by '|', each part trimmed with inner white space folded to one
-	// space, '\\' written '\\\\' and '|' written '\\|' inside a part.
+	// space, '\' written '\\' and '|' written '\|' inside a part, so two listings never share a
+	// key.
 	ListingKey string `json:"listing_key"`
 	// The course (white space folded).
 	CourseName string `json:"course_name"`
 	// The course's part (e.g. OUT, IN); empty when the site has none. Null reads as empty.
 	CoursePart string `json:"course_part"`
-	// The site's own spelling of the play date, informational.
+	// The site's own spelling of the play date, e.g. "12/05(토)": informational.
 	RoundDate string `json:"round_date"`
-	// The local date of play at the course (Korea, Asia/Seoul), YYYY-MM-DD.
+	// The local date of play at the course (Korea, Asia/Seoul), YYYY-MM-DD: round_date with the
+	// year inferred.
 	PlayDate string `json:"play_date" schema:"pattern=date"`
 	// The local tee time at the course (Asia/Seoul), HH:MM, 24 hours.
 	TeeTime string `json:"tee_time" schema:"pattern=time"`
 	Values
 	Attributes
-	// booked: gone from the site before its tee time; expired: its tee time passed.
+	// Why the listing closed: expired when its tee time had passed at the first complete crawl that
+	// missed it, else booked.
 	CloseReason CloseReason `json:"close_reason,omitempty" schema:"only=listing_closed,enum=booked|expired"`
 	// The values before the change.
 	Previous *Previous `json:"previous,omitempty" schema:"only=listing_changed"`
