@@ -22,16 +22,21 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// TestSchemaFilesAreGenerated: events/schema/<event_type>.json is what the structs of event.go say
-// (their comments, types and schema tags) and what Decode and Validate accept (required, null,
-// ranges, byte bounds). UPDATE_GOLDENS=1 writes the files; without it a committed file that
-// differs fails here, so a new field is one field in event.go (and its check in Validate).
+// TestSchemaFilesAreGenerated: events/schema/<event_type>.json and docs/contract.md's field table
+// are what the structs of event.go say (their comments, types and schema tags) and what Decode
+// and Validate accept (required, null, ranges, byte bounds). UPDATE_GOLDENS=1 writes them (the
+// table between its marker lines, the rest of the page staying as written); without it a
+// committed file that differs fails here, so a new field is one field in event.go (and its check
+// in Validate).
 func TestSchemaFilesAreGenerated(t *testing.T) {
 	docs := parseDocs(t, "event.go")
+	gens := map[Type]schemaGen{}
 	for _, typ := range []Type{ListingOpened, ListingChanged, ListingClosed} {
 		g := schemaGen{t: t, typ: typ, docs: docs}
+		gens[typ] = g
 		testkit.Golden(t, "schema/"+string(typ)+".json", g.document())
 	}
+	testkit.GoldenSection(t, contractPage, contractTableBegin, contractTableEnd, contractTable(gens))
 }
 
 // The patterns of the texts Decode parses: uuid.UUID's forms, time.Time's RFC 3339 as its parser
