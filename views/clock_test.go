@@ -64,32 +64,32 @@ func TestClockLayerServesEveryStoredColumn(t *testing.T) {
 			t.Fatalf("%.80s: %v", sql, err)
 		}
 	}
-	exec(`create table scratch_stored as select *, 18 as holes from booking_lifetimes_from_events_stored`)
+	exec(`create table scratch_stored as select *, 18 as scratch_holes from booking_lifetimes_from_events_stored`)
 	exec(views.ClockLayer("scratch_served", "scratch_stored"))
 	got := columnsOf(t, pool, "scratch_served")
-	if want := append(slices.Clone(served), "holes"); !slices.Equal(got, want) {
-		t.Fatalf("over a stored relation with a new column holes the clock layer serves\n%v\nwant\n%v", got, want)
+	if want := append(slices.Clone(served), "scratch_holes"); !slices.Equal(got, want) {
+		t.Fatalf("over a stored relation with a new column scratch_holes the clock layer serves\n%v\nwant\n%v", got, want)
 	}
 	var holes int
 	var status string
-	if err := pool.QueryRow(t.Context(), "select holes, status from scratch_served").Scan(&holes, &status); err != nil || holes != 18 || status != "booked" {
-		t.Fatalf("scratch_served: holes %d, status %q, %v; want 18, booked", holes, status, err)
+	if err := pool.QueryRow(t.Context(), "select scratch_holes, status from scratch_served").Scan(&holes, &status); err != nil || holes != 18 || status != "booked" {
+		t.Fatalf("scratch_served: scratch_holes %d, status %q, %v; want 18, booked", holes, status, err)
 	}
 
 	var oid uint32
 	if err := pool.QueryRow(t.Context(), "select 'scratch_served'::regclass::oid").Scan(&oid); err != nil {
 		t.Fatal(err)
 	}
-	exec(`alter table scratch_stored add column tees text default 'blue'`)
+	exec(`alter table scratch_stored add column scratch_tees text default 'blue'`)
 	exec(views.ClockLayer("scratch_served", "scratch_stored"))
 	got = columnsOf(t, pool, "scratch_served")
-	if want := append(slices.Clone(served), "holes", "tees"); !slices.Equal(got, want) {
+	if want := append(slices.Clone(served), "scratch_holes", "scratch_tees"); !slices.Equal(got, want) {
 		t.Fatalf("re-applied over the grown table the clock layer serves\n%v\nwant\n%v", got, want)
 	}
 	var after uint32
 	var tees string
-	if err := pool.QueryRow(t.Context(), "select 'scratch_served'::regclass::oid, tees from scratch_served").Scan(&after, &tees); err != nil || after != oid || tees != "blue" {
-		t.Fatalf("re-applied: oid %d (was %d), tees %q, %v; want the same view, blue", after, oid, tees, err)
+	if err := pool.QueryRow(t.Context(), "select 'scratch_served'::regclass::oid, scratch_tees from scratch_served").Scan(&after, &tees); err != nil || after != oid || tees != "blue" {
+		t.Fatalf("re-applied: oid %d (was %d), scratch_tees %q, %v; want the same view, blue", after, oid, tees, err)
 	}
 }
 
