@@ -1,11 +1,13 @@
 package views_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -90,6 +92,13 @@ func TestClockLayerServesEveryStoredColumn(t *testing.T) {
 	var tees string
 	if err := pool.QueryRow(t.Context(), "select 'scratch_served'::regclass::oid, scratch_tees from scratch_served").Scan(&after, &tees); err != nil || after != oid || tees != "blue" {
 		t.Fatalf("re-applied: oid %d (was %d), scratch_tees %q, %v; want the same view, blue", after, oid, tees, err)
+	}
+
+	// Over a relation without columns the view has, it is PostgreSQL's own error, SQLSTATE and
+	// all, through the do block: the swap's fallback (drop and re-create) is chosen by the code.
+	_, err := pool.Exec(t.Context(), views.ClockLayer("scratch_served", "booking_lifetimes_from_events_stored"))
+	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "42P16" {
+		t.Fatalf("re-applied over a relation without scratch_holes: %v; want SQLSTATE 42P16", err)
 	}
 }
 
