@@ -28,11 +28,13 @@ var BookingLifetimesFromEventsSQL string
 //go:embed lifetimes_clock.sql
 var lifetimesClockSQL string
 
-// ClockLayer is the CREATE OR REPLACE VIEW of view: the clock-dependent final layer of
+// ClockLayer is the statement that creates or replaces view: the clock-dependent final layer of
 // booking_lifetimes (expiry and lifetime, computed at query time) over stored, a relation with the
-// columns of booking_lifetimes_from_events_stored. The definition (booking_lifetimes_from_events)
-// and the served booking_lifetimes (over the projection) are both made by it, so the two cannot
-// drift apart.
+// columns of booking_lifetimes_from_events_stored. The view's columns are read from stored's
+// catalog when the statement runs (every stored column, in its order, lifetime after
+// last_event_at), so a column added to the definition needs no edit of the clock layer. The
+// definition (booking_lifetimes_from_events) and the served booking_lifetimes (over the
+// projection) are both made by it, so the two cannot drift apart.
 func ClockLayer(view, stored string) string {
 	return strings.NewReplacer(":view", view, ":stored", stored).Replace(lifetimesClockSQL)
 }
