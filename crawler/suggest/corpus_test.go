@@ -105,6 +105,12 @@ func corpusShapes() []corpusShape {
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
 					"  --data-raw 'golfrestype=real&courseid=138&usrmemcd=13&pointdate=" + d8(d) + "&openyn=1&dategbn=4&choice_time=00&cssncourseum=&inputtype=I'"
 			}},
+		{name: "calendar then Book_time links, euc-kr", source: "jaehyunlee25/teezzim_webview_server script/search/island.js",
+			clubs: []int{sitesim.CalendarClub}, oneClub: true,
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathBookCalendar + "'" + browser(b+sitesim.PathBookCalendar) +
+					" \\\n  -H 'content-type: application/x-www-form-urlencoded' \\\n  --data-raw 'book_date=" + d8(d) + "'"
+			}},
 		{name: "form post behind an expiring login", source: "ksh20531/pythonProject sunVally_config.py", players: true, login: true,
 			cfg: func(c *sitesim.Config) { c.SessionRequests = 15 },
 			curl: func(b string, d time.Time) string {
