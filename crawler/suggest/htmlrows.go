@@ -188,7 +188,7 @@ func rowSelector(list string, row *goquery.Selection, sig string) string {
 
 // cellColumns are the cells of the rows: for a table row its td cells by position (named by
 // their class when it is their own, else by nth-child) and header; for other rows the leaf
-// elements with a class. Each row is walked once (its classes counted in that walk), so the
+// elements with a class; for every row the arguments of its javascript: links (linkArgs). Each row is walked once (its classes counted in that walk), so the
 // work is linear in the rows' elements; it ends with ctx.
 func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, error) {
 	var cols []column
@@ -210,24 +210,29 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 			cells = leaves
 		}
 		seen := map[string]bool{}
-		cells.Each(func(i int, c *goquery.Selection) {
-			where := cellSelector(c, i, counts)
+		add := func(where, name, value string) int {
 			if where == "" || seen[where] {
-				return
+				return -1
 			}
 			seen[where] = true
 			k, ok := idx[where]
 			if !ok {
 				k = len(cols)
 				idx[where] = k
-				name := where
-				if i < len(headers) && goquery.NodeName(row) == "tr" {
-					name = headers[i] + " " + where
-				}
 				cols = append(cols, column{name: name, where: where, values: make([]string, len(rows))})
 			}
-			cols[k].values[r] = crawler.CleanText(c.Text())
+			cols[k].values[r] = crawler.CleanText(value)
+			return k
+		}
+		cells.Each(func(i int, c *goquery.Selection) {
+			where := cellSelector(c, i, counts)
+			name := where
+			if i < len(headers) && goquery.NodeName(row) == "tr" {
+				name = headers[i] + " " + where
+			}
+			add(where, name, c.Text())
 		})
+		linkArgs(row, func(where, name, value string) { add(where, name, value) })
 	}
 	return cols, nil
 }
