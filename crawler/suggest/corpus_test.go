@@ -111,6 +111,12 @@ func corpusShapes() []corpusShape {
 				return "curl '" + b + sitesim.PathBookCalendar + "'" + browser(b+sitesim.PathBookCalendar) +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded' \\\n  --data-raw 'book_date=" + d8(d) + "'"
 			}},
+		{name: "korean times and prices", source: "jaehyunlee25/teezzim_webview_server script/search_core/delphino.js",
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathKoreanGrid + "'" + browser(b+"/m.rsv.selectMobileRsvStep.dp") +
+					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
+					"  --data-raw 'fRsvD=" + d8(d) + "&fJiyukCd=60&fStoreCd=138'"
+			}},
 		{name: "form post behind an expiring login", source: "ksh20531/pythonProject sunVally_config.py", players: true, login: true,
 			cfg: func(c *sitesim.Config) { c.SessionRequests = 15 },
 			curl: func(b string, d time.Time) string {
