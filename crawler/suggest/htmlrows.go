@@ -188,7 +188,7 @@ func rowSelector(list string, row *goquery.Selection, sig string) string {
 
 // cellColumns are the cells of the rows: for a table row its td cells by position (named by
 // their class when it is their own, else by nth-child) and header; for other rows the leaf
-// elements with a class; for every row the arguments of its javascript: links (linkArgs). Each row is walked once (its classes counted in that walk), so the
+// elements with a class and the classless children; for every row the arguments of its javascript: links (linkArgs). Each row is walked once (its classes counted in that walk), so the
 // work is linear in the rows' elements; it ends with ctx.
 func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, error) {
 	var cols []column
@@ -238,7 +238,7 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 }
 
 // rowElements walks a row's elements once: how many of them match each tag.class, and its leaf
-// elements with a class. ok is false for an element with more than maxRowElements elements or
+// elements with a class or, without one, children of the row. ok is false for an element with more than maxRowElements elements or
 // maxRowCells leaves: a whole table or list, not one row of it (the walk stops there).
 func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery.Selection, ok bool) {
 	counts = map[string]int{}
@@ -268,7 +268,9 @@ func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery
 					break
 				}
 			}
-			if leaf && class != "" {
+			// A leaf without a class is a cell only as a child of the row itself, where its
+			// position names it (div.grid > span:nth-child(2)).
+			if leaf && (class != "" || p == row.Nodes[0]) {
 				leafNodes = append(leafNodes, c)
 			}
 			if !walk(c) {
@@ -284,7 +286,8 @@ func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery
 }
 
 // cellSelector names a cell within its row: tag.class when no other element of the row matches
-// it (counts: the row's elements per tag.class), else a td by position.
+// it (counts: the row's elements per tag.class), else a td, or a classless child of the row, by
+// position.
 func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 	tag := goquery.NodeName(c)
 	if cls := strings.Fields(c.AttrOr("class", "")); len(cls) > 0 {
@@ -295,6 +298,9 @@ func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 	}
 	if tag == "td" {
 		return "td:nth-child(" + itoa(i+1) + ")"
+	}
+	if c.AttrOr("class", "") == "" { // a child of the row (rowElements), named by its position
+		return tag + ":nth-child(" + itoa(c.Index()+1) + ")"
 	}
 	return ""
 }
