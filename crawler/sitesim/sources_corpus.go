@@ -89,8 +89,8 @@ func (s *Site) serveCorpus(w http.ResponseWriter, r *http.Request, now time.Time
 	}
 }
 
-// listPrice is the listing's list price: its opening price plus listPriceExtra (nil without one).
-func listPrice(l *listing) *int64 {
+// corpusListPrice is the listing's list price: its opening price plus listPriceExtra (nil without one).
+func corpusListPrice(l *listing) *int64 {
 	if l.PriceKRW == nil {
 		return nil
 	}
@@ -138,7 +138,7 @@ func (s *Site) serveTeescanner(w http.ResponseWriter, r *http.Request, now time.
 		}
 		list = append(list, map[string]any{
 			"teetime_time": s.shownTime(l, false), "course_name": entities(l.Part),
-			"min_cost": price, "min_orgin_cost": listPrice(l), "caddie_name": caddies[(int(shift)+i)%len(caddies)],
+			"min_cost": price, "min_orgin_cost": corpusListPrice(l), "caddie_name": caddies[(int(shift)+i)%len(caddies)],
 			"benefit_comment": benefit, "product_tag_nm": tag, "discount_yn": discount,
 			"is_9h": "N", "is_4p": map[bool]string{true: "Y", false: "N"}[players == 4], "round_people": players,
 		})
@@ -164,7 +164,7 @@ func (s *Site) serveReservationController(w http.ResponseWriter, r *http.Request
 		price, players := l.StateAt(now)
 		basic, charge := "", ""
 		if price != nil {
-			basic, charge = commas(*listPrice(l)), commas(*price)
+			basic, charge = commas(*corpusListPrice(l)), commas(*price)
 		}
 		list = append(list, map[string]any{
 			"BK_DAY": date.Format("20060102"), "BK_COS": l.Part, "BK_TIME": s.shownTime(l, true),
@@ -191,7 +191,7 @@ func (s *Site) serveRealTimeList(w http.ResponseWriter, r *http.Request, now tim
 	for i, l := range rows {
 		price, players := l.StateAt(now)
 		normal := "전화문의"
-		if lp := listPrice(l); lp != nil {
+		if lp := corpusListPrice(l); lp != nil {
 			normal = commas(*lp)
 		}
 		sale := "전화문의"

@@ -39,7 +39,7 @@ const PathJSONCaddie = "/api/caddie/teeList.json"
 var caddies = []string{"김민지 캐디", "이서연 캐디", "박지훈 캐디", "최유나 캐디", "정하늘 캐디", "강도윤 캐디", "윤세아 캐디", "임태양 캐디", "한별 캐디"}
 
 func isMoreSourcePath(path string) bool {
-	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie || isCorpusPath(path)
+	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie || isCorpusPath(path) || isPriceSourcePath(path)
 }
 
 func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
@@ -51,7 +51,11 @@ func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.
 	case PathJSONCaddie:
 		s.serveJSONCaddie(w, r, now)
 	default:
-		s.serveCorpus(w, r, now)
+		if isCorpusPath(r.URL.Path) {
+			s.serveCorpus(w, r, now)
+			return
+		}
+		s.servePriceSource(w, r, now)
 	}
 }
 

@@ -155,7 +155,10 @@ func (a *analysis) rows(ctx context.Context) error {
 		cols = hr.cols
 	}
 	a.cols = cols
-	as := assignFields(cols, targetNames, a.o.Name, a.date, a.say)
+	as := assignFields(cols, targetNames, a.o.Name, a.date, a.pageReader(ctx), a.say)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for name, p := range as.fields {
 		a.setField(name, p)
 	}

@@ -59,7 +59,7 @@ type corpusShape struct {
 	// partial, when set, is exactly what suggest says it could not decide (it exits 2).
 	partial string
 	// wrong, when set, says how today's suggestion crawls wrong listings: the subtest is skipped
-	// with it until the ranking by crawling picks the price a golfer pays.
+	// with it.
 	wrong string
 }
 
@@ -92,14 +92,13 @@ func corpusShapes() []corpusShape {
 				return b + sitesim.PathJSONMMDD + "?ccNo=139&playDate=" + d8(d)
 			}},
 		{name: "controller form post json", source: "jaehyunlee25/teezzim_webview_server script/search_core/allday.js", players: true,
-			wrong: "price ← BK_BASIC_CHARGE, the list price (no price drop is seen), not BK_CHARGE",
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathReservationController + "'" + browser(b+"/reservation/real.asp") +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
 					"  --data-raw 'method=getTeeList&coDiv=138&cos=All&part=All&date=" + d8(d) + "'"
 			}},
 		{name: "ajax html list and sale price", source: "jaehyunlee25/teezzim_webview_server script/search_core/adelscott.js",
-			wrong: "price ← 정상가, the list price, not 할인가; players ← No, the row number",
+			wrong: "players ← No, the row number",
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathRealTimeList + "'" + browser(b+"/GolfRes/onepage/real_reservation.asp") +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +

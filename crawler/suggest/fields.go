@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -32,37 +33,29 @@ type assignment struct {
 // reads all its values (column.fits), and among the candidates a more telling shape wins (a time
 // with ":" or 시 over a four-digit code, a price with 원 or a separator over a bare number).
 // targetNames are the given targets' names (nil: none given); crawledAt is the crawl's time a
-// year-less date is read at.
-func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, say func(format string, args ...any)) assignment {
+// year-less date is read at. read, when not nil, reads the fetched page through the crawler's
+// parser: of a cell's best candidates the one that reads the most listings wins (decide).
+func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
 	a := assignment{fields: map[string]pick{}}
 	used := map[int]bool{}
+	// The identity cells are read before the course part is decided: they are read with the
+	// column named like one held as the part (else a club's parts, sharing their tee times,
+	// collapse into one listing and a column unique per row, an update time, reads more).
+	held := heldPart(cols, crawledAt)
 	choose := func(field string, byHint bool) int {
-		best, bestF, bestH := -1, fit{}, 0
-		for i, c := range cols {
-			if used[i] {
-				continue
-			}
-			f := c.fits(cells[field], crawledAt)
-			if !f.ok {
-				continue
-			}
-			h := hint(field, c.name)
-			byShape := f.rank < bestF.rank || (f.rank == bestF.rank && f.n > bestF.n)
-			sameShape := f.rank == bestF.rank && f.n == bestF.n
-			better := byShape || (sameShape && h > bestH)
-			if byHint {
-				better = h > bestH || (h == bestH && byShape)
-			}
-			if best < 0 || better {
-				best, bestF, bestH = i, f, h
-			}
+		fields := a.fields
+		if held >= 0 && cells[field].Identity() {
+			fields = maps.Clone(a.fields)
+			fields["course_part"] = pick{where: cols[held].where}
 		}
-		if best >= 0 {
-			used[best] = true
-			a.fields[field] = pick{where: cols[best].where}
-			say("%s ← %s: %d of %d rows look like %s%s", field, cols[best].label(), bestF.n, bestF.rows, bestF.shape.Name, hintNote(field, cols[best].name))
+		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, fields, read)
+		if d.win == nil {
+			return -1
 		}
-		return best
+		used[d.win.i] = true
+		a.fields[field] = pick{where: cols[d.win.i].where}
+		sayDecision(say, cols, field, d)
+		return d.win.i
 	}
 	if choose("tee_time", false) < 0 {
 		a.missing = append(a.missing, "tee_time")
@@ -86,6 +79,19 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	}
 	a.assignCourse(cols, used, targetNames, clubName, crawledAt, say)
 	return a
+}
+
+// heldPart is the column the identity cells are read with as the course part: the one whose name
+// says part most (코스, part), if its values are names and its name and values say no person,
+// count or tag; -1 for none.
+func heldPart(cols []column, crawledAt time.Time) int {
+	best, bestH := -1, 0
+	for i, c := range cols {
+		if h := hint("course_part", c.name); h > bestH && c.fits(cells["course_part"], crawledAt).ok && notIdentityName(c) == "" {
+			best, bestH = i, h
+		}
+	}
+	return best
 }
 
 func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, clubName string, crawledAt time.Time, say func(string, ...any)) {

@@ -230,7 +230,9 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 			if i < len(headers) && goquery.NodeName(row) == "tr" {
 				name = headers[i] + " " + where
 			}
-			add(where, name, c.Text())
+			if k := add(where, name, c.Text()); k >= 0 && struck(c) {
+				cols[k].struck++
+			}
 		})
 		linkArgs(row, func(where, name, value string) { add(where, name, value) })
 	}
@@ -303,6 +305,16 @@ func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 		return tag + ":nth-child(" + itoa(c.Index()+1) + ")"
 	}
 	return ""
+}
+
+// struck reports whether a cell's text is struck through (<del>, <s>, <strike>): a list price
+// beside the one a golfer pays.
+func struck(c *goquery.Selection) bool {
+	switch goquery.NodeName(c) {
+	case "del", "s", "strike":
+		return true
+	}
+	return c.Find("del, s, strike").Length() > 0
 }
 
 // headerNames are the texts of the th cells of the rows' table, by position.

@@ -13,12 +13,24 @@ import (
 
 // bigHTML is a page as big as a real club's month: one table of n rows of the ordinary shape (course, date, time,
 // price, players).
-func bigHTML(n int) []byte {
+func bigHTML(n int) []byte { return bigHTMLPrices(n, false) }
+
+// bigHTMLPrices is bigHTML, with a struck-through list price before the price when list is set:
+// two price columns, which the analysis reads through the crawler's parser to decide.
+func bigHTMLPrices(n int, list bool) []byte {
 	var b strings.Builder
-	b.WriteString(`<html><body><table id="res"><tr><th>골프장</th><th>날짜</th><th>시간</th><th>그린피</th><th>인원</th></tr>`)
+	b.WriteString(`<html><body><table id="res"><tr><th>골프장</th><th>날짜</th><th>시간</th>`)
+	if list {
+		b.WriteString(`<th>정가</th>`)
+	}
+	b.WriteString(`<th>그린피</th><th>인원</th></tr>`)
 	for i := range n {
-		fmt.Fprintf(&b, `<tr class="slot"><td class="club">레이크 CC</td><td class="d">12/05(토)</td><td class="t">%02d:%02d</td><td class="p">%d원</td><td class="n">4</td></tr>`,
-			5+i/60%14, i%60, 100000+i%50*1000)
+		price := 100000 + i%50*1000
+		fmt.Fprintf(&b, `<tr class="slot"><td class="club">레이크 CC</td><td class="d">12/05(토)</td><td class="t">%02d:%02d</td>`, 5+i/60%14, i%60)
+		if list {
+			fmt.Fprintf(&b, `<td class="l"><del>%d원</del></td>`, price+30000)
+		}
+		fmt.Fprintf(&b, `<td class="p">%d원</td><td class="n">4</td></tr>`, price)
 	}
 	b.WriteString(`</table></body></html>`)
 	return []byte(b.String())

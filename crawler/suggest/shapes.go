@@ -38,6 +38,8 @@ type column struct {
 	name   string
 	where  string
 	values []string
+	// struck is how many of its cells are struck through (HTML <del>, <s>): a list price's
+	struck int
 }
 
 // fit is how a column's values fit a cell.

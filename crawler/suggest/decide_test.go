@@ -1,0 +1,183 @@
+package suggest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+)
+
+// The hand-written entries of the two shapes that show a list price beside the price a golfer
+// pays (sitesim's sources_prices.go).
+const priceSites = `sites:
+  - name: sim-prices-html
+    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
+    requests:
+      - method: POST
+        url: 'BASE/reservation/list/ajax_real_timeinfo_list.do'
+        form: {golfResType: real, clubCd: '{{.Target.id}}', pointDate: '{{.Date.Format "20060102"}}'}
+    row: "table.cm_time_list_tbl tr:has(td)"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "td:nth-child(3)"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td:nth-child(2)"}
+      price: {selector: "td:nth-child(6)"}
+  - name: sim-prices-json
+    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
+    requests:
+      - url: 'BASE/booking/bookingModels.asp?requestType=get&gc={{.Target.id}}&chosenDate={{.Date.Format "2006-01-02"}}'
+    format: json
+    json:
+      rows: data
+      empty_when: [{path: data, is: empty}]
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: course}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {path: time}
+      price: {path: onegreenfee}
+`
+
+func priceSite(t *testing.T, name, base string) *crawler.Site {
+	t.Helper()
+	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(priceSites, "BASE", base)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no site %s", name)
+	return nil
+}
+
+// TestSuggestDecidesByCrawling: pages where the shapes and names of the columns pick the wrong
+// one. The HTML table shows the 집합시간 (when the group meets, shared by the tee times of a half
+// hour) before the tee time, both named 시간 and shaped like times, and the 정상가 (struck
+// through) before the 할인가; the JSON rows carry greenfee (the list price) beside onegreenfee
+// (the price a golfer pays), both named like a green fee. By shape and name, suggest took the
+// meeting time for the tee time (its crawl collapsed the tee times of each half hour into one)
+// and the list price for the price (no price drop ever seen). Each candidate is now read
+// through the crawler's parser on the fetched page: the tee time reads the most listings, and
+// of two prices the lower one, the one a golfer pays, wins; stderr names the winner, the
+// runner-up and the list price, and the entry crawls like the hand-written one.
+func TestSuggestDecidesByCrawling(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	for _, tc := range []struct {
+		name, hand string
+		curl       func(base string) string
+		want       map[string]string // field: where
+		say        []string
+	}{
+		{name: "html", hand: "sim-prices-html",
+			curl: func(base string) string {
+				return "curl '" + base + sitesim.PathPricesHTML + "' -H 'Content-Type: application/x-www-form-urlencoded; charset=UTF-8' " +
+					"-H 'X-Requested-With: XMLHttpRequest' --data-raw 'golfResType=real&clubCd=138&pointDate=" + day.Format("20060102") + "'"
+			},
+			want: map[string]string{"tee_time": "td:nth-child(2)", "price": "td:nth-child(6)", "course_part": "td:nth-child(3)"},
+			say: []string{"tee_time ← td:nth-child(2) (시간 td:nth-child(2))", "runner-up td:nth-child(1) (집합시간 td:nth-child(1))",
+				"price: td:nth-child(6) (할인가 td:nth-child(6)) is the price a golfer pays", "not td:nth-child(5) (정상가 td:nth-child(5)) (list price"},
+		},
+		{name: "json", hand: "sim-prices-json",
+			curl: func(base string) string {
+				return "curl '" + base + sitesim.PathPricesJSON + "?requestType=get&gc=138&chosenDate=" + day.Format("2006-01-02") + "' -H 'Accept: application/json'"
+			},
+			want: map[string]string{"tee_time": "time", "price": "onegreenfee", "course_part": "course"},
+			say:  []string{"price: onegreenfee is the price a golfer pays", "not greenfee (list price"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &simClock{t: simStart}
+			sim, srv := simServer(t, clock)
+			sg, stderr := runSuggest(t, tc.curl(srv.URL), Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim)})
+			if !sg.Complete {
+				t.Fatalf("partial: %v", sg.Missing)
+			}
+			for field, where := range tc.want {
+				if f := sg.Site.Fields[field]; f.Path+f.Selector != where {
+					t.Errorf("%s ← %+v, want %s", field, f, where)
+				}
+			}
+			for _, s := range tc.say {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr does not say %q", s)
+				}
+			}
+			sameEvents(t, crawlWeek(t, clock, noEnv, priceSite(t, tc.hand, srv.URL), sg.Site))
+		})
+	}
+}
+
+// TestSuggestReadsTeeTimesWithTheParts: a club whose two parts share their tee times, and a
+// column of the times each row was last changed (09:12), unique per row, after the tee time. Read before the course
+// part is decided, the tee times of the two parts collapsed into one listing each and the update
+// times read more: they won. The identity cells are now read with the column named like the part
+// (코스) held as the part, the two read alike, and the tee time's name decides.
+func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	rows := [][2]string{{"06:30", "동코스"}, {"06:30", "서코스"}, {"07:00", "동코스"}, {"07:00", "서코스"}, {"07:30", "동코스"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tbl"><tr><th>시간</th><th>코스</th><th>그린피</th><th>변경시각</th></tr>`)
+		for i, r := range rows {
+			fmt.Fprintf(&b, `<tr><td>%s</td><td>%s</td><td>150,000원</td><td>09:%02d</td></tr>`, r[0], r[1], 12+7*i)
+		}
+		b.WriteString(`</table></body></html>`)
+		fmt.Fprint(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	sg, stderr := runSuggest(t, "curl '"+srv.URL+"/tee.asp?date=20261205'", Options{Date: day, Name: "레이크 CC"})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	if f := sg.Site.Fields["tee_time"]; f.Selector != "td:nth-child(1)" {
+		t.Errorf("tee_time ← %+v, want td:nth-child(1)", f)
+	}
+	if !strings.Contains(stderr, "the crawler's parser reads 5 listing(s), 0 rejected with it; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
+		t.Errorf("stderr does not say that both read 5 listings")
+	}
+	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {
+		t.Errorf("course_part ← %+v, want td:nth-child(2)", f)
+	}
+}
+
+// TestPayRanks: of two or more price columns, the one a golfer pays wins by its values first:
+// the lower one (a list price is above it in every row), unless it is under half the other (an
+// amount off, as dc_price beside price in GolfZon County's teeList); when the values agree, the
+// struck-through cell and the list name lose, the sale name wins.
+func TestPayRanks(t *testing.T) {
+	col := func(name string, struck int, vs ...string) column { return column{name: name, where: name, values: vs, struck: struck} }
+	for _, tc := range []struct {
+		name string
+		cols []column
+		want string // the column that pays
+	}{
+		{"lower wins", []column{col("greenfee", 0, "150000", "180000"), col("onegreenfee", 0, "120000", "180000")}, "onegreenfee"},
+		{"an amount off is no price", []column{col("dc_price", 0, "20000", "30000"), col("price", 0, "150000", "180000")}, "price"},
+		{"three: list, amount off, sale", []column{col("price", 0, "150000", "180000"), col("dc_amt", 0, "30000", "30000"), col("sale_price", 0, "120000", "150000")}, "sale_price"},
+		{"struck", []column{col("그린피 a", 1, "150,000원", "150,000원"), col("그린피 b", 0, "150,000원", "150,000원")}, "그린피 b"},
+		{"names", []column{col("정가 td", 0, "150,000원"), col("할인가 td", 0, "150,000원")}, "할인가 td"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cands []candidate
+			for i := range tc.cols {
+				cands = append(cands, candidate{i: i})
+			}
+			d := decide(tc.cols, cands, "price", nil, nil)
+			if got := tc.cols[d.win.i].name; got != tc.want {
+				t.Errorf("pays: %s, want %s (list: %v)", got, tc.want, d.list)
+			}
+			if strings.Contains(tc.name, "amount off") && (len(d.off) != 1 || !strings.HasPrefix(d.off[0], "d")) {
+				t.Errorf("amounts off passed over: %v, want the dc column", d.off)
+			}
+		})
+	}
+}
