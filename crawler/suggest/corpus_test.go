@@ -98,7 +98,6 @@ func corpusShapes() []corpusShape {
 					"  --data-raw 'method=getTeeList&coDiv=138&cos=All&part=All&date=" + d8(d) + "'"
 			}},
 		{name: "ajax html list and sale price", source: "jaehyunlee25/teezzim_webview_server script/search_core/adelscott.js",
-			wrong: "players ← No, the row number",
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathRealTimeList + "'" + browser(b+"/GolfRes/onepage/real_reservation.asp") +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
