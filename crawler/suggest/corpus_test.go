@@ -224,8 +224,16 @@ func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, t
 	}
 	checkAccepts(t, sg.YAML, getenv)
 	crawls := crawlTimes()
+	logins := sim.Logins()
 	got := crawlWeekEvents(t, clock, getenv, sg.Site)[0]
 	sameAsTruth(t, got, truthEvents(t, sim, sh, crawls))
+	if sh.login {
+		// Sessions that expire within a crawl: it logs in again rather than fail.
+		t.Logf("the crawls logged in %d times", sim.Logins()-logins)
+		if sim.Logins()-logins <= len(crawls) {
+			t.Errorf("%d logins over %d crawls: no session expired within a crawl", sim.Logins()-logins, len(crawls))
+		}
+	}
 }
 
 // loginCookie logs in to the simulator as the golfer's browser did and returns its session
