@@ -204,6 +204,9 @@ func (a *analysis) examples(cols []column, as assignment) {
 		for _, c := range cols {
 			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
 				field := "no field"
+				if cell, ok := as.passed[c.where]; ok {
+					field = "no field: the runner-up for " + cell
+				}
 				for _, cell := range crawler.Cells() {
 					if p, ok := as.fields[cell.Name()]; ok && p.where == c.where {
 						field = cell.Name()

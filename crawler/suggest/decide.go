@@ -8,6 +8,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,13 +69,19 @@ type candidate struct {
 // rankedCandidates are the columns not used yet that fit cell field, best first by shape (a more
 // telling shape, then more values with it), then name hint, then column order; byHint puts the
 // name hint first (price, players: a bare number is as good a price as a marked one).
-func rankedCandidates(cols []column, used map[int]bool, field string, byHint bool, crawledAt time.Time) []candidate {
-	var out []candidate
+// A column of the rows' positions (1, 2, 3, …: a row number) is no candidate, unless its name
+// says the cell; skipped names each one left out.
+func rankedCandidates(cols []column, used map[int]bool, field string, byHint bool, crawledAt time.Time) (out []candidate, skipped []string) {
 	for i, c := range cols {
 		if used[i] {
 			continue
 		}
-		if f := c.fits(cells[field], crawledAt); f.ok {
+		f := c.fits(cells[field], crawledAt)
+		switch {
+		case !f.ok:
+		case rowNumbers(c.values) && hint(field, c.name) == 0:
+			skipped = append(skipped, c.label())
+		default:
 			out = append(out, candidate{i: i, f: f, hint: hint(field, c.name)})
 		}
 	}
@@ -87,7 +94,25 @@ func rankedCandidates(cols []column, used map[int]bool, field string, byHint boo
 		}
 		return cmp.Or(byShape(a, b), cmp.Compare(b.hint, a.hint))
 	})
-	return out
+	return out, skipped
+}
+
+// rowNumbers reports whether values are the rows' positions: at least three, each one more than
+// the one before (1, 2, 3, …; a later page may start at 11), empty ones skipped.
+func rowNumbers(values []string) bool {
+	prev, n := 0, 0
+	for _, v := range values {
+		v = strings.TrimSpace(crawler.CleanText(v))
+		if v == "" {
+			continue
+		}
+		k, err := strconv.Atoi(v)
+		if err != nil || (n > 0 && k != prev+1) {
+			return false
+		}
+		prev, n = k, n+1
+	}
+	return n >= 3
 }
 
 // decision is how a cell's column was decided: the winner and the runner-up (nil: none), what
@@ -165,11 +190,11 @@ var (
 // The pay ranks of a price column among two or more (lower: more likely the price a golfer
 // pays).
 const (
-	paySaleName = iota // its name says sale (할인가, salePrice, dcFee)
-	payPlain           // nothing tells
-	payListName        // its name says list (정가, normal), or its cells are struck through (<del>)
-	payListValue       // another column is lower in every row that shows both, and above half of it: the sale price beside this list price
-	payAmountOff       // under half of another price in every row: an amount off (a discount), not a price
+	paySaleName  = iota // its name says sale (할인가, salePrice, dcFee)
+	payPlain            // nothing tells
+	payListName         // its name says list (정가, normal), or its cells are struck through (<del>)
+	payListValue        // another column is lower in every row that shows both, and above half of it: the sale price beside this list price
+	payAmountOff        // under half of another price in every row: an amount off (a discount), not a price
 )
 
 // payRanks ranks price candidates by which one a golfer pays, with the reason for each one that
@@ -257,7 +282,7 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 	case d.runner == nil:
 		msg += "; no runner-up (no other column reads as " + field + ")"
 	case d.read:
-		msg += fmt.Sprintf("; the crawler's parser reads %s with it; runner-up %s: %s", d.winRead, cols[d.runner.i].label(), d.runnerRead)
+		msg += fmt.Sprintf("; with it the crawler's parser reads %s; runner-up %s: %s", d.winRead, cols[d.runner.i].label(), d.runnerRead)
 	default:
 		msg += fmt.Sprintf("; runner-up %s (not read: no page)", cols[d.runner.i].label())
 	}

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // The hand-written entries of the two shapes that show a list price beside the price a golfer
@@ -75,6 +77,7 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 		name, hand string
 		curl       func(base string) string
 		want       map[string]string // field: where
+		examples   []string
 		say        []string
 	}{
 		{name: "html", hand: "sim-prices-html",
@@ -90,14 +93,30 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 			curl: func(base string) string {
 				return "curl '" + base + sitesim.PathPricesJSON + "?requestType=get&gc=138&chosenDate=" + day.Format("2006-01-02") + "' -H 'Accept: application/json'"
 			},
-			want: map[string]string{"tee_time": "time", "price": "onegreenfee", "course_part": "course"},
-			say:  []string{"price: onegreenfee is the price a golfer pays", "not greenfee (list price"},
+			want:     map[string]string{"tee_time": "time", "price": "onegreenfee", "course_part": "course"},
+			examples: []string{"999,999원"},
+			say: []string{"price: onegreenfee is the price a golfer pays", "not greenfee (list price",
+				`example "999,999원": not in any row`, "found in greenfee (no field: the runner-up for price)", "found in time (tee_time)"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &simClock{t: simStart}
 			sim, srv := simServer(t, clock)
-			sg, stderr := runSuggest(t, tc.curl(srv.URL), Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim)})
+			examples := tc.examples
+			if tc.name == "json" { // a tee time and a list price the page shows
+				var page struct{ Data []map[string]string }
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+sitesim.PathPricesJSON+"?requestType=get&gc=138&chosenDate="+day.Format("2006-01-02"), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, body := testkit.Do(t, srv.Client(), req)
+				if err := json.Unmarshal([]byte(body), &page); err != nil || len(page.Data) == 0 {
+					t.Fatalf("the JSON page: %v, %s", err, body)
+				}
+				examples = append(examples, page.Data[0]["time"], page.Data[0]["greenfee"])
+			}
+			sg, stderr := runSuggest(t, tc.curl(srv.URL), Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim),
+				Examples: examples})
 			if !sg.Complete {
 				t.Fatalf("partial: %v", sg.Missing)
 			}
@@ -141,7 +160,7 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 	if f := sg.Site.Fields["tee_time"]; f.Selector != "td:nth-child(1)" {
 		t.Errorf("tee_time ← %+v, want td:nth-child(1)", f)
 	}
-	if !strings.Contains(stderr, "the crawler's parser reads 5 listing(s), 0 rejected with it; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
+	if !strings.Contains(stderr, "with it the crawler's parser reads 5 listing(s), 0 rejected; runner-up td:nth-child(4) (변경시각 td:nth-child(4)): 5 listing(s)") {
 		t.Errorf("stderr does not say that both read 5 listings")
 	}
 	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {
@@ -154,7 +173,9 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 // amount off, as dc_price beside price in GolfZon County's teeList); when the values agree, the
 // struck-through cell and the list name lose, the sale name wins.
 func TestPayRanks(t *testing.T) {
-	col := func(name string, struck int, vs ...string) column { return column{name: name, where: name, values: vs, struck: struck} }
+	col := func(name string, struck int, vs ...string) column {
+		return column{name: name, where: name, values: vs, struck: struck}
+	}
 	for _, tc := range []struct {
 		name string
 		cols []column
@@ -165,6 +186,8 @@ func TestPayRanks(t *testing.T) {
 		{"three: list, amount off, sale", []column{col("price", 0, "150000", "180000"), col("dc_amt", 0, "30000", "30000"), col("sale_price", 0, "120000", "150000")}, "sale_price"},
 		{"struck", []column{col("그린피 a", 1, "150,000원", "150,000원"), col("그린피 b", 0, "150,000원", "150,000원")}, "그린피 b"},
 		{"names", []column{col("정가 td", 0, "150,000원"), col("할인가 td", 0, "150,000원")}, "할인가 td"},
+		{"greenFee and salePrice", []column{col("greenFee", 0, "150000", "150000"), col("salePrice", 0, "150000", "120000")}, "salePrice"},
+		{"greenFee and dcFee alike", []column{col("greenFee", 0, "150000"), col("dcFee", 0, "150000")}, "dcFee"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cands []candidate
@@ -179,5 +202,33 @@ func TestPayRanks(t *testing.T) {
 				t.Errorf("amounts off passed over: %v, want the dc column", d.off)
 			}
 		})
+	}
+}
+
+// TestSuggestSkipsRowNumbers: a table whose first column numbers the rows (No: 1, 2, 3, …, as
+// teezzim_webview_server's adelscott.js reads past). Its values fit a player count, so suggest
+// took it for players, and every tee time's players changed when a booking above it moved it.
+// A column of the rows' positions is no candidate, and stderr says so.
+func TestSuggestSkipsRowNumbers(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<html><body><table class="tbl"><tr><th>No</th><th>시간</th><th>그린피</th></tr>`)
+		for i, tee := range []string{"06:30", "06:38", "06:46", "06:54", "07:02"} {
+			fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td>150,000원</td></tr>`, i+1, tee)
+		}
+		b.WriteString(`</table></body></html>`)
+		fmt.Fprint(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	sg, stderr := runSuggest(t, "curl '"+srv.URL+"/tee.asp?date=20261205'", Options{Date: day, Name: "레이크 CC"})
+	if !sg.Complete {
+		t.Fatalf("partial: %v", sg.Missing)
+	}
+	if f, ok := sg.Site.Fields["players"]; ok {
+		t.Errorf("players ← %+v, want none", f)
+	}
+	if !strings.Contains(stderr, "players: td:nth-child(1) (No td:nth-child(1)) is no candidate: its values are the rows' positions") {
+		t.Errorf("stderr does not say the row number is no candidate")
 	}
 }

@@ -26,6 +26,8 @@ type assignment struct {
 	// it joins the key only if rules (b) and (c) hold too (analysis.checkPart). nil: none, or the
 	// empty column named like a course.
 	part *column
+	// passed are the columns a cell's decision passed over (where → the cell), for --example
+	passed map[string]string
 }
 
 // assignFields decides which column is which field, by value shape first and name second,
@@ -36,24 +38,31 @@ type assignment struct {
 // year-less date is read at. read, when not nil, reads the fetched page through the crawler's
 // parser: of a cell's best candidates the one that reads the most listings wins (decide).
 func assignFields(cols []column, targetNames []string, clubName string, crawledAt time.Time, read reader, say func(format string, args ...any)) assignment {
-	a := assignment{fields: map[string]pick{}}
+	a := assignment{fields: map[string]pick{}, passed: map[string]string{}}
 	used := map[int]bool{}
-	// The identity cells are read before the course part is decided: they are read with the
-	// column named like one held as the part (else a club's parts, sharing their tee times,
-	// collapse into one listing and a column unique per row, an update time, reads more).
+	// The cells are read before the course part is decided: with the column named like one held
+	// as the part (else a club's parts, sharing their tee times, collapse into one listing each,
+	// and a column unique per row, the time a row last changed, reads more than the tee time).
 	held := heldPart(cols, crawledAt)
 	choose := func(field string, byHint bool) int {
 		fields := a.fields
-		if held >= 0 && cells[field].Identity() {
+		if held >= 0 {
 			fields = maps.Clone(a.fields)
 			fields["course_part"] = pick{where: cols[held].where}
 		}
-		d := decide(cols, rankedCandidates(cols, used, field, byHint, crawledAt), field, fields, read)
+		cands, skipped := rankedCandidates(cols, used, field, byHint, crawledAt)
+		for _, s := range skipped {
+			say("%s: %s is no candidate: its values are the rows' positions (1, 2, 3, …), a row number", field, s)
+		}
+		d := decide(cols, cands, field, fields, read)
 		if d.win == nil {
 			return -1
 		}
 		used[d.win.i] = true
 		a.fields[field] = pick{where: cols[d.win.i].where}
+		if d.runner != nil {
+			a.passed[cols[d.runner.i].where] = field
+		}
 		sayDecision(say, cols, field, d)
 		return d.win.i
 	}
@@ -81,9 +90,9 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	return a
 }
 
-// heldPart is the column the identity cells are read with as the course part: the one whose name
-// says part most (코스, part), if its values are names and its name and values say no person,
-// count or tag; -1 for none.
+// heldPart is the column the cells are read with as the course part until it is decided: the
+// one whose name says part most (코스, part), if its values are names and its name and values say
+// no person, count or tag; -1 for none.
 func heldPart(cols []column, crawledAt time.Time) int {
 	best, bestH := -1, 0
 	for i, c := range cols {
