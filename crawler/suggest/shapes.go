@@ -55,13 +55,7 @@ type fit struct {
 // reads every non-empty value (crawler.Cell.Reads) and at least 80 % of them (and at least one)
 // have one of the cell's shapes, counting the values read as unknown (마감, 문의) as fitting.
 // rank is the first shape of the cell's list down to which that holds.
-//
-// A column that numbers the rows (1, 2, 3, … in row order) fits no players cell: it is a row
-// number (a table's No or 순번), whose values change with every booking above the row.
 func (c column) fits(cell crawler.Cell, crawledAt time.Time) fit {
-	if cell.Name() == "players" && c.numbersRows() {
-		return fit{rows: len(c.values)}
-	}
 	shapes := cell.Shapes()
 	best := make([]int, len(shapes)) // values whose best shape is shapes[i]
 	unknown, nonEmpty := 0, 0
@@ -100,20 +94,3 @@ func (c column) fits(cell crawler.Cell, crawledAt time.Time) fit {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// minRowNumbers is how many rows a column must number, 1 to n in order, to be taken for row
-// numbers: three consecutive tee times with 1, 2 and 3 players is no player count's pattern.
-const minRowNumbers = 3
-
-// numbersRows reports whether the column's values are 1, 2, 3, … in row order.
-func (c column) numbersRows() bool {
-	if len(c.values) < minRowNumbers {
-		return false
-	}
-	for i, v := range c.values {
-		if strings.TrimSpace(v) != itoa(i+1) {
-			return false
-		}
-	}
-	return true
-}

@@ -103,21 +103,3 @@ func TestCredentialHeadersAreDropped(t *testing.T) {
 		t.Errorf("X-Requested-With was not kept: %v", tm.req.Headers)
 	}
 }
-
-func TestRowNumbersAreNoPlayers(t *testing.T) {
-	players := cells["players"]
-	for _, tc := range []struct {
-		values []string
-		ok     bool
-	}{
-		{[]string{"1", "2", "3", "4", "5"}, false}, // a table's No
-		{[]string{"1", "2", "3"}, false},
-		{[]string{"4", "4", "3", "4"}, true},
-		{[]string{"1", "2"}, true}, // too few rows to tell
-		{[]string{"2", "3", "4"}, true},
-	} {
-		if got := (column{values: tc.values}).fits(players, time.Time{}).ok; got != tc.ok {
-			t.Errorf("players fits %v: %v, want %v", tc.values, got, tc.ok)
-		}
-	}
-}
