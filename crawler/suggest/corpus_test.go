@@ -19,12 +19,14 @@ import (
 )
 
 // The secrets every copied request of the corpus carries, as a browser's "Copy as cURL" writes
-// them: a session cookie, a CSRF header and a bearer token. None may reach suggest's output or
+// them: a session cookie, a CSRF header and a bearer token (and in a GET's query a CSRF token). None may reach suggest's output or
 // its reasoning.
 const (
 	corpusSession = "corpusSess7f3a9c"
 	corpusCSRF    = "corpusCsrf91b2e4"
 	corpusBearer  = "corpusBearer55d0a1"
+	// corpusQuery is a CSRF token some pages put in the query of their own XHR.
+	corpusQuery = "corpusQuery3c8d2f"
 )
 
 // browser is the tail of a Chrome "Copy as cURL (bash)": its usual headers with the corpus's
@@ -168,7 +170,9 @@ func TestSuggestCorpus(t *testing.T) {
 		}
 		if sh.url != nil {
 			u := sh.url
-			forms["curl"] = func(b string, d time.Time) string { return "curl '" + u(b, d) + "'" + browser(b+"/") }
+			forms["curl"] = func(b string, d time.Time) string {
+				return "curl '" + u(b, d) + "&_csrf=" + corpusQuery + "'" + browser(b+"/")
+			}
 			forms["url"] = func(b string, d time.Time) string { return "curl '" + u(b, d) + "'" }
 		}
 		t.Run(sh.name, func(t *testing.T) {
@@ -221,7 +225,7 @@ func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, t
 	t.Cleanup(srv.Close)
 
 	text := curl(srv.URL, day)
-	secrets := []string{corpusSession, corpusCSRF, corpusBearer}
+	secrets := []string{corpusSession, corpusCSRF, corpusBearer, corpusQuery}
 	if sh.login {
 		cookie := loginCookie(t, srv.URL)
 		text = strings.ReplaceAll(text, "LOGIN_COOKIE", cookie)
