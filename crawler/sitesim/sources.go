@@ -23,6 +23,14 @@ import (
 //	GET  /list.asp?club_code=ID&book_date=YYYYMMDD            HTML list of one club per page
 //	GET  /tee_euc.asp?book_date=YYYYMMDD                     EUC-KR page declared only by <meta> (euckr.go)
 //
+// Where their request and answer shapes came from (public crawler code; values invented, no code
+// taken): the GET API after the teescanner API as dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon
+// (refresh.py) calls it (teetime_time, course_name in HTML entities, min_cost; the parameters
+// renamed); the login and its guarded AJAX list after ksh20531/pythonProject (sunVally_config.py:
+// a member login, then reservation/ajax/golfTimeList answering only within the session); the club
+// page after jaehyunlee25/teezzim_webview_server (script/search_core/baystars.js: a GET with
+// book_date=YYYYMMDD, a table of course, time and fee). The JSON POST is the project's own.
+//
 // Every shape shows exactly the listings of the HTML site (/tee), from the same model and ground
 // truth; only the form differs. A malformed listing shows a bad tee time in every shape, since the
 // date there comes from the request, not the row.

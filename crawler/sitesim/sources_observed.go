@@ -10,7 +10,9 @@ import (
 )
 
 // Shapes of the same model observed in public tee-time crawlers of Korean club sites (their
-// request and answer shapes; no code taken from them):
+// request and answer shapes; no code taken from them). The old ASP page is after
+// yeonjae0901/bearcreek (bearcreek_checker.py: the club's Reservation.aspx table, whose rows' td
+// cells are course, time and fee without classes); the MM/DD JSON is the project's own.
 //
 //	GET /Reservation/TeeList.asp?gc=ID&ymd=YYYY.MM.DD   an old ASP page of one club in EUC-KR, declared
 //	                                                    only by its <meta>, rows without classes (every
@@ -24,8 +26,9 @@ const (
 	AlertNotOpen = "<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>"
 )
 
-// PathJSONCaddie is a JSON API whose rows name each tee time's caddie (after the public crawler
-// code of a Korean tee-time API that sends caddie_name per row; values invented): the caddie
+// PathJSONCaddie is a JSON API whose rows name each tee time's caddie (after the teescanner rows
+// as dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon, refresh.py, reads them: caddie_name
+// per row; values invented): the caddie
 // assigned to a tee time changes every six hours, so a crawler that took it for the course part
 // would close and reopen the tee time with each change. A club without parts sends courseNm "".
 //
@@ -36,7 +39,7 @@ const PathJSONCaddie = "/api/caddie/teeList.json"
 var caddies = []string{"김민지 캐디", "이서연 캐디", "박지훈 캐디", "최유나 캐디", "정하늘 캐디", "강도윤 캐디", "윤세아 캐디", "임태양 캐디", "한별 캐디"}
 
 func isMoreSourcePath(path string) bool {
-	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie || isPriceSourcePath(path)
+	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie || isCorpusPath(path) || isPriceSourcePath(path)
 }
 
 func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
@@ -48,6 +51,10 @@ func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.
 	case PathJSONCaddie:
 		s.serveJSONCaddie(w, r, now)
 	default:
+		if isCorpusPath(r.URL.Path) {
+			s.serveCorpus(w, r, now)
+			return
+		}
 		s.servePriceSource(w, r, now)
 	}
 }

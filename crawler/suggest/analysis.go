@@ -265,7 +265,7 @@ func (a *analysis) setField(name string, p pick) {
 	case a.isJSON:
 		f.Path = p.where
 	default:
-		f.Selector = p.where
+		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
 	}
 	if a.out.Fields == nil {
 		a.out.Fields = crawler.Fields{}

@@ -188,7 +188,7 @@ func rowSelector(list string, row *goquery.Selection, sig string) string {
 
 // cellColumns are the cells of the rows: for a table row its td cells by position (named by
 // their class when it is their own, else by nth-child) and header; for other rows the leaf
-// elements with a class. Each row is walked once (its classes counted in that walk), so the
+// elements with a class and the classless children; for every row the arguments of its javascript: links (linkArgs). Each row is walked once (its classes counted in that walk), so the
 // work is linear in the rows' elements; it ends with ctx.
 func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, error) {
 	var cols []column
@@ -210,33 +210,37 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 			cells = leaves
 		}
 		seen := map[string]bool{}
-		cells.Each(func(i int, c *goquery.Selection) {
-			where := cellSelector(c, i, counts)
+		add := func(where, name, value string) int {
 			if where == "" || seen[where] {
-				return
+				return -1
 			}
 			seen[where] = true
 			k, ok := idx[where]
 			if !ok {
 				k = len(cols)
 				idx[where] = k
-				name := where
-				if i < len(headers) && goquery.NodeName(row) == "tr" {
-					name = headers[i] + " " + where
-				}
 				cols = append(cols, column{name: name, where: where, values: make([]string, len(rows))})
 			}
-			cols[k].values[r] = crawler.CleanText(c.Text())
-			if struck(c) {
+			cols[k].values[r] = crawler.CleanText(value)
+			return k
+		}
+		cells.Each(func(i int, c *goquery.Selection) {
+			where := cellSelector(c, i, counts)
+			name := where
+			if i < len(headers) && goquery.NodeName(row) == "tr" {
+				name = headers[i] + " " + where
+			}
+			if k := add(where, name, c.Text()); k >= 0 && struck(c) {
 				cols[k].struck++
 			}
 		})
+		linkArgs(row, func(where, name, value string) { add(where, name, value) })
 	}
 	return cols, nil
 }
 
 // rowElements walks a row's elements once: how many of them match each tag.class, and its leaf
-// elements with a class. ok is false for an element with more than maxRowElements elements or
+// elements with a class or, without one, children of the row. ok is false for an element with more than maxRowElements elements or
 // maxRowCells leaves: a whole table or list, not one row of it (the walk stops there).
 func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery.Selection, ok bool) {
 	counts = map[string]int{}
@@ -266,7 +270,9 @@ func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery
 					break
 				}
 			}
-			if leaf && class != "" {
+			// A leaf without a class is a cell only as a child of the row itself, where its
+			// position names it (div.grid > span:nth-child(2)).
+			if leaf && (class != "" || p == row.Nodes[0]) {
 				leafNodes = append(leafNodes, c)
 			}
 			if !walk(c) {
@@ -282,7 +288,8 @@ func rowElements(row *goquery.Selection) (counts map[string]int, leaves *goquery
 }
 
 // cellSelector names a cell within its row: tag.class when no other element of the row matches
-// it (counts: the row's elements per tag.class), else a td by position.
+// it (counts: the row's elements per tag.class), else a td, or a classless child of the row, by
+// position.
 func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 	tag := goquery.NodeName(c)
 	if cls := strings.Fields(c.AttrOr("class", "")); len(cls) > 0 {
@@ -293,6 +300,9 @@ func cellSelector(c *goquery.Selection, i int, counts map[string]int) string {
 	}
 	if tag == "td" {
 		return "td:nth-child(" + itoa(i+1) + ")"
+	}
+	if c.AttrOr("class", "") == "" { // a child of the row (rowElements), named by its position
+		return tag + ":nth-child(" + itoa(c.Index()+1) + ")"
 	}
 	return ""
 }

@@ -124,6 +124,28 @@ func runSuggest(t *testing.T, curl string, o Options) (Suggestion, string) {
 // events, without what names the entry (event and crawl ids, source, listing key), in order.
 func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entries ...*crawler.Site) [][]string {
 	t.Helper()
+	evs := crawlWeekEvents(t, clock, getenv, entries...)
+	per := make([][]string, len(evs))
+	for i, es := range evs {
+		for _, e := range es {
+			per[i] = append(per[i], eventText(e))
+		}
+	}
+	return per
+}
+
+// crawlTimes are the instants crawlWeek crawls at: every 4 hours of the week from simStart.
+func crawlTimes() []time.Time {
+	var out []time.Time
+	for at := simStart; at.Before(simStart.AddDate(0, 0, 7)); at = at.Add(4 * time.Hour) {
+		out = append(out, at)
+	}
+	return out
+}
+
+// crawlWeekEvents is crawlWeek with each entry's events as they were written.
+func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, entries ...*crawler.Site) [][]events.Event {
+	t.Helper()
 	sites := make([]*crawler.Site, len(entries))
 	for i, e := range entries {
 		s := e.SiteSpec
@@ -142,7 +164,7 @@ func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entrie
 	}
 	r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelError),
 		EventsOut: out, Now: clock.Now, Getenv: getenv}
-	for at := simStart; at.Before(simStart.AddDate(0, 0, 7)); at = at.Add(4 * time.Hour) {
+	for _, at := range crawlTimes() {
 		clock.Set(at)
 		sum, err := r.Run(t.Context())
 		for _, s := range sum.Sites {
@@ -154,13 +176,13 @@ func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entrie
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	per := make([][]string, len(sites))
+	per := make([][]events.Event, len(sites))
 	for _, e := range eventstest.ReadEvents(t, path) {
 		i := 0
 		if _, err := fmt.Sscanf(e.Source, "entry-%d", &i); err != nil {
 			t.Fatalf("event of source %q", e.Source)
 		}
-		per[i] = append(per[i], eventText(e))
+		per[i] = append(per[i], e)
 	}
 	return per
 }
