@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 )
 
 // watchesCmd is `booking-consumer watches`: every watch `booking-consumer notify` has in force,
@@ -47,25 +45,5 @@ func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
 		return err
 	}
-	ws := live.Load().Watches
-	if asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		for _, w := range ws {
-			if err := enc.Encode(map[string]any{"name": w.Name, "from": w.Origin(), "channels": w.Channels, "muted": w.Muted,
-				"conditions": notify.Describe(w, "en")}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFROM\tCHANNELS\tMUTED\tCONDITIONS")
-	for _, w := range ws {
-		muted := "-"
-		if w.Muted {
-			muted = "muted"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.Name, w.Origin(), strings.Join(w.Channels, ","), muted, notify.Describe(w, "en"))
-	}
-	return tw.Flush()
+	return notifylist.WriteWatches(env.Stdout, live.Load().Watches, asJSON)
 }

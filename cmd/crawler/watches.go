@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
 )
 
 // watchesCmd is `crawler watches`: every watch in force, the file's and the ones made in a
@@ -48,25 +46,5 @@ func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("alerts database: %w", err)
 	}
-	ws := live.Load().Watches
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		for _, w := range ws {
-			if err := enc.Encode(map[string]any{"name": w.Name, "from": w.Origin(), "channels": w.Channels, "muted": w.Muted,
-				"conditions": notify.Describe(w, "en")}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFROM\tCHANNELS\tMUTED\tCONDITIONS")
-	for _, w := range ws {
-		muted := "-"
-		if w.Muted {
-			muted = "muted"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.Name, w.Origin(), strings.Join(w.Channels, ","), muted, notify.Describe(w, "en"))
-	}
-	return tw.Flush()
+	return notifylist.WriteWatches(env.Stdout, live.Load().Watches, *asJSON)
 }
