@@ -458,21 +458,6 @@ func sameAsTruth(t *testing.T, got []events.Event, want []string) {
 	if slices.Equal(a, b) {
 		return
 	}
-	onlyIn := func(x, y []string) []string {
-		set := map[string]int{}
-		for _, v := range y {
-			set[v]++
-		}
-		var out []string
-		for _, v := range x {
-			if set[v] > 0 {
-				set[v]--
-				continue
-			}
-			out = append(out, v)
-		}
-		return out
-	}
 	d1, d2 := onlyIn(b, a), onlyIn(a, b)
 	t.Errorf("the crawl differs from the ground truth: %d events only in the truth, %d only in the crawl;\nfirst truth only: %v\nfirst crawl only: %v",
 		len(d1), len(d2), first(d1), first(d2))

@@ -48,17 +48,7 @@ const priceSites = `sites:
 
 func priceSite(t *testing.T, name, base string) *crawler.Site {
 	t.Helper()
-	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(priceSites, "BASE", base)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range sites {
-		if s.Name == name {
-			return s
-		}
-	}
-	t.Fatalf("no site %s", name)
-	return nil
+	return siteOf(t, priceSites, name, base)
 }
 
 // TestSuggestDecidesByCrawling: pages where the shapes and names of the columns pick the wrong

@@ -58,7 +58,13 @@ const newShapesSites = `sites:
 
 func newShapeSite(t *testing.T, name, base string) *crawler.Site {
 	t.Helper()
-	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(newShapesSites, "BASE", base)))
+	return siteOf(t, newShapesSites, name, base)
+}
+
+// siteOf is the entry name of the hand-written sites file text, its URLs' BASE replaced by base.
+func siteOf(t *testing.T, sitesText, name, base string) *crawler.Site {
+	t.Helper()
+	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(sitesText, "BASE", base)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,27 +213,29 @@ func sameEvents(t *testing.T, per [][]string) {
 	if strings.Join(a, "\n") == strings.Join(b, "\n") {
 		return
 	}
-	onlyIn := func(x, y []string) []string {
-		set := map[string]int{}
-		for _, v := range y {
-			set[v]++
-		}
-		var out []string
-		for _, v := range x {
-			if set[v] > 0 {
-				set[v]--
-				continue
-			}
-			out = append(out, v)
-		}
-		return out
-	}
 	d1, d2 := onlyIn(a, b), onlyIn(b, a)
 	t.Errorf("the entries' events differ: %d only from the hand-written one, %d only from the suggested one;\nfirst hand-written only: %v\nfirst suggested only: %v",
 		len(d1), len(d2), first(d1), first(d2))
 }
 
 func first(s []string) []string { return s[:min(len(s), 3)] }
+
+// onlyIn is x without y, counting repeats (what x has more of than y).
+func onlyIn(x, y []string) []string {
+	set := map[string]int{}
+	for _, v := range y {
+		set[v]++
+	}
+	var out []string
+	for _, v := range x {
+		if set[v] > 0 {
+			set[v]--
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
 
 var noEnv = func(string) string { return "" }
 
