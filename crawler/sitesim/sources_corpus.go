@@ -66,29 +66,6 @@ const (
 // discounts, so an entry that read it would miss every price drop.
 const listPriceExtra = 30000
 
-func isCorpusPath(path string) bool {
-	switch path {
-	case PathTeescanner, PathReservationController, PathRealTimeList, PathBookCalendar, PathKoreanGrid:
-		return true
-	}
-	return false
-}
-
-func (s *Site) serveCorpus(w http.ResponseWriter, r *http.Request, now time.Time) {
-	switch r.URL.Path {
-	case PathTeescanner:
-		s.serveTeescanner(w, r, now)
-	case PathReservationController:
-		s.serveReservationController(w, r, now)
-	case PathRealTimeList:
-		s.serveRealTimeList(w, r, now)
-	case PathBookCalendar:
-		s.serveBookCalendar(w, r, now)
-	case PathKoreanGrid:
-		s.serveKoreanGrid(w, r, now)
-	}
-}
-
 // corpusListPrice is the listing's list price: its opening price plus listPriceExtra (nil without one).
 func corpusListPrice(l *listing) *int64 {
 	if l.PriceKRW == nil {

@@ -38,25 +38,25 @@ const PathJSONCaddie = "/api/caddie/teeList.json"
 // caddies are the caddie names PathJSONCaddie rows carry.
 var caddies = []string{"김민지 캐디", "이서연 캐디", "박지훈 캐디", "최유나 캐디", "정하늘 캐디", "강도윤 캐디", "윤세아 캐디", "임태양 캐디", "한별 캐디"}
 
-func isMoreSourcePath(path string) bool {
-	return path == PathASP || path == PathJSONMMDD || path == PathJSONCaddie || isCorpusPath(path) || isPriceSourcePath(path)
+// moreSources are the routes of the shapes beyond sources.go's: the observed ones here, the
+// corpus's (sources_corpus.go) and the list-and-sale-price ones (sources_prices.go).
+var moreSources = map[string]func(*Site, http.ResponseWriter, *http.Request, time.Time){
+	PathASP:                   (*Site).serveASP,
+	PathJSONMMDD:              (*Site).serveJSONMMDD,
+	PathJSONCaddie:            (*Site).serveJSONCaddie,
+	PathTeescanner:            (*Site).serveTeescanner,
+	PathReservationController: (*Site).serveReservationController,
+	PathRealTimeList:          (*Site).serveRealTimeList,
+	PathBookCalendar:          (*Site).serveBookCalendar,
+	PathKoreanGrid:            (*Site).serveKoreanGrid,
+	PathPricesHTML:            (*Site).servePricesHTML,
+	PathPricesJSON:            (*Site).servePricesJSON,
 }
 
+func isMoreSourcePath(path string) bool { _, ok := moreSources[path]; return ok }
+
 func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
-	switch r.URL.Path {
-	case PathASP:
-		s.serveASP(w, r, now)
-	case PathJSONMMDD:
-		s.serveJSONMMDD(w, r, now)
-	case PathJSONCaddie:
-		s.serveJSONCaddie(w, r, now)
-	default:
-		if isCorpusPath(r.URL.Path) {
-			s.serveCorpus(w, r, now)
-			return
-		}
-		s.servePriceSource(w, r, now)
-	}
+	moreSources[r.URL.Path](s, w, r, now)
 }
 
 // serveASP writes one club's day as an EUC-KR table without classes on its rows.

@@ -32,17 +32,6 @@ const (
 	PathPricesJSON = "/booking/bookingModels.asp"
 )
 
-func isPriceSourcePath(path string) bool { return path == PathPricesHTML || path == PathPricesJSON }
-
-func (s *Site) servePriceSource(w http.ResponseWriter, r *http.Request, now time.Time) {
-	switch r.URL.Path {
-	case PathPricesHTML:
-		s.servePricesHTML(w, r, now)
-	case PathPricesJSON:
-		s.servePricesJSON(w, r, now)
-	}
-}
-
 // listPrice is the list price shown beside a listing's price: nil when it has none.
 func listPrice(l *listing) *int64 {
 	if l.PriceKRW == nil {
