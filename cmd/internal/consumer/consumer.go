@@ -66,8 +66,8 @@ const (
 	// DefaultBatchSize is the most events a transaction may hold while the projection's trigger
 	// still takes one lock per listing (it takes its one exclusive lock past 2000 listings, which
 	// serialises the batches in flight and every other writer). Against 1000, with PostgreSQL's
-	// and the broker's CPU counted, it cost 10-20 % less CPU per event and drained 1.2-2.1× as
-	// fast, with or without a CPU hog, in every round measured (docs/performance.md, round 3).
+	// and the broker's CPU counted, it cost less CPU per event and drained faster, with or without
+	// a CPU hog (docs/performance.md, "What was changed, and why").
 	DefaultBatchSize = 2000
 	// DefaultMaxBatchBytes bounds a batch in bytes: 1000 real events are ~0.5 MB, so only junk
 	// (values near the 64 KiB limit) ever closes a batch by size.
