@@ -6,8 +6,6 @@
 package compose_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -20,8 +18,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 var composeFiles = []string{"kafka/compose.yaml", "app/compose.yaml"}
@@ -33,41 +32,13 @@ func load(t *testing.T, path string) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var y any
-	if err := yaml.Unmarshal(b, &y); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	j, err := json.Marshal(y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc.(map[string]any)
+	return testkit.YAMLDoc(t, b).(map[string]any)
 }
 
 // TestComposeFilesFollowTheSpec validates each compose file against the Compose Specification's
 // JSON Schema (testdata/compose-spec, vendored with its licence).
 func TestComposeFilesFollowTheSpec(t *testing.T) {
-	f, err := os.Open("testdata/compose-spec/compose-spec.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("compose_spec.json", spec); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("compose_spec.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := testkit.JSONSchema(t, "testdata/compose-spec/compose-spec.json", "compose_spec.json")
 	for _, path := range composeFiles {
 		if err := sch.Validate(load(t, path)); err != nil {
 			t.Errorf("%s does not follow the Compose Specification: %v", path, err)
