@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"gopkg.in/yaml.v3"
 )
 
@@ -288,18 +287,18 @@ func (s SiteSpec) withDefaults() SiteSpec {
 
 func (p Politeness) withDefaults() Politeness {
 	if !p.NoDelay {
-		defaults.Zero(&p.Delay, Duration(DefaultDelay))
-		defaults.Zero(&p.RandomDelay, Duration(DefaultRandomDelay))
+		p.Delay = cmp.Or(p.Delay, Duration(DefaultDelay))
+		p.RandomDelay = cmp.Or(p.RandomDelay, Duration(DefaultRandomDelay))
 	}
-	defaults.Zero(&p.Parallelism, DefaultParallelism)
-	defaults.Zero(&p.RequestTimeout, Duration(DefaultRequestTimeout))
+	p.Parallelism = cmp.Or(p.Parallelism, DefaultParallelism)
+	p.RequestTimeout = cmp.Or(p.RequestTimeout, Duration(DefaultRequestTimeout))
 	if !p.NoRetry {
-		defaults.Zero(&p.Retries, DefaultRetries)
+		p.Retries = cmp.Or(p.Retries, DefaultRetries)
 	}
-	defaults.Zero(&p.BackoffBase, Duration(DefaultBackoffBase))
-	defaults.Zero(&p.BackoffCap, Duration(DefaultBackoffCap))
-	defaults.Zero(&p.MaxBodyBytes, DefaultMaxBodyBytes)
-	defaults.Zero(&p.MaxPages, DefaultMaxPages)
-	defaults.Zero(&p.UserAgent, DefaultUserAgent)
+	p.BackoffBase = cmp.Or(p.BackoffBase, Duration(DefaultBackoffBase))
+	p.BackoffCap = cmp.Or(p.BackoffCap, Duration(DefaultBackoffCap))
+	p.MaxBodyBytes = cmp.Or(p.MaxBodyBytes, DefaultMaxBodyBytes)
+	p.MaxPages = cmp.Or(p.MaxPages, DefaultMaxPages)
+	p.UserAgent = cmp.Or(p.UserAgent, DefaultUserAgent)
 	return p
 }
