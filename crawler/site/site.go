@@ -1,11 +1,9 @@
 package site
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -252,16 +250,23 @@ func ParseSites(b []byte) ([]*Site, error) {
 }
 
 // ParseSpecs reads the sites of a sites file as written: YAML with one top-level key, sites, a
-// list of SiteSpec. Unknown keys are errors (a typo must not silently drop a selector).
+// list of SiteSpec. Unknown keys are errors (a typo must not silently drop a selector), and so is
+// a value of the wrong kind: each with its line, where it is and what is allowed there
+// (shapeErrors), all at once.
 func ParseSpecs(b []byte) ([]SiteSpec, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, yamlErrors(err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, errors.New("the file is empty; it must list at least one site under \"sites\"")
+	}
+	if errs := shapeErrors(&doc); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	var f sitesFile
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the file is empty; it must list at least one site under \"sites\"")
-		}
-		return nil, fmt.Errorf("parse YAML: %w", err)
+	if err := doc.Decode(&f); err != nil {
+		return nil, yamlErrors(err)
 	}
 	if len(f.Sites) == 0 {
 		return nil, errors.New("no sites are listed under \"sites\"")
