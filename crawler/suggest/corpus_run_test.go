@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -308,11 +309,11 @@ func formsCell(fo map[string]formOutcome, example bool) string {
 // already (headers aside) is not crawled again.
 type crawlCache struct {
 	mu      sync.Mutex
-	specs   []crawler.SiteSpec
+	specs   []site.SiteSpec
 	results []runOutcome
 }
 
-func (c *crawlCache) get(spec crawler.SiteSpec) (runOutcome, bool) {
+func (c *crawlCache) get(spec site.SiteSpec) (runOutcome, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, s := range c.specs {
@@ -323,7 +324,7 @@ func (c *crawlCache) get(spec crawler.SiteSpec) (runOutcome, bool) {
 	return runOutcome{}, false
 }
 
-func (c *crawlCache) put(spec crawler.SiteSpec, r runOutcome) {
+func (c *crawlCache) put(spec site.SiteSpec, r runOutcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.specs, c.results = append(c.specs, spec), append(c.results, r)
@@ -393,7 +394,7 @@ func (r *corpusRun) run(tb testing.TB, examples []string) runOutcome {
 	o.Fetcher.Transport = r.rec
 	switch {
 	case sh.oneClub:
-		o.Targets = []crawler.Target{{"name": r.sim.Clubs()[sh.clubs[0]].Name}}
+		o.Targets = []site.Target{{"name": r.sim.Clubs()[sh.clubs[0]].Name}}
 	case !sh.noTargets:
 		o.Targets = clubTargets(r.sim)
 	}
@@ -471,11 +472,11 @@ func (r *corpusRun) mark(out runOutcome) runOutcome {
 }
 
 // crawl crawls the entry over the simulated week and compares its events with the truth's.
-func (r *corpusRun) crawl(tb testing.TB, site *crawler.Site, getenv func(string) string) runOutcome {
+func (r *corpusRun) crawl(tb testing.TB, entry *site.Site, getenv func(string) string) runOutcome {
 	tb.Helper()
 	crawls := crawlTimes()
 	logins := r.sim.Logins()
-	per, err := tryCrawlWeek(tb, r.clock, getenv, site)
+	per, err := tryCrawlWeek(tb, r.clock, getenv, entry)
 	if err != nil {
 		return runOutcome{note: "a crawl was incomplete: " + truncateNote(strings.ReplaceAll(err.Error(), r.base, "BASE"))}
 	}
@@ -662,7 +663,7 @@ func (a recorded) response(req *http.Request) *http.Response {
 
 // parsing is the spec without what a crawl of the simulator does not depend on: its requests'
 // headers, and the server's address (base) in its URLs.
-func parsing(spec crawler.SiteSpec, base string) crawler.SiteSpec {
+func parsing(spec site.SiteSpec, base string) site.SiteSpec {
 	fix := func(u string) string { return strings.ReplaceAll(u, base, "BASE") }
 	spec.URLTemplate = fix(spec.URLTemplate)
 	spec.StartURLs = slices.Clone(spec.StartURLs)
@@ -701,13 +702,13 @@ func loginCookie(t testing.TB, base string) string {
 
 // credentialsEnv sets the login block's credential variables: the password field's to the
 // simulator's password, any other to its user.
-func credentialsEnv(t testing.TB, site *crawler.Site) func(string) string {
+func credentialsEnv(t testing.TB, st *site.Site) func(string) string {
 	t.Helper()
-	if site.Login == nil || len(site.Login.Credentials) == 0 {
-		t.Fatalf("the entry has no login block with credential variables: %+v", site.Login)
+	if st.Login == nil || len(st.Login.Credentials) == 0 {
+		t.Fatalf("the entry has no login block with credential variables: %+v", st.Login)
 	}
 	env := map[string]string{}
-	for field, name := range site.Login.Credentials {
+	for field, name := range st.Login.Credentials {
 		v := sitesim.DefaultUser
 		if strings.Contains(field, "pw") || strings.Contains(field, "pass") {
 			v = simPassword
@@ -717,7 +718,7 @@ func credentialsEnv(t testing.TB, site *crawler.Site) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
-// checkProblem runs the crawler's check (crawler.CheckSites, the code of `crawler check`) on the
+// checkProblem runs the crawler's check (site.CheckSites, the code of `crawler check`) on the
 // suggested sites file; "" when it is valid with no warning and no credential variable unset.
 func checkProblem(t testing.TB, yaml []byte, getenv func(string) string) string {
 	t.Helper()
@@ -725,7 +726,7 @@ func checkProblem(t testing.TB, yaml []byte, getenv func(string) string) string 
 	if err := os.WriteFile(path, yaml, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	checks, err := crawler.CheckSites(path, getenv)
+	checks, err := site.CheckSites(path, getenv)
 	switch {
 	case err != nil:
 		return err.Error()
