@@ -3,6 +3,7 @@ package site
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -39,8 +40,31 @@ func typeErrors(errs []string) error {
 	return &yaml.TypeError{Errors: errs}
 }
 
+// fieldShape is a field as a sites file writes it: the keys the shape check (sitesfile.go) walks
+// for a Field, which reads itself.
+type fieldShape struct {
+	Selector sourcesShape `yaml:"selector"`
+	Column   int          `yaml:"column"`
+	Attr     string       `yaml:"attr"`
+	Regex    string       `yaml:"regex"`
+	Path     sourcesShape `yaml:"path"`
+	Group    int          `yaml:"group"`
+	GroupKey int          `yaml:"group_key"`
+	Value    string       `yaml:"value"`
+}
+
+// sourcesShape is a selector or path as written: a text, or a list of texts in order. The shape
+// check leaves it to Field's UnmarshalYAML (sourceList), which says what is wrong with it.
+type sourcesShape struct{}
+
+func (*sourcesShape) UnmarshalYAML(*yaml.Node) error { return nil }
+
+// writtenAs are the types whose YAML the shape check walks as another type's: those that read
+// themselves but whose keys it still checks.
+var writtenAs = map[reflect.Type]reflect.Type{reflect.TypeFor[Field](): reflect.TypeFor[fieldShape]()}
+
 // fieldKeys are a field's keys, in the order a field is written.
-var fieldKeys = []string{"selector", "column", "attr", "regex", "path", "group", "group_key", "value"}
+var fieldKeys, _ = yamlKeys(reflect.TypeFor[fieldShape]())
 
 // UnmarshalYAML reads a field: selector and path are one source (`path: BK_CHARGE`) or a list of
 // them in order (`path: [BK_S_CHARGE_NM, BK_B_CHARGE_NM]`: Path and Fallbacks).
@@ -156,7 +180,7 @@ func (e *keyError) Error() string { return e.err.Error() }
 func (e *keyError) Unwrap() error { return e.err }
 
 // withLine is the compile error err of the i-th site of the sites file b, named name, with the
-// line of the key it is about ("site "s": line 12: fields.price: ..."); err as it is when it is
+// line of the key it is about ("line 12: site "s": fields.price: ..."); err as it is when it is
 // about no key or the key is not written in b.
 func withLine(b []byte, i int, name string, err error) error {
 	ke, ok := errors.AsType[*keyError](err)
@@ -181,7 +205,7 @@ func withLine(b []byte, i int, name string, err error) error {
 			return err
 		}
 	}
-	return fmt.Errorf("site %q: line %d: %w", name, n.Line, ke)
+	return fmt.Errorf("line %d: site %q: %w", n.Line, name, ke)
 }
 
 // lookup is the value of key in the mapping n (a document, aliases followed); nil without one.

@@ -87,8 +87,6 @@ func (s *Site) inWindow(date, now time.Time) bool {
 	return !date.Before(today) && !date.After(today.AddDate(0, 0, s.cfg.DaysAhead))
 }
 
-// partCode is the code a club's course (part) has on the coded routes: A, B, C, ...
-func partCode(l *listing) string { return string(rune('A' + l.part)) }
 
 func (s *Site) serveGetTeeList(w http.ResponseWriter, r *http.Request, now time.Time) {
 	if !postForm(w, r) {
