@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
 // A sites file's mistakes are told in its own language: the line, where in the file, the key, and
@@ -70,6 +72,10 @@ func FuzzSitesFileShape(f *testing.F) {
 	f.Add([]byte(minimalSite + "    politeness: {delai: 1s}\n"))
 	f.Add([]byte(minimalSite + "    days_ahead: 99999999999999999999\n"))
 	f.Add([]byte("sites:\n  - &a {name: s}\n  - {<<: *a, row: tr}\n"))
+	for _, name := range sitesim.LangSiteNames() { // fallbacks, grid, grouped rows, captures
+		f.Add([]byte("sites:\n" + sitesim.LangSite(name, "http://127.0.0.1:8089")))
+	}
+	f.Add([]byte(minimalSite + "      price: {selector: [td.s, {a: b}], colum: 2}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var doc yaml.Node
 		if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 || len(shapeErrors(&doc)) > 0 {
