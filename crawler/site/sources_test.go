@@ -163,3 +163,37 @@ func TestLangSitesExample(t *testing.T) {
 		t.Errorf("%d sites in the example, want one per form (4)", len(sites))
 	}
 }
+
+// A row whose date is not its request's play date is dropped (OtherDate) when the requests name
+// the date, and kept when they do not (a request for every date at once).
+func TestOtherDateRows(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		url   string
+		other bool
+	}{
+		{`https://x.kr/t?d={{.Date.Format "2006-01-02"}}`, true},
+		{`https://x.kr/week`, false},
+	} {
+		sites, err := ParseSites([]byte(`sites:
+  - name: s
+    requests: [{url: '` + tc.url + `'}]
+    format: json
+    json: {rows: 'dates[].times[]'}
+    fields:
+      course: {value: 클럽}
+      round_date: {group_key: 1}
+      tee_time: {path: t}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r RawRow
+		r.v[CellIndex("round_date")], r.v[CellIndex("tee_time")] = "2026-12-06", "0630"
+		vars := &RequestVars{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, Seoul())}
+		lr := sites[0].FromRequest(r, vars, "https://x.kr/t", time.Date(2026, 12, 1, 9, 0, 0, 0, Seoul()))
+		if lr.Err != nil || lr.OtherDate != tc.other || lr.Listing.PlayDate != "2026-12-06" {
+			t.Errorf("%s: %+v, want other date %v", tc.url, lr, tc.other)
+		}
+	}
+}
