@@ -28,6 +28,8 @@ const (
 	// 1000 messages; the consumer's own default (consumer.DefaultBatchSize) follows the
 	// projection's per-listing locks, which claims do not take.
 	defaultClaimBatch = 1000
+	// defaultFailingAfter is how long a command channel's polls may fail before /healthz says so.
+	defaultFailingAfter = 30 * time.Minute
 )
 
 // notifyDefaults are notify's consumingFlags defaults.
@@ -48,6 +50,7 @@ type notifyConfig struct {
 	batchSize   int
 	batchWait   time.Duration
 	shutdown    time.Duration
+	failing     time.Duration
 	watches     *notify.Config
 	secrets     []string
 }
@@ -77,6 +80,8 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.IntVar(&cfg.batchSize, "batch-size", defaultClaimBatch, "max messages per claim transaction")
 	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
+	fs.DurationVar(&cfg.failing, "failing-after", defaultFailingAfter, "/healthz answers 503 when a command channel's getUpdates has failed for longer than this "+
+		"(crawler run's --alert-failing-after); 0 never")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -87,6 +92,9 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	if cfg.maxAge <= 0 || cfg.lease <= 0 || cfg.retryBase <= 0 || cfg.batchWait <= 0 || cfg.settle <= 0 {
 		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff, --batch-wait and --settle must be positive"))
+	}
+	if cfg.failing < 0 {
+		errs = append(errs, errors.New("--failing-after must not be negative"))
 	}
 	if cfg.maxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
 		errs = append(errs, errors.New("--max-attempts must be at least 1 and --batch-size in 1..100000"))
@@ -177,7 +185,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	}
 	pctx, stopPolls := context.WithCancel(ctx)
 	defer func() { stopPolls(); pollers.stop() }()
-	pollers.run(pctx, commands, claims, live, claimer, cfg.noBacklog, metrics, p.health, logger, cfg.secrets)
+	pollers.run(pctx, commands, claims, live, claimer, cfg, metrics, p.health, logger)
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
 		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -50,8 +49,9 @@ func loadChatWatches(ctx context.Context, st notify.ChatStore, live *notify.Live
 
 // chatPollers are the notifier's command pollers and the poller locks they run under.
 type chatPollers struct {
-	locks []*pgclaims.PollerLock
-	wg    sync.WaitGroup
+	locks   []*pgclaims.PollerLock
+	wg      sync.WaitGroup
+	pollers []*notify.Poller
 }
 
 // lockPollers takes the poller of every command channel's bot, or none: a bot another process
@@ -72,12 +72,14 @@ func lockPollers(ctx context.Context, pool *pgxpool.Pool, chans []*notify.Channe
 
 // run polls every command channel until ctx ends. A poller stopped by Telegram's 409 (another
 // process, a crawler maybe, polls the bot: it cannot see this one's lock) is logged, counted
-// (booking_notifier_command_poller_conflict) and puts /healthz at 503 naming the channel.
+// (booking_notifier_command_poller_conflict) and puts /healthz at 503 naming the channel, as
+// does one whose every getUpdates failed for longer than --failing-after.
 func (cp *chatPollers) run(ctx context.Context, chans []*notify.Channel, claims *pgclaims.Store, live *notify.Live,
-	claimer *pgclaims.Claimer, noBacklog bool, metrics *notify.Metrics, health *consumer.Health, logger *slog.Logger, secrets []string) {
+	claimer *pgclaims.Claimer, cfg notifyConfig, metrics *notify.Metrics, health *consumer.Health, logger *slog.Logger) {
+	noBacklog, secrets := cfg.noBacklog, cfg.secrets
 	for _, ch := range chans {
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		p := &notify.Poller{Client: client, Logger: logger, Secrets: secrets, Commander: &notify.Commander{
+		p := &notify.Poller{Client: client, Logger: logger, Secrets: secrets, FailingAfter: cfg.failing, Commander: &notify.Commander{
 			Channel: ch, Store: claims, Live: live, Metrics: metrics, Logger: logger, BacklogNow: !noBacklog,
 			Test: func(ctx context.Context) error {
 				_, err := ch.Exchange(ctx, client, notify.TestMessage(ch, time.Now()))
@@ -89,18 +91,22 @@ func (cp *chatPollers) run(ctx context.Context, chans []*notify.Channel, claims 
 					logger.ErrorContext(ctx, "chat watch: answer with what is open now", "channel", ch.Name, "err", cli.Scrub(err.Error(), secrets))
 				}
 			}}}
+		cp.pollers = append(cp.pollers, p)
 		cp.wg.Go(func() {
-			err := p.Run(ctx)
-			if err == nil {
-				return
-			}
-			msg := cli.Scrub(err.Error(), secrets)
-			logger.ErrorContext(ctx, "chat commands stopped", "channel", ch.Name, "err", msg)
-			if errors.Is(err, notify.ErrConflict) {
-				health.Set("commands:"+ch.Name, "commands: channel "+ch.Name+": "+msg)
+			if err := p.Run(ctx); err != nil {
+				logger.ErrorContext(ctx, "chat commands stopped", "channel", ch.Name, "err", cli.Scrub(err.Error(), secrets))
 			}
 		})
 	}
+	health.Check("commands", func() []string {
+		var bad []string
+		for _, p := range cp.pollers {
+			if err := p.Status(); err != nil {
+				bad = append(bad, "alerts_commands: channel "+p.Commander.Channel.Name+": "+cli.Scrub(err.Error(), secrets))
+			}
+		}
+		return bad
+	})
 }
 
 // stop waits for the pollers (their ctx ended) and releases the bots.

@@ -170,7 +170,7 @@ func (a *alertsRuntime) startCommands(ctx context.Context) {
 			continue
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		p := &notify.Poller{Client: client, Logger: a.logger, Secrets: a.secrets, Commander: &notify.Commander{
+		p := &notify.Poller{Client: client, Logger: a.logger, Secrets: a.secrets, FailingAfter: a.cfg.FailingAfter, Commander: &notify.Commander{
 			Channel: ch, Store: a.store, Live: a.live, Metrics: a.metrics, Logger: a.logger,
 			Test: func(ctx context.Context) error {
 				_, err := ch.Exchange(ctx, client, notify.TestMessage(ch, time.Now()))
@@ -186,7 +186,8 @@ func (a *alertsRuntime) startCommands(ctx context.Context) {
 }
 
 // commandsCheck is /healthz's alerts_commands section: each command channel's poller, and 503
-// when one stopped (409: another process polls its bot).
+// when one stopped (409: another process polls its bot) or every getUpdates failed for longer
+// than --alert-failing-after ("failing (since …)").
 func (a *alertsRuntime) commandsCheck() (any, []string) {
 	out := map[string]string{}
 	var bad []string

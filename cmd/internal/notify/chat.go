@@ -161,6 +161,8 @@ const (
 	CommandStranger   = "ignored_stranger"    // another chat
 	CommandNotAllowed = "ignored_not_allowed" // a group member not in allow_from
 	CommandNotOurs    = "ignored_not_command" // no command of ours
+	// CommandTooLarge: an update too large to read (over the 4 MiB an answer may be), skipped.
+	CommandTooLarge = "ignored_too_large"
 )
 
 // Allowed reports who may command: the channel's chat_id, and in a group (a negative chat id, or

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -87,11 +89,19 @@ type chatSetup struct {
 	store   *memChat
 	metrics *Metrics
 	reg     *prometheus.Registry
+	logs    *testkit.SyncBuffer // the poller's and the commander's log, also in the test's output
 	errc    chan error
 	stop    context.CancelFunc
 }
 
 func newChat(t *testing.T, chatID string, allowFrom string) *chatSetup {
+	s := setupChat(t, chatID, allowFrom)
+	s.start(t)
+	return s
+}
+
+// setupChat is newChat without starting the poller (updates queued first).
+func setupChat(t *testing.T, chatID string, allowFrom string) *chatSetup {
 	bot := telegramtest.New(t, chatToken)
 	file := fmt.Sprintf(`channels:
   tg: {type: telegram, token_env: TG, chat_id: "%s", base_url: %s, commands: true%s}
@@ -103,16 +113,17 @@ watches:
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	s := &chatSetup{bot: bot, live: NewLive(cfg), store: &memChat{offsets: map[string]int64{}}, metrics: NewMetrics(reg), reg: reg}
-	s.start(t)
+	s := &chatSetup{bot: bot, live: NewLive(cfg), store: &memChat{offsets: map[string]int64{}}, metrics: NewMetrics(reg), reg: reg,
+		logs: &testkit.SyncBuffer{}}
 	return s
 }
 
 func (s *chatSetup) start(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	s.errc, s.stop = make(chan error, 1), cancel
+	logger := slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), s.logs), nil))
 	p := &Poller{Commander: &Commander{Channel: s.live.File().Channels["tg"], Store: s.store, Live: s.live, Metrics: s.metrics,
-		Logger: testkit.Logger(t, 0)}, PollTimeout: 30 * time.Second, Backoff: retry.Backoff{Base: time.Millisecond, Max: time.Millisecond}}
+		Logger: logger}, Logger: logger, PollTimeout: 30 * time.Second, Backoff: retry.Backoff{Base: time.Millisecond, Max: time.Millisecond}}
 	go func() { s.errc <- p.Run(ctx) }()
 	t.Cleanup(cancel)
 }
@@ -272,5 +283,73 @@ watches:
 	}
 	if _, err := Parse([]byte(strings.Replace(file, `"2", commands: true`, `"2"`, 1)), func(string) string { return chatToken }); err != nil {
 		t.Fatalf("one command channel refused: %v", err)
+	}
+}
+
+// TestChatAnswersAreNotLoggedAsFailures (review 4 F4): an answer Telegram accepted (200, ok: true,
+// its result the Message it made) is no failure: the poller logs no warning for it. An answer
+// Telegram refuses is logged with Telegram's description.
+func TestChatAnswersAreNotLoggedAsFailures(t *testing.T) {
+	s := newChat(t, "100", "")
+	for _, text := range []string{"/help", "/watch 주말", "/watches", "/mute chat-1"} {
+		s.answer(t, 100, "private", 100, text)
+	}
+	s.bot.FailSends(403, "Forbidden: bot was blocked by the user")
+	s.bot.Say(100, "private", 100, "/watches")
+	testkit.WaitFor(t, 10*time.Second, "the refused answer logged", func() bool { return len(s.logs.Lines("level=WARN")) > 0 })
+	s.stop()
+	testkit.NoErr(t, s.errc, 10*time.Second, "the poller stops")
+	warns := s.logs.Lines("level=WARN")
+	if len(warns) != 1 || !strings.Contains(warns[0], "Forbidden: bot was blocked by the user") {
+		t.Fatalf("warnings %q; want one, for the refused answer, with Telegram's description", warns)
+	}
+}
+
+// recvAnswer waits for the answer to update id (its message is id*10).
+func (s *chatSetup) recvAnswer(t *testing.T, id int64, what string) string {
+	t.Helper()
+	m := testkit.Recv(t, s.bot.Sent, 20*time.Second, "the answer to "+what)
+	if m.ReplyTo != id*10 {
+		t.Fatalf("answer %q is to message %d, want %d (%s)", m.Text, m.ReplyTo, id*10, what)
+	}
+	return m.Text
+}
+
+// TestChatFloodOfLargeUpdates (review 4 F3): 100 updates of ~50 KB each (replies to a long
+// message from a stranger, as the Bot API writes them: ~4.9 MB in all, over the 4 MiB read) queue
+// between commands: the commands before the flood and the one after it are all answered.
+func TestChatFloodOfLargeUpdates(t *testing.T) {
+	s := setupChat(t, "100", "")
+	first := s.bot.Say(100, "private", 100, "/watch 레이크")
+	second := s.bot.Say(100, "private", 100, "/watches")
+	long := strings.Repeat("가", 4096)
+	for range 100 {
+		s.bot.SayReply(999, "private", 999, long, long)
+	}
+	last := s.bot.Say(100, "private", 100, "/watch 파인")
+	s.start(t)
+	wantIn(t, s.recvAnswer(t, first, "/watch 레이크 (before the flood)"), "chat-1")
+	wantIn(t, s.recvAnswer(t, second, "/watches (before the flood)"), "chat-1")
+	wantIn(t, s.recvAnswer(t, last, "/watch 파인 (after the flood)"), "chat-2")
+	if got := s.counted(CommandStranger); got != 100 {
+		t.Errorf("strangers counted %v, want 100", got)
+	}
+}
+
+// TestChatSkipsAnUpdateTooLargeToRead (review 4 F3): an update that alone is over the 4 MiB
+// read is skipped (its update_id read from the cut answer's start), logged and counted; the
+// command after it is answered.
+func TestChatSkipsAnUpdateTooLargeToRead(t *testing.T) {
+	s := setupChat(t, "100", "")
+	huge := strings.Repeat("가", 400_000) // 2.4 MB as the Bot API writes it, twice in the update
+	big := s.bot.SayReply(999, "private", 999, huge, huge)
+	help := s.bot.Say(100, "private", 100, "/help")
+	s.start(t)
+	wantIn(t, s.recvAnswer(t, help, "/help after the huge update"), "/watch")
+	if got := s.counted(CommandTooLarge); got != 1 {
+		t.Errorf("too large counted %v, want 1", got)
+	}
+	if lines := s.logs.Lines("too large"); len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf("update_id=%d", big)) {
+		t.Errorf("log lines %q; want one naming update %d", lines, big)
 	}
 }

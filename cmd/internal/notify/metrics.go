@@ -28,7 +28,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
 			Help: "Matches claimed for sending."}),
 		commandsC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_commands_total",
-			Help: "Chat messages a command channel received, by result: accepted, ignored_stranger (another chat), ignored_not_allowed (a group member not in allow_from), ignored_not_command."}, []string{"channel", "result"}),
+			Help: "Chat messages a command channel received, by result: accepted, ignored_stranger (another chat), ignored_not_allowed (a group member not in allow_from), ignored_not_command, ignored_too_large (an update over the 4 MiB read, skipped)."}, []string{"channel", "result"}),
 		pollerC: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "booking_notifier_command_poller_conflict",
 			Help: "1 when a command channel's getUpdates poller stopped on Telegram's 409 Conflict (another process polls the bot)."}, []string{"channel"}),
 	}
