@@ -39,7 +39,13 @@ type Channel struct {
 	// the user ids in AllowFrom.
 	Commands  bool
 	AllowFrom []int64
+	// MaxChatWatches is how many watches the chat may make (`max_chat_watches`, default
+	// DefaultMaxChatWatches): /watch past it is refused, saying so.
+	MaxChatWatches int
 }
+
+// DefaultMaxChatWatches is a command channel's max_chat_watches when the file gives none.
+const DefaultMaxChatWatches = 50
 
 // fileChannel is a channel's shape in the file, decoded with KnownFields from yaml.v3 nodes (so
 // every error has a line).
@@ -55,6 +61,7 @@ type fileChannel struct {
 	Timeout     string  `yaml:"timeout"`
 	Commands    bool    `yaml:"commands"`
 	AllowFrom   []int64 `yaml:"allow_from"`
+	MaxChat     *int    `yaml:"max_chat_watches"`
 }
 
 // parseChannel validates channel name's mapping n; its secrets come from getenv.
@@ -76,6 +83,16 @@ func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *l
 	}
 	if len(f.AllowFrom) > 0 && !f.Commands {
 		errs.add(field(n, "allow_from"), "channel %q: allow_from without commands: true does nothing", name)
+	}
+	ch.MaxChatWatches = DefaultMaxChatWatches
+	if f.MaxChat != nil {
+		ch.MaxChatWatches = *f.MaxChat
+		switch {
+		case !f.Commands:
+			errs.add(field(n, "max_chat_watches"), "channel %q: max_chat_watches without commands: true does nothing", name)
+		case *f.MaxChat < 1 || *f.MaxChat > 1000:
+			errs.add(field(n, "max_chat_watches"), "channel %q: max_chat_watches %d is out of range 1..1000", name, *f.MaxChat)
+		}
 	}
 	ch.BaseURL = strings.TrimRight(f.BaseURL, "/")
 	if f.Language != "" {

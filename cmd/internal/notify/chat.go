@@ -178,9 +178,10 @@ func (c *Commander) Allowed(m *TelegramMessage) (bool, string) {
 	return true, CommandAccepted
 }
 
-// Handle runs message m and returns the answer to give in its chat; ok false means give none
-// (a stranger, a group member not allowed, no command of ours): counted, never answered.
-func (c *Commander) Handle(ctx context.Context, m *TelegramMessage) (answer string, ok bool) {
+// Handle runs message m and returns the answer to give in its chat, in one message or more (a
+// /watches longer than the channel's limit comes in numbered parts); ok false means give none (a
+// stranger, a group member not allowed, no command of ours): counted, never answered.
+func (c *Commander) Handle(ctx context.Context, m *TelegramMessage) (answer []string, ok bool) {
 	allowed, result := c.Allowed(m)
 	lang := c.Channel.Language
 	var cmd Command
@@ -193,28 +194,31 @@ func (c *Commander) Handle(ctx context.Context, m *TelegramMessage) (answer stri
 	}
 	c.Metrics.command(c.Channel.Name, result)
 	if !allowed {
-		return "", false
+		return nil, false
 	}
 	if perr != nil {
-		return perr.Error(), true
+		return []string{perr.Error()}, true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	answer, err := c.run(ctx, m, cmd)
+	if cmd.Verb == VerbWatches {
+		return c.list(c.Live.Load()), true
+	}
+	answer1, err := c.run(ctx, m, cmd)
 	if err != nil {
 		if c.Logger != nil {
 			c.Logger.ErrorContext(ctx, "chat command failed", "channel", c.Channel.Name, "command", string(cmd.Verb), "err", err)
 		}
-		return say(lang, "지금은 할 수 없습니다. 잠시 뒤 다시 해 주세요.", "could not do it now; try again later."), true
+		return []string{say(lang, "지금은 할 수 없습니다. 잠시 뒤 다시 해 주세요.", "could not do it now; try again later.")}, true
 	}
-	return answer, true
+	return []string{answer1}, true
 }
 
 func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (string, error) {
 	lang, live := c.Channel.Language, c.Live.Load()
 	switch cmd.Verb {
 	case VerbHelp:
-		return CommandHelp, nil
+		return commandHelp(c.maxWatches()), nil
 	case VerbTest:
 		if c.Test != nil {
 			if err := c.Test(ctx); err != nil {
@@ -222,9 +226,11 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 			}
 		}
 		return say(lang, "시험 메시지를 보냈습니다: 알림은 이 채팅으로 옵니다.", "test message sent: alerts arrive in this chat."), nil
-	case VerbWatches:
-		return c.list(live), nil
 	case VerbWatch:
+		if n, most := c.chatWatches(live), c.maxWatches(); n >= most {
+			return fmt.Sprintf(say(lang, "이 채팅의 알림이 이미 %d개입니다 (한 채팅에 최대 %d개): /watches 로 보고 /remove 이름 으로 하나 지운 뒤 다시 해 주세요.",
+				"this chat has %d watches already (at most %d a chat): see /watches and /remove one first."), n, most), nil
+		}
 		cw := ChatWatch{Channel: c.Channel.Name, Spec: cmd.Args, CreatedAt: time.Now()}
 		if m.From != nil {
 			cw.By = m.From.ID
@@ -295,10 +301,30 @@ func (c *Commander) reload(ctx context.Context) error {
 	return nil
 }
 
-// list is /watches: the watches of this channel, file and chat, one a line.
-func (c *Commander) list(live *Config) string {
+// maxWatches is how many watches this chat may make.
+func (c *Commander) maxWatches() int {
+	if c.Channel.MaxChatWatches > 0 {
+		return c.Channel.MaxChatWatches
+	}
+	return DefaultMaxChatWatches
+}
+
+// chatWatches counts the watches this channel's chat made that are in force.
+func (c *Commander) chatWatches(live *Config) int {
+	n := 0
+	for _, w := range live.Watches {
+		if w.FromChat && w.Channels[0] == c.Channel.Name {
+			n++
+		}
+	}
+	return n
+}
+
+// list is /watches: the watches of this channel, file and chat, one a line, in as many messages
+// as the channel's limit needs (numbered "(1/2)"; a line is never cut across two).
+func (c *Commander) list(live *Config) []string {
 	lang := c.Channel.Language
-	var b strings.Builder
+	var lines []string
 	for _, w := range live.Watches {
 		if !slices.Contains(w.Channels, c.Channel.Name) {
 			continue
@@ -311,10 +337,10 @@ func (c *Commander) list(live *Config) string {
 		if w.Muted {
 			muted = say(lang, " (꺼짐)", " (muted)")
 		}
-		fmt.Fprintf(&b, "%s [%s]%s: %s\n", w.Name, origin, muted, Describe(w, lang))
+		lines = append(lines, fmt.Sprintf("%s [%s]%s: %s", w.Name, origin, muted, Describe(w, lang)))
 	}
-	if b.Len() == 0 {
-		return say(lang, "이 채팅의 알림이 없습니다. /help", "no watches in this chat. /help")
+	if len(lines) == 0 {
+		return []string{say(lang, "이 채팅의 알림이 없습니다. /help", "no watches in this chat. /help")}
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return c.Channel.layout().splitLines(lines, say(lang, "알림 %d개", "%d watches"))
 }

@@ -124,8 +124,9 @@ func (s *chatSetup) start(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), s.logs), nil))
 	p := &Poller{Commander: &Commander{Channel: s.live.File().Channels["tg"], Store: s.store, Live: s.live, Metrics: s.metrics,
 		Logger: logger}, Logger: logger, PollTimeout: 30 * time.Second, Backoff: retry.Backoff{Base: time.Millisecond, Max: time.Millisecond}}
-	go func() { s.errc <- p.Run(ctx) }()
-	t.Cleanup(cancel)
+	done := make(chan struct{})
+	go func() { defer close(done); s.errc <- p.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done }) // nothing logs into the test's output after it
 }
 
 func (s *chatSetup) restart(t *testing.T) {
@@ -351,5 +352,96 @@ func TestChatSkipsAnUpdateTooLargeToRead(t *testing.T) {
 	}
 	if lines := s.logs.Lines("too large"); len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf("update_id=%d", big)) {
 		t.Errorf("log lines %q; want one naming update %d", lines, big)
+	}
+}
+
+// TestChatWatchesPerChatCapped (review 4 F5): a chat makes at most 50 watches (the default); the
+// 51st is refused with an answer saying the cap, and /help says it too.
+func TestChatWatchesPerChatCapped(t *testing.T) {
+	s := newChat(t, "100", "")
+	for i := range 50 {
+		wantIn(t, s.answer(t, 100, "private", 100, fmt.Sprintf("/watch 주말 코스%c", 'a'+rune(i%26))), fmt.Sprintf("chat-%d", i+1))
+	}
+	a := s.answer(t, 100, "private", 100, "/watch 평일")
+	if strings.Contains(a, "chat-51") || !strings.Contains(a, "50") {
+		t.Fatalf("the 51st /watch answered %q; want a refusal naming the cap of 50", a)
+	}
+	if n := len(s.live.Load().Watches); n != 51 {
+		t.Fatalf("%d watches in force, want the file's and 50", n)
+	}
+	wantIn(t, s.answer(t, 100, "private", 100, "/help"), "50")
+	// Removing one makes room again.
+	s.answer(t, 100, "private", 100, "/remove chat-7")
+	wantIn(t, s.answer(t, 100, "private", 100, "/watch 평일"), "chat-51")
+}
+
+// TestChatWatchesListSplit (review 4 F5): /watches longer than Telegram's 4,096 characters comes
+// in numbered messages, each within the limit, every watch in exactly one of them, none cut.
+func TestChatWatchesListSplit(t *testing.T) {
+	s := newChat(t, "100", "")
+	for i := range 50 {
+		wantIn(t, s.answer(t, 100, "private", 100, "/watch 토,일 05:00-08:00 15만 lakeside-country-club-east-course-championship-tees-"+letters(i)),
+			fmt.Sprintf("chat-%d", i+1))
+	}
+	id := s.bot.Say(100, "private", 100, "/watches")
+	var parts []string
+	for len(parts) == 0 || !strings.Contains(parts[len(parts)-1], fmt.Sprintf("(%d/%d)", len(parts), len(parts))) {
+		var m telegramtest.Message
+		select {
+		case m = <-s.bot.Sent:
+		case <-time.After(10 * time.Second):
+			refused := s.bot.Refused()
+			for i := range refused {
+				refused[i].Text = fmt.Sprintf("%d characters", len([]rune(refused[i].Text)))
+			}
+			t.Fatalf("no part %d of /watches in 10s; refused by the Bot API: %+v", len(parts)+1, refused)
+		}
+		if m.ReplyTo != id*10 {
+			t.Fatalf("answer %q is to %d, want %d", m.Text, m.ReplyTo, id*10)
+		}
+		parts = append(parts, m.Text)
+		if len(parts) > 10 {
+			t.Fatalf("no last part among %d", len(parts))
+		}
+	}
+	if len(parts) < 2 {
+		t.Fatalf("/watches in %d message(s)", len(parts))
+	}
+	all := strings.Join(parts, "\n")
+	for i, p := range parts {
+		if n := len([]rune(p)); n > 4096 || !strings.Contains(p, fmt.Sprintf("(%d/%d)", i+1, len(parts))) {
+			t.Errorf("part %d: %d characters, numbered %v", i+1, n, strings.Contains(p, fmt.Sprintf("(%d/%d)", i+1, len(parts))))
+		}
+	}
+	for i := range 50 {
+		if n := strings.Count(all, fmt.Sprintf("chat-%d [채팅]: 토·일 05:00–08:00, 150,000원 이하, 코스에 'lakeside-country-club-east-course-championship-tees-%s'", i+1, letters(i))); n != 1 {
+			t.Errorf("chat-%d in %d parts, want 1", i+1, n)
+		}
+	}
+	if strings.Count(all, "file-lake [파일]") != 1 {
+		t.Errorf("the file's watch is not listed once")
+	}
+}
+
+// letters is i written in two letters: aa, ab, ...
+func letters(i int) string { return string([]rune{'a' + rune(i/26), 'a' + rune(i%26)}) }
+
+// TestChatWatchCapPerChannel: max_chat_watches sets a channel's cap (the refusal and /help say
+// it); it is for command channels only, 1..1000.
+func TestChatWatchCapPerChannel(t *testing.T) {
+	s := newChat(t, "100", ", max_chat_watches: 2")
+	s.answer(t, 100, "private", 100, "/watch 주말")
+	s.answer(t, 100, "private", 100, "/watch 평일")
+	wantIn(t, s.answer(t, 100, "private", 100, "/watch 토"), "최대 2개")
+	wantIn(t, s.answer(t, 100, "private", 100, "/help"), "최대 2개", "at most 2 in this chat")
+	for extra, want := range map[string]string{
+		"commands: true, max_chat_watches: 0":    "max_chat_watches 0 is out of range 1..1000",
+		"commands: true, max_chat_watches: 1001": "max_chat_watches 1001 is out of range",
+		"max_chat_watches: 5":                    "max_chat_watches without commands: true does nothing",
+	} {
+		file := "channels:\n  tg: {type: telegram, token_env: TG, chat_id: \"1\", " + extra + "}\nwatches:\n  - {name: w, channels: [tg]}\n"
+		if _, err := Parse([]byte(file), func(string) string { return chatToken }); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", extra, err, want)
+		}
 	}
 }

@@ -276,9 +276,11 @@ func thousands(n int64) string {
 	return s
 }
 
-// CommandHelp is /help's answer: the grammar with examples in Korean and English.
-const CommandHelp = `명령 / commands
-/watch 조건…  새 알림 / a new watch. 조건 (순서 무관 / any order):
+// commandHelp is /help's answer: the grammar with examples in Korean and English, and how many
+// watches a chat may make (most).
+func commandHelp(most int) string {
+	return fmt.Sprintf(`명령 / commands
+/watch 조건…  새 알림 / a new watch (이 채팅에 최대 %[1]d개 / at most %[1]d in this chat). 조건 (순서 무관 / any order):
   요일 / weekdays: 토,일 · 주말 · 평일 · sat,sun · weekend · weekdays
   시간 / tee time: 05:00-08:00
   가격 상한 / price cap: 15만 · 150,000원 · 150000
@@ -289,4 +291,5 @@ const CommandHelp = `명령 / commands
 /mute 이름       알림 끄기 / mute a watch     /unmute 이름  다시 켜기 / unmute
 /remove 이름     채팅에서 만든 알림 지우기 / remove a watch made in the chat
 /test           시험 메시지 / a test message
-/help           이 도움말 / this help`
+/help           이 도움말 / this help`, most)
+}

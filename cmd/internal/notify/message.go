@@ -281,3 +281,42 @@ func TestMessage(ch *Channel, now time.Time) Message {
 	}
 	return Message{Key: uuid.New(), Watch: "test", CrawlID: "test", Now: now, Text: text}
 }
+
+// splitLines puts lines in as few messages as the layout's limit allows (one, as they are, when
+// they fit); split, each message starts with a header line of title (a format of the number of
+// lines) and "(part/parts)", and a line is never cut across two (one line alone over the limit
+// is shortened with "…").
+func (l layout) splitLines(lines []string, title string) []string {
+	whole := strings.Join(lines, "\n")
+	if l.limit == 0 || textLen(whole) <= l.limit {
+		return []string{whole}
+	}
+	header := func(part, parts int) string { return fmt.Sprintf(title, len(lines)) + fmt.Sprintf(" (%d/%d)", part, parts) }
+	budget := l.limit - textLen(header(99, 99)) - 1 // the header and its newline at their longest
+	var groups [][]string
+	size := 0
+	for _, ln := range lines {
+		if textLen(ln) > budget {
+			ln = shorten(ln, budget)
+		}
+		if n := len(groups); n == 0 || size+1+textLen(ln) > budget {
+			groups, size = append(groups, nil), -1
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], ln)
+		size += 1 + textLen(ln)
+	}
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = header(i+1, len(groups)) + "\n" + strings.Join(g, "\n")
+	}
+	return out
+}
+
+// shorten cuts s to at most n (UTF-16 units) with "…" at its end.
+func shorten(s string, n int) string {
+	rs := []rune(s)
+	for len(rs) > 0 && textLen(string(rs))+1 > n {
+		rs = rs[:len(rs)-1]
+	}
+	return string(rs) + "…"
+}

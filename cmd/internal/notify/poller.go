@@ -200,12 +200,17 @@ func (p *Poller) Run(ctx context.Context) error {
 			if u.Message == nil {
 				continue
 			}
-			answer, ok := p.Commander.Handle(ctx, u.Message)
+			answers, ok := p.Commander.Handle(ctx, u.Message)
 			if !ok {
 				continue
 			}
-			if err := p.reply(ctx, u.Message, answer); err != nil {
-				p.logWarn(ctx, "telegram: answer a command", "channel", ch.Name, "err", p.scrub(err.Error()))
+			for _, a := range answers {
+				if err := p.reply(ctx, u.Message, a); err != nil {
+					if ctx.Err() == nil {
+						p.logWarn(ctx, "telegram: answer a command", "channel", ch.Name, "err", p.scrub(err.Error()))
+					}
+					break
+				}
 			}
 		}
 	}
