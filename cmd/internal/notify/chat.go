@@ -22,7 +22,8 @@ import (
 )
 
 // ChatWatch is a watch made in a chat, as stored: its name, the channel whose chat made it (its
-// one channel), the /watch arguments it was made with (parsed again by ParseWatchSpec on load).
+// one channel) and its conditions in their canonical form (CanonicalSpec, read again on every
+// load; /watch's arguments as typed are read too).
 type ChatWatch struct {
 	Name, Channel, Spec string
 	Muted               bool
@@ -103,7 +104,7 @@ func (c *Config) WithChat(ws []ChatWatch) (*Config, []error) {
 			errs = append(errs, fmt.Errorf("chat watch %s: the watches file has a watch of that name: left out", cw.Name))
 			continue
 		}
-		w, err := ParseWatchSpec(cw.Spec, "en")
+		w, err := parseStoredSpec(cw.Spec)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("chat watch %s: %q: %w: left out", cw.Name, cw.Spec, err))
 			continue
@@ -231,7 +232,7 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 			return fmt.Sprintf(say(lang, "이 채팅의 알림이 이미 %d개입니다 (한 채팅에 최대 %d개): /watches 로 보고 /remove 이름 으로 하나 지운 뒤 다시 해 주세요.",
 				"this chat has %d watches already (at most %d a chat): see /watches and /remove one first."), n, most), nil
 		}
-		cw := ChatWatch{Channel: c.Channel.Name, Spec: cmd.Args, CreatedAt: time.Now()}
+		cw := ChatWatch{Channel: c.Channel.Name, Spec: CanonicalSpec(cmd.Watch), CreatedAt: time.Now()}
 		if m.From != nil {
 			cw.By = m.From.ID
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
@@ -104,12 +105,35 @@ var (
 //
 //   - weekdays, comma-separated: 토,일 or sat,sun (월..일, mon..sun, or 주말/weekend, 평일/weekdays);
 //   - a tee-time window HH:MM-HH:MM (or H:MM, '~' for '-');
-//   - a price cap in the forms the crawler reads (crawler.ParsePrice): 15만, 150,000원, 150000;
+//   - a price cap in the forms the crawler reads (crawler.ParsePrice): 15만, 150,000원, 150000; at
+//     least MinPriceCapKRW (a bare number below it is refused with a hint: a club's number is
+//     written joined to its name, 88CC, a price with its unit, 15만);
 //   - anything else is the course: a case-insensitive substring of the course name (words joined
-//     by a space; commas separate several courses).
+//     by a space; commas separate several courses), a word of digits and letters (88CC, 2코스)
+//     included.
 //
 // At least one condition is required. The watch has no name and no channel (the Commander sets them).
 func ParseWatchSpec(args, lang string) (*Watch, error) {
+	return parseSpec(args, lang, chatGrammar)
+}
+
+// MinPriceCapKRW is the lowest price cap /watch takes: below any green fee, a smaller one is a
+// misread ("88 CC") and would never fire.
+const MinPriceCapKRW = 10_000
+
+// grammar is a version of /watch's words.
+type grammar int
+
+const (
+	// chatGrammar is ParseWatchSpec's.
+	chatGrammar grammar = iota
+	// fdee6edGrammar is /watch's before review 4 (fdee6ed), which the specs stored then were
+	// written in: every word with a digit is a price (a bare 88 is 88원, a cap of any size), and a
+	// word of digits and letters is refused. Only UpgradeChatSpec reads it.
+	fdee6edGrammar
+)
+
+func parseSpec(args, lang string, g grammar) (*Watch, error) {
 	w := &Watch{}
 	var course []string
 	words := strings.Fields(args)
@@ -143,9 +167,21 @@ func ParseWatchSpec(args, lang string) (*Watch, error) {
 		}
 		if strings.ContainsAny(word, "0123456789") {
 			p, err := crawler.ParsePrice(word)
+			if (err != nil || p == nil) && g == chatGrammar && strings.ContainsFunc(word, unicode.IsLetter) {
+				course = append(course, word) // 88CC, 2코스: a name
+				continue
+			}
 			if err != nil || p == nil {
 				return nil, fmt.Errorf(say(lang, "가격 %q를 읽지 못했습니다 (예: 15만, 150,000원, 150000)",
 					"price %q not understood (e.g. 15만, 150,000원, 150000)"), word)
+			}
+			if g == chatGrammar && *p < MinPriceCapKRW {
+				if bareNumberRE.MatchString(word) {
+					return nil, fmt.Errorf(say(lang, "%q: 10,000보다 작은 숫자는 가격으로 읽지 않습니다. 골프장 이름이면 붙여 쓰고 (예: 88CC), 가격이면 원 단위로 써 주세요 (예: 15만, 150000)",
+						"%q: a number below 10,000 is not read as a price: join a club's number to its name (e.g. 88CC), write a price in won (e.g. 15만, 150000)"), word)
+				}
+				return nil, fmt.Errorf(say(lang, "가격 상한 %q는 10,000원보다 낮아 알림이 오지 않습니다 (예: 15만)",
+					"a price cap of %q is below 10,000 KRW: nothing would match (e.g. 15만)"), word)
 			}
 			if w.MaxPriceKRW != nil {
 				return nil, errors.New(say(lang, "가격 상한은 하나만 주세요", "give one price cap"))
@@ -164,6 +200,76 @@ func ParseWatchSpec(args, lang string) (*Watch, error) {
 	}
 	slices.Sort(w.Weekdays)
 	return w, nil
+}
+
+// bareNumberRE is a number without a unit: 88, 9,999, 150000.
+var bareNumberRE = regexp.MustCompile(`^[0-9][0-9,]*$`)
+
+// A chat watch is stored in its canonical form: what the /watch answer prints in Korean
+// (Describe), for example "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'". It names every
+// condition unambiguously whatever /watch's words become, so a stored watch keeps its meaning
+// when the grammar changes (specs stored before review 4 are rewritten by UpgradeChatSpec).
+
+// CanonicalSpec is w's stored form (its Korean description).
+func CanonicalSpec(w *Watch) string { return Describe(w, "ko") }
+
+// UpgradeChatSpec rewrites a spec stored before review 4 (fdee6ed: /watch's arguments as typed,
+// read by the grammar of then) into the canonical form, so that the watch keeps the meaning it was
+// made with: "88 CC" (then a cap of 88원 and the course cc) becomes "88원 이하, 코스에 'cc'".
+func UpgradeChatSpec(old string) (string, error) {
+	w, err := parseSpec(old, "en", fdee6edGrammar)
+	if err != nil {
+		return "", err
+	}
+	return CanonicalSpec(w), nil
+}
+
+// parseStoredSpec reads a chat watch's stored spec: its canonical form, else /watch's arguments
+// (a spec given to the store as typed).
+func parseStoredSpec(spec string) (*Watch, error) {
+	if w, ok := parseCanonical(spec); ok {
+		return w, nil
+	}
+	return ParseWatchSpec(spec, "en")
+}
+
+var canonicalWindowRE = regexp.MustCompile(`^([0-9]{2}:[0-9]{2})–([0-9]{2}:[0-9]{2})$`)
+
+// parseCanonical reads a canonical spec (CanonicalSpec); ok false when spec is not one.
+func parseCanonical(spec string) (*Watch, bool) {
+	w := &Watch{}
+	if spec == "모든 티타임" {
+		return w, true
+	}
+	for _, part := range strings.Split(spec, ", ") {
+		if c, ok := strings.CutPrefix(part, "코스에 '"); ok && strings.HasSuffix(c, "'") && len(c) > 1 {
+			w.Courses = append(w.Courses, strings.TrimSuffix(c, "'"))
+			continue
+		}
+		if p, ok := strings.CutSuffix(part, "원 이하"); ok {
+			n, err := strconv.ParseInt(strings.ReplaceAll(p, ",", ""), 10, 64)
+			if err != nil || n < 0 || w.MaxPriceKRW != nil {
+				return nil, false
+			}
+			w.MaxPriceKRW = &n
+			continue
+		}
+		for _, f := range strings.Fields(part) {
+			if m := canonicalWindowRE.FindStringSubmatch(f); m != nil && w.TimeFrom == "" {
+				w.TimeFrom, w.TimeTo = m[1], m[2]
+				continue
+			}
+			for d := range strings.SplitSeq(f, "·") {
+				i := slices.Index(dayKO[:], d)
+				if i < 0 || slices.Contains(w.Weekdays, time.Weekday(i)) {
+					return nil, false
+				}
+				w.Weekdays = append(w.Weekdays, time.Weekday(i))
+			}
+		}
+	}
+	slices.Sort(w.Weekdays)
+	return w, CanonicalSpec(w) == spec // in Describe's order and spelling, nothing else
 }
 
 // parseDays reads a comma-separated list of weekdays (or weekday groups); ok false if any part

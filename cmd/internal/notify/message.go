@@ -291,7 +291,9 @@ func (l layout) splitLines(lines []string, title string) []string {
 	if l.limit == 0 || textLen(whole) <= l.limit {
 		return []string{whole}
 	}
-	header := func(part, parts int) string { return fmt.Sprintf(title, len(lines)) + fmt.Sprintf(" (%d/%d)", part, parts) }
+	header := func(part, parts int) string {
+		return fmt.Sprintf(title, len(lines)) + fmt.Sprintf(" (%d/%d)", part, parts)
+	}
 	budget := l.limit - textLen(header(99, 99)) - 1 // the header and its newline at their longest
 	var groups [][]string
 	size := 0
