@@ -4,20 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/store"
 )
 
 // Defaults of the notify subcommand.
@@ -28,6 +30,9 @@ const (
 	// 1000 messages; the consumer's own default (consumer.DefaultBatchSize) follows the
 	// projection's per-listing locks, which claims do not take.
 	defaultClaimBatch = 1000
+	// defaultNotifyBatchWait is notify's consume-loop batch wait: an alert waits at most this long
+	// for company in its claim transaction (the booking consumer's 200 ms would add latency).
+	defaultNotifyBatchWait = 50 * time.Millisecond
 	// defaultFailingAfter is how long a command channel's polls may fail before /healthz says so.
 	defaultFailingAfter = 30 * time.Minute
 )
@@ -78,7 +83,7 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	fs.BoolVar(&cfg.noBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
 		"without it, its first answer is the listings open in booking_lifetimes, worded as already open and exempt from --max-age")
 	fs.IntVar(&cfg.batchSize, "batch-size", defaultClaimBatch, "max messages per claim transaction")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", defaultNotifyBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
 	fs.DurationVar(&cfg.failing, "failing-after", defaultFailingAfter, "/healthz answers 503 when a command channel's getUpdates has failed for longer than this "+
 		"(crawler run's --alert-failing-after); 0 never")
@@ -133,69 +138,75 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
 		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
 	p := newConsumerProcess(logger)
-	metrics := notify.NewMetrics(p.reg)
-	var commands []*notify.Channel
-	if !cfg.dryRun {
-		commands = commandChannels(cfg.watches)
-	}
 	// A command channel's poller holds a connection of its own (its bot's lock).
-	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+len(channels)+2*len(commands)+2)))
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+3*len(channels)+2)))
 	if err != nil {
 		return err
 	}
 	defer stop()
-
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
-	wakes := notify.NewWakes(channels)
-	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle, Bots: map[string]string{}}
-	for _, ch := range commands {
-		claims.Bots[ch.Name], _ = pgclaims.BotKey(ch.Token)
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle}
+	acfg := alerts.Config{Watches: cfg.watches, MaxAge: cfg.maxAge, MaxAttempts: cfg.maxAttempts, RetryBase: cfg.retryBase,
+		Settle: cfg.settle, NoBacklog: cfg.noBacklog, FailingAfter: cfg.failing, Open: claims, Commands: !cfg.dryRun,
+		Logger: logger, Registerer: p.reg}
+	if cfg.dryRun {
+		acfg.DryRun = env.Stdout
 	}
-	live := notify.NewLive(cfg.watches)
-	if err := loadChatWatches(ctx, claims, live, logger); err != nil {
-		return err
-	}
-	// Refused before consuming anything: another process polls a command channel's bot.
-	pollers, err := lockPollers(ctx, pool, commands)
+	svc, err := alerts.New(claims, acfg)
 	if err != nil {
 		return err
 	}
-	claimer := &pgclaims.Claimer{Store: claims, Live: live, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
-		Wake: wakes.Wake}
-	if cfg.dryRun {
-		claimer.DryRun = env.Stdout
-	}
-	sctx, stopSenders := context.WithCancel(context.WithoutCancel(ctx))
-	var senders sync.WaitGroup
-	if !cfg.dryRun {
-		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		for _, name := range channels {
-			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Live: live, MaxAge: cfg.maxAge,
-				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
-				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
-			senders.Go(func() { s.Run(sctx) })
+	p.health.Check("alerts", func() []string {
+		var bad []string
+		for _, h := range svc.Health() {
+			_, reasons := h.Check()
+			bad = append(bad, reasons...)
 		}
-	}
-	if _, err := claimer.Backlog(ctx, cfg.noBacklog); err != nil {
-		stopSenders()
-		senders.Wait()
-		pollers.stop()
+		return bad
+	})
+	// Refused before consuming anything: another process polls a command channel's bot.
+	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	pctx, stopPolls := context.WithCancel(ctx)
-	defer func() { stopPolls(); pollers.stop() }()
-	pollers.run(pctx, commands, claims, live, claimer, cfg, metrics, p.health, logger)
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
-		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
+		claimSink{svc: svc, logger: logger}, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {
-			stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
-			senders.Wait()
+			// The sends in flight get --shutdown-timeout; one abandoned then is sent again, same key,
+			// once its lease expired.
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdown)
+			defer cancel()
+			_ = svc.Stop(sctx)
 		})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
 	}
 	return nil
+}
+
+// claimSink is the notifier's sink for the consume loop: each batch's events claimed by the alert
+// service in one transaction, so that the loop commits the batch's offsets only once every match
+// is durable. Undecodable messages are ignored (the booking consumer dead-letters them).
+type claimSink struct {
+	svc    *alerts.Service
+	logger *slog.Logger
+}
+
+func (c claimSink) Ingest(ctx context.Context, batch []store.Message) (store.Result, error) {
+	evs := make([]*events.Event, 0, len(batch))
+	for _, m := range batch {
+		if m.Err == nil && m.Event != nil {
+			evs = append(evs, m.Event)
+		}
+	}
+	if invalid := len(batch) - len(evs); invalid > 0 {
+		c.logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
+	}
+	claimed, err := c.svc.Claim(ctx, alerts.Crawl{Events: evs})
+	if err != nil {
+		return store.Result{}, fmt.Errorf("a batch of %d: %w", len(batch), err)
+	}
+	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
 }
 
 // notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
@@ -275,14 +286,13 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	// A chat watch's claims are sent as the notifier sends them, not skipped as watch_removed.
-	live := notify.NewLive(watches)
-	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
-		return err
-	}
 	host, _ := os.Hostname()
 	// No settling: the claims of a message are put back together.
 	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
-	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
+	svc, err := alerts.New(st, alerts.Config{Watches: watches, MaxAttempts: maxAttempts, RetryBase: retryBase, Logger: env.Logger})
+	if err != nil {
+		return err
+	}
+	// A chat watch's claims are sent as the notifier sends them, not skipped as watch_removed.
+	return notifylist.Resend(ctx, env.Stdout, svc, f, secrets, "booking-consumer notifications")
 }

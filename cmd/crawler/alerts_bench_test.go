@@ -39,7 +39,9 @@ func benchAlerts(b *testing.B, wf string) *alertsRuntime {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a.start(b.Context())
+	if err := a.start(b.Context()); err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(func() { _ = a.close(0) })
 	return a
 }

@@ -385,7 +385,9 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	if d.alerts != nil {
-		d.alerts.start(ctx)
+		if err := d.alerts.start(ctx); err != nil {
+			return errors.Join(err, d.close(ctx, env, 0))
+		}
 	}
 	_, runErr := d.runner.Run(ctx)
 	grace := time.Duration(0) // the wait below was the alerts' time
@@ -427,11 +429,13 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
+	var schedErr error
 	if d.alerts != nil {
-		d.alerts.start(ctx)
-		d.alerts.startCommands(ctx)
+		schedErr = d.alerts.start(ctx)
 	}
-	schedErr := runSchedule(ctx, env, cfg, d)
+	if schedErr == nil {
+		schedErr = runSchedule(ctx, env, cfg, d)
+	}
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -451,7 +455,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		// The runner has logged each site's failure; the schedule goes on.
 		_, _ = d.runner.RunSites(ctx, sites)
 		if d.alerts != nil {
-			d.alerts.afterRun(ctx)
+			d.alerts.svc.Prune(ctx)
 		}
 	}
 	sites := d.runner.Sites

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
@@ -101,13 +101,12 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	// A chat watch's claims are sent as `crawler run` sends them, not skipped as watch_removed.
-	live := notify.NewLive(watches)
-	if err := loadChatWatches(ctx, st, live, env.Logger); err != nil {
+	svc, err := alerts.New(st, alerts.Config{Watches: watches, MaxAttempts: *maxAttempts, RetryBase: *retryBase, Logger: env.Logger})
+	if err != nil {
 		return err
 	}
-	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "crawler notifications")
+	// A chat watch's claims are sent as `crawler run` sends them, not skipped as watch_removed.
+	return notifylist.Resend(ctx, env.Stdout, svc, f, secrets, "crawler notifications")
 }
 
 // loadWatches is notifylist.LoadWatches, its error pointing at crawler check.

@@ -39,13 +39,13 @@ type Channel struct {
 	// the user ids in AllowFrom.
 	Commands  bool
 	AllowFrom []int64
-	// MaxChatWatches is how many watches the chat may make (`max_chat_watches`, default
-	// DefaultMaxChatWatches): /watch past it is refused, saying so.
+	// MaxChatWatches is how many watches the chat may make (`max_chat_watches`, default 50):
+	// /watch past it is refused, saying so.
 	MaxChatWatches int
 }
 
-// DefaultMaxChatWatches is a command channel's max_chat_watches when the file gives none.
-const DefaultMaxChatWatches = 50
+// defaultMaxChatWatches is a command channel's max_chat_watches when the file gives none.
+const defaultMaxChatWatches = 50
 
 // fileChannel is a channel's shape in the file, decoded with KnownFields from yaml.v3 nodes (so
 // every error has a line).
@@ -84,7 +84,7 @@ func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *l
 	if len(f.AllowFrom) > 0 && !f.Commands {
 		errs.add(field(n, "allow_from"), "channel %q: allow_from without commands: true does nothing", name)
 	}
-	ch.MaxChatWatches = DefaultMaxChatWatches
+	ch.MaxChatWatches = defaultMaxChatWatches
 	if f.MaxChat != nil {
 		ch.MaxChatWatches = *f.MaxChat
 		switch {

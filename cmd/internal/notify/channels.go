@@ -198,9 +198,19 @@ type SendError struct {
 
 func (e *SendError) Error() string { return e.Msg }
 
-// noRedirects is a delivery's redirect policy: a 3xx is the answer (a followed 301/302/303 turns
-// the POST into a bodiless GET whose 2xx would count as delivered).
+// noRedirects is the redirect policy of every alert request (a delivery, a test message, the
+// chat's getUpdates and answers): a 3xx is the answer (a followed 301/302/303 turns the POST into
+// a bodiless GET whose 2xx would count as delivered).
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// NewClient is the HTTP client of alert requests over transport (nil: a clone of Go's default
+// transport): it follows no redirect (noRedirects).
+func NewClient(transport http.RoundTripper) *http.Client {
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &http.Client{Transport: transport, CheckRedirect: noRedirects}
+}
 
 // Send delivers m on ch with client (its redirect policy replaced by noRedirects), classifying
 // the outcome: nil (2xx), or a *SendError.

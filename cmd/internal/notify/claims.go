@@ -68,25 +68,3 @@ func (in *Intake) Claim(ctx context.Context, b ClaimBatch) (int, error) {
 	}
 	return claimed, nil
 }
-
-// Wakes are the wake channels of a set of senders, by channel name.
-type Wakes map[string]chan struct{}
-
-// NewWakes makes one wake channel per name.
-func NewWakes(names []string) Wakes {
-	w := Wakes{}
-	for _, n := range names {
-		w[n] = make(chan struct{}, 1)
-	}
-	return w
-}
-
-// Wake wakes the senders of channels without blocking (Intake.Wake).
-func (w Wakes) Wake(channels []string) {
-	for _, c := range channels {
-		select {
-		case w[c] <- struct{}{}:
-		default:
-		}
-	}
-}

@@ -282,6 +282,12 @@ func TestMessage(ch *Channel, now time.Time) Message {
 	return Message{Key: uuid.New(), Watch: "test", CrawlID: "test", Now: now, Text: text}
 }
 
+// SplitLines puts lines (a command's answer) in as few messages as the channel's limit allows: see
+// splitLines.
+func (ch *Channel) SplitLines(lines []string, title string) []string {
+	return ch.layout().splitLines(lines, title)
+}
+
 // splitLines puts lines in as few messages as the layout's limit allows (one, as they are, when
 // they fit); split, each message starts with a header line of title (a format of the number of
 // lines) and "(part/parts)", and a line is never cut across two (one line alone over the limit

@@ -37,8 +37,9 @@ type Sender struct {
 	// Watches is the watches file as loaded now: a claim of a watch no longer in it is skipped
 	// (watch_removed), one of a muted watch (enabled: false) skipped (watch_muted). Nil: no check.
 	Watches *Config
-	// Live, when set, is used instead of Watches: the file's watches and the chat's in force now.
-	Live *Live
+	// InForce, when set, is used instead of Watches: the watches in force now, the file's and the
+	// chat's (the alert service's).
+	InForce func() *Config
 	// MaxAge: a claim whose event occurred longer ago than this when its group is picked is skipped
 	// (stale); DefaultMaxAge if zero.
 	MaxAge      time.Duration
@@ -162,10 +163,10 @@ func groupKey(keys []uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(keySpace, []byte(strings.Join(ss, ",")))
 }
 
-// watches is the watches in force (Live's, else Watches).
+// watches is the watches in force (InForce's, else Watches).
 func (s *Sender) watches() *Config {
-	if s.Live != nil {
-		return s.Live.Load()
+	if s.InForce != nil {
+		return s.InForce()
 	}
 	return s.Watches
 }

@@ -214,3 +214,21 @@ func TestEnabledFalseMutesAWatch(t *testing.T) {
 		t.Errorf("enabled: maybe: %v, want an error on line 5", err)
 	}
 }
+
+// TestOnePollerPerBotToken: two command channels on one bot token are refused, naming both.
+func TestOnePollerPerBotToken(t *testing.T) {
+	file := `channels:
+  a: {type: telegram, token_env: TG, chat_id: "1", commands: true}
+  b: {type: telegram, token_env: TG, chat_id: "2", commands: true}
+  c: {type: telegram, token_env: TG, chat_id: "3"}
+watches:
+  - {name: w, channels: [a, b, c]}
+`
+	_, err := Parse([]byte(file), func(string) string { return "123456:fake-token" })
+	if err == nil || !strings.Contains(err.Error(), `channels "a" and "b"`) || strings.Contains(err.Error(), "123456:fake-token") {
+		t.Fatalf("err %v; want a refusal naming a and b, without the token", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(file, `"2", commands: true`, `"2"`, 1)), func(string) string { return "123456:fake-token" }); err != nil {
+		t.Fatalf("one command channel refused: %v", err)
+	}
+}

@@ -31,7 +31,7 @@ func TestChannel(ctx context.Context, w io.Writer, cfg *notify.Config, name stri
 		slices.Sort(names)
 		return fmt.Errorf("%w: alerts test: no channel %q in the watches file (channels: %s)", cli.ErrUsage, name, strings.Join(names, ", "))
 	}
-	ans, err := ch.Exchange(ctx, &http.Client{}, notify.TestMessage(ch, time.Now()))
+	ans, err := ch.Exchange(ctx, notify.NewClient(nil), notify.TestMessage(ch, time.Now()))
 	if ans.Status != 0 {
 		fmt.Fprintf(w, "channel %s (%s): HTTP %d %s\n", ch.Name, ch.Type, ans.Status, http.StatusText(ans.Status))
 		if body := strings.Join(strings.Fields(ans.Body), " "); body != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/chat"
 )
 
 // chatSpecsFdee6ed are chat watches' specs as fdee6ed (the main commit before review 4) stored
@@ -63,7 +64,7 @@ func CheckLegacyChatSpecs(t *testing.T, stored func(t *testing.T, specs []string
 		if err != nil || len(ws) != len(want) {
 			t.Fatalf("chat watches: %d, %v; want %d", len(ws), err, len(want))
 		}
-		live, errs := cfg.WithChat(ws)
+		live, errs := cfg.WithChat(ws, chat.ReadSpec)
 		if len(errs) > 0 {
 			t.Fatalf("left out: %v", errs)
 		}
@@ -74,8 +75,8 @@ func CheckLegacyChatSpecs(t *testing.T, stored func(t *testing.T, specs []string
 			if !sameLegacy(got, l) {
 				t.Errorf("%s %q: read as %s; fdee6ed read %s", name, l.Spec, js(got), js(l))
 			}
-			if ws[i].Spec != notify.CanonicalSpec(w) {
-				t.Errorf("%s %q: stored as %q, want its canonical form %q", name, l.Spec, ws[i].Spec, notify.CanonicalSpec(w))
+			if ws[i].Spec != chat.CanonicalSpec(w) {
+				t.Errorf("%s %q: stored as %q, want its canonical form %q", name, l.Spec, ws[i].Spec, chat.CanonicalSpec(w))
 			}
 		}
 	}

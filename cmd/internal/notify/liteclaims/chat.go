@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/chat"
 )
 
 // The chat's watches and offsets (migration 4).
@@ -34,7 +35,7 @@ var (
 
 // upgradeChatSpecs is migration 6: every chat watch stored before it (its spec /watch's arguments
 // as typed, read by the grammar of then) is rewritten in its canonical form with the meaning it
-// had (notify.UpgradeChatSpec). One that no longer parses is left as it is (it was left out
+// had (chat.UpgradeSpec). One that no longer parses is left as it is (it was left out
 // before too).
 func upgradeChatSpecs(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, chatSpecsSQL)
@@ -58,7 +59,7 @@ func upgradeChatSpecs(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, r := range old {
-		spec, err := notify.UpgradeChatSpec(r.spec)
+		spec, err := chat.UpgradeSpec(r.spec)
 		if err != nil || spec == r.spec {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/chat"
 )
 
 // The chat's watches and offsets (migration 012).
@@ -130,7 +131,7 @@ func (s *Store) offsetKey(channel string) string {
 
 // upgradeSpecs rewrites every chat watch still stored as /watch's arguments as typed (spec_form 1:
 // written before migration 013, or by a notifier of then during an upgrade) in its canonical form,
-// with the meaning it had (notify.UpgradeChatSpec). One that no longer parses is left as it is (it
+// with the meaning it had (chat.UpgradeSpec). One that no longer parses is left as it is (it
 // was left out before too).
 func (s *Store) upgradeSpecs(ctx context.Context) error {
 	rows, err := s.Pool.Query(ctx, chatSpecsTypedSQL)
@@ -148,7 +149,7 @@ func (s *Store) upgradeSpecs(ctx context.Context) error {
 		return fmt.Errorf("read chat watches: %w", err)
 	}
 	for i, id := range ids {
-		canonical, err := notify.UpgradeChatSpec(specs[i])
+		canonical, err := chat.UpgradeSpec(specs[i])
 		if err != nil {
 			continue
 		}

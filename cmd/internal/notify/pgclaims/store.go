@@ -303,8 +303,9 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 }
 
 // Fingerprints returns the fingerprint each watch was last answered with (by watch); the
-// notifier's watches are evaluated on every source at once, so Source is not kept.
-func (s *Store) Fingerprints(ctx context.Context) (map[string]string, error) {
+// notifier's watches are evaluated on every source at once, so the source is not kept (any
+// source's are every source's).
+func (s *Store) Fingerprints(ctx context.Context, _ string) (map[string]string, error) {
 	rows, err := s.Pool.Query(ctx, fingerprintsReadSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read fingerprints: %w", err)
@@ -317,10 +318,13 @@ func (s *Store) Fingerprints(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
-// OpenListings returns the listings open now in booking_lifetimes, each as the opening of its
-// current lifetime (the backlog's events, notify.Watch.BacklogClaims): the start event's id and
-// first-seen time, the values of its last event, crawl crawlID (the message it goes out in).
-func (s *Store) OpenListings(ctx context.Context, crawlID string) ([]*events.Event, error) {
+// OpenListings returns the listings open now in booking_lifetimes, of every source (the
+// notifier's watches are answered on every source at once; source is not read), each as the
+// opening of its current lifetime (the backlog's events, notify.Watch.BacklogClaims): the start
+// event's id and first-seen time, the values of its last event, and one crawl id for all of them,
+// "backlog-<now>", so that a watch's answer on a channel goes out as one message.
+func (s *Store) OpenListings(ctx context.Context, _ string) ([]*events.Event, error) {
+	crawlID := "backlog-" + time.Now().UTC().Format("20060102T150405Z")
 	rows, err := s.Pool.Query(ctx, openListingsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read open listings: %w", err)

@@ -1,11 +1,12 @@
-package notify
+package chat
 
 import (
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
 func TestParseWatchCommand(t *testing.T) {
@@ -36,7 +37,7 @@ func TestParseWatchCommand(t *testing.T) {
 		if cmd.Verb != VerbWatch || cmd.Watch == nil {
 			t.Fatalf("%q: %+v", c.text, cmd)
 		}
-		if got := Describe(cmd.Watch, c.lang); got != c.want {
+		if got := notify.Describe(cmd.Watch, c.lang); got != c.want {
 			t.Errorf("%q: understood %q, want %q", c.text, got, c.want)
 		}
 	}
@@ -87,26 +88,13 @@ func FuzzParseCommand(f *testing.F) {
 		if c.Watch.MaxPriceKRW != nil && *c.Watch.MaxPriceKRW < MinPriceCapKRW {
 			t.Fatalf("%q: a price cap of %d", s, *c.Watch.MaxPriceKRW)
 		}
-		_ = Describe(c.Watch, "en")
+		_ = notify.Describe(c.Watch, "en")
 		// What is stored reads back as the same watch.
-		back, err := parseStoredSpec(CanonicalSpec(c.Watch))
+		back, err := ReadSpec(CanonicalSpec(c.Watch))
 		if err != nil || !reflect.DeepEqual(back, c.Watch) {
 			t.Fatalf("%q: stored as %q, read back as %+v, %v; want %+v", s, CanonicalSpec(c.Watch), back, err, c.Watch)
 		}
 	})
-}
-
-// TestDescribeFileWatch: /watches and `crawler watches` say a file watch's other conditions too.
-func TestDescribeFileWatch(t *testing.T) {
-	p, n := int64(90000), 3
-	w := &Watch{Sources: []string{"sim-golf"}, CoursesExact: []string{"파인 CC"}, NextDays: 14, MaxPriceKRW: &p, MinPlayers: &n,
-		DateFrom: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	if got, want := Describe(w, "en"), "2026-12-01~, within 14 days, up to 90,000 KRW, 3+ players, course is '파인 CC', sites sim-golf"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if got := Describe(&Watch{}, "ko"); got != "모든 티타임" {
-		t.Errorf("no conditions: %q", got)
-	}
 }
 
 // TestWatchNumbersAndClubNames (review 4 F7): a bare number below 10,000 is no price (refused
@@ -129,7 +117,7 @@ func TestWatchNumbersAndClubNames(t *testing.T) {
 			t.Errorf("%q: %v", args, err)
 			continue
 		}
-		if got := Describe(w, "ko"); got != want {
+		if got := notify.Describe(w, "ko"); got != want {
 			t.Errorf("%q: understood %q, want %q", args, got, want)
 		}
 	}

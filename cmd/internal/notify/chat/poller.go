@@ -1,4 +1,4 @@
-package notify
+package chat
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
@@ -103,8 +104,8 @@ type update struct {
 }
 
 // endpoint is the Bot API URL of method for ch (base_url honoured).
-func endpoint(ch *Channel, method string) string {
-	base := TelegramAPI
+func endpoint(ch *notify.Channel, method string) string {
+	base := notify.TelegramAPI
 	if ch.BaseURL != "" {
 		base = ch.BaseURL
 	}
@@ -119,7 +120,7 @@ func (p *Poller) defaults() {
 		p.Backoff = retry.Backoff{Base: time.Second, Max: time.Minute}
 	}
 	if p.Client == nil {
-		p.Client = http.DefaultClient
+		p.Client = notify.NewClient(nil)
 	}
 	if p.Limit <= 0 {
 		p.Limit = DefaultUpdatesLimit

@@ -1,4 +1,4 @@
-package notify
+package chat
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/telegramtest"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -23,18 +25,18 @@ import (
 // memChat is a ChatStore in memory (liteclaims has the durable one, tested there).
 type memChat struct {
 	mu      sync.Mutex
-	watches []ChatWatch
+	watches []notify.ChatWatch
 	offsets map[string]int64
 	seq     int
 }
 
-func (m *memChat) ChatWatches(context.Context) ([]ChatWatch, error) {
+func (m *memChat) ChatWatches(context.Context) ([]notify.ChatWatch, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.watches), nil
 }
 
-func (m *memChat) AddChatWatch(_ context.Context, w ChatWatch, taken func(string) bool) (string, error) {
+func (m *memChat) AddChatWatch(_ context.Context, w notify.ChatWatch, taken func(string) bool) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seq++
@@ -62,7 +64,7 @@ func (m *memChat) RemoveChatWatch(_ context.Context, name string) (bool, error) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := len(m.watches)
-	m.watches = slices.DeleteFunc(m.watches, func(o ChatWatch) bool { return o.Name == name })
+	m.watches = slices.DeleteFunc(m.watches, func(o notify.ChatWatch) bool { return o.Name == name })
 	return len(m.watches) < n, nil
 }
 
@@ -81,11 +83,31 @@ func (m *memChat) SetChatOffset(_ context.Context, ch string, next int64) error 
 
 const chatToken = "123456:fake-token"
 
+// inForce is the watches in force as the alert service keeps them: the file's, then the chat's
+// (reload).
+type inForce struct {
+	file *notify.Config
+	p    atomic.Pointer[notify.Config]
+}
+
+func (l *inForce) Load() *notify.Config { return l.p.Load() }
+func (l *inForce) File() *notify.Config { return l.file }
+
+func (l *inForce) reload(ctx context.Context, st notify.ChatStore) error {
+	ws, err := st.ChatWatches(ctx)
+	if err != nil {
+		return err
+	}
+	c, _ := l.file.WithChat(ws, ReadSpec)
+	l.p.Store(c)
+	return nil
+}
+
 // chatSetup is a watches file with one command channel on a fake bot, a file watch on it, and a
 // Poller running until stop.
 type chatSetup struct {
 	bot     *telegramtest.Bot
-	live    *Live
+	live    *inForce
 	store   *memChat
 	metrics *Metrics
 	reg     *prometheus.Registry
@@ -108,12 +130,14 @@ func setupChat(t *testing.T, chatID string, allowFrom string) *chatSetup {
 watches:
   - {name: file-lake, courses: [lake], channels: [tg]}
 `, chatID, bot.URL(), allowFrom)
-	cfg, err := Parse([]byte(file), func(string) string { return chatToken })
+	cfg, err := notify.Parse([]byte(file), func(string) string { return chatToken })
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	s := &chatSetup{bot: bot, live: NewLive(cfg), store: &memChat{offsets: map[string]int64{}}, metrics: NewMetrics(reg), reg: reg,
+	live := &inForce{file: cfg}
+	live.p.Store(cfg)
+	s := &chatSetup{bot: bot, live: live, store: &memChat{offsets: map[string]int64{}}, metrics: NewMetrics(reg), reg: reg,
 		logs: &testkit.SyncBuffer{}}
 	return s
 }
@@ -122,7 +146,8 @@ func (s *chatSetup) start(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	s.errc, s.stop = make(chan error, 1), cancel
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), s.logs), nil))
-	p := &Poller{Commander: &Commander{Channel: s.live.File().Channels["tg"], Store: s.store, Live: s.live, Metrics: s.metrics,
+	p := &Poller{Commander: &Commander{Channel: s.live.File().Channels["tg"], Store: s.store, Watches: s.live.Load,
+		Changed: func(ctx context.Context) error { return s.live.reload(ctx, s.store) }, Metrics: s.metrics,
 		Logger: logger}, Logger: logger, PollTimeout: 30 * time.Second, Backoff: retry.Backoff{Base: time.Millisecond, Max: time.Millisecond}}
 	done := make(chan struct{})
 	go func() { defer close(done); s.errc <- p.Run(ctx) }()
@@ -266,24 +291,6 @@ func TestChatConflictStopsThePoller(t *testing.T) {
 	}
 	if got := gauge(s.metrics.pollerC.WithLabelValues("tg")); got != 1 {
 		t.Errorf("conflict gauge %v", got)
-	}
-}
-
-// TestOnePollerPerBotToken: two command channels on one bot token are refused, naming both.
-func TestOnePollerPerBotToken(t *testing.T) {
-	file := `channels:
-  a: {type: telegram, token_env: TG, chat_id: "1", commands: true}
-  b: {type: telegram, token_env: TG, chat_id: "2", commands: true}
-  c: {type: telegram, token_env: TG, chat_id: "3"}
-watches:
-  - {name: w, channels: [a, b, c]}
-`
-	_, err := Parse([]byte(file), func(string) string { return chatToken })
-	if err == nil || !strings.Contains(err.Error(), `channels "a" and "b"`) || strings.Contains(err.Error(), chatToken) {
-		t.Fatalf("err %v; want a refusal naming a and b, without the token", err)
-	}
-	if _, err := Parse([]byte(strings.Replace(file, `"2", commands: true`, `"2"`, 1)), func(string) string { return chatToken }); err != nil {
-		t.Fatalf("one command channel refused: %v", err)
 	}
 }
 
@@ -440,7 +447,7 @@ func TestChatWatchCapPerChannel(t *testing.T) {
 		"max_chat_watches: 5":                    "max_chat_watches without commands: true does nothing",
 	} {
 		file := "channels:\n  tg: {type: telegram, token_env: TG, chat_id: \"1\", " + extra + "}\nwatches:\n  - {name: w, channels: [tg]}\n"
-		if _, err := Parse([]byte(file), func(string) string { return chatToken }); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := notify.Parse([]byte(file), func(string) string { return chatToken }); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", extra, err, want)
 		}
 	}

@@ -1,7 +1,7 @@
-package notify
+package chat
 
 // The chat's commands: the grammar of /watch and its siblings, parsed without any I/O (the
-// Commander in chat.go runs them).
+// Commander in commander.go runs them), and the stored form of a chat watch.
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
 )
 
@@ -36,8 +37,8 @@ const (
 type Command struct {
 	Verb  Verb
 	Args  string
-	Watch *Watch // /watch: the conditions (no name, no channel yet)
-	Name  string // /mute, /unmute, /remove
+	Watch *notify.Watch // /watch: the conditions (no name, no channel yet)
+	Name  string        // /mute, /unmute, /remove
 }
 
 // ErrNotCommand is ParseCommand's error for a message that is no command of ours (ignored).
@@ -82,6 +83,9 @@ func ParseCommand(text, lang string) (Command, error) {
 	return Command{}, ErrNotCommand
 }
 
+// nameRE is a watch's name (the watches file's rule).
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
 func say(lang, ko, en string) string {
 	if lang == "en" {
 		return en
@@ -113,7 +117,7 @@ var (
 //     included.
 //
 // At least one condition is required. The watch has no name and no channel (the Commander sets them).
-func ParseWatchSpec(args, lang string) (*Watch, error) {
+func ParseWatchSpec(args, lang string) (*notify.Watch, error) {
 	return parseSpec(args, lang, chatGrammar)
 }
 
@@ -129,12 +133,12 @@ const (
 	chatGrammar grammar = iota
 	// fdee6edGrammar is /watch's before review 4 (fdee6ed), which the specs stored then were
 	// written in: every word with a digit is a price (a bare 88 is 88원, a cap of any size), and a
-	// word of digits and letters is refused. Only UpgradeChatSpec reads it.
+	// word of digits and letters is refused. Only UpgradeSpec reads it.
 	fdee6edGrammar
 )
 
-func parseSpec(args, lang string, g grammar) (*Watch, error) {
-	w := &Watch{}
+func parseSpec(args, lang string, g grammar) (*notify.Watch, error) {
+	w := &notify.Watch{}
 	var course []string
 	words := strings.Fields(args)
 	if len(words) == 0 {
@@ -208,15 +212,15 @@ var bareNumberRE = regexp.MustCompile(`^[0-9][0-9,]*$`)
 // A chat watch is stored in its canonical form: what the /watch answer prints in Korean
 // (Describe), for example "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'". It names every
 // condition unambiguously whatever /watch's words become, so a stored watch keeps its meaning
-// when the grammar changes (specs stored before review 4 are rewritten by UpgradeChatSpec).
+// when the grammar changes (specs stored before review 4 are rewritten by UpgradeSpec).
 
 // CanonicalSpec is w's stored form (its Korean description).
-func CanonicalSpec(w *Watch) string { return Describe(w, "ko") }
+func CanonicalSpec(w *notify.Watch) string { return notify.Describe(w, "ko") }
 
-// UpgradeChatSpec rewrites a spec stored before review 4 (fdee6ed: /watch's arguments as typed,
+// UpgradeSpec rewrites a spec stored before review 4 (fdee6ed: /watch's arguments as typed,
 // read by the grammar of then) into the canonical form, so that the watch keeps the meaning it was
 // made with: "88 CC" (then a cap of 88원 and the course cc) becomes "88원 이하, 코스에 'cc'".
-func UpgradeChatSpec(old string) (string, error) {
+func UpgradeSpec(old string) (string, error) {
 	w, err := parseSpec(old, "en", fdee6edGrammar)
 	if err != nil {
 		return "", err
@@ -224,9 +228,9 @@ func UpgradeChatSpec(old string) (string, error) {
 	return CanonicalSpec(w), nil
 }
 
-// parseStoredSpec reads a chat watch's stored spec: its canonical form, else /watch's arguments
-// (a spec given to the store as typed).
-func parseStoredSpec(spec string) (*Watch, error) {
+// ReadSpec reads a chat watch's stored spec: its canonical form, else /watch's arguments (a spec
+// given to the store as typed). It is the parse of notify.Config.WithChat.
+func ReadSpec(spec string) (*notify.Watch, error) {
 	if w, ok := parseCanonical(spec); ok {
 		return w, nil
 	}
@@ -236,8 +240,8 @@ func parseStoredSpec(spec string) (*Watch, error) {
 var canonicalWindowRE = regexp.MustCompile(`^([0-9]{2}:[0-9]{2})–([0-9]{2}:[0-9]{2})$`)
 
 // parseCanonical reads a canonical spec (CanonicalSpec); ok false when spec is not one.
-func parseCanonical(spec string) (*Watch, bool) {
-	w := &Watch{}
+func parseCanonical(spec string) (*notify.Watch, bool) {
+	w := &notify.Watch{}
 	if spec == "모든 티타임" {
 		return w, true
 	}
@@ -260,11 +264,11 @@ func parseCanonical(spec string) (*Watch, bool) {
 				continue
 			}
 			for d := range strings.SplitSeq(f, "·") {
-				i := slices.Index(dayKO[:], d)
-				if i < 0 || slices.Contains(w.Weekdays, time.Weekday(i)) {
+				wd, ok := notify.Weekday(d)
+				if !ok || slices.Contains(w.Weekdays, wd) {
 					return nil, false
 				}
-				w.Weekdays = append(w.Weekdays, time.Weekday(i))
+				w.Weekdays = append(w.Weekdays, wd)
 			}
 		}
 	}
@@ -282,17 +286,11 @@ func parseDays(word string) ([]time.Weekday, bool) {
 			out = append(out, g...)
 			continue
 		}
-		if d, ok := weekday[part]; ok {
-			out = append(out, d)
-			continue
+		d, ok := notify.Weekday(part)
+		if !ok {
+			return nil, false
 		}
-		if len(part) >= 3 && part[0] < utf8.RuneSelf {
-			if d, ok := weekday[part[:3]]; ok && strings.HasPrefix(strings.ToLower(d.String()), part) {
-				out = append(out, d)
-				continue
-			}
-		}
-		return nil, false
+		out = append(out, d)
 	}
 	return out, len(out) > 0
 }
@@ -308,78 +306,6 @@ func window(m []string) (from, to string, ok bool) {
 	}
 	from, to = fmt.Sprintf("%02d:%02d", n[0], n[1]), fmt.Sprintf("%02d:%02d", n[2], n[3])
 	return from, to, from <= to
-}
-
-var (
-	dayKO = [7]string{"일", "월", "화", "수", "목", "금", "토"}
-	dayEN = [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
-)
-
-// Describe says what a watch asks, in lang: "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'".
-func Describe(w *Watch, lang string) string {
-	var parts []string
-	when := ""
-	if len(w.Weekdays) > 0 {
-		days := slices.Clone(w.Weekdays)
-		// Korean golfers read the weekend as 토·일: Monday first, Sunday last.
-		slices.SortFunc(days, func(a, b time.Weekday) int { return (int(a)+6)%7 - (int(b)+6)%7 })
-		names := make([]string, len(days))
-		for i, d := range days {
-			names[i] = say(lang, dayKO[d], dayEN[d])
-		}
-		when = strings.Join(names, "·")
-	}
-	if w.TimeFrom != "" || w.TimeTo != "" {
-		when = strings.TrimSpace(when + " " + w.TimeFrom + "–" + w.TimeTo)
-	}
-	if when != "" {
-		parts = append(parts, when)
-	}
-	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() {
-		d := func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.Format("2006-01-02")
-		}
-		parts = append(parts, d(w.DateFrom)+"~"+d(w.DateTo))
-	}
-	if w.NextDays > 0 {
-		parts = append(parts, fmt.Sprintf(say(lang, "%d일 안", "within %d days"), w.NextDays))
-	}
-	if w.MaxPriceKRW != nil {
-		parts = append(parts, fmt.Sprintf(say(lang, "%s원 이하", "up to %s KRW"), thousands(*w.MaxPriceKRW)))
-	}
-	if w.MinPlayers != nil {
-		parts = append(parts, fmt.Sprintf(say(lang, "%d명 이상", "%d+ players"), *w.MinPlayers))
-	}
-	for _, c := range w.Courses {
-		parts = append(parts, fmt.Sprintf(say(lang, "코스에 '%s'", "course has '%s'"), c))
-	}
-	for _, c := range w.CoursesExact {
-		parts = append(parts, fmt.Sprintf(say(lang, "코스 = '%s'", "course is '%s'"), c))
-	}
-	if len(w.Sources) > 0 {
-		parts = append(parts, say(lang, "사이트 ", "sites ")+strings.Join(w.Sources, "·"))
-	}
-	if len(parts) == 0 {
-		return say(lang, "모든 티타임", "every tee time")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// thousands writes n with comma separators: 150000 → "150,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }
 
 // commandHelp is /help's answer: the grammar with examples in Korean and English, and how many

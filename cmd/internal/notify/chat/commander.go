@@ -1,128 +1,24 @@
-package notify
-
-// Watches from the chat (crawler path): a Telegram channel with `commands: true` takes /watch,
-// /watches, /mute, /unmute, /remove, /test and /help from its chat. The watches it makes are kept
-// by a ChatStore (the crawler's alerts.db) beside the file's and fire under the same rules: Live
-// is the set in force, the file's watches and the chat's, swapped whole on every change.
+// Package chat is the Telegram chat of a command channel (`commands: true`): the grammar of
+// /watch and its siblings (ParseCommand, ParseWatchSpec), the stored form of a chat watch
+// (CanonicalSpec, ReadSpec, UpgradeSpec), the Commander that runs a command against the watches
+// in force and the ChatStore, and the Poller that long-polls getUpdates for it. The alert service
+// (cmd/internal/alerts) builds one Poller and Commander per command channel; the engine
+// (cmd/internal/notify) keeps the chat's watches in force beside the file's.
+package chat
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
-
-// ChatWatch is a watch made in a chat, as stored: its name, the channel whose chat made it (its
-// one channel) and its conditions in their canonical form (CanonicalSpec, read again on every
-// load; /watch's arguments as typed are read too).
-type ChatWatch struct {
-	Name, Channel, Spec string
-	Muted               bool
-	By                  int64 // the Telegram user id who made it
-	CreatedAt           time.Time
-}
-
-// ChatStore keeps the chat's watches and each command channel's getUpdates offset.
-type ChatStore interface {
-	ChatWatches(ctx context.Context) ([]ChatWatch, error)
-	// AddChatWatch stores w (its Name ignored) under a new name, chat-<n>, never given before
-	// (not even to a watch removed since) and not taken (a file watch's); it returns the name.
-	AddChatWatch(ctx context.Context, w ChatWatch, taken func(name string) bool) (string, error)
-	// SetChatWatchMuted and RemoveChatWatch report whether a chat watch of that name existed.
-	SetChatWatchMuted(ctx context.Context, name string, muted bool) (bool, error)
-	RemoveChatWatch(ctx context.Context, name string) (bool, error)
-	// ChatOffset is the next update id to ask for (0: none kept).
-	ChatOffset(ctx context.Context, channel string) (int64, error)
-	SetChatOffset(ctx context.Context, channel string, next int64) error
-}
-
-// checkPollers refuses two command channels on one bot token: Telegram lets one getUpdates
-// poller per bot, and the second would take the first's commands (or 409 forever).
-func checkPollers(c *Config, chNode *yaml.Node, errs *lineErrors) {
-	byToken := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(c.Channels)) {
-		ch := c.Channels[name]
-		if !ch.Commands || ch.Token == "" {
-			continue
-		}
-		if first, ok := byToken[ch.Token]; ok {
-			errs.add(chNode, "channels %q and %q have commands: true on the same bot token: Telegram allows one getUpdates poller per bot; keep commands on one of them", first, name)
-			continue
-		}
-		byToken[ch.Token] = name
-	}
-}
-
-// Live is the watches in force: the file's, then the chat's (Load is safe beside SetChat).
-type Live struct {
-	file *Config
-	p    atomic.Pointer[Config]
-}
-
-// NewLive starts with the file's watches alone.
-func NewLive(file *Config) *Live {
-	l := &Live{file: file}
-	l.p.Store(file)
-	return l
-}
-
-// Load returns the watches in force.
-func (l *Live) Load() *Config { return l.p.Load() }
-
-// File is the watches file's config.
-func (l *Live) File() *Config { return l.file }
-
-// SetChat puts the chat's watches in force beside the file's. A chat watch whose channel is no
-// longer a command channel of the file, whose name a file watch took, or whose spec no longer
-// parses is left out, with an error saying why (the caller logs them).
-func (l *Live) SetChat(ws []ChatWatch) []error {
-	c, errs := l.file.WithChat(ws)
-	l.p.Store(c)
-	return errs
-}
-
-// WithChat returns a config of c's channels and watches and the chat's watches ws after them.
-func (c *Config) WithChat(ws []ChatWatch) (*Config, []error) {
-	out := &Config{Channels: c.Channels, Watches: slices.Clone(c.Watches)}
-	var errs []error
-	for _, cw := range ws {
-		ch := c.Channels[cw.Channel]
-		switch {
-		case ch == nil || !ch.Commands:
-			errs = append(errs, fmt.Errorf("chat watch %s: channel %q is not a command channel of the watches file: left out", cw.Name, cw.Channel))
-			continue
-		case c.Watch(cw.Name) != nil:
-			errs = append(errs, fmt.Errorf("chat watch %s: the watches file has a watch of that name: left out", cw.Name))
-			continue
-		}
-		w, err := parseStoredSpec(cw.Spec)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("chat watch %s: %q: %w: left out", cw.Name, cw.Spec, err))
-			continue
-		}
-		w.Name, w.Channels, w.Muted, w.FromChat = cw.Name, []string{cw.Channel}, cw.Muted, true
-		out.Watches = append(out.Watches, w)
-	}
-	out.index = buildIndex(out.Watches)
-	return out, errs
-}
-
-// Origin says where a watch came from: "file" or "chat".
-func (w *Watch) Origin() string {
-	if w.FromChat {
-		return "chat"
-	}
-	return "file"
-}
 
 // TelegramMessage is the part of a Bot API message the commands read.
 type TelegramMessage struct {
@@ -139,16 +35,18 @@ type TelegramMessage struct {
 
 // Commander runs the commands of one command channel's chat.
 type Commander struct {
-	Channel *Channel
-	Store   ChatStore
-	Live    *Live
+	Channel *notify.Channel
+	Store   notify.ChatStore
+	// Watches is the watches in force now, the file's and the chat's.
+	Watches func() *notify.Config
+	// Changed puts the store's chat watches in force after a watch was added, muted, unmuted or
+	// removed (the crawler evaluates a new watch, with its backlog, at each site's next crawl; the
+	// notifier answers it at once).
+	Changed func(ctx context.Context) error
 	Metrics *Metrics
 	Logger  *slog.Logger
 	// Test sends /test's message on the channel the way alerts go (nil: the answer alone).
 	Test func(ctx context.Context) error
-	// Changed is called after a watch was added, muted, unmuted or removed (the crawler's wakes
-	// nothing: a new watch is evaluated, with its backlog, at each site's next crawl).
-	Changed func()
 	// BacklogNow: Changed answers a new watch with what matches now at once (the notifier, from
 	// booking_lifetimes), and /watch's answer says so.
 	BacklogNow bool
@@ -203,7 +101,7 @@ func (c *Commander) Handle(ctx context.Context, m *TelegramMessage) (answer []st
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cmd.Verb == VerbWatches {
-		return c.list(c.Live.Load()), true
+		return c.list(c.Watches()), true
 	}
 	answer1, err := c.run(ctx, m, cmd)
 	if err != nil {
@@ -216,7 +114,7 @@ func (c *Commander) Handle(ctx context.Context, m *TelegramMessage) (answer []st
 }
 
 func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (string, error) {
-	lang, live := c.Channel.Language, c.Live.Load()
+	lang, live := c.Channel.Language, c.Watches()
 	switch cmd.Verb {
 	case VerbHelp:
 		return commandHelp(c.maxWatches()), nil
@@ -232,7 +130,7 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 			return fmt.Sprintf(say(lang, "이 채팅의 알림이 이미 %d개입니다 (한 채팅에 최대 %d개): /watches 로 보고 /remove 이름 으로 하나 지운 뒤 다시 해 주세요.",
 				"this chat has %d watches already (at most %d a chat): see /watches and /remove one first."), n, most), nil
 		}
-		cw := ChatWatch{Channel: c.Channel.Name, Spec: CanonicalSpec(cmd.Watch), CreatedAt: time.Now()}
+		cw := notify.ChatWatch{Channel: c.Channel.Name, Spec: CanonicalSpec(cmd.Watch), CreatedAt: time.Now()}
 		if m.From != nil {
 			cw.By = m.From.ID
 		}
@@ -249,7 +147,7 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 			ko, en = "알림 %s 만들었습니다: %s. 지금 맞는 티타임은 곧 따로 알려 드립니다. (/mute %s, /remove %s)",
 				"watch %s made: %s. What matches now follows in a moment. (/mute %s, /remove %s)"
 		}
-		return fmt.Sprintf(say(lang, ko, en), name, Describe(cmd.Watch, lang), name, name), nil
+		return fmt.Sprintf(say(lang, ko, en), name, notify.Describe(cmd.Watch, lang), name, name), nil
 	}
 	// mute, unmute, remove
 	w := live.Watch(cmd.Name)
@@ -282,36 +180,24 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 	if err := c.reload(ctx); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(say(lang, "알림 %s (%s) %s.", "watch %s (%s) %s."), cmd.Name, Describe(w, lang), verb), nil
+	return fmt.Sprintf(say(lang, "알림 %s (%s) %s.", "watch %s (%s) %s."), cmd.Name, notify.Describe(w, lang), verb), nil
 }
 
-// reload puts the store's chat watches in force.
+// reload puts the store's chat watches in force (Changed).
 func (c *Commander) reload(ctx context.Context) error {
-	ws, err := c.Store.ChatWatches(ctx)
-	if err != nil {
-		return err
+	if c.Changed == nil {
+		return nil
 	}
-	for _, err := range c.Live.SetChat(ws) {
-		if c.Logger != nil {
-			c.Logger.WarnContext(ctx, "chat watch left out", "err", err)
-		}
-	}
-	if c.Changed != nil {
-		c.Changed()
-	}
-	return nil
+	return c.Changed(ctx)
 }
 
 // maxWatches is how many watches this chat may make.
 func (c *Commander) maxWatches() int {
-	if c.Channel.MaxChatWatches > 0 {
-		return c.Channel.MaxChatWatches
-	}
-	return DefaultMaxChatWatches
+	return c.Channel.MaxChatWatches
 }
 
 // chatWatches counts the watches this channel's chat made that are in force.
-func (c *Commander) chatWatches(live *Config) int {
+func (c *Commander) chatWatches(live *notify.Config) int {
 	n := 0
 	for _, w := range live.Watches {
 		if w.FromChat && w.Channels[0] == c.Channel.Name {
@@ -323,7 +209,7 @@ func (c *Commander) chatWatches(live *Config) int {
 
 // list is /watches: the watches of this channel, file and chat, one a line, in as many messages
 // as the channel's limit needs (numbered "(1/2)"; a line is never cut across two).
-func (c *Commander) list(live *Config) []string {
+func (c *Commander) list(live *notify.Config) []string {
 	lang := c.Channel.Language
 	var lines []string
 	for _, w := range live.Watches {
@@ -338,10 +224,10 @@ func (c *Commander) list(live *Config) []string {
 		if w.Muted {
 			muted = say(lang, " (꺼짐)", " (muted)")
 		}
-		lines = append(lines, fmt.Sprintf("%s [%s]%s: %s", w.Name, origin, muted, Describe(w, lang)))
+		lines = append(lines, fmt.Sprintf("%s [%s]%s: %s", w.Name, origin, muted, notify.Describe(w, lang)))
 	}
 	if len(lines) == 0 {
 		return []string{say(lang, "이 채팅의 알림이 없습니다. /help", "no watches in this chat. /help")}
 	}
-	return c.Channel.layout().splitLines(lines, say(lang, "알림 %d개", "%d watches"))
+	return c.Channel.SplitLines(lines, say(lang, "알림 %d개", "%d watches"))
 }
