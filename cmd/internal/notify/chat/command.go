@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // Verb is a chat command's name (without the slash).
@@ -109,7 +109,7 @@ var (
 //
 //   - weekdays, comma-separated: 토,일 or sat,sun (월..일, mon..sun, or 주말/weekend, 평일/weekdays);
 //   - a tee-time window HH:MM-HH:MM (or H:MM, '~' for '-');
-//   - a price cap in the forms the crawler reads (crawler.ParsePrice): 15만, 150,000원, 150000; at
+//   - a price cap in the forms the crawler reads (site.ParsePrice): 15만, 150,000원, 150000; at
 //     least MinPriceCapKRW (a bare number below it is refused with a hint: a club's number is
 //     written joined to its name, 88CC, a price with its unit, 15만);
 //   - anything else is the course: a case-insensitive substring of the course name (words joined
@@ -170,7 +170,7 @@ func parseSpec(args, lang string, g grammar) (*notify.Watch, error) {
 			continue
 		}
 		if strings.ContainsAny(word, "0123456789") {
-			p, err := crawler.ParsePrice(word)
+			p, err := site.ParsePrice(word)
 			if (err != nil || p == nil) && g == chatGrammar && strings.ContainsFunc(word, unicode.IsLetter) {
 				course = append(course, word) // 88CC, 2코스: a name
 				continue
