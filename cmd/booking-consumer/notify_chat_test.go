@@ -340,3 +340,19 @@ func TestNotifyChatFloodOfLargeUpdates(t *testing.T) {
 		t.Errorf("answered commands logged as failures: %q", lines)
 	}
 }
+
+// TestNotifyWatchesListsWithoutTheSecrets (issue #50 item 6): `booking-consumer watches` lists
+// the watches without the channels' secrets in the environment (it sends nothing).
+func TestNotifyWatchesListsWithoutTheSecrets(t *testing.T) {
+	t.Parallel()
+	_, dbURL := storetest.NewDBURL(t)
+	watches := writeWatches(t, `channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "100", commands: true}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg]}
+`)
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": dbURL}, "watches", "--watches", watches)
+	if err != nil || !strings.Contains(strings.Join(strings.Fields(out), " "), "far file tg - course has 'nowhere'") {
+		t.Fatalf("booking-consumer watches without TG_TOKEN: %v\n%s", err, out)
+	}
+}

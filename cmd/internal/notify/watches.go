@@ -131,7 +131,9 @@ type fileWatch struct {
 	Backlog      *bool      `yaml:"backlog"`
 }
 
-// LoadFile reads and validates a watches file; secrets come from getenv.
+// LoadFile reads and validates a watches file; secrets come from getenv. A nil getenv reads no
+// secret (a channel's URL from url_env and token stay empty, and none missing is an error): for
+// commands that list and send nothing (`crawler watches`, `booking-consumer watches`).
 func LoadFile(path string, getenv func(string) string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -176,7 +178,8 @@ func field(m *yaml.Node, key string) *yaml.Node {
 }
 
 // Parse validates a watches file strictly: unknown fields, wrong types, unknown channels, bad
-// dates, times, weekdays and missing environment variables are errors, each with its line.
+// dates, times, weekdays and missing environment variables are errors, each with its line (a
+// nil getenv: secrets are not read, see LoadFile).
 func Parse(b []byte, getenv func(string) string) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {

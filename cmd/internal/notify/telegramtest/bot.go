@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +50,7 @@ type Bot struct {
 	offsets []int64 // every getUpdates offset asked for
 	limits  []int   // and its limit
 	refused []Message
+	chats   []int64 // the chats sendMessage reaches (none: any)
 	// Sent gets every message delivered (a refused one is in Refused instead).
 	Sent chan Message
 }
@@ -76,6 +78,14 @@ func (b *Bot) Conflict(on bool) {
 func (b *Bot) FailUpdates(status int) {
 	b.mu.Lock()
 	b.fail = status
+	b.mu.Unlock()
+}
+
+// Chats makes sendMessage reach only the chats ids (a message to another is refused with
+// "Bad Request: chat not found", as Telegram refuses a wrong chat_id).
+func (b *Bot) Chats(ids ...int64) {
+	b.mu.Lock()
+	b.chats = ids
 	b.mu.Unlock()
 }
 
@@ -196,11 +206,19 @@ func (b *Bot) sendMessage(w http.ResponseWriter, r *http.Request) {
 		failure(w, http.StatusBadRequest, "Bad Request: can't parse request JSON object")
 		return
 	}
+	chat, _ := m.ChatID.Int64()
 	b.mu.Lock()
-	fail := b.sendFail
+	fail, known := b.sendFail, len(b.chats) == 0 || slices.Contains(b.chats, chat)
+	if !known {
+		b.refused = append(b.refused, m)
+	}
 	b.mu.Unlock()
-	if fail.status != 0 {
+	switch {
+	case fail.status != 0:
 		failure(w, fail.status, fail.description)
+		return
+	case !known:
+		failure(w, http.StatusBadRequest, "Bad Request: chat not found")
 		return
 	}
 	n := len(utf16.Encode([]rune(strings.TrimSpace(m.Text))))
@@ -219,7 +237,6 @@ func (b *Bot) sendMessage(w http.ResponseWriter, r *http.Request) {
 	b.nextMsg++
 	id := b.nextMsg
 	b.mu.Unlock()
-	chat, _ := m.ChatID.Int64()
 	msg := map[string]any{"message_id": id, "from": map[string]any{"id": 1, "is_bot": true, "first_name": "golf", "username": "golf_bot"},
 		"chat": map[string]any{"id": chat, "type": "private"}, "date": time.Now().Unix(), "text": m.Text}
 	if m.ReplyTo != 0 {
