@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"time"
 
@@ -35,18 +34,13 @@ const alertsEnvHelp = `  WATCHES_FILE                the watches file of the cra
                               no alerts. The alerts' claims live in <state dir>/` + alertsFile + ` (SQLite)
 `
 
-// alertsConfig is the configuration of the crawler-side alerts (--watches and the --alert-* flags).
+// alertsConfig is the configuration of the crawler-side alerts (--watches and the --alert-* flags):
+// the service's (Commands and FailingAfter in run; Now, the claim clock, set by tests) and once's
+// wait.
 type alertsConfig struct {
-	WatchesFile  string
-	NoBacklog    bool          // new and changed watches hear only of what enters them from now
-	Wait         time.Duration // once: how long to wait for the sends after the crawl
-	MaxAge       time.Duration
-	MaxAttempts  int
-	RetryBase    time.Duration
-	Retention    time.Duration
-	FailingAfter time.Duration    // run: /healthz reports a channel failing for longer
-	Commands     bool             // run: the command channels' chats are polled
-	now          func() time.Time // the claim clock (tests); time.Now if nil
+	alerts.Config
+	WatchesFile string
+	Wait        time.Duration // once: how long to wait for the sends after the crawl
 }
 
 // define defines the alert flags on fs (the once-only and run-only ones by scheduled).
@@ -87,10 +81,9 @@ func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsF
 // alertsRuntime is the crawler-side alerts of one crawler process: the alert service over the
 // claim store in the state dir (SQLite), and the Runner's hook into it.
 type alertsRuntime struct {
-	svc    *alerts.Service
-	store  *liteclaims.Store
-	hook   crawlHook
-	logger *slog.Logger
+	svc   *alerts.Service
+	store *liteclaims.Store
+	hook  crawlHook
 }
 
 // openAlertStore opens (creating it if needed) the alerts database of stateDir. A database that
@@ -113,9 +106,8 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 	if err != nil {
 		return nil, err
 	}
-	acfg := alerts.Config{Watches: watches, MaxAge: cfg.MaxAge, MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase,
-		NoBacklog: cfg.NoBacklog, FailingAfter: cfg.FailingAfter, Retention: cfg.Retention, Commands: cfg.Commands,
-		Logger: env.Logger, Now: cfg.now}
+	acfg := cfg.Config
+	acfg.Watches, acfg.Logger = watches, env.Logger
 	if m != nil {
 		acfg.Registerer = m.reg
 	}
@@ -130,12 +122,8 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 			m.health.AddHealthCheck(h.Name, h.Check)
 		}
 	}
-	return &alertsRuntime{svc: svc, store: st, hook: crawlHook{svc}, logger: env.Logger}, nil
+	return &alertsRuntime{svc: svc, store: st, hook: crawlHook{svc}}, nil
 }
-
-// start starts the service: the senders (every claim still sending from before first), and in
-// `crawler run` the command pollers. When ctx ends (SIGTERM) the senders start draining.
-func (a *alertsRuntime) start(ctx context.Context) error { return a.svc.Start(ctx) }
 
 // close stops the service, giving the sends in flight grace to be answered and marked, and
 // closes the database.
@@ -143,26 +131,6 @@ func (a *alertsRuntime) close(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	return errors.Join(a.svc.Stop(ctx), a.store.Close())
-}
-
-// wait waits up to d for every claim to be sent and returns how many are still unsent.
-func (a *alertsRuntime) wait(ctx context.Context, d time.Duration) (int, error) {
-	return a.svc.Wait(ctx, d)
-}
-
-// waitAndReport is `crawler once`'s wait for its sends: up to d, then one line saying how many
-// alerts stay claimed for the next run.
-func (a *alertsRuntime) waitAndReport(ctx context.Context, d time.Duration) {
-	left, err := a.wait(ctx, d)
-	switch {
-	case err != nil:
-		a.logger.WarnContext(ctx, "alerts: count the unsent claims", "err", err)
-	case left > 0:
-		a.logger.WarnContext(ctx, "alerts left claimed for the next run", "unsent", left, "alert_wait", d.String(),
-			"note", "the next crawler run or once sends them under the same Idempotency-Key, unless older than --alert-max-age by then")
-	default:
-		a.logger.InfoContext(ctx, "alerts: every claim sent, failed or skipped")
-	}
 }
 
 // crawlHook is the Runner's Alerts hook: a site crawl's events, with the snapshot about to be

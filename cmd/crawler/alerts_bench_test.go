@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
@@ -35,12 +36,12 @@ func benchAlerts(b *testing.B, wf string) *alertsRuntime {
 		b.Fatal(err)
 	}
 	a, err := openAlerts(b.Context(), cli.Env{Logger: slog.New(slog.DiscardHandler)}, b.TempDir(),
-		alertsConfig{MaxAge: benchMaxAge, MaxAttempts: 6, RetryBase: time.Second, Retention: 365 * 24 * time.Hour},
+		alertsConfig{Config: alerts.Config{MaxAge: benchMaxAge, MaxAttempts: 6, RetryBase: time.Second, Retention: 365 * 24 * time.Hour}},
 		watches, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.start(b.Context()); err != nil {
+	if err := a.svc.Start(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = a.close(0) })

@@ -63,12 +63,12 @@ func newAlertsRig(t *testing.T, sim sitesim.Config, days int, watchesPath string
 	dir := t.TempDir()
 	logger := testkit.Logger(t, slog.LevelWarn)
 	m := newCrawlerMetrics(nil)
-	a, err := openAlerts(t.Context(), cli.Env{Logger: logger}, dir, alertsConfig{MaxAge: 365 * 24 * time.Hour,
-		MaxAttempts: 20, RetryBase: time.Millisecond, Retention: 365 * 24 * time.Hour, now: clock.Now}, watches, m)
+	a, err := openAlerts(t.Context(), cli.Env{Logger: logger}, dir, alertsConfig{Config: alerts.Config{MaxAge: 365 * 24 * time.Hour,
+		MaxAttempts: 20, RetryBase: time.Millisecond, Retention: 365 * 24 * time.Hour, Now: clock.Now}}, watches, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.start(t.Context()); err != nil {
+	if err := a.svc.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -92,7 +92,7 @@ func (g *alertsRig) crawl(t *testing.T) {
 	if _, err := g.runner.Run(t.Context()); err != nil {
 		t.Logf("crawl at %s: %v", g.clock.Now().Format(time.DateTime), err) // the sim's bad rows make some crawls incomplete
 	}
-	left, err := g.alerts.wait(t.Context(), time.Minute)
+	left, err := g.alerts.svc.Wait(t.Context(), time.Minute)
 	if err != nil || left != 0 {
 		t.Fatalf("after the crawl at %s: %d alerts unsent after a minute (%v)", g.clock.Now().Format(time.DateTime), left, err)
 	}

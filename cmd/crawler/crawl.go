@@ -386,14 +386,14 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	if d.alerts != nil {
-		if err := d.alerts.start(ctx); err != nil {
+		if err := d.alerts.svc.Start(ctx); err != nil {
 			return errors.Join(err, d.close(ctx, env, 0))
 		}
 	}
 	_, runErr := d.runner.Run(ctx)
 	grace := time.Duration(0) // the wait below was the alerts' time
 	if d.alerts != nil {
-		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+		_, _ = d.alerts.svc.Wait(ctx, cfg.Alerts.Wait)
 		if ctx.Err() != nil {
 			grace = cfg.Alerts.Wait // SIGTERM: the sends in flight get --alert-wait from it
 		}
@@ -432,7 +432,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	var schedErr error
 	if d.alerts != nil {
-		schedErr = d.alerts.start(ctx)
+		schedErr = d.alerts.svc.Start(ctx)
 	}
 	if schedErr == nil {
 		schedErr = runSchedule(ctx, env, cfg, d)

@@ -163,6 +163,16 @@ func (s *Service) Health() []HealthSection {
 	return out
 }
 
+// Problems are the reasons of every section of Health that is unhealthy now.
+func (s *Service) Problems() []string {
+	var out []string
+	for _, h := range s.Health() {
+		_, bad := h.Check()
+		out = append(out, bad...)
+	}
+	return out
+}
+
 // commandsCheck is the alerts_commands section.
 func (s *Service) commandsCheck() (any, []string) {
 	out := map[string]string{}

@@ -56,17 +56,25 @@ func (s *Service) OldestUnsent() time.Duration {
 }
 
 // Wait waits up to d for every claim to be sent (or failed, or skipped) and returns how many are
-// still unsent (`crawler once` leaves them for its next run).
+// still unsent, saying so in one line (`crawler once` leaves them for its next run).
 func (s *Service) Wait(ctx context.Context, d time.Duration) (int, error) {
 	deadline := time.Now().Add(d)
 	for {
 		n, err := s.Unsent(ctx)
-		if err != nil || n == 0 || !time.Now().Before(deadline) {
+		switch {
+		case err != nil:
+			s.logger.WarnContext(ctx, "alerts: count the unsent claims", "err", s.scrub(err.Error()))
 			return n, err
+		case n == 0:
+			s.logger.InfoContext(ctx, "alerts: every claim sent, failed or skipped")
+			return 0, nil
+		case !time.Now().Before(deadline) || ctx.Err() != nil:
+			s.logger.WarnContext(ctx, "alerts left claimed for the next run", "unsent", n, "alert_wait", d.String(),
+				"note", "the next run sends them under the same Idempotency-Key, unless older than the max age by then")
+			return n, nil
 		}
 		select {
 		case <-ctx.Done():
-			return n, nil
 		case <-time.After(min(50*time.Millisecond, time.Until(deadline))):
 		}
 	}
