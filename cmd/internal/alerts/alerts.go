@@ -126,7 +126,6 @@ type Service struct {
 	secrets []string
 	logger  *slog.Logger
 	metrics *notify.Metrics
-	intake  *notify.Intake
 	health  *channelHealth
 	live    atomic.Pointer[notify.Config] // the watches in force: the file's, then the chat's
 	wakes   map[string]chan struct{}
@@ -193,7 +192,6 @@ func New(store Store, cfg Config) (*Service, error) {
 		s.wakes[name] = make(chan struct{}, 1)
 		s.clients[name] = notify.NewClient(s.health.transport(name, s.transport()))
 	}
-	s.intake = &notify.Intake{Store: store, Metrics: s.metrics, Logger: s.logger, Wake: s.wake}
 	if cfg.DryRun != nil {
 		return s, nil
 	}

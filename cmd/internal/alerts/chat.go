@@ -14,7 +14,7 @@ func (s *Service) poller(ch *notify.Channel, m *chat.Metrics) *chat.Poller {
 		Commander: &chat.Commander{Channel: ch, Store: s.store, Watches: s.InForce, Changed: s.chatChanged, Metrics: m, Logger: s.logger,
 			BacklogNow: s.cfg.Open != nil && !s.cfg.NoBacklog,
 			Test: func(ctx context.Context) error {
-				_, err := ch.Exchange(ctx, s.clients[ch.Name], notify.TestMessage(ch, s.cfg.Now()))
+				_, err := ch.Exchange(ctx, s.clients[ch.Name], ch.TestMessage(s.cfg.Now()))
 				return err
 			}}}
 }

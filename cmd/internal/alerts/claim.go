@@ -47,7 +47,7 @@ func (s *Service) Claim(ctx context.Context, c Crawl) (int, error) {
 	if s.cfg.DryRun != nil {
 		return 0, s.preview(ctx, b)
 	}
-	claimed, err := s.intake.Claim(ctx, b)
+	claimed, err := s.intake(ctx, b)
 	if err != nil {
 		return 0, err
 	}
@@ -116,10 +116,7 @@ func (s *Service) preview(ctx context.Context, b notify.ClaimBatch) error {
 		}
 		switch r.Status {
 		case notify.StatusSending:
-			text := notify.Text(lang, cl.Watch, []*events.Event{cl.Event}, now)
-			if cl.Backlog {
-				text = notify.BacklogText(lang, cl.Watch, []*events.Event{cl.Event}, now)
-			}
+			text := notify.Text(lang, cl.Watch, []*events.Event{cl.Event}, []bool{cl.Backlog}, now)
 			fmt.Fprintf(s.cfg.DryRun, "would send to %s (watch %s, key %s):\n%s\n\n", r.Channel, cl.Watch, r.Key, text)
 		default:
 			reason := r.Reason
@@ -130,4 +127,35 @@ func (s *Service) preview(ctx context.Context, b notify.ClaimBatch) error {
 		}
 	}
 	return nil
+}
+
+// intake claims b in one transaction of the store, counts what it created and wakes the senders
+// of the channels that got new claims; it returns how many claims it created sending.
+func (s *Service) intake(ctx context.Context, b notify.ClaimBatch) (int, error) {
+	if len(b.Claims) == 0 && len(b.Closes) == 0 && len(b.Fingerprints) == 0 {
+		return 0, nil
+	}
+	created, err := s.store.Claim(ctx, b)
+	if err != nil {
+		return 0, fmt.Errorf("claim %d matches: %w", len(b.Claims), err)
+	}
+	claimed, skipped := 0, 0
+	var woken []string
+	for _, c := range created {
+		if c.Status != notify.StatusSending {
+			skipped++
+			s.metrics.Skipped(c.Reason, 1)
+			continue
+		}
+		claimed++
+		if !slices.Contains(woken, c.Channel) {
+			woken = append(woken, c.Channel)
+		}
+	}
+	s.metrics.Claimed(claimed)
+	s.wake(woken)
+	if claimed > 0 || skipped > 0 {
+		s.logger.InfoContext(ctx, "claimed matches", "claimed", claimed, "skipped", skipped, "matches", len(b.Claims))
+	}
+	return claimed, nil
 }

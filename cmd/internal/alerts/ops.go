@@ -135,7 +135,7 @@ func (s *Service) Resend(ctx context.Context, f notify.ResendFilter) (int, []Res
 	return n, out, nil
 }
 
-// Test sends channel name's test message (notify.TestMessage) through the service's client policy
+// Test sends channel name's test message (notify.Channel.TestMessage) through the service's client policy
 // and returns the channel's answer (`alerts test`).
 func (s *Service) Test(ctx context.Context, name string) (notify.Answer, error) {
 	ch := s.file.Channels[name]
@@ -146,7 +146,7 @@ func (s *Service) Test(ctx context.Context, name string) (notify.Answer, error) 
 	if client == nil {
 		client = notify.NewClient(s.transport())
 	}
-	return ch.Exchange(ctx, client, notify.TestMessage(ch, s.cfg.Now()))
+	return ch.Exchange(ctx, client, ch.TestMessage(s.cfg.Now()))
 }
 
 // destinationKey is the fingerprints row of channel name's destination: '#' is in no watch's name.
@@ -187,7 +187,7 @@ func (s *Service) resendToChangedDestinations(ctx context.Context) error {
 		}
 		s.logger.InfoContext(ctx, "alerts: a channel's destination changed: its failed alerts go out again", "channels", changed, "alerts", n)
 	}
-	if _, err := s.intake.Claim(ctx, b); err != nil {
+	if _, err := s.intake(ctx, b); err != nil {
 		return fmt.Errorf("alerts: record the channels' destinations: %w", err)
 	}
 	return nil

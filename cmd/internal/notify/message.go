@@ -67,19 +67,11 @@ func wordingOf(lang string) *wording {
 
 // Text is the message of one watch's matches from one crawl, in lang ("ko" or "en"): per match
 // the course and part, play date with weekday, tee time, price, players, and how long ago it
-// opened (or changed), relative to now. It is the generic webhook's text: not escaped, not bounded.
-func Text(lang, watch string, evs []*events.Event, now time.Time) string {
-	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, nil, now, 0, 0)
-}
-
-// BacklogText is Text for backlog matches (listings open before the watch asked): every line
-// worded as already open ("open for N days") since the event's first-seen time.
-func BacklogText(lang, watch string, evs []*events.Event, now time.Time) string {
-	open := make([]bool, len(evs))
-	for i := range open {
-		open[i] = true
-	}
-	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, open, now, 0, 0)
+// opened (or changed), relative to now; a backlog match (backlog[i], when backlog is not nil: a
+// listing open before the watch asked) worded as already open ("open for N days") since its
+// first-seen time. It is the generic webhook's text: not escaped, not bounded.
+func Text(lang, watch string, evs []*events.Event, backlog []bool, now time.Time) string {
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, backlog, now, 0, 0)
 }
 
 // layout is how one channel writes a message: its wording, the escaping of its markup and its
@@ -272,9 +264,9 @@ func (w *wording) ago(d time.Duration) string {
 	}
 }
 
-// TestMessage is the message `alerts test` sends on channel ch: a fresh key, no matches, a text
-// in the channel's language saying what it is.
-func TestMessage(ch *Channel, now time.Time) Message {
+// TestMessage is the message `alerts test` (and a chat's /test) sends on the channel: a fresh
+// key, no matches, a text in the channel's language saying what it is.
+func (ch *Channel) TestMessage(now time.Time) Message {
 	text := "golf-crawler 테스트 메시지: 채널 " + ch.Name + "에 알림이 이렇게 옵니다. (" + now.Format(time.RFC3339) + ")"
 	if ch.Language == "en" {
 		text = "golf-crawler test message: alerts on channel " + ch.Name + " arrive here. (" + now.Format(time.RFC3339) + ")"

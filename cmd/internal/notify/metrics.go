@@ -54,13 +54,15 @@ func (m *Metrics) retry(ch string) {
 	}
 }
 
-func (m *Metrics) skipped(reason string, n int) {
+// Skipped counts n matches recorded as skipped for reason (at claim time, or at send time).
+func (m *Metrics) Skipped(reason string, n int) {
 	if m != nil {
 		m.skippedC.WithLabelValues(reason).Add(float64(n))
 	}
 }
 
-func (m *Metrics) claimed(n int) {
+// Claimed counts n matches claimed for sending.
+func (m *Metrics) Claimed(n int) {
 	if m != nil {
 		m.claimedC.Add(float64(n))
 	}

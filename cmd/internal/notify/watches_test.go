@@ -164,13 +164,13 @@ func TestTextSaysEverything(t *testing.T) {
 	e := ev(events.ListingOpened, "레이크사이드", "2026-12-05", "07:30", 150000, 4)
 	e.OccurredAt = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	now := e.OccurredAt.Add(3 * time.Minute)
-	ko := Text("ko", "w", []*events.Event{e}, now)
+	ko := Text("ko", "w", []*events.Event{e}, nil, now)
 	for _, want := range []string{"레이크사이드 (East)", "2026-12-05 (토)", "07:30", "150,000원", "4명", "3분 전 오픈"} {
 		if !strings.Contains(ko, want) {
 			t.Errorf("ko text %q lacks %q", ko, want)
 		}
 	}
-	en := Text("en", "w", []*events.Event{changed(e, 180000, 4)}, now)
+	en := Text("en", "w", []*events.Event{changed(e, 180000, 4)}, nil, now)
 	for _, want := range []string{"2026-12-05 (Sat)", "₩150,000 (was ₩180,000)", "4 players", "changed 3 min ago"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("en text %q lacks %q", en, want)

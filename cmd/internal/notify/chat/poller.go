@@ -103,15 +103,6 @@ type update struct {
 	Message  *TelegramMessage `json:"message"`
 }
 
-// endpoint is the Bot API URL of method for ch (base_url honoured).
-func endpoint(ch *notify.Channel, method string) string {
-	base := notify.TelegramAPI
-	if ch.BaseURL != "" {
-		base = ch.BaseURL
-	}
-	return base + "/bot" + ch.Token + "/" + method
-}
-
 func (p *Poller) defaults() {
 	if p.PollTimeout <= 0 {
 		p.PollTimeout = 30 * time.Second
@@ -284,7 +275,7 @@ func (p *Poller) call(ctx context.Context, method string, body, out any) (int, e
 	if err != nil {
 		return 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint(p.Commander.Channel, method), bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Commander.Channel.BotAPI(method), bytes.NewReader(b))
 	if err != nil {
 		return 0, errors.New("the Bot API URL does not parse") // no URL: it holds the token
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // claimer is the claim half of the notifier for these tests: a batch's events matched against
-// Config (notify.Config.Batch) and claimed through notify.Intake in one transaction of Store, as
-// the alert service's Claim does with a Kafka batch (its own tests are in cmd/internal/alerts).
+// Config (notify.Config.Batch) and claimed in one transaction of Store, as the alert service's
+// Claim does with a Kafka batch (its own tests are in cmd/internal/alerts).
 type claimer struct {
 	Store  *pgclaims.Store
 	Config *notify.Config
@@ -28,8 +28,16 @@ func (c *claimer) Ingest(ctx context.Context, batch []store.Message) (store.Resu
 	for _, m := range batch {
 		evs = append(evs, m.Event)
 	}
-	in := notify.Intake{Store: c.Store, Logger: c.Logger, Wake: c.Wake}
-	n, err := in.Claim(ctx, c.Config.Batch(evs, time.Now(), 0))
+	created, err := c.Store.Claim(ctx, c.Config.Batch(evs, time.Now(), 0))
+	n := 0
+	for _, cl := range created {
+		if cl.Status == notify.StatusSending {
+			n++
+		}
+	}
+	if n > 0 && c.Wake != nil {
+		c.Wake(nil)
+	}
 	return store.Result{Inserted: n}, err
 }
 

@@ -1,7 +1,8 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
 // migrations 005, 006, 010 and 011) and chat store (the chat's watches, getUpdates offsets and
-// pollers of migration 012), used by `booking-consumer notify`: several notifier processes share it
-// under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
+// pollers of migrations 012 and 013), used by `booking-consumer notify` through the alert service
+// (cmd/internal/alerts): several notifier processes share it under leases; OpenListings is what is
+// open now in booking_lifetimes, the service's answer to a watch that asks. Its SQL is in queries/.
 package pgclaims
 
 import (
