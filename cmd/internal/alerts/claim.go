@@ -22,10 +22,11 @@ import (
 func (s *Service) Claim(ctx context.Context, c Crawl) (int, error) {
 	now := s.cfg.Now()
 	watches := s.InForce()
-	b := watches.Batch(c.Events, now, s.cfg.MaxAge)
+	evs := c.Events
 	if c.First {
-		b.Claims = nil
+		evs = nil // every event is an opening of what was open before: the backlog below, not a match
 	}
+	b := watches.Batch(evs, now, s.cfg.MaxAge)
 	var asking []*notify.Watch
 	open := 0
 	if c.Open != nil {
