@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -72,9 +73,10 @@ func benchWatchesFile(b *testing.B, url string, weekend bool) string {
 //	on_vs_off     target ≤ 1.3: the synced claim transaction per site crawl is the price
 //	hung_vs_on    target ≤ 1.05: a hung channel does not slow the crawl
 //
-// After a crawl with alerts its service sends what it claimed before the next crawl begins
-// (outside the time measured): a crawl is measured with the senders of its own claims beside it,
-// never with the previous one's still sending.
+// After a crawl with alerts its service sends what it claimed before the next crawl begins, and
+// the heap is collected before each crawl (both outside the time measured): a crawl is measured
+// with the senders of its own claims beside it, never with the previous one's still sending or
+// its garbage still to mark.
 func BenchmarkCrawlAlerts(b *testing.B) {
 	benchCrawlAlerts(b, true)
 }
@@ -115,6 +117,7 @@ func benchCrawlAlerts(b *testing.B, noDelay bool) {
 			b.Fatal(err)
 		}
 		r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: state}, Logger: slog.New(slog.DiscardHandler), Alerts: a, Now: clock.Now}
+		runtime.GC() // each crawl starts from a collected heap, not with the previous one's garbage to mark
 		t0 := time.Now()
 		sum, err := r.Run(b.Context())
 		d := time.Since(t0)
