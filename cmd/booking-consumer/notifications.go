@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
@@ -24,26 +22,14 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		"status sending (claimed, being delivered), sent, failed (with the error), unknown (a chat channel\n"+
 		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).\n"+
 		"`booking-consumer notifications resend --status failed` sends the failed ones again (see its --help).")
-	var dbURL, status, watch, tz string
-	var asJSON bool
-	var limit int
+	var dbURL string
+	var lf notifylist.ListFlags
 	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed, unknown or skipped")
-	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps")
-	fs.StringVar(&watch, "watch", "", "only this watch")
-	fs.BoolVar(&asJSON, "json", false, "JSON lines instead of a table")
-	fs.IntVar(&limit, "limit", 1000, "at most this many rows")
+	lf.Define(fs, defaultTZ)
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if status != "" && !slices.Contains(notify.Statuses, status) {
-		return fmt.Errorf("%w: notifications: --status %q: want one of %s", cli.ErrUsage, status, strings.Join(notify.Statuses, ", "))
-	}
-	if limit < 1 {
-		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
-	}
-	loc, err := cli.Location(tz)
-	if err != nil {
+	if err := lf.Check(); err != nil {
 		return err
 	}
 	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
@@ -51,11 +37,7 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	rows, err := (&pgclaims.Store{Pool: pool}).List(ctx, notify.Filter{Status: notify.Status(status), Watch: watch, Limit: limit})
-	if err != nil {
-		return err
-	}
-	return notifylist.Write(env.Stdout, rows, loc, asJSON)
+	return lf.List(ctx, env.Stdout, &pgclaims.Store{Pool: pool})
 }
 
 // resendCmd is `booking-consumer notifications resend`: the failed notifications sent again by
