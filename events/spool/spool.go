@@ -99,6 +99,8 @@ type Stats struct {
 	OldestUnsent time.Time // spool time of the oldest of them; zero: none
 	DroppedFull  int64     // events not spooled because the spool was full
 	Corrupt      int       // segments set aside as corrupt since Open
+	Damaged      int       // damaged records skipped at Open
+	LeftBehind   int       // events of batches whose commit or abort was lost to damage, written to a left-behind file at Open
 	Torn         int       // torn records cut at Open
 	LastErr      error     // the last failed append (nil after a successful one)
 	DiskFull     bool      // LastErr is a full disk
