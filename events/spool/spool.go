@@ -84,6 +84,9 @@ type batch struct {
 	at     time.Time
 	state  state
 	copied bool
+	// undecided: pending when damage was found after it, which may have held its commit or abort
+	// (resolve leaves it behind instead of asking the snapshot).
+	undecided bool
 }
 
 type segment struct {
@@ -98,9 +101,8 @@ type Stats struct {
 	Unsent       int       // committed events not acknowledged by the cursor (Retain only)
 	OldestUnsent time.Time // spool time of the oldest of them; zero: none
 	DroppedFull  int64     // events not spooled because the spool was full
-	Corrupt      int       // segments set aside as corrupt since Open
-	Damaged      int       // damaged records skipped at Open
-	LeftBehind   int       // events of batches whose commit or abort was lost to damage, written to a left-behind file at Open
+	Damaged      int       // damaged records skipped at Open (each logged, kept beside its segment)
+	LeftBehind   int       // events of batches whose commit or abort damage took, written to a left-behind file at Open
 	Torn         int       // torn records cut at Open
 	LastErr      error     // the last failed append (nil after a successful one)
 	DiskFull     bool      // LastErr is a full disk
@@ -161,23 +163,6 @@ func Open(dir string, opts Options) (*Spool, error) {
 	return s, nil
 }
 
-// mark applies a commit, abort or copy record found by scan to the batch it names (in any segment
-// scanned so far).
-func (s *Spool) mark(id uint64, typ byte) {
-	b := s.find(id)
-	if b == nil {
-		return
-	}
-	switch typ {
-	case recCommit:
-		b.state = committed
-	case recAbort:
-		b.state = aborted
-	case recCopied:
-		b.state, b.copied = committed, true
-	}
-}
-
 func (s *Spool) find(id uint64) *batch {
 	i, ok := slices.BinarySearchFunc(s.batches, id, func(b *batch, id uint64) int { return cmp.Compare(b.id, id) })
 	if !ok {
@@ -200,8 +185,21 @@ func (s *Spool) openActive() error {
 	return nil
 }
 
-// roll starts a new segment named after the next batch id.
+// roll starts a new segment named after the next batch id. The full one is synced first: its last
+// commit and abort records were not, and the new segment's synced batches must not outlive them
+// (a batch without its abort, before a later batch the snapshot names, would be committed at the
+// next start).
 func (s *Spool) roll() error {
+	return s.rollAfter(true)
+}
+
+// rollAfter is roll; sync false moves on from a segment a failed write left broken.
+func (s *Spool) rollAfter(sync bool) error {
+	if s.active != nil && sync {
+		if err := s.active.Sync(); err != nil {
+			return fmt.Errorf("spool: sync the full segment: %w", err)
+		}
+	}
 	first := s.nextID()
 	path := filepath.Join(s.dir, fmt.Sprintf("seg-%020d.log", first))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -281,7 +279,7 @@ func (s *Spool) writeRaw(rec []byte, sync bool) error {
 	}
 	if err != nil {
 		if terr := s.active.Truncate(seg.size); terr != nil {
-			_ = s.roll()
+			_ = s.rollAfter(false)
 		}
 		return err
 	}
