@@ -251,3 +251,30 @@ func FuzzOpenDamagedSegment(f *testing.F) {
 		}
 	})
 }
+
+// TestDamageAfterASentBatchLeavesNothingBehind: a batch Kafka acknowledged was committed (only
+// committed batches are sent), so damage to its commit record leaves nothing behind.
+func TestDamageAfterASentBatchLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, seg, offs := damageSpool(t, dir)
+	s, _ := open(t, dir, spool.Options{Retain: true})
+	mustCursor(t, s, "t", "c")
+	items, err := s.Next(context.Background(), 1<<20, false)
+	if err != nil || len(items) != 20 {
+		t.Fatalf("%d items (%v), want 20", len(items), err)
+	}
+	if err := s.Ack(items[len(items)-1].After); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	b, _ := os.ReadFile(seg)
+	b[offs[1]+5] ^= 0xff // the first batch's commit record
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, log := open(t, dir, spool.Options{Retain: true})
+	if st := s2.Stats(); st.Damaged != 1 || st.LeftBehind != 0 || st.Unsent != 0 {
+		t.Errorf("damaged %d, left behind %d, unsent %d: want 1, 0, 0\n%s", st.Damaged, st.LeftBehind, st.Unsent, log)
+	}
+}

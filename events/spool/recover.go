@@ -174,6 +174,10 @@ func (s *Spool) resolve() {
 		if b.state != pending {
 			continue
 		}
+		if b.undecided && s.acked(b, b.count) {
+			b.state = committed // Kafka has it: only a committed batch is sent
+			continue
+		}
 		if b.undecided {
 			undecided = append(undecided, b)
 			continue
