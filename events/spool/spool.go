@@ -58,6 +58,30 @@ type Options struct {
 	Out     Out // nil: no events file
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// OnStep, when set, is called as a site crawl's commit passes each of its steps (Steps, in
+	// order): a test stops the process there to see what the next Open makes of the files.
+	OnStep func(step string)
+}
+
+// The steps of a site crawl's commit, in the order it passes them (docs/spool.md, "The commit
+// rule"), as Options.OnStep names them.
+const (
+	StepAppended    = "spool-appended"      // the batch is in the spool, fsynced; the snapshot is not saved yet
+	StepSaved       = "snapshot-saved"      // the snapshot naming the batch is saved; no commit record yet
+	StepCommitted   = "commit-written"      // the commit record is written; the events file has not the batch yet
+	StepOutAppended = "events-out-appended" // the batch is appended to the events file, not synced yet
+	StepOutSynced   = "events-out-synced"   // the events file is synced; the record saying so is not written yet
+)
+
+// Steps returns the steps in order.
+func Steps() []string {
+	return []string{StepAppended, StepSaved, StepCommitted, StepOutAppended, StepOutSynced}
+}
+
+func (s *Spool) step(name string) {
+	if s.opts.OnStep != nil {
+		s.opts.OnStep(name)
+	}
 }
 
 // Batch is what Prepare appended: ID names it in the snapshot (0: nothing was appended).
@@ -231,10 +255,12 @@ func (s *Spool) copyOut(b *batch, evs []events.Event) error {
 		return err
 	}
 	crashpoint.Hit(crashpoint.OutAppended)
+	s.step(StepOutAppended)
 	if err := s.opts.Out.Sync(); err != nil {
 		return err
 	}
 	crashpoint.Hit(crashpoint.OutSynced)
+	s.step(StepOutSynced)
 	b.copied = true
 	// Not synced: if it is lost, the batch is copied again, with the same content.
 	return s.writeRecord(recCopied, b.id, nil)
@@ -340,6 +366,7 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 	s.lastID = id
 	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:])))})
 	crashpoint.Hit(crashpoint.Appended)
+	s.step(StepAppended)
 	return Batch{ID: id, Events: evs}, nil
 }
 
@@ -360,6 +387,7 @@ func (s *Spool) Commit(b Batch) error {
 		return nil
 	}
 	crashpoint.Hit(crashpoint.Saved)
+	s.step(StepSaved)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	bt := s.find(b.ID)
@@ -369,6 +397,7 @@ func (s *Spool) Commit(b Batch) error {
 	bt.state = committed
 	werr := s.writeRecord(recCommit, b.ID, nil)
 	crashpoint.Hit(crashpoint.Committed)
+	s.step(StepCommitted)
 	s.notify()
 	var oerr error
 	if s.opts.Out != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,23 @@ func TestUnsentSurviveRestartAndKafkaOff(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
 	if len(files) != 1 || len(eventstest.ReadEvents(t, files[0])) != 4 || !strings.Contains(log.String(), "unsent_left_behind=4") {
 		t.Errorf("Kafka off: left-behind files %v; log:\n%s", files, log)
+	}
+}
+
+// TestOnStepNamesEachStepInOrder: a crawl's Prepare and Commit, with an events file, pass every
+// step of the commit rule once, in Steps' order.
+func TestOnStepNamesEachStepInOrder(t *testing.T) {
+	t.Parallel()
+	var steps []string
+	s, _ := open(t, t.TempDir(), spool.Options{Out: &memOut{}, OnStep: func(step string) { steps = append(steps, step) }})
+	b, err := s.Prepare("a", eventstest.Events(2, "x", time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(steps, spool.Steps()) {
+		t.Errorf("steps %v, want %v", steps, spool.Steps())
 	}
 }
