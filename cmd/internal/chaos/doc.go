@@ -71,6 +71,14 @@
 //     the claim fails as "disk full" naming alerts.db (never "corrupt"), the other site is crawled
 //     on; after a stop and freeing the space, a new crawler starts on the same alerts.db and every
 //     match (the 350 claimed again) is delivered once.
+//   - TestSpoolDamageDuringOutage: the crawler binary (`run`, Kafka only, 1 s schedule) crawls a
+//     page whose six prices change at every request through a CHAOS_DAMAGE_OUTAGE (40 s) broker
+//     outage and is SIGKILLed CHAOS_DAMAGE_KILLS (4) times during it; before each restart one
+//     byte of a spool record (a commit record, a batch record, an abort record, in turn) is
+//     flipped in its length, CRC or payload; one more kill after the broker is back. Once the
+//     spool drained and its left-behind files are replayed, each listing's stored events (with the
+//     damaged batch records' own, which are not sent) form one unbroken chain of price changes
+//     ending at the page's price: nothing else lost, no id with another content.
 //
 // The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
 // consumer.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),
