@@ -109,7 +109,9 @@ func (s StateDir) Load(source string) (Snapshot, error) {
 
 // Save replaces snap.Source's snapshot file atomically: it writes a temporary file in Dir, syncs
 // it, renames it over the old file and syncs Dir, so that after a crash the file is either the old
-// snapshot or the new one, never a mix. It creates Dir if needed.
+// snapshot or the new one, never a mix. It creates Dir if needed. An error of the directory sync,
+// after the rename, wraps atomicfile.ErrDirNotSynced: the new snapshot is in place, only its
+// durability is unknown.
 func (s StateDir) Save(snap Snapshot) error {
 	return s.save(snap, func(f *os.File, b []byte) error {
 		_, err := f.Write(b)
