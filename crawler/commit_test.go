@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -45,16 +44,17 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
 	r := &Runner{Sites: []*site.Site{golfSite}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	failing := failSaves(t, r)
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	setRows(2, 200000)
 	now = now.Add(10 * time.Minute)
-	r.saveState = func(Snapshot) error { return fmt.Errorf("rename snapshot: operation not permitted") }
+	failing.Store(true)
 	if sum, _ := r.Run(context.Background()); sum.Sites[0].Err == nil {
 		t.Fatal("a failed save did not fail the crawl")
 	}
-	r.saveState = nil
+	failing.Store(false)
 	setRows(2, 140000)
 	now = now.Add(10 * time.Minute)
 	if _, err := r.Run(context.Background()); err != nil {
@@ -101,7 +101,7 @@ func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 	if err := r.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	r.EventsOut = out // after Lock, which would open a spool of its own for it
+	r.EventsOut = out
 	sp, err := r.OpenSpool(spool.Options{Retain: true, MaxBytes: 1})
 	if err != nil {
 		t.Fatal(err)

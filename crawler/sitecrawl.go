@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
-	"github.com/golfcrawler/golf-crawler/events/spool"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 )
 
@@ -262,41 +261,31 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 // disk: when the new snapshot is in place (its rename done, the directory sync failed), it names
 // the batch and the next crawl diffs against it, so the batch is committed (savedAnyway). A crash
 // between the save and the commit is resolved at the next start by the snapshot (spool.Open).
-// Without a spool, Publisher (tests) gets the events after the save.
 func (r *Runner) emit(ctx context.Context, log *slog.Logger, c AlertCrawl) error {
 	site, out, next := c.Site, c.Events, c.Next
-	var b spool.Batch
-	if r.Spool != nil {
-		var err error
-		if b, err = r.Spool.Prepare(site, out); err != nil {
-			return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
-		}
-		if b.ID != 0 {
-			next.SpoolBatch = b.ID
-		}
+	b, err := r.Spool.Prepare(site, out)
+	if err != nil {
+		return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
+	}
+	if b.ID != 0 {
+		next.SpoolBatch = b.ID
 	}
 	if r.Alerts != nil {
 		if err := r.Alerts.Claim(ctx, c); err != nil {
-			r.abort(b)
+			r.Spool.Abort(b)
 			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 		}
 	}
-	save := r.saveState
-	if save == nil {
-		save = r.State.Save
-	}
-	if err := save(next); err != nil {
+	if err := r.State.Save(next); err != nil {
 		if !r.savedAnyway(next, err) {
-			r.abort(b)
+			r.Spool.Abort(b)
 			return fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
 		}
 		log.WarnContext(ctx, "snapshot saved, durability unknown: the new snapshot is in place, so the crawl's events are committed "+
 			"(if a machine crash loses its rename, the next crawl derives them again under the same ids)", "err", err, "events", len(out))
 	}
-	if r.Spool != nil {
-		if err := r.Spool.Commit(b); err != nil {
-			return err
-		}
+	if err := r.Spool.Commit(b); err != nil {
+		return err
 	}
 	if b.Dropped > 0 && r.EventsOut != nil {
 		// The spool was full: Kafka will not get them (counted there), the events file still
@@ -306,11 +295,6 @@ func (r *Runner) emit(ctx context.Context, log *slog.Logger, c AlertCrawl) error
 		}
 		if err := r.EventsOut.Sync(); err != nil {
 			return err
-		}
-	}
-	if r.Publisher != nil {
-		for _, e := range out {
-			r.Publisher.Publish(e)
 		}
 	}
 	return nil
@@ -326,12 +310,6 @@ func (r *Runner) savedAnyway(next Snapshot, err error) bool {
 		return errors.Is(err, atomicfile.ErrDirNotSynced)
 	}
 	return cur.CrawlID == next.CrawlID && cur.SpoolBatch == next.SpoolBatch
-}
-
-func (r *Runner) abort(b spool.Batch) {
-	if r.Spool != nil {
-		r.Spool.Abort(b)
-	}
 }
 
 // collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
