@@ -26,7 +26,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
-	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
@@ -254,12 +253,10 @@ func (s *Spool) copyOut(b *batch, evs []events.Event) error {
 	if err := s.opts.Out.Append(evs); err != nil {
 		return err
 	}
-	crashpoint.Hit(crashpoint.OutAppended)
 	s.step(StepOutAppended)
 	if err := s.opts.Out.Sync(); err != nil {
 		return err
 	}
-	crashpoint.Hit(crashpoint.OutSynced)
 	s.step(StepOutSynced)
 	b.copied = true
 	// Not synced: if it is lost, the batch is copied again, with the same content.
@@ -365,7 +362,6 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 	s.stats.LastErr, s.stats.DiskFull = nil, false
 	s.lastID = id
 	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:])))})
-	crashpoint.Hit(crashpoint.Appended)
 	s.step(StepAppended)
 	return Batch{ID: id, Events: evs}, nil
 }
@@ -386,7 +382,6 @@ func (s *Spool) Commit(b Batch) error {
 	if b.ID == 0 {
 		return nil
 	}
-	crashpoint.Hit(crashpoint.Saved)
 	s.step(StepSaved)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -396,7 +391,6 @@ func (s *Spool) Commit(b Batch) error {
 	}
 	bt.state = committed
 	werr := s.writeRecord(recCommit, b.ID, nil)
-	crashpoint.Hit(crashpoint.Committed)
 	s.step(StepCommitted)
 	s.notify()
 	var oerr error
