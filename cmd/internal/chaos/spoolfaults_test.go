@@ -66,10 +66,12 @@ func newChangingPage(t *testing.T) *changingPage {
 // crawlerKills SIGKILLs a crawler process and starts the next one, at seeded random moments: half
 // 300-2500 ms into the process, half 0-15 ms after a crawl's collection (in or before its spool
 // append, save and commit: the window the commit rule is about). It keeps every process's logs.
+// With selfKills, a process that SIGKILLed itself meanwhile counts as killed.
 type crawlerKills struct {
-	rng   *rand.Rand
-	start func() *testkit.Proc
-	logs  strings.Builder
+	rng       *rand.Rand
+	start     func() *testkit.Proc
+	selfKills bool
+	logs      strings.Builder
 }
 
 // kill kills p; between runs while no crawler runs (a fault on its files); the next process
@@ -81,12 +83,14 @@ func (k *crawlerKills) kill(t *testing.T, p *testkit.Proc, between func()) *test
 	} else {
 		n := strings.Count(p.Logs.String(), `msg="crawl finished"`)
 		testkit.WaitFor(t, 30*time.Second, "a crawl to finish collecting", func() bool {
-			return strings.Count(p.Logs.String(), `msg="crawl finished"`) > n
+			return strings.Count(p.Logs.String(), `msg="crawl finished"`) > n || k.selfKills && exited(p)
 		})
 		time.Sleep(time.Duration(k.rng.IntN(15)) * time.Millisecond)
 	}
-	p.Alive(t, "before its SIGKILL")
-	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
+	if !k.selfKills || !exited(p) {
+		p.Alive(t, "before its SIGKILL")
+		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
+	}
 	_ = p.Wait(t, 10*time.Second)
 	k.logs.WriteString(p.Logs.String())
 	if between != nil {
@@ -95,10 +99,31 @@ func (k *crawlerKills) kill(t *testing.T, p *testkit.Proc, between func()) *test
 	return k.start()
 }
 
+// restart starts the next process if p has exited (it killed itself), else returns p.
+func (k *crawlerKills) restart(p *testkit.Proc) *testkit.Proc {
+	if !exited(p) {
+		return p
+	}
+	k.logs.WriteString(p.Logs.String())
+	return k.start()
+}
+
+func exited(p *testkit.Proc) bool {
+	select {
+	case err := <-p.Exited:
+		p.Exited <- err
+		return true
+	default:
+		return false
+	}
+}
+
 // stop stops the last process and returns every process's logs.
 func (k *crawlerKills) stop(t *testing.T, p *testkit.Proc) string {
 	t.Helper()
-	p.Stop(t, 30*time.Second)
+	if !k.selfKills || !exited(p) {
+		p.Stop(t, 30*time.Second)
+	}
 	k.logs.WriteString(p.Logs.String())
 	return k.logs.String()
 }
@@ -154,10 +179,13 @@ func atLastPrice(evs []events.Event, last func(teeTime string) int64) bool {
 	return len(latest) > 0
 }
 
-// frozenPrice is the changing page's price of teeTime ("07:MM") once frozen.
+// frozenPrice is the changing page's price of teeTime ("07:MM") once frozen (-1: not one of
+// its tee times).
 func (p *changingPage) frozenPrice(teeTime string) int64 {
 	var mm int64
-	fmt.Sscanf(teeTime, "07:%d", &mm)
+	if _, err := fmt.Sscanf(teeTime, "07:%d", &mm); err != nil {
+		return -1
+	}
 	return 100000 + 1000*((p.requests.Load()+mm/10)%50)
 }
 
