@@ -4,8 +4,6 @@ package chaos_test
 
 import (
 	"fmt"
-	"log/slog"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,12 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestCrawlerOutageSpool: the crawler binary (`crawler run`, 1 s schedule, Kafka and
@@ -34,42 +29,23 @@ import (
 // content; the file holds no id with two contents (a kill between a spool append and its
 // snapshot save re-derives the change under the same id at a new price); nothing else is stored.
 func TestCrawlerOutageSpool(t *testing.T) {
-	s := stack(t)
-	outage := testkit.EnvDuration(t, "CHAOS_CRAWLER_OUTAGE", 40*time.Second)
-	kills := testkit.EnvInt(t, "CHAOS_CRAWLER_KILLS", 6)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d (outage %s, %d kills)", seed, outage, kills)
-	rng := rand.New(rand.NewPCG(seed, 0))
-
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "spool"), db, slog.New(slog.DiscardHandler))
-
-	page := newChangingPage(t)
-	dir := t.TempDir()
-	sites := filepath.Join(dir, "sites.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("spool", page.url))
-	out := filepath.Join(dir, "events.jsonl")
-	bin := builtBinary(t, "crawler")
-	env := []string{"KAFKA_BOOTSTRAP=" + addr, "KAFKA_TOPIC=" + topic, "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
-	k := &crawlerKills{rng: rng, start: func() *testkit.Proc {
-		return testkit.Start(t, bin, env, "run", "--sites", sites, "--state-dir", filepath.Join(dir, "state"),
-			"--events-out", out, "--schedule", "@every 1s")
-	}}
+	r := newOutageRig(t, "spool", "CHAOS_CRAWLER_OUTAGE", "CHAOS_CRAWLER_KILLS", 40*time.Second, 6)
+	s, db, page := r.s, r.db, r.page
+	out := filepath.Join(r.dir, "events.jsonl")
+	k := &crawlerKills{rng: r.rng, start: r.crawlerBinary(t, "--events-out", out)}
 
 	p := k.start()
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
 	s.stopKafka(t, syscall.SIGKILL)
 	down := time.Now()
-	for range kills / 2 {
+	for range r.kills / 2 {
 		p = k.kill(t, p, nil)
 	}
-	time.Sleep(time.Until(down.Add(outage))) // the outage lasts its length, whatever the kills took
+	time.Sleep(time.Until(down.Add(r.outage))) // the outage lasts its length, whatever the kills took
 	t.Logf("when the broker returned after %s: %d events in the file, %d stored", time.Since(down).Round(time.Second),
 		len(fileEvents(t, out)), count(t, db, "booking_events"))
 	s.up(t)
-	for range kills - kills/2 {
+	for range r.kills - r.kills/2 {
 		p = k.kill(t, p, nil)
 	}
 	page.frozen.Store(true)
@@ -81,7 +57,7 @@ func TestCrawlerOutageSpool(t *testing.T) {
 		return count(t, db, "booking_events") >= len(want) && len(want) > 0
 	})
 	all := k.stop(t, p)
-	cons.stop(t)
+	r.cons.stop(t)
 	want = fileEvents(t, out)
 	checkStoredAsFile(t, db, want)
 	t.Logf("%d requests, %d events in the file; %d crawls failed, %d interrupted batches resolved at start-up (%d kept), %d torn records cut",

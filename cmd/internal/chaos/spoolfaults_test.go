@@ -34,6 +34,53 @@ import (
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
+// outageRig is what the crawler outage scenarios share: the private stack, their sizes from the
+// environment (the outage's length, the kills), a seeded random source (seed logged), a topic
+// with its consumer into a database of its own, and the changing page in a sites file of one site.
+type outageRig struct {
+	s           privateStack
+	outage      time.Duration
+	kills       int
+	seed        uint64
+	rng         *rand.Rand
+	addr, topic string
+	db          *pgxpool.Pool
+	cons        *runningConsumer
+	page        *changingPage
+	dir, sites  string
+	kafkaEnv    []string // KAFKA_BOOTSTRAP and KAFKA_TOPIC for a crawler process
+}
+
+// newOutageRig sets up a scenario named name: outageEnv and killsEnv size it (defaults outage,
+// kills).
+func newOutageRig(t *testing.T, name, outageEnv, killsEnv string, outage time.Duration, kills int) *outageRig {
+	r := &outageRig{s: stack(t), outage: testkit.EnvDuration(t, outageEnv, outage), kills: testkit.EnvInt(t, killsEnv, kills),
+		seed: uint64(time.Now().UnixNano())}
+	t.Logf("seed %d (outage %s, %d kills)", r.seed, r.outage, r.kills)
+	r.rng = rand.New(rand.NewPCG(r.seed, 0))
+	r.addr = kafkatest.Bootstrap(t)
+	r.topic = kafkatest.Topic(t, r.addr, 3)
+	r.db = storetest.NewDB(t)
+	r.cons = startConsumer(t, r.addr, r.topic, kafkatest.Name(t, name), r.db, slog.New(slog.DiscardHandler))
+	r.page = newChangingPage(t)
+	r.dir = t.TempDir()
+	r.sites = filepath.Join(r.dir, "sites.yaml")
+	writeChaosFile(t, r.sites, "sites:\n"+sitesim.TeeListSite(name, r.page.url))
+	r.kafkaEnv = []string{"KAFKA_BOOTSTRAP=" + r.addr, "KAFKA_TOPIC=" + r.topic}
+	return r
+}
+
+// crawlerBinary is `crawler run` (1 s schedule, text logs at info, no metrics) on the rig's sites
+// file and state dir, with Kafka and args added.
+func (r *outageRig) crawlerBinary(t *testing.T, args ...string) func() *testkit.Proc {
+	bin := builtBinary(t, "crawler")
+	env := append([]string{"LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}, r.kafkaEnv...)
+	return func() *testkit.Proc {
+		return testkit.Start(t, bin, env, append([]string{"run", "--sites", r.sites, "--state-dir", filepath.Join(r.dir, "state"),
+			"--schedule", "@every 1s"}, args...)...)
+	}
+}
+
 // changingPage is a one-page tee list of six tee times whose prices change at every request, so
 // every crawl derives six listing_changed events, until it is frozen.
 type changingPage struct {
@@ -346,28 +393,10 @@ func replayLeftBehind(t *testing.T, bin, spoolDir string, env []string) int {
 // doubled: each listing's stored events, with those, form one unbroken chain of price changes
 // ending at the page's price.
 func TestSpoolDamageDuringOutage(t *testing.T) {
-	s := stack(t)
-	outage := testkit.EnvDuration(t, "CHAOS_DAMAGE_OUTAGE", 40*time.Second)
-	kills := testkit.EnvInt(t, "CHAOS_DAMAGE_KILLS", 4)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d (outage %s, %d kills with damage)", seed, outage, kills)
-	rng := rand.New(rand.NewPCG(seed, 0))
-
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "damage"), db, slog.New(slog.DiscardHandler))
-	page := newChangingPage(t)
-	dir := t.TempDir()
-	sites := filepath.Join(dir, "sites.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("damage", page.url))
-	spoolDir := filepath.Join(dir, "state", "spool")
-	bin := builtBinary(t, "crawler")
-	kenv := []string{"KAFKA_BOOTSTRAP=" + addr, "KAFKA_TOPIC=" + topic}
-	env := append([]string{"LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}, kenv...)
-	k := &crawlerKills{rng: rng, start: func() *testkit.Proc {
-		return testkit.Start(t, bin, env, "run", "--sites", sites, "--state-dir", filepath.Join(dir, "state"), "--schedule", "@every 1s")
-	}}
+	r := newOutageRig(t, "damage", "CHAOS_DAMAGE_OUTAGE", "CHAOS_DAMAGE_KILLS", 40*time.Second, 4)
+	s, rng, db, page := r.s, r.rng, r.db, r.page
+	spoolDir := filepath.Join(r.dir, "state", "spool")
+	k := &crawlerKills{rng: rng, start: r.crawlerBinary(t)}
 
 	p := k.start()
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
@@ -375,14 +404,14 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 	down := time.Now()
 	unsent := func(evs []events.Event) bool { return !anyStored(t, db, evs) }
 	var lost []events.Event
-	for i := range kills {
+	for i := range r.kills {
 		p = k.kill(t, p, func() {
 			what, l := damageSpool(t, rng, spoolDir, "CBA"[i%3], unsent)
 			t.Logf("kill %d: damaged the %s", i+1, what)
 			lost = append(lost, l...)
 		})
 	}
-	time.Sleep(time.Until(down.Add(outage)))
+	time.Sleep(time.Until(down.Add(r.outage)))
 	s.up(t)
 	p = k.kill(t, p, nil)
 	page.frozen.Store(true)
@@ -391,7 +420,7 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 		stored = storedEvents(t, db)
 		return atLastPrice(stored, page.frozenPrice)
 	})
-	replayed := replayLeftBehind(t, bin, spoolDir, kenv)
+	replayed := replayLeftBehind(t, builtBinary(t, "crawler"), spoolDir, r.kafkaEnv)
 	var bad []string
 	testkit.WaitForf(t, time.Minute, func() string { return fmt.Sprintf("the chains whole (%d stored): %v", len(stored), bad) }, func() bool {
 		stored = storedEvents(t, db)
@@ -399,7 +428,7 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 		return len(bad) == 0
 	})
 	logs := k.stop(t, p)
-	cons.stop(t)
+	r.cons.stop(t)
 	if anyStored(t, db, lost) {
 		t.Errorf("an event of a damaged batch record is stored: the damage was not where the test put it")
 	}

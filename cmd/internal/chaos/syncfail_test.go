@@ -19,14 +19,11 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
-	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // A re-executed test binary is a crawler with faults set through its fields (syncFailChild),
@@ -124,28 +121,14 @@ func syncFailChild(args []string) int {
 // batch): the events file holds each listing's unbroken chain of price changes ending at the
 // page's price, no id with two contents, and PostgreSQL holds exactly the file.
 func TestDirSyncFailsDuringOutage(t *testing.T) {
-	s := stack(t)
-	outage := testkit.EnvDuration(t, "CHAOS_SYNCFAIL_OUTAGE", 40*time.Second)
-	kills := testkit.EnvInt(t, "CHAOS_SYNCFAIL_KILLS", 6)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d (outage %s, %d kills)", seed, outage, kills)
-	rng := rand.New(rand.NewPCG(seed, 0))
-
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "syncfail"), db, slog.New(slog.DiscardHandler))
-	page := newChangingPage(t)
-	dir := t.TempDir()
-	sites := filepath.Join(dir, "sites.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("syncfail", page.url))
+	r := newOutageRig(t, "syncfail", "CHAOS_SYNCFAIL_OUTAGE", "CHAOS_SYNCFAIL_KILLS", 40*time.Second, 6)
+	s, db, page, dir := r.s, r.db, r.page, r.dir
 	out := filepath.Join(dir, "events.jsonl")
 	starts := 0
-	k := &crawlerKills{rng: rng, selfKills: true, start: func() *testkit.Proc {
+	k := &crawlerKills{rng: r.rng, selfKills: true, start: func() *testkit.Proc {
 		starts++
-		return testkit.Start(t, os.Args[0], []string{childEnv + "=" + strings.Join([]string{sites, filepath.Join(dir, "state"), out}, "\x1f"),
-			fmt.Sprintf("%s=%d", childSeedEnv, seed+uint64(starts)), fmt.Sprintf("%s=%d", childKillEnv, starts%2),
-			"KAFKA_BOOTSTRAP=" + addr, "KAFKA_TOPIC=" + topic})
+		return testkit.Start(t, os.Args[0], append([]string{childEnv + "=" + strings.Join([]string{r.sites, filepath.Join(dir, "state"), out}, "\x1f"),
+			fmt.Sprintf("%s=%d", childSeedEnv, r.seed+uint64(starts)), fmt.Sprintf("%s=%d", childKillEnv, starts%2)}, r.kafkaEnv...))
 	}}
 	// kill ends the running crawler: one that kills itself is given 30 s to (a third of its
 	// crawls fail their sync; one that never reaches its commit then is SIGKILLed, and the checks
@@ -162,15 +145,15 @@ func TestDirSyncFailsDuringOutage(t *testing.T) {
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { p = k.restart(p); return count(t, db, "booking_events") > 0 })
 	s.stopKafka(t, syscall.SIGKILL)
 	down := time.Now()
-	for range kills / 2 {
+	for range r.kills / 2 {
 		p = kill(p)
 	}
-	for time.Now().Before(down.Add(outage)) {
+	for time.Now().Before(down.Add(r.outage)) {
 		p = k.restart(p)
 		time.Sleep(200 * time.Millisecond)
 	}
 	s.up(t)
-	for range kills - kills/2 {
+	for range r.kills - r.kills/2 {
 		p = kill(p)
 	}
 	page.frozen.Store(true)
@@ -184,7 +167,7 @@ func TestDirSyncFailsDuringOutage(t *testing.T) {
 		return atLastPrice(evs, page.frozenPrice) && count(t, db, "booking_events") >= len(file)
 	})
 	logs := k.stop(t, p)
-	cons.stop(t)
+	r.cons.stop(t)
 	want := fileEvents(t, out)
 	var evs []events.Event
 	for _, e := range want {
