@@ -27,8 +27,16 @@ const eucKRHead = `<html>
 <body>
 <p class="now">기준 시각: %s</p>
 <table id="teeList" border="0">
-<tr><th>골프장</th><th>코스</th><th>시간</th><th>그린피</th><th>인원</th></tr>
 `
+
+// eucKRColumns are the columns of the EUC-KR page's table (#teeList), in order.
+var eucKRColumns = []column{
+	{"골프장", "club", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Course) }},
+	{"코스", "cos", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Part) }},
+	{"시간", "tm", func(s *Site, l *listing, _ *int64, _ int) string { return s.shownTime(l, false) }},
+	{"그린피", "fee", func(_ *Site, _ *listing, price *int64, _ int) string { return shownPrice(price) }},
+	{"인원", "cnt", func(_ *Site, _ *listing, _ *int64, players int) string { return strconv.Itoa(players) + "명" }},
+}
 
 func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.Time) {
 	date, ok := s.parseDay(r.URL.Query().Get("book_date"), "20060102")
@@ -38,14 +46,17 @@ func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.T
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, eucKRHead, "티타임 예약 "+date.Format("2006-01-02"), now.In(s.cfg.Location).Format("2006-01-02 15:04"))
+	b.WriteString("<tr>")
+	writeHeaders(&b, eucKRColumns)
+	b.WriteString("</tr>\n")
 	rows := s.visibleOn(date, now)
 	if len(rows) == 0 {
-		b.WriteString(noTeeTimesRow("none", 5))
+		b.WriteString(noTeeTimesRow("none", len(eucKRColumns)))
 	}
 	for _, l := range rows {
-		price, players := l.StateAt(now)
-		fmt.Fprintf(&b, "<tr class=\"res\"><td class=\"club\">%s</td><td class=\"cos\">%s</td><td class=\"tm\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
-			html.EscapeString(l.Course), html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players)
+		b.WriteString("<tr class=\"res\">")
+		s.writeCells(&b, eucKRColumns, l, now)
+		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n</body>\n</html>\n")
 	writeEUCKR(w, b.Bytes())
