@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/text/encoding"
@@ -76,20 +77,10 @@ func writeEUCKR(w http.ResponseWriter, page []byte) {
 }
 
 // EUCKRSite is the sites-file entry (a list item, indented for "sites:") that reads
-// PathEUCKRPage at base under name. It says nothing about the charset: the page's <meta> does.
+// PathEUCKRPage at base under name: corpus.yaml's sim-euckr (CorpusEntry), renamed. It says
+// nothing about the charset: the page's <meta> does.
 func EUCKRSite(name, base string) string {
-	return `  - name: ` + name + `
-    requests:
-      - url: '` + base + PathEUCKRPage + `?book_date={{.Date.Format "20060102"}}'
-    row: "#teeList tr.res"
-    fields:
-      course: {selector: "td.club"}
-      course_part: {selector: "td.cos"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td.tm"}
-      price: {selector: "td.fee"}
-      players: {selector: "td.cnt"}
-`
+	return strings.Replace(CorpusEntry("sim-euckr", base), "  - name: sim-euckr\n", "  - name: "+name+"\n", 1)
 }
 
 // TeeListSite is the sites-file entry (a list item, indented for "sites:") of a one-page tee list
