@@ -46,8 +46,9 @@ func FuzzCellParsesToValidEvents(f *testing.F) {
 			f.Add(uint8(i), v)
 		}
 	}
+	st := cellSite(f)
 	f.Fuzz(func(t *testing.T, cell uint8, raw string) {
-		checkCellValue(t, cellSite(t), int(cell)%len(cellTable), raw)
+		checkCellValue(t, st, int(cell)%len(cellTable), raw)
 	})
 }
 

@@ -57,7 +57,7 @@ func TestCellTableRowsAreWhole(t *testing.T) {
 }
 
 // cellSite is a sites file reading every cell of cellTable from td.<name>.
-func cellSite(t *testing.T) *Site {
+func cellSite(t testing.TB) *Site {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
