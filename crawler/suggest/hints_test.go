@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
-	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -55,38 +53,23 @@ func TestHintCollisionsGolden(t *testing.T) {
 }
 
 // corpusColumnNames are the names suggest gives the columns of the corpus's pages (one fetch of
-// each shape's copied request, as TestSuggestCorpus makes it), sorted, each once; rowless names
-// the shapes in whose page suggest finds no rows.
+// each shape's copied request, as TestSuggestCorpus makes it: newCorpusRun), sorted, each once;
+// rowless names the shapes in whose page suggest finds no rows.
 func corpusColumnNames(t *testing.T) (names, rowless []string) {
 	t.Helper()
 	day := simStart.AddDate(0, 0, 1)
 	seen := map[string]bool{}
 	for _, sh := range corpusShapes() {
-		cfg := sitesim.Config{Seed: 2026, Now: func() time.Time { return simStart }, DaysAhead: simDays, TeeTimesPerDay: 8, LoginPassword: simPassword}
-		if sh.cfg != nil {
-			sh.cfg(&cfg, day)
-		}
-		sim := sitesim.New(cfg)
-		srv := httptest.NewServer(sim)
-		text := ""
-		switch {
-		case sh.curl != nil:
-			text = sh.curl(srv.URL, day)
-		default:
-			text = "curl '" + sh.url(srv.URL, day) + "'"
-		}
-		if sh.login {
-			text = strings.ReplaceAll(text, "LOGIN_COOKIE", loginCookie(t, srv.URL))
-		}
+		kinds, forms := sh.forms()
+		r := newCorpusRun(t, sh, day, forms[kinds[0]], &crawlCache{})
 		var targets []site.Target
 		switch {
 		case sh.oneClub:
-			targets = []site.Target{{"name": sim.Clubs()[sh.clubs[0]].Name}}
+			targets = []site.Target{{"name": r.sim.Clubs()[sh.clubs[0]].Name}}
 		case !sh.noTargets:
-			targets = clubTargets(sim)
+			targets = clubTargets(r.sim)
 		}
-		cols, ok := pageColumns(t, sh.name, text, day, targets)
-		srv.Close()
+		cols, ok := pageColumns(t, sh.name, r.text, day, targets)
 		if !ok {
 			rowless = append(rowless, sh.name)
 		}
