@@ -16,10 +16,11 @@ import (
 
 // TestHintCollisionsGolden: for each cell, the column names of the corpus (every shape of
 // TestSuggestCorpus, fetched as suggest fetches it: its JSON members, its HTML cells' headers and
-// selectors, as suggest names them) that the cell's name hints (site.Cell.Hint) give to another
-// cell too. Overlaps are allowed (the ranking and the crawl checks settle them), but they are
-// written down: a new hint, or a new shape, whose names another cell also hints shows as a new
-// line in the golden's diff. UPDATE_GOLDENS=1 writes testdata/hint-collisions.txt; read its diff.
+// selectors, as suggest names them) that the cell's name hints give to another cell too, matched as
+// suggest matches them (hint). Overlaps are allowed (the ranking and the crawl checks settle
+// them), but they are written down: a new hint, a new shape or another way of matching whose names
+// another cell also hints shows as a new line in the golden's diff. UPDATE_GOLDENS=1 writes
+// testdata/hint-collisions.txt; read its diff.
 func TestHintCollisionsGolden(t *testing.T) {
 	t.Parallel()
 	names, rowless := corpusColumnNames(t)
@@ -34,12 +35,12 @@ func TestHintCollisionsGolden(t *testing.T) {
 	for _, c := range site.Cells() {
 		var lines []string
 		for _, n := range names {
-			if c.Hint(n) == 0 {
+			if hint(c.Name, n) == 0 {
 				continue
 			}
 			var others []string
 			for _, o := range site.Cells() {
-				if o.Name != c.Name && o.Hint(n) > 0 {
+				if o.Name != c.Name && hint(o.Name, n) > 0 {
 					others = append(others, o.Name)
 				}
 			}
