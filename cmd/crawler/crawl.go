@@ -390,12 +390,14 @@ func onceCmd(ctx context.Context, env cli.Env, args []string, f faults) error {
 		return err
 	}
 	if d.alerts != nil {
-		d.alerts.start(ctx)
+		if err := d.alerts.svc.Start(ctx); err != nil {
+			return errors.Join(err, d.close(ctx, env, 0))
+		}
 	}
 	_, runErr := d.runner.Run(ctx)
 	grace := time.Duration(0) // the wait below was the alerts' time
 	if d.alerts != nil {
-		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+		_, _ = d.alerts.svc.Wait(ctx, cfg.Alerts.Wait)
 		if ctx.Err() != nil {
 			grace = cfg.Alerts.Wait // SIGTERM: the sends in flight get --alert-wait from it
 		}
@@ -432,11 +434,13 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string, f faults) erro
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
+	var schedErr error
 	if d.alerts != nil {
-		d.alerts.start(ctx)
-		d.alerts.startCommands(ctx)
+		schedErr = d.alerts.svc.Start(ctx)
 	}
-	schedErr := runSchedule(ctx, env, cfg, d)
+	if schedErr == nil {
+		schedErr = runSchedule(ctx, env, cfg, d)
+	}
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -456,7 +460,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		// The runner has logged each site's failure; the schedule goes on.
 		_, _ = d.runner.RunSites(ctx, sites)
 		if d.alerts != nil {
-			d.alerts.afterRun(ctx)
+			d.alerts.svc.Prune(ctx)
 		}
 	}
 	sites := d.runner.Sites
