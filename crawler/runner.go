@@ -240,10 +240,32 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	return r.RunSites(ctx, r.Sites)
 }
 
-// RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
-// Run, RunSites may run concurrently with itself on disjoint sites once Lock is held: the calls
-// share the runner's MaxSites slots and its per-host politeness.
+// RunSites is Run for some of the Sites only. Unlike Run, RunSites may run concurrently with
+// itself on disjoint sites once Lock is held: the calls share the runner's MaxSites slots and its
+// per-host politeness.
 func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
+	return r.RunJobs(ctx, Jobs(sites), nil)
+}
+
+// Job is one site crawl a schedule asks the runner for.
+type Job struct {
+	Site *Site
+}
+
+// Jobs are the jobs of a whole crawl of each site.
+func Jobs(sites []*Site) []Job {
+	jobs := make([]Job, len(sites))
+	for i, s := range sites {
+		jobs[i] = Job{Site: s}
+	}
+	return jobs
+}
+
+// RunJobs is RunSites for the jobs of one moment (SiteSchedule), with done, when not nil, called
+// with each job's index and summary as soon as that site's crawl has ended (its events handed
+// on), while the other jobs of the call may still run: a schedule knows per site when it may
+// start that site's next crawl (review 4, F9).
+func (r *Runner) RunJobs(ctx context.Context, jobs []Job, done func(i int, s SiteSummary)) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
 	}
@@ -260,7 +282,7 @@ func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	sum.Sites = r.crawlSites(ctx, sites, now)
+	sum.Sites = r.crawlSites(ctx, jobs, now, done)
 	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))

@@ -20,8 +20,9 @@ import (
 // errSiteDeadline is the cause of a site's context ended by its deadline.
 var errSiteDeadline = errors.New("site deadline reached")
 
-// crawlSites crawls every site, up to MaxSites at the same time, each in a goroutine of its own
-// (crawlSite, then its metrics), and returns their summaries in the order of Sites. The events
+// crawlSites crawls every job's site, up to MaxSites at the same time, each in a goroutine of its
+// own (crawlSite, then its metrics, then done when not nil), and returns their summaries in the
+// order of jobs. The events
 // file takes each site's events in one locked write (EventLog.Append), so lines of parallel sites
 // never interleave; snapshots are per site. A cancelled ctx still starts every site, which then
 // ends at once with the cancellation as its error.
@@ -30,7 +31,7 @@ var errSiteDeadline = errors.New("site deadline reached")
 // MaxSites of them before any starts, so that a host shares its slots fairly from its first
 // request on: a site that starts first cannot take every slot of a host another site is about to
 // use.
-func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.Time) []SiteSummary {
+func (r *Runner) crawlSites(ctx context.Context, jobs []Job, now func() time.Time, done func(int, SiteSummary)) []SiteSummary {
 	n := r.MaxSites
 	if n <= 0 {
 		n = DefaultMaxSites
@@ -41,26 +42,29 @@ func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.
 		}
 		r.slots = make(chan struct{}, n)
 	})
-	out := make([]SiteSummary, len(sites))
-	shares := make([]*hostShare, len(sites))
-	for i := range min(n, len(sites)) {
-		shares[i] = r.hosts.join(sites[i])
+	out := make([]SiteSummary, len(jobs))
+	shares := make([]*hostShare, len(jobs))
+	for i := range min(n, len(jobs)) {
+		shares[i] = r.hosts.join(jobs[i].Site)
 	}
 	slots := r.slots
 	var wg sync.WaitGroup
-	for i, site := range sites {
+	for i, job := range jobs {
 		slots <- struct{}{}
 		if shares[i] == nil {
-			shares[i] = r.hosts.join(site)
+			shares[i] = r.hosts.join(job.Site)
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			defer shares[i].leave()
-			s := r.crawlSite(ctx, site, now, shares[i])
+			s := r.crawlSite(ctx, job.Site, now, shares[i])
 			if r.Metrics != nil {
 				r.Metrics.SiteCrawled(s)
 			}
 			out[i] = s
+			if done != nil {
+				done(i, s)
+			}
 		})
 	}
 	wg.Wait()

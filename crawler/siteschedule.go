@@ -28,17 +28,21 @@ func (realClock) Wait(ctx context.Context, until time.Time) error {
 }
 
 // SiteSchedule runs `crawler run` when some site times its own crawls (Site.HasTimes): every site
-// is crawled at its own SiteTimes.Next, the sites due at the same moment in one Crawl call. A
-// site whose previous crawl is still running when its next time comes is skipped (logged, reported
-// to OnSkip): a burst never starts a second crawl of a site. The per-host politeness is the
+// is crawled at its own SiteTimes.Next, the sites due at the same moment in one Crawl call (so
+// that they share their hosts fairly from their first request). Overlap is per site: a site whose
+// own previous crawl is still running when its next time comes is skipped (logged, reported to
+// OnSkip), so a burst never starts a second crawl of a site, while a site of the same call that
+// has finished is crawled again at its next time (review 4, F9). The per-host politeness is the
 // runner's, shared by all of the calls. Shutdown is Schedule's: no new crawls once ctx ends, the
 // running ones get ShutdownTimeout, then their ctx is cancelled.
 type SiteSchedule struct {
 	Sites  []*Site
 	Times  []*SiteTimes // indexed like Sites
 	Logger *slog.Logger
-	// Crawl crawls sites once (Runner.RunSites). Its ctx outlives Run's by ShutdownTimeout.
-	Crawl func(ctx context.Context, sites []*Site)
+	// Crawl crawls the jobs once (Runner.RunJobs) and calls done(i, summary) as soon as job i's
+	// crawl has ended; a job it returns without reporting ends with the call. Its ctx outlives
+	// Run's by ShutdownTimeout.
+	Crawl func(ctx context.Context, jobs []Job, done func(i int, s SiteSummary))
 	Clock Clock // nil: the real clock
 	// ShutdownTimeout: 0 means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
@@ -47,7 +51,7 @@ type SiteSchedule struct {
 	OnSkip     func(site string)               // optional
 	OnNext     func(site string, at time.Time) // optional: a site's next crawl time, each time it changes
 
-	afterCrawl func() // tests: called once a Crawl call has returned and its sites may start again
+	afterCrawl func() // tests: called once a Crawl call has returned
 }
 
 // Run schedules the sites until ctx ends; see SiteSchedule.
@@ -70,26 +74,30 @@ func (s SiteSchedule) Run(ctx context.Context) error {
 		mu      sync.Mutex
 		running = make([]bool, len(s.Sites))
 	)
+	// ended clears site i's running flag: its next time starts its next crawl.
+	ended := func(i int) {
+		mu.Lock()
+		running[i] = false
+		mu.Unlock()
+	}
 	start := func(idx []int) {
-		sites := make([]*Site, len(idx))
+		jobs := make([]Job, len(idx))
 		for k, i := range idx {
-			sites[k] = s.Sites[i]
+			jobs[k] = Job{Site: s.Sites[i]}
 		}
 		wg.Go(func() {
 			defer func() {
 				if p := recover(); p != nil {
 					s.Logger.Error("site crawl panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				}
-				mu.Lock()
-				for _, i := range idx {
-					running[i] = false
+				for _, i := range idx { // the jobs Crawl did not report
+					ended(i)
 				}
-				mu.Unlock()
 				if s.afterCrawl != nil {
 					s.afterCrawl()
 				}
 			}()
-			s.Crawl(jobCtx, sites)
+			s.Crawl(jobCtx, jobs, func(k int, _ SiteSummary) { ended(idx[k]) })
 		})
 	}
 	now := clock.Now()

@@ -96,10 +96,10 @@ func newSchedRecorder(clock *fakeClock, blocking bool) *schedRecorder {
 
 func (r *schedRecorder) schedule(t *testing.T, sites []*Site, times []*SiteTimes) SiteSchedule {
 	return SiteSchedule{Sites: sites, Times: times, Logger: testkit.Logger(t, slog.LevelInfo), Clock: r.clock, ShutdownTimeout: time.Minute,
-		Crawl: func(ctx context.Context, sites []*Site) {
+		Crawl: func(ctx context.Context, jobs []Job, _ func(int, SiteSummary)) {
 			c := schedCall{at: r.clock.Now()}
-			for _, s := range sites {
-				c.sites = append(c.sites, s.Name)
+			for _, j := range jobs {
+				c.sites = append(c.sites, j.Site.Name)
 			}
 			r.calls <- c
 			if r.release != nil {
@@ -232,5 +232,81 @@ func TestSiteScheduleRunAtStartKeepsActiveHours(t *testing.T) {
 	}
 	if c := testkit.Recv(t, rec.calls, 10*time.Second, "the 05:00 crawl"); !c.at.Equal(kst(10, 5, 0, 0)) {
 		t.Fatalf("first crawl at %s, want 05:00 (none at start-up, at 23:30)", c.at)
+	}
+}
+
+// TestSiteScheduleOverlapIsPerSite (review 4, F9): two sites on one schedule (@every 2s, due at
+// the same ticks), the crawl of "s" blocking: "fast" is crawled at every tick while "s" still
+// runs, and only the ticks of "s" are skipped. Before the fix the two were one group whose
+// "running" flag stayed set until its slowest site ended, so fast was skipped at every tick.
+func TestSiteScheduleOverlapIsPerSite(t *testing.T) {
+	t.Parallel()
+	sites, err := ParseSites([]byte(minimalSite + "    schedule: \"@every 2s\"\n" +
+		"  - name: fast\n    start_urls: [\"https://golf.example.kr/f\"]\n    schedule: \"@every 2s\"\n" +
+		"    row: \"tr.row\"\n    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []*SiteTimes
+	for _, s := range sites {
+		st, err := s.Times(DefaultSchedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, st)
+	}
+	clock := newFakeClock(kst(9, 9, 0, 1))
+	release := make(chan struct{})
+	fast := make(chan time.Time, 100)
+	var skipped []string
+	var skipMu sync.Mutex
+	s := SiteSchedule{Sites: sites, Times: times, Logger: testkit.Logger(t, slog.LevelInfo), Clock: clock, ShutdownTimeout: time.Minute,
+		OnSkip: func(site string) { skipMu.Lock(); skipped = append(skipped, site); skipMu.Unlock() },
+		Crawl: perSiteCrawl(func(site string) {
+			if site == "s" {
+				<-release
+				return
+			}
+			fast <- clock.Now()
+		}),
+	}
+	stop := runSiteSchedule(t, s)
+	defer func() {
+		close(release)
+		stop()
+	}()
+	const ticks = 5
+	for i := range ticks {
+		at := clock.next(t)
+		select {
+		case got := <-fast:
+			if !got.Equal(at) {
+				t.Fatalf("tick %d (%s): fast crawled at %s", i, at, got)
+			}
+		case <-time.After(10 * time.Second):
+			skipMu.Lock()
+			t.Fatalf("tick %d (%s): fast not crawled while s runs; skipped so far: %v", i, at, skipped)
+		}
+	}
+	clock.peek(t) // the last tick handled
+	skipMu.Lock()
+	defer skipMu.Unlock()
+	if want := slices.Repeat([]string{"s"}, ticks-1); !slices.Equal(skipped, want) {
+		t.Errorf("skipped %v, want %v (the ticks of s after its first)", skipped, want)
+	}
+}
+
+// perSiteCrawl is a SiteSchedule.Crawl that crawls each site of a call with crawl, all at once,
+// reporting each as it ends, as the runner does.
+func perSiteCrawl(crawl func(site string)) func(context.Context, []Job, func(int, SiteSummary)) {
+	return func(_ context.Context, jobs []Job, done func(int, SiteSummary)) {
+		var wg sync.WaitGroup
+		for i, j := range jobs {
+			wg.Go(func() {
+				crawl(j.Site.Name)
+				done(i, SiteSummary{Source: j.Site.Name})
+			})
+		}
+		wg.Wait()
 	}
 }

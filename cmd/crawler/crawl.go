@@ -447,9 +447,9 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 // without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
 // misses bounded in a burst (SiteTimes.MissesMinInterval).
 func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
-	crawl := func(ctx context.Context, sites []*crawler.Site) {
+	crawl := func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) {
 		// The runner has logged each site's failure; the schedule goes on.
-		_, _ = d.runner.RunSites(ctx, sites)
+		_, _ = d.runner.RunJobs(ctx, jobs, done)
 		if d.alerts != nil {
 			d.alerts.afterRun(ctx)
 		}
@@ -464,7 +464,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
-			Job: func(ctx context.Context) { crawl(ctx, sites) },
+			Job: func(ctx context.Context) { crawl(ctx, crawler.Jobs(sites), nil) },
 		}
 		return sched.Run(ctx)
 	}
