@@ -227,3 +227,36 @@ func TestDocsScheduleExampleCompiles(t *testing.T) {
 		t.Errorf("the example's burst does not crawl at Monday 09:00: %s", st.Describe(true))
 	}
 }
+
+// TestSiteTimesRefusesGaps (review 4, F6): times that never fire inside the active hours, or leave
+// more than MaxCrawlGap between two crawls, are refused by Times, naming the site and its keys;
+// an overnight window that holds the schedule, a weekly schedule and the global one pass.
+func TestSiteTimesRefusesGaps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, keys, global, want string
+	}{
+		{"NeverInsideHours", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n", DefaultSchedule,
+			`site "s": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
+		{"NeverInsideOvernightHours", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n", DefaultSchedule,
+			`site "s": schedule "30 4 * * 1-5" never fires inside active_hours 22:00-04:00`},
+		{"GlobalNeverInsideHours", "    active_hours: \"05:00-23:00\"\n", "0 3 * * *",
+			`site "s": the global schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
+		{"Monthly", "    schedule: \"0 9 1 * *\"\n", DefaultSchedule, `site "s": schedule "0 9 1 * *" leaves 30 days without a crawl`},
+		{"WeekendsOnlyInHours", "    schedule: \"0 9 * * 6\"\n    active_hours: \"10:00-12:00\"\n", DefaultSchedule, "never fires inside active_hours 10:00-12:00"},
+		{"OvernightHoldsIt", "    schedule: \"0 23 * * *\"\n    active_hours: \"22:00-04:00\"\n", DefaultSchedule, ""},
+		{"Weekly", "    schedule: \"0 9 * * 1\"\n", DefaultSchedule, ""},
+		{"Global", "", DefaultSchedule, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := timedSite(t, tc.keys).Times(tc.global)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}

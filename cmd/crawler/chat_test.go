@@ -68,7 +68,7 @@ watches:
 	go func() {
 		var out testkit.SyncBuffer
 		done <- run(ctx, []string{"run", "--sites", sites, "--watches", watches, "--state-dir", state, "--no-initial-crawl",
-			"--metrics-addr", "off", "--schedule", "0 0 1 1 *"}, e, &out, &out)
+			"--metrics-addr", "off", "--schedule", "@every 192h"}, e, &out, &out)
 	}()
 	ask := func(text string) string {
 		id := bot.Say(100, "private", 100, text)
@@ -131,7 +131,7 @@ watches:
 	var out testkit.SyncBuffer
 	go func() {
 		done <- run(ctx, []string{"run", "--sites", teeSitesFile(t, site.URL), "--watches", watches, "--state-dir", t.TempDir(),
-			"--no-initial-crawl", "--metrics-addr", addr, "--schedule", "0 0 1 1 *"},
+			"--no-initial-crawl", "--metrics-addr", addr, "--schedule", "@every 192h"},
 			env(map[string]string{"KAFKA_BOOTSTRAP": "", "LOG_FORMAT": "text", "TG_TOKEN": token}), &out, &out)
 	}()
 	var body string

@@ -87,3 +87,40 @@ func TestCheckPrintsNextCrawlTimes(t *testing.T) {
 		t.Errorf("err %v, output:\n%s", err, out.String())
 	}
 }
+
+// neverSites are review 4's F6 sites: schedules that never fire inside their active hours, and
+// one crawled once a month.
+func neverSites(t *testing.T) string {
+	t.Helper()
+	site := func(name, keys string) string {
+		return "  - name: " + name + "\n    start_urls: [\"https://golf.example.kr/" + name + "\"]\n    row: \"table tr.row\"\n" + keys +
+			"    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"
+	}
+	return testkit.WriteTemp(t, "sites.yaml", "sites:\n"+
+		site("never", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n")+
+		site("never2", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n")+
+		site("monthly", "    schedule: \"0 9 1 * *\"\n")+
+		site("fine", "    schedule: \"0 9 * * 1\"\n    active_hours: \"05:00-23:00\"\n"))
+}
+
+// TestCheckRefusesScheduleThatNeverFires (review 4, F6): `crawler check` fails a site whose
+// schedule never fires inside its active hours, naming the site and both keys, and one whose
+// crawls are more than 8 days apart; a weekly site passes.
+func TestCheckRefusesScheduleThatNeverFires(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"check", "--sites", neverSites(t), "--from", "2026-03-09T08:59:00+09:00"}, env(nil), &out, &errOut)
+	if err == nil {
+		t.Errorf("crawler check passed:\n%s", out.String())
+	}
+	for _, w := range []string{
+		`FAIL  site "never": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`,
+		`FAIL  site "never2": schedule "30 4 * * 1-5" never fires inside active_hours 22:00-04:00`,
+		`FAIL  site "monthly": schedule "0 9 1 * *" leaves`,
+		"ok    fine:",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}
