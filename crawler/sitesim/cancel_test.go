@@ -66,7 +66,7 @@ func TestCancellationsShowWhileOpen(t *testing.T) {
 	t.Logf("%d cancellations (median open %s), %d flickers", len(opens), opens[len(opens)/2], flickers)
 
 	// Between reopenings a booked tee time is not on the pages.
-	for at := from.Add(30 * time.Minute); at.Before(to.Add(-30*time.Minute)); at = at.Add(11 * time.Second) {
+	for at := from.Add(30 * time.Minute); at.Before(to.Add(-30 * time.Minute)); at = at.Add(11 * time.Second) {
 		for _, d := range s.Dates(at) {
 			for _, l := range s.visibleOn(d, at) {
 				if l.visibleAt(at) {
