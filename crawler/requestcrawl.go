@@ -78,6 +78,9 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		}
 	}
 	for _, u := range urls {
+		if cr.deps.Sets != nil {
+			break // a start URL has no page set: a partial crawl does not fetch it
+		}
 		if cr.deps.OnPage != nil {
 			// `crawler try` reports every page: start URLs take the request path too (the same
 			// parsing, no page set), which reports them.
@@ -87,6 +90,9 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		cr.visit(u)
 	}
 	for _, pr := range reqs {
+		if cr.deps.Sets != nil && !slices.Contains(cr.deps.Sets, cr.site.pageSet(sets[pr.Set])) {
+			continue
+		}
 		cr.visitRequest(pr)
 	}
 	return nil

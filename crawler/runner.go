@@ -219,8 +219,14 @@ type SiteSummary struct {
 	Err         error
 
 	Collapses      int       // collapsed crawls in a row with the same listings, this one included (0: not collapsed)
-	LastComplete   time.Time // the site's last complete crawl (this one when Complete); zero: none yet
+	LastComplete   time.Time // the site's last complete crawl (this one when Complete, partial or not); zero: none yet
 	IncompleteRuns int       // crawls since the last complete one (0 when Complete); set when Err is nil
+
+	// Sets are the page sets a partial crawl fetched (Job.Sets); nil: the whole site.
+	Sets []PageSet
+	// Entered are the listings the crawl opened or changed: the schedule makes their page sets
+	// due for a confirm crawl (confirm_after).
+	Entered []events.Listing
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start as
@@ -250,6 +256,11 @@ func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error
 // Job is one site crawl a schedule asks the runner for.
 type Job struct {
 	Site *Site
+	// Sets, when not nil, are the only page sets to fetch: a crawl partial by design (#51; the
+	// watched page sets due, a confirm crawl). Its other page sets close nothing (Crawl.Fetched),
+	// and it is neither the collapse guard's reference nor one of its collapse crawls. nil: the
+	// whole site.
+	Sets []PageSet
 }
 
 // Jobs are the jobs of a whole crawl of each site.

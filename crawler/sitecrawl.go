@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
@@ -57,7 +58,7 @@ func (r *Runner) crawlSites(ctx context.Context, jobs []Job, now func() time.Tim
 		wg.Go(func() {
 			defer func() { <-slots }()
 			defer shares[i].leave()
-			s := r.crawlSite(ctx, job.Site, now, shares[i])
+			s := r.crawlSite(ctx, job, now, shares[i])
 			if r.Metrics != nil {
 				r.Metrics.SiteCrawled(s)
 			}
@@ -107,10 +108,14 @@ func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps 
 // may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
 // Every failure ends up in the summary's Err. share is the crawl's registration on the run's
 // hosts; it leaves them once the collect is done.
-func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time, share *hostShare) (s SiteSummary) {
+func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, share *hostShare) (s SiteSummary) {
+	site := job.Site
 	start := now()
-	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
+	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start, Sets: job.Sets}
 	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
+	if job.Sets != nil {
+		log = log.With("page_sets", len(job.Sets))
+	}
 	defer func() {
 		s.Duration = now().Sub(start)
 		if s.Err != nil {
@@ -127,7 +132,7 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: share}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, Sets: job.Sets, hosts: share}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -152,6 +157,14 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
 	s.Err = r.emit(ctx, AlertCrawl{Site: site.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	if s.Err == nil {
+		for _, e := range out {
+			if e.EventType != events.ListingClosed {
+				s.Entered = append(s.Entered, events.Listing{Source: e.Source, CourseName: e.CourseName,
+					CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime})
+			}
+		}
+	}
 	return s
 }
 
@@ -176,33 +189,50 @@ func incompleteReason(res Result, deadline bool) string {
 // complete crawl's listing count; a snapshot written before it was kept falls back to its open
 // listings), and complete per page set when every failed page names the listings it would have
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
+// A partial crawl (s.Sets) fetched only the listings of its page sets (Crawl.Fetched): its
+// reference is the open listings of those page sets in prev, never the last complete crawl's.
 func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
 	defer func() { // a date not open yet is no evidence: its listings do not close
 		if len(res.NotOpenSets) > 0 {
 			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
 		}
 	}()
+	crawl = Crawl{ID: s.CrawlID, Source: site.Name, At: s.At, Complete: s.Complete}
 	reference = prev.LastCompleteSeen
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()
 	}
-	crawl = Crawl{ID: s.CrawlID, Source: site.Name, At: s.At, Complete: s.Complete,
-		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	if s.Sets != nil {
+		crawl.Fetched = covered(s.Sets)
+		reference = openIn(prev, crawl.Fetched)
+	}
+	crawl.Collapsed = s.Complete && collapsed(site, reference, len(res.Listings))
 	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
 		return crawl, reference
 	}
 	if ok, withheld := withheldBy(res.FailedSets); ok {
-		before := 0
-		for _, e := range prev.Listings {
-			if e.Open() && !withheld(e.Listing) {
-				before++
-			}
-		}
+		before := openIn(prev, func(l events.Listing) bool { return !withheld(l) && (crawl.Fetched == nil || crawl.Fetched(l)) })
 		if !collapsed(site, before, len(res.Listings)) {
 			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
 	return crawl, reference
+}
+
+// covered reports the listings the page sets cover.
+func covered(sets []PageSet) func(events.Listing) bool {
+	return withhold(nil, sets)
+}
+
+// openIn counts the open listings of prev that in reports.
+func openIn(prev Snapshot, in func(events.Listing) bool) int {
+	n := 0
+	for _, e := range prev.Listings {
+		if e.Open() && in(e.Listing) {
+			n++
+		}
+	}
+	return n
 }
 
 // guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
@@ -236,6 +266,9 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 		s.Complete, s.Incomplete = false, IncompleteCollapsed
 	}
 	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
+	if crawl.Fetched != nil && s.Complete && !crawl.Collapsed && crawl.Withheld == nil {
+		s.LastComplete = crawl.At // complete for what it fetched: the site answers (/healthz)
+	}
 	if !s.Complete {
 		msg := "crawl incomplete: no listing closes on its evidence"
 		args := []any{"reason", s.Incomplete, "failed_pages", len(res.FailedPages), "listings", len(res.Listings),

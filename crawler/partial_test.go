@@ -1,0 +1,108 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+)
+
+// clubDateSite is the simulator's sim-api-post site (a POST per club and date; the club's name
+// and the date come from the request, so each (club, date) is a page set) at base, with clubs
+// clubs and days+1 dates, and no politeness delay.
+func clubDateSite(t testing.TB, base string, clubs, days int) *Site {
+	t.Helper()
+	sites, err := ParseSites(sitesim.SitesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		if s.Name != "sim-api-post" {
+			continue
+		}
+		return fast(t, recompiled(t, s, func(spec *SiteSpec) {
+			spec.Targets = spec.Targets[:clubs]
+			spec.DaysAhead = days
+			for i := range spec.Requests {
+				spec.Requests[i].URL = base + "/api/v2/teetime/list"
+			}
+			spec.AllowedDomains = nil
+		}))
+	}
+	t.Fatal("no sim-api-post in sitesim's sites")
+	return nil
+}
+
+// TestPartialCrawlsCloseNothingOutside (#51 item 2): a site of 3 clubs × 14 dates, crawled whole
+// once, then 10 times only its 6 watched page sets, the site unchanged: the partial crawls close
+// nothing (their page sets show the same listings, the other 36 are not fetched), and every
+// listing outside them stays open and unmissed. Without Crawl.Fetched the partial crawls
+// collapse against the whole site's count, and once the collapse is believed (the 3rd) every
+// listing outside the 6 page sets closes.
+func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
+	t.Parallel()
+	simNow := time.Date(2026, 3, 9, 5, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:3], BadRowRate: -1})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	site := clubDateSite(t, srv.URL, 3, 13)
+	pub := &pubRecorder{}
+	now := simNow
+	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Logger: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { return now }}
+	run := func(sets []PageSet) SiteSummary {
+		t.Helper()
+		sum, _ := r.RunJobs(context.Background(), []Job{{Site: site, Sets: sets}}, nil)
+		now = now.Add(time.Minute)
+		if err := sum.Sites[0].Err; err != nil {
+			t.Fatalf("crawl at %s: %v", now, err)
+		}
+		return sum.Sites[0]
+	}
+	first := run(nil)
+	if first.Pages != 42 || !first.Complete {
+		t.Fatalf("the whole crawl: %d pages, complete %v; want 42, complete", first.Pages, first.Complete)
+	}
+	var watched []PageSet
+	for _, club := range site.Targets[:2] {
+		for _, d := range []int{1, 3, 5} {
+			watched = append(watched, PageSet{PlayDate: simNow.AddDate(0, 0, d).Format("2006-01-02"), Course: CleanText(club["name"])})
+		}
+	}
+	before := len(pub.events())
+	var incomplete []string
+	for i := range 10 {
+		if s := run(watched); s.Pages != 6 || !s.Complete {
+			incomplete = append(incomplete, fmt.Sprintf("crawl %d: %d pages, %s", i+1, s.Pages, s.Incomplete))
+		}
+	}
+	evs := pub.events()[before:]
+	if n := closes(evs); n != 0 || len(evs) != 0 {
+		t.Fatalf("the 10 partial crawls made %d events, %d of them closes; want none (incomplete: %v)", len(evs), n, incomplete)
+	}
+	if len(incomplete) > 0 {
+		t.Fatalf("partial crawls not complete with 6 pages: %v", incomplete)
+	}
+	snap, err := r.State.Load(site.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := covered(watched)
+	outside := 0
+	for _, e := range snap.Listings {
+		if in(e.Listing) {
+			continue
+		}
+		outside++
+		if !e.Open() || e.Misses != 0 || e.Suspect != 0 {
+			t.Fatalf("%s outside the watched page sets: %+v, want open and unmissed", e.Listing.Key(), e)
+		}
+	}
+	if outside < 100 || snap.LastCompleteSeen != first.Listings {
+		t.Fatalf("%d listings outside, last complete count %d (first crawl %d)", outside, snap.LastCompleteSeen, first.Listings)
+	}
+}
