@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
 // clubDateSite is the simulator's sim-api-post site (a POST per club and date; the club's name
 // and the date come from the request, so each (club, date) is a page set) at base, with clubs
 // clubs and days+1 dates, and no politeness delay.
-func clubDateSite(t testing.TB, base string, clubs, days int) *Site {
+func clubDateSite(t testing.TB, base string, clubs, days int) *site.Site {
 	t.Helper()
-	sites, err := ParseSites(sitesim.SitesYAML)
+	sites, err := site.ParseSites(sitesim.SitesYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func clubDateSite(t testing.TB, base string, clubs, days int) *Site {
 		if s.Name != "sim-api-post" {
 			continue
 		}
-		return fast(t, recompiled(t, s, func(spec *SiteSpec) {
+		return fast(t, recompiled(t, s, func(spec *site.SiteSpec) {
 			spec.Targets = spec.Targets[:clubs]
 			spec.DaysAhead = days
 			for i := range spec.Requests {
@@ -49,14 +50,14 @@ func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:3], BadRowRate: -1})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	site := clubDateSite(t, srv.URL, 3, 13)
+	st := clubDateSite(t, srv.URL, 3, 13)
 	pub := &pubRecorder{}
 	now := simNow
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Logger: slog.New(slog.DiscardHandler),
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return now }}
 	run := func(sets []PageSet) SiteSummary {
 		t.Helper()
-		sum, _ := r.RunJobs(context.Background(), []Job{{Site: site, Sets: sets}}, nil)
+		sum, _ := r.RunJobs(context.Background(), []Job{{Site: st, Sets: sets}}, nil)
 		now = now.Add(time.Minute)
 		if err := sum.Sites[0].Err; err != nil {
 			t.Fatalf("crawl at %s: %v", now, err)
@@ -68,9 +69,9 @@ func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 		t.Fatalf("the whole crawl: %d pages, complete %v; want 42, complete", first.Pages, first.Complete)
 	}
 	var watched []PageSet
-	for _, club := range site.Targets[:2] {
+	for _, club := range st.Targets[:2] {
 		for _, d := range []int{1, 3, 5} {
-			watched = append(watched, PageSet{PlayDate: simNow.AddDate(0, 0, d).Format("2006-01-02"), Course: CleanText(club["name"])})
+			watched = append(watched, PageSet{PlayDate: simNow.AddDate(0, 0, d).Format("2006-01-02"), Course: site.CleanText(club["name"])})
 		}
 	}
 	before := len(pub.events())
@@ -87,7 +88,7 @@ func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 	if len(incomplete) > 0 {
 		t.Fatalf("partial crawls not complete with 6 pages: %v", incomplete)
 	}
-	snap, err := r.State.Load(site.Name)
+	snap, err := r.State.Load(st.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
@@ -71,7 +72,7 @@ type AlertCrawl struct {
 // the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
 // one state dir at the same time: Run holds the dir's lock (see Lock).
 type Runner struct {
-	Sites  []*Site
+	Sites  []*site.Site
 	State  StateDir
 	Logger *slog.Logger
 
@@ -249,13 +250,13 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 // RunSites is Run for some of the Sites only. Unlike Run, RunSites may run concurrently with
 // itself on disjoint sites once Lock is held: the calls share the runner's MaxSites slots and its
 // per-host politeness.
-func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
+func (r *Runner) RunSites(ctx context.Context, sites []*site.Site) (RunSummary, error) {
 	return r.RunJobs(ctx, Jobs(sites), nil)
 }
 
 // Job is one site crawl a schedule asks the runner for.
 type Job struct {
-	Site *Site
+	Site *site.Site
 	// Sets, when not nil, are the only page sets to fetch: a crawl partial by design (#51; the
 	// watched page sets due, a confirm crawl). Its other page sets close nothing (Crawl.Fetched),
 	// and it is neither the collapse guard's reference nor one of its collapse crawls. nil: the
@@ -264,7 +265,7 @@ type Job struct {
 }
 
 // Jobs are the jobs of a whole crawl of each site.
-func Jobs(sites []*Site) []Job {
+func Jobs(sites []*site.Site) []Job {
 	jobs := make([]Job, len(sites))
 	for i, s := range sites {
 		jobs[i] = Job{Site: s}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
@@ -74,11 +75,11 @@ func (r *Runner) crawlSites(ctx context.Context, jobs []Job, now func() time.Tim
 
 // siteDeadline is the bound of one crawl of site: its own deadline, else its PerSite deadline,
 // else SiteDeadline; 0: none.
-func (r *Runner) siteDeadline(site *Site) time.Duration {
-	if site.Deadline > 0 {
-		return site.Deadline.D()
+func (r *Runner) siteDeadline(st *site.Site) time.Duration {
+	if st.Deadline > 0 {
+		return st.Deadline.D()
 	}
-	if d := r.PerSite[site.Name].Deadline; d > 0 {
+	if d := r.PerSite[st.Name].Deadline; d > 0 {
 		return d
 	}
 	return r.SiteDeadline
@@ -87,15 +88,15 @@ func (r *Runner) siteDeadline(site *Site) time.Duration {
 // collect is Collect under the site's deadline. deadline is true when the deadline ended the
 // crawl (the run's ctx still going): the partial result is returned with a nil error, and the
 // crawl is incomplete. Any other error is Collect's.
-func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
-	d := r.siteDeadline(site)
+func (r *Runner) collect(ctx context.Context, st *site.Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
+	d := r.siteDeadline(st)
 	if d <= 0 {
-		res, err = Collect(ctx, site, start, deps)
+		res, err = Collect(ctx, st, start, deps)
 		return res, false, err
 	}
 	cctx, cancel := context.WithTimeoutCause(ctx, d, errSiteDeadline)
 	defer cancel()
-	res, err = Collect(cctx, site, start, deps)
+	res, err = Collect(cctx, st, start, deps)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiteDeadline) {
 		log.WarnContext(ctx, "site deadline reached: the crawl is cancelled and closes nothing", "deadline", d,
 			"pages", res.Pages, "listings", len(res.Listings))
@@ -109,10 +110,10 @@ func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps 
 // Every failure ends up in the summary's Err. share is the crawl's registration on the run's
 // hosts; it leaves them once the collect is done.
 func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, share *hostShare) (s SiteSummary) {
-	site := job.Site
+	st := job.Site
 	start := now()
-	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start, Sets: job.Sets}
-	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
+	s = SiteSummary{Source: st.Name, CrawlID: CrawlID(st.Name, start), At: start, Sets: job.Sets}
+	log := r.Logger.With("site", st.Name, "crawl_id", s.CrawlID)
 	if job.Sets != nil {
 		log = log.With("page_sets", len(job.Sets))
 	}
@@ -127,7 +128,7 @@ func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, s
 			"closed", s.Closed, "complete", s.Complete, "duration", s.Duration)
 	}()
 
-	prev, err := r.State.Load(site.Name)
+	prev, err := r.State.Load(st.Name)
 	if err != nil {
 		s.Err = err
 		return s
@@ -136,7 +137,7 @@ func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, s
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
-	res, deadline, err := r.collect(ctx, site, start, deps, log)
+	res, deadline, err := r.collect(ctx, st, start, deps, log)
 	share.leave()
 	if err != nil {
 		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
@@ -148,15 +149,15 @@ func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, s
 	s.Incomplete = incompleteReason(res, deadline)
 	s.Complete = s.Incomplete == ""
 
-	crawl, reference := crawlOf(ctx, site, prev, res, s, log)
-	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
+	crawl, reference := crawlOf(ctx, st, prev, res, s, log)
+	guard := r.guardTargetsOf(ctx, st, prev, res, &crawl, &s, log)
 	opt := r.Diff
-	opt.MissesMinInterval = cmp.Or(r.PerSite[site.Name].MissesMinInterval, opt.MissesMinInterval)
+	opt.MissesMinInterval = cmp.Or(r.PerSite[st.Name].MissesMinInterval, opt.MissesMinInterval)
 	out, next, stats := Diff(prev, res.Listings, crawl, opt)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, AlertCrawl{Site: site.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	s.Err = r.emit(ctx, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
 	if s.Err == nil {
 		for _, e := range out {
 			if e.EventType != events.ListingClosed {
@@ -191,13 +192,13 @@ func incompleteReason(res Result, deadline bool) string {
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
 // A partial crawl (s.Sets) fetched only the listings of its page sets (Crawl.Fetched): its
 // reference is the open listings of those page sets in prev, never the last complete crawl's.
-func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+func crawlOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
 	defer func() { // a date not open yet is no evidence: its listings do not close
 		if len(res.NotOpenSets) > 0 {
 			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
 		}
 	}()
-	crawl = Crawl{ID: s.CrawlID, Source: site.Name, At: s.At, Complete: s.Complete}
+	crawl = Crawl{ID: s.CrawlID, Source: st.Name, At: s.At, Complete: s.Complete}
 	reference = prev.LastCompleteSeen
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()
@@ -206,13 +207,13 @@ func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteS
 		crawl.Fetched = covered(s.Sets)
 		reference = openIn(prev, crawl.Fetched)
 	}
-	crawl.Collapsed = s.Complete && collapsed(site, reference, len(res.Listings))
+	crawl.Collapsed = s.Complete && collapsed(st, reference, len(res.Listings))
 	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
 		return crawl, reference
 	}
 	if ok, withheld := withheldBy(res.FailedSets); ok {
 		before := openIn(prev, func(l events.Listing) bool { return !withheld(l) && (crawl.Fetched == nil || crawl.Fetched(l)) })
-		if !collapsed(site, before, len(res.Listings)) {
+		if !collapsed(st, before, len(res.Listings)) {
 			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
@@ -238,11 +239,11 @@ func openIn(prev Snapshot, in func(events.Listing) bool) int {
 // guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
 // collapsed: the page sets of a collapsed target are withheld from crawl, and s becomes
 // incomplete (IncompleteCollapsed). Otherwise the guard's counts carry over unchanged.
-func (r *Runner) guardTargetsOf(ctx context.Context, site *Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
+func (r *Runner) guardTargetsOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
 	if !crawl.Complete || crawl.Collapsed {
 		return targetGuard{Next: prev.TargetCollapses}
 	}
-	guard := guardTargets(site, prev, res.Listings, *crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
+	guard := guardTargets(st, prev, res.Listings, *crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, site.Seoul()))
 	r.logTargetGuard(ctx, log, guard)
 	if len(guard.Withheld) > 0 {
 		crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
@@ -353,9 +354,9 @@ func (r *Runner) abort(b spool.Batch) {
 
 // collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
 // complete crawl's listing count.
-func collapsed(site *Site, lastCompleteCount, curCount int) bool {
-	if site.MinCompleteRatio > 0 {
-		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
+func collapsed(st *site.Site, lastCompleteCount, curCount int) bool {
+	if st.MinCompleteRatio > 0 {
+		return lastCompleteCount > 0 && float64(curCount) < st.MinCompleteRatio*float64(lastCompleteCount)
 	}
 	return Collapsed(lastCompleteCount, curCount)
 }

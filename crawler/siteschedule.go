@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -36,8 +37,8 @@ func (realClock) Wait(ctx context.Context, until time.Time) error {
 // runner's, shared by all of the calls. Shutdown is Schedule's: no new crawls once ctx ends, the
 // running ones get ShutdownTimeout, then their ctx is cancelled.
 type SiteSchedule struct {
-	Sites  []*Site
-	Times  []*SiteTimes // indexed like Sites
+	Sites  []*site.Site
+	Times  []*site.SiteTimes // indexed like Sites
 	Logger *slog.Logger
 	// Crawl crawls the jobs once (Runner.RunJobs) and calls done(i, summary) as soon as job i's
 	// crawl has ended; a job it returns without reporting ends with the call. Its ctx outlives

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // A copied request of a Korean JSP/ASP site's kind: session ids, tokens, a
@@ -49,7 +49,7 @@ func TestSecretsOfTheCopiedRequestNeverReachTheOutput(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	curl := strings.ReplaceAll(secretsCurl, "HOST", strings.TrimPrefix(srv.URL, "http://"))
-	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
 	for _, s := range copiedSecrets {
 		if strings.Contains(string(sg.YAML), s) {
 			t.Errorf("%s reached the sites file", s)

@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"os"
@@ -211,7 +211,7 @@ func TestSiteTimesMissesMinInterval(t *testing.T) {
 // site's keys, and crawler check would print bursts for it.
 func TestDocsScheduleExampleCompiles(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "docs", "sites.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "sites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestDocsScheduleExampleCompiles(t *testing.T) {
 	if !ok || !ok2 || !ok3 || !ok4 || !strings.Contains(name, "- name:") {
 		t.Fatal("docs/sites.md has no site example under \"## Schedules per site\"")
 	}
-	st := timesOf(t, keys, DefaultSchedule)
+	st := timesOf(t, keys, "*/10 * * * *") // crawler.DefaultSchedule
 	if !st.InBurst(st.Next(kst(9, 8, 59, 59))) {
 		t.Errorf("the example's burst does not crawl at Monday 09:00: %s", st.Describe(true))
 	}
@@ -236,17 +236,17 @@ func TestSiteTimesRefusesGaps(t *testing.T) {
 	for _, tc := range []struct {
 		name, keys, global, want string
 	}{
-		{"NeverInsideHours", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n", DefaultSchedule,
+		{"NeverInsideHours", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n", "*/10 * * * *",
 			`site "s": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
-		{"NeverInsideOvernightHours", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n", DefaultSchedule,
+		{"NeverInsideOvernightHours", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n", "*/10 * * * *",
 			`site "s": schedule "30 4 * * 1-5" never fires inside active_hours 22:00-04:00`},
 		{"GlobalNeverInsideHours", "    active_hours: \"05:00-23:00\"\n", "0 3 * * *",
 			`site "s": the global schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
-		{"Monthly", "    schedule: \"0 9 1 * *\"\n", DefaultSchedule, `site "s": schedule "0 9 1 * *" leaves 30 days without a crawl`},
-		{"WeekendsOnlyInHours", "    schedule: \"0 9 * * 6\"\n    active_hours: \"10:00-12:00\"\n", DefaultSchedule, "never fires inside active_hours 10:00-12:00"},
-		{"OvernightHoldsIt", "    schedule: \"0 23 * * *\"\n    active_hours: \"22:00-04:00\"\n", DefaultSchedule, ""},
-		{"Weekly", "    schedule: \"0 9 * * 1\"\n", DefaultSchedule, ""},
-		{"Global", "", DefaultSchedule, ""},
+		{"Monthly", "    schedule: \"0 9 1 * *\"\n", "*/10 * * * *", `site "s": schedule "0 9 1 * *" leaves 30 days without a crawl`},
+		{"WeekendsOnlyInHours", "    schedule: \"0 9 * * 6\"\n    active_hours: \"10:00-12:00\"\n", "*/10 * * * *", "never fires inside active_hours 10:00-12:00"},
+		{"OvernightHoldsIt", "    schedule: \"0 23 * * *\"\n    active_hours: \"22:00-04:00\"\n", "*/10 * * * *", ""},
+		{"Weekly", "    schedule: \"0 9 * * 1\"\n", "*/10 * * * *", ""},
+		{"Global", "", "*/10 * * * *", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
