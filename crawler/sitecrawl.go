@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
