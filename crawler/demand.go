@@ -8,6 +8,8 @@ package crawler
 import (
 	"slices"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // Demand says which page sets of a site some watch in force can match (cmd/crawler: the watches
@@ -31,6 +33,28 @@ type siteDemand struct {
 	tokens       float64
 	tokensAt     time.Time
 	rate, burst  float64 // page sets a second, and the most the bucket holds
+}
+
+func newSiteDemand(t *site.SiteTimes) *siteDemand {
+	return &siteDemand{every: t.WatchedEvery(), confirmAfter: t.ConfirmAfter(), budget: t.WatchedBudget(), interval: t.Interval,
+		fetched: map[PageSet]time.Time{}, watchedSince: map[PageSet]time.Time{}, confirm: map[PageSet]time.Time{}}
+}
+
+// pageSetsAt are the distinct page sets of a crawl of st at at, in request order; nil when its
+// pages are not page sets (no requests, or none attributed to a play date or a course), so that
+// demand and confirm crawls do not apply to it.
+func pageSetsAt(st *site.Site, at time.Time) []PageSet {
+	_, vars, err := st.PageRequests(at)
+	if err != nil {
+		return nil
+	}
+	var out []PageSet
+	for _, v := range vars {
+		if p := pageSet(st, v); p != (PageSet{}) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // plan is what the site's crawl at now fetches, given its page sets now and which of them are
@@ -87,6 +111,13 @@ func (d *siteDemand) plan(now time.Time, sets []PageSet, watched []bool, schedul
 		}
 	}
 	return crawl, false
+}
+
+// idle forgets the watched page sets and the confirm crawls due: outside its active hours a site
+// is not crawled, and the first tick inside them finds its watched page sets again.
+func (d *siteDemand) idle() {
+	clear(d.watchedSince)
+	clear(d.confirm)
 }
 
 // lastSeen is when p was last fetched, else when it became watched.

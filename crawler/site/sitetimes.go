@@ -30,7 +30,22 @@ type SiteTimes struct {
 	bursts []burst
 	seed   uint64
 	misses time.Duration // misses_min_interval; 0: the global interval with a burst, else none
+
+	watchedEvery, confirmAfter time.Duration // watched_every, confirm_after (defaults applied)
+	watchedBudget              float64       // watched_budget (default applied)
 }
+
+// The defaults of the demand keys (SiteSpec.WatchedEvery, WatchedBudget, ConfirmAfter).
+const (
+	DefaultWatchedEvery  = time.Minute
+	DefaultWatchedBudget = 1.0
+	DefaultConfirmAfter  = 20 * time.Second
+	// MaxWatchedBudget bounds watched_budget: a hundred times the schedule's requests is already
+	// a crawl of a watched page set at every tick of a busy schedule.
+	MaxWatchedBudget = 100.0
+	// MaxConfirmAfter bounds confirm_after: an alert waits that long at least.
+	MaxConfirmAfter = 10 * time.Minute
+)
 
 // burst is a compiled Burst.
 type burst struct {
@@ -77,12 +92,49 @@ func (s *Site) compileTimes(fail func(string, ...any) error) error {
 		}
 		t.bursts = append(t.bursts, cb)
 	}
+	if err := s.compileDemand(&t, fail); err != nil {
+		return err
+	}
 	s.times = t
 	if t.sched != nil {
 		return t.checkJitter(fail)
 	}
 	return nil
 }
+
+// compileDemand checks watched_every, watched_budget and confirm_after into t, defaults applied.
+func (s *Site) compileDemand(t *SiteTimes, fail func(string, ...any) error) error {
+	t.watchedEvery, t.watchedBudget, t.confirmAfter = DefaultWatchedEvery, DefaultWatchedBudget, DefaultConfirmAfter
+	switch {
+	case s.WatchedEvery != 0 && s.WatchedEvery.D() < MinBurstEvery:
+		return fail("watched_every is %s; it must be at least %s (the host's politeness holds for every request too)", s.WatchedEvery.D(), MinBurstEvery)
+	case s.WatchedBudget < 0 || s.WatchedBudget > MaxWatchedBudget:
+		return fail("watched_budget is %g; it must be between 0 (the default, %g) and %g (times the requests an hour of the site's schedule)",
+			s.WatchedBudget, DefaultWatchedBudget, MaxWatchedBudget)
+	case s.ConfirmAfter != nil && (*s.ConfirmAfter < 0 || s.ConfirmAfter.D() > MaxConfirmAfter):
+		return fail("confirm_after is %s; it must be between 0s (alerts at their first sighting) and %s", s.ConfirmAfter.D(), MaxConfirmAfter)
+	}
+	if s.WatchedEvery != 0 {
+		t.watchedEvery = s.WatchedEvery.D()
+	}
+	if s.WatchedBudget != 0 {
+		t.watchedBudget = s.WatchedBudget
+	}
+	if s.ConfirmAfter != nil {
+		t.confirmAfter = s.ConfirmAfter.D()
+	}
+	return nil
+}
+
+// WatchedEvery is how often a watched page set is crawled (watched_every).
+func (t *SiteTimes) WatchedEvery() time.Duration { return t.watchedEvery }
+
+// WatchedBudget is the watched crawls' share of the schedule's requests an hour (watched_budget).
+func (t *SiteTimes) WatchedBudget() float64 { return t.watchedBudget }
+
+// ConfirmAfter is how long after an opening its page set is crawled again to confirm it
+// (confirm_after); 0: never.
+func (t *SiteTimes) ConfirmAfter() time.Duration { return t.confirmAfter }
 
 // checkJitter: at most half the interval, so that jittered runs keep their order and never meet.
 func (t SiteTimes) checkJitter(fail func(string, ...any) error) error {

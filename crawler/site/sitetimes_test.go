@@ -170,6 +170,10 @@ func TestSiteTimesErrors(t *testing.T) {
 		{"BurstBadDom", "    burst: [{at: \"32 09:00\", every: 1m, for: 5m}]\n", "between 1 and 31"},
 		{"NegativeMissesInterval", "    misses_min_interval: -1m\n", "must not be negative"},
 		{"BurstBadClock", "    burst: [{at: \"MON 9\", every: 1m, for: 5m}]\n", "not a time of day"},
+		{"WatchedTooOften", "    watched_every: 5s\n", "watched_every is 5s; it must be at least 10s"},
+		{"NegativeBudget", "    watched_budget: -1\n", "watched_budget is -1"},
+		{"ConfirmTooLate", "    confirm_after: 11m\n", "confirm_after is 11m0s"},
+		{"NegativeConfirm", "    confirm_after: -1s\n", "confirm_after is -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -258,5 +262,27 @@ func TestSiteTimesRefusesGaps(t *testing.T) {
 				t.Fatalf("err %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSiteTimesDemandKeys: watched_every, watched_budget and confirm_after default to 60s, 1 and
+// 20s; confirm_after: 0s turns the confirm crawls off.
+func TestSiteTimesDemandKeys(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		keys    string
+		every   time.Duration
+		budget  float64
+		confirm time.Duration
+	}{
+		{"", time.Minute, 1, 20 * time.Second},
+		{"    watched_every: 30s\n    watched_budget: 2.5\n    confirm_after: 0s\n", 30 * time.Second, 2.5, 0},
+		{"    confirm_after: 45s\n", time.Minute, 1, 45 * time.Second},
+	} {
+		st := timesOf(t, tc.keys, "*/10 * * * *")
+		if st.WatchedEvery() != tc.every || st.WatchedBudget() != tc.budget || st.ConfirmAfter() != tc.confirm {
+			t.Errorf("%q: every %s, budget %g, confirm %s; want %s, %g, %s", tc.keys, st.WatchedEvery(), st.WatchedBudget(),
+				st.ConfirmAfter(), tc.every, tc.budget, tc.confirm)
+		}
 	}
 }
