@@ -60,8 +60,8 @@ type SiteSchedule struct {
 	RunAtStart bool
 	// Demand, optional, says which page sets are watched (see above); nil: none.
 	Demand    Demand
-	OnSkip    func(site string)               // optional
-	OnNext    func(site string, at time.Time) // optional: a site's next crawl time, each time it changes
+	OnSkip    func(site string)                   // optional
+	OnNext    func(site string, at time.Time)     // optional: a site's next crawl time, each time it changes
 	OnWatched func(site string, oldest time.Time) // optional: after each tick, the last fetch of each site's stalest watched page set (zero: none watched)
 
 	afterCrawl func() // tests: called once a Crawl call has returned
