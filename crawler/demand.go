@@ -243,3 +243,43 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// DemandReport is a site's demand at a moment, as `crawler check --watches` prints it: its page
+// sets, the watched ones, and the requests an hour of its scheduled and of its watched crawls.
+type DemandReport struct {
+	Sets    int       // the site's page sets (0: its pages are not page sets; demand does not apply)
+	Watched []PageSet // the page sets some watch can match
+	// ScheduledPerHour are the requests an hour of the schedule's crawls, less the watched page
+	// sets' (the schedule skips them while they are fresh); WatchedPerHour those of the watched
+	// crawls, within the budget (BudgetPerHour). Confirm crawls come on top: one per opening seen.
+	ScheduledPerHour, WatchedPerHour, BudgetPerHour float64
+}
+
+// ReportDemand is st's DemandReport at now under times and demand.
+func ReportDemand(st *site.Site, times *site.SiteTimes, demand Demand, now time.Time) DemandReport {
+	reqs, vars, err := st.PageRequests(now)
+	sets := pageSetsAt(st, now)
+	if err != nil || len(sets) == 0 || times.Interval <= 0 {
+		return DemandReport{}
+	}
+	perSet := map[PageSet]int{}
+	for _, r := range reqs {
+		perSet[pageSet(st, vars[r.Set])]++
+	}
+	r := DemandReport{Sets: len(sets)}
+	perHour := time.Hour.Seconds() / times.Interval.Seconds()
+	watchedReqs := 0
+	for _, p := range sets {
+		if demand != nil && demand.Watched(st.Name, p, now) {
+			r.Watched = append(r.Watched, p)
+			watchedReqs += perSet[p]
+		}
+	}
+	r.BudgetPerHour = times.WatchedBudget() * float64(len(reqs)) * perHour
+	r.WatchedPerHour = min(float64(watchedReqs)*time.Hour.Seconds()/times.WatchedEvery().Seconds(), r.BudgetPerHour)
+	r.ScheduledPerHour = float64(len(reqs)) * perHour
+	if times.WatchedEvery() < times.Interval {
+		r.ScheduledPerHour = float64(len(reqs)-watchedReqs) * perHour
+	}
+	return r
+}

@@ -57,6 +57,8 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
                               counted, never the crawl
   KAFKA_UNSENT_ALARM_AFTER    run only: /healthz answers 503 (checks.kafka) when the oldest unsent event
                               is older than this (--kafka-alarm-after; default 10m)
+  CRAWLER_DEMAND              run only: a watches file read for demand only (--demand): the page sets its
+                              watches can match are crawled every watched_every; nothing is sent
 `
 
 // crawlConfig is the configuration of `crawler run` and `crawler once`.
@@ -80,6 +82,8 @@ type crawlConfig struct {
 	SpoolMaxBytes       int64
 	KafkaAlarmAfter     time.Duration
 	Alerts              alertsConfig
+	// Demand is --demand: a watches file whose watches only make page sets watched (#51).
+	Demand string
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
@@ -112,6 +116,8 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
+		fs.StringVar(&cfg.Demand, "demand", getenv("CRAWLER_DEMAND"), "watches `file` read for demand only (the Kafka path, where booking-consumer notify sends): the page sets its watches "+
+			"can match are crawled every watched_every of their site; nothing is sent and no channel's secret is read. --watches does the same with its own watches [CRAWLER_DEMAND]")
 	}
 	return cfg, func() error {
 		if envErr != nil {
@@ -140,6 +146,8 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --kafka-alarm-after must be positive", cli.ErrUsage)
 		case scheduled && cfg.ShutdownTimeout <= 0:
 			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
+		case cfg.Demand != "" && cfg.Alerts.WatchesFile != "":
+			return fmt.Errorf("%w: --demand and --watches together: --watches already makes its watches (and the chat's) the demand; give one", cli.ErrUsage)
 		}
 		if cfg.SiteDeadline == 0 {
 			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
@@ -202,6 +210,7 @@ type crawlDeps struct {
 	metrics *crawlerMetrics
 	out     *crawler.EventLog
 	alerts  *alertsRuntime // nil: no --watches
+	demand  crawler.Demand // the watched page sets (--watches or --demand); nil: none
 }
 
 // prepare is what once and run share: their flag set (name, usage and the crawl environment
@@ -225,7 +234,17 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 		}
 		watches = w
 	}
+	var demand *notify.Config
+	if cfg.Demand != "" {
+		var err error
+		if demand, err = notify.LoadFile(cfg.Demand, demandOnlyEnv); err != nil {
+			return nil, nil, fmt.Errorf("--demand: %w", err)
+		}
+	}
 	d, err := setup(*env, cfg, watches)
+	if err == nil && demand != nil {
+		d.demand = watchDemand{func() *notify.Config { return demand }}
+	}
 	return cfg, d, err
 }
 
@@ -282,6 +301,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 			return nil, errors.Join(err, d.close(context.Background(), env, 0))
 		}
 		d.runner.Alerts = d.alerts.hook
+		d.demand = watchDemand{d.alerts.live.Load}
 	}
 	return d, nil
 }
@@ -461,7 +481,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		return err
 	}
 	d.runner.PerSite = perSite
-	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) {
+	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) && d.demand == nil {
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: site.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
@@ -472,6 +492,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 	sched := crawler.SiteSchedule{
 		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
 		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
+		Demand: d.demand, OnWatched: d.metrics.Watched,
 	}
 	return sched.Run(ctx)
 }
