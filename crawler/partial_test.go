@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // clubDateSite is the simulator's sim-api-post site (a POST per club and date; the club's name
@@ -105,5 +107,54 @@ func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 	}
 	if outside < 100 || snap.LastCompleteSeen != first.Listings {
 		t.Fatalf("%d listings outside, last complete count %d (first crawl %d)", outside, snap.LastCompleteSeen, first.Listings)
+	}
+}
+
+// alertCrawls is an Alerts hook that keeps every AlertCrawl.
+type alertCrawls struct {
+	mu     sync.Mutex
+	crawls []AlertCrawl
+}
+
+func (a *alertCrawls) Claim(_ context.Context, c AlertCrawl) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.crawls = append(a.crawls, c)
+	return nil
+}
+
+// TestAlertCrawlCovered (#51 item 3, the crawler's side of confirm): the alerts hook learns when
+// the crawl looked, the site's confirm_after, and which listings it saw completely: a partial
+// crawl covers the listings of its page sets only.
+func TestAlertCrawlCovered(t *testing.T) {
+	t.Parallel()
+	simNow := time.Date(2026, 3, 9, 5, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:2], BadRowRate: -1})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	st := clubDateSite(t, srv.URL, 2, 2)
+	rec := &alertCrawls{}
+	now := simNow
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Alerts: rec, Logger: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { return now }, PerSite: map[string]SiteRun{st.Name: {ConfirmAfter: 20 * time.Second}}}
+	set := PageSet{PlayDate: "2026-03-10", Course: site.CleanText(st.Targets[0]["name"])}
+	for _, sets := range [][]PageSet{nil, {set}} {
+		if _, err := r.RunJobs(context.Background(), []Job{{Site: st, Sets: sets}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	in := events.Listing{CourseName: set.Course, PlayDate: set.PlayDate}
+	out := events.Listing{CourseName: set.Course, PlayDate: "2026-03-11"}
+	for i, c := range rec.crawls {
+		if !c.At.Equal(simNow.Add(time.Duration(i)*time.Minute)) || c.ConfirmAfter != 20*time.Second {
+			t.Errorf("crawl %d: at %s, confirm_after %s", i, c.At, c.ConfirmAfter)
+		}
+		if !c.Covered(in) || c.Covered(out) != (i == 0) {
+			t.Errorf("crawl %d (partial %v): covers %s %v, %s %v", i, i == 1, in.PlayDate, c.Covered(in), out.PlayDate, c.Covered(out))
+		}
+	}
+	if len(rec.crawls) != 2 {
+		t.Fatalf("%d crawls reached the hook, want 2", len(rec.crawls))
 	}
 }

@@ -60,6 +60,17 @@ type AlertCrawl struct {
 	// First: the source had no snapshot before (a fresh state dir, a new site): its openings
 	// were open before the crawler looked, not just opened.
 	First bool
+
+	// What confirming an alert needs (#51 item 3, confirm_after): At is when the crawl looked;
+	// ConfirmAfter the site's confirm_after (SiteRun; 0: an alert goes out at its first sighting);
+	// Covered reports whether the crawl counts as complete for a listing's page set (fetched,
+	// answered, not withheld), so that its presence in Next, or its absence, is evidence. An
+	// opening first seen at t waits for a crawl with Covered and At >= t + ConfirmAfter: it is
+	// confirmed when Next still shows it, withheld when it closes. The schedule makes that crawl
+	// due at t + ConfirmAfter for a watched page set (SiteSchedule).
+	At           time.Time
+	ConfirmAfter time.Duration
+	Covered      func(events.Listing) bool
 }
 
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
@@ -110,6 +121,8 @@ type SiteRun struct {
 	Deadline time.Duration
 	// MissesMinInterval is the site's DiffOptions.MissesMinInterval (SiteTimes.MissesMinInterval).
 	MissesMinInterval time.Duration
+	// ConfirmAfter is the site's confirm_after (SiteTimes.ConfirmAfter), for AlertCrawl.
+	ConfirmAfter time.Duration
 }
 
 // Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process

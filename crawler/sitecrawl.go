@@ -157,7 +157,9 @@ func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, s
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	complete := stats.Effective(crawl)
+	s.Err = r.emit(ctx, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == "",
+		At: s.At, ConfirmAfter: r.PerSite[st.Name].ConfirmAfter, Covered: func(l events.Listing) bool { return complete && !crawl.withheld(l) }})
 	if s.Err == nil {
 		for _, e := range out {
 			if e.EventType != events.ListingClosed {

@@ -512,7 +512,7 @@ func siteRuns(cfg *crawlConfig, sites []*site.Site) ([]*site.SiteTimes, map[stri
 		if times[i], err = s.Times(cfg.Schedule); err != nil {
 			return nil, nil, err
 		}
-		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global), ConfirmAfter: times[i].ConfirmAfter()}
 		if cfg.siteDeadlineDefault {
 			run.Deadline = times[i].Deadline()
 		}
