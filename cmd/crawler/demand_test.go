@@ -149,3 +149,35 @@ watches:
 	cancel()
 	testkit.NoErr(t, errc, 30*time.Second, "run after cancel")
 }
+
+// TestSightingToSentObserved (#51 item 4): every match sent, backlog aside, is observed in
+// booking_notifier_sighting_to_sent_seconds on the crawler's /metrics.
+func TestSightingToSentObserved(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, nil)
+	wf := watchesFile(t, map[string]string{"hook": rc.srv.URL}, "  - name: all\n    channels: [hook]\n")
+	g := newAlertsRig(t, sitesim.Config{Seed: 5, TeeTimesPerDay: 4, BookingSpeed: 4}, 2, wf)
+	g.crawl(t) // the first crawl: the backlog, not counted
+	for range 6 {
+		g.clock.Add(time.Hour)
+		g.crawl(t)
+	}
+	want, _ := g.expected(t)
+	delivered := 0 // the first crawl's backlog included
+	for _, n := range rc.delivered() {
+		delivered += n
+	}
+	families, err := g.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var observed uint64
+	for _, f := range families {
+		if f.GetName() == "booking_notifier_sighting_to_sent_seconds" {
+			observed = f.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	if observed == 0 || int(observed) >= delivered || len(want["hook"]) == 0 {
+		t.Fatalf("%d sends observed of %d matches delivered (the first crawl's backlog among them)", observed, delivered)
+	}
+}
