@@ -40,6 +40,17 @@ func clubDateSite(t testing.TB, base string, clubs, days int) *site.Site {
 	return nil
 }
 
+// clubDateSim serves a simulator of the first clubs courses, its clock stopped at 05:00 on a
+// Monday (simNow), and returns clubDateSite over it.
+func clubDateSim(t *testing.T, clubs, days int) (st *site.Site, simNow time.Time) {
+	t.Helper()
+	simNow = time.Date(2026, 3, 9, 5, 0, 0, 0, sitesim.KST)
+	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:clubs], BadRowRate: -1})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	return clubDateSite(t, srv.URL, clubs, days), simNow
+}
+
 // TestPartialCrawlsCloseNothingOutside (#51 item 2): a site of 3 clubs × 14 dates, crawled whole
 // once, then 10 times only its 6 watched page sets, the site unchanged: the partial crawls close
 // nothing (their page sets show the same listings, the other 36 are not fetched), and every
@@ -48,11 +59,7 @@ func clubDateSite(t testing.TB, base string, clubs, days int) *site.Site {
 // listing outside the 6 page sets closes.
 func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 	t.Parallel()
-	simNow := time.Date(2026, 3, 9, 5, 0, 0, 0, sitesim.KST)
-	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:3], BadRowRate: -1})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	st := clubDateSite(t, srv.URL, 3, 13)
+	st, simNow := clubDateSim(t, 3, 13)
 	pub := &pubRecorder{}
 	now := simNow
 	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Logger: slog.New(slog.DiscardHandler),
@@ -128,11 +135,7 @@ func (a *alertCrawls) Claim(_ context.Context, c AlertCrawl) error {
 // crawl covers the listings of its page sets only.
 func TestAlertCrawlCovered(t *testing.T) {
 	t.Parallel()
-	simNow := time.Date(2026, 3, 9, 5, 0, 0, 0, sitesim.KST)
-	sim := sitesim.New(sitesim.Config{Seed: 3, Now: func() time.Time { return simNow }, Courses: sitesim.DefaultCourses()[:2], BadRowRate: -1})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	st := clubDateSite(t, srv.URL, 2, 2)
+	st, simNow := clubDateSim(t, 2, 2)
 	rec := &alertCrawls{}
 	now := simNow
 	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Alerts: rec, Logger: slog.New(slog.DiscardHandler),

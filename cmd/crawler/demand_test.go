@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -75,7 +73,7 @@ func TestRunDemandFile(t *testing.T) {
 	}()
 	testkit.WaitForf(t, 60*time.Second, func() string { return "two crawls of the watched page set:\n" + logs.String() },
 		func() bool { return len(partialCrawls.FindAllString(logs.String(), -1)) >= 2 })
-	metrics := get(t, "http://"+addr+"/metrics")
+	_, metrics := testkit.Get(t, "http://"+addr+"/metrics")
 	if !strings.Contains(metrics, `crawler_site_watched_oldest_age_seconds{source="club"}`) {
 		t.Errorf("/metrics lacks the watched page set's age:\n%s", metrics)
 	}
@@ -85,7 +83,8 @@ func TestRunDemandFile(t *testing.T) {
 			Age *float64 `json:"watched_oldest_age_seconds"`
 		} `json:"sites"`
 	}
-	if err := json.Unmarshal([]byte(get(t, "http://"+addr+"/healthz")), &health); err != nil {
+	_, body := testkit.Get(t, "http://"+addr+"/healthz")
+	if err := json.Unmarshal([]byte(body), &health); err != nil {
 		t.Fatal(err)
 	}
 	if health.Status != "ok" || health.Sites["club"].Age == nil {
@@ -98,20 +97,6 @@ func TestRunDemandFile(t *testing.T) {
 	}
 }
 
-// get is the body of a GET of url.
-func get(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // TestChatWatchStartsFastCrawling (#51): a watch made with /watch in the chat while `crawler
 // run` runs (no watch asked for the club before) makes the page set it can match watched: it is
