@@ -40,10 +40,10 @@ func newSiteDemand(t *site.SiteTimes) *siteDemand {
 		fetched: map[PageSet]time.Time{}, watchedSince: map[PageSet]time.Time{}, confirm: map[PageSet]time.Time{}}
 }
 
-// pageSetsAt are the distinct page sets of a crawl of st at at, in request order; nil when its
+// PageSets are the distinct page sets of a crawl of st at at, in request order; nil when its
 // pages are not page sets (no requests, or none attributed to a play date or a course), so that
 // demand and confirm crawls do not apply to it.
-func pageSetsAt(st *site.Site, at time.Time) []PageSet {
+func PageSets(st *site.Site, at time.Time) []PageSet {
 	_, vars, err := st.PageRequests(at)
 	if err != nil {
 		return nil
@@ -258,7 +258,7 @@ type DemandReport struct {
 // ReportDemand is st's DemandReport at now under times and demand.
 func ReportDemand(st *site.Site, times *site.SiteTimes, demand Demand, now time.Time) DemandReport {
 	reqs, vars, err := st.PageRequests(now)
-	sets := pageSetsAt(st, now)
+	sets := PageSets(st, now)
 	if err != nil || len(sets) == 0 || times.Interval <= 0 {
 		return DemandReport{}
 	}

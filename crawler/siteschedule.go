@@ -103,7 +103,7 @@ func (s SiteSchedule) Run(ctx context.Context) error {
 	var first []Job
 	for i, t := range s.Times {
 		l.next[i] = s.advance(i, now)
-		if s.Demand != nil && len(pageSetsAt(s.Sites[i], now)) > 0 {
+		if s.Demand != nil && len(PageSets(s.Sites[i], now)) > 0 {
 			l.demand[i] = newSiteDemand(t)
 		}
 		if s.RunAtStart && t.Active(now) {
@@ -217,7 +217,7 @@ func (l *siteLoop) tick(ctx context.Context, now time.Time) []Job {
 // l.mu is held.
 func (l *siteLoop) plan(i int, now time.Time, scheduled bool) ([]PageSet, bool) {
 	s, d := l.s, l.demand[i]
-	sets := pageSetsAt(s.Sites[i], now)
+	sets := PageSets(s.Sites[i], now)
 	l.sets[i] = sets
 	watched := make([]bool, len(sets))
 	if s.Times[i].Active(now) {
@@ -288,7 +288,7 @@ func (l *siteLoop) ended(i int, job Job, sum SiteSummary) {
 	if d != nil && job.Site != nil && sum.Err == nil {
 		all := l.sets[i]
 		if all == nil {
-			all = pageSetsAt(job.Site, sum.At)
+			all = PageSets(job.Site, sum.At)
 		}
 		var entered []PageSet
 		for _, e := range sum.Entered {

@@ -435,7 +435,7 @@ func demandSchedule(t *testing.T, clock *stepClock, d Demand, entered func(deman
 			calls <- c
 		},
 	}
-	return calls, pageSetsAt(st, clock.Now()), runSiteSchedule(t, s)
+	return calls, PageSets(st, clock.Now()), runSiteSchedule(t, s)
 }
 
 // expectCrawl moves the clock to at, once the schedule waits for it, and checks the crawl it

@@ -464,9 +464,11 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 }
 
 // runSchedule is the run loop of `crawler run`: the global cron schedule (crawler.Schedule) when
-// no site times its own crawls, else every site on its own times (crawler.SiteSchedule; the sites
-// without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
-// misses bounded in a burst (SiteTimes.MissesMinInterval).
+// no site times its own crawls and no watch makes demand, else every site on its own times
+// (crawler.SiteSchedule; the sites without keys on --schedule) and, with watches (--watches,
+// --demand) and a site of page sets, each site's watched page sets on theirs; with each site's
+// default deadline 0.8 × its own interval and its misses bounded in a burst
+// (SiteTimes.MissesMinInterval).
 func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
 	crawl := func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) {
 		// The runner has logged each site's failure; the schedule goes on.
@@ -481,7 +483,11 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		return err
 	}
 	d.runner.PerSite = perSite
-	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) && d.demand == nil {
+	demand := d.demand
+	if !slices.ContainsFunc(sites, func(s *site.Site) bool { return len(crawler.PageSets(s, time.Now())) > 0 }) {
+		demand = nil // no site's pages are page sets: the watches change no schedule
+	}
+	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) && demand == nil {
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: site.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
@@ -492,7 +498,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 	sched := crawler.SiteSchedule{
 		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
 		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
-		Demand: d.demand, OnWatched: d.metrics.Watched,
+		Demand: demand, OnWatched: d.metrics.Watched,
 	}
 	return sched.Run(ctx)
 }
