@@ -97,7 +97,6 @@ func TestRunDemandFile(t *testing.T) {
 	}
 }
 
-
 // TestChatWatchStartsFastCrawling (#51): a watch made with /watch in the chat while `crawler
 // run` runs (no watch asked for the club before) makes the page set it can match watched: it is
 // crawled on its own within one watched_every of the answer.
