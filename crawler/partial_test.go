@@ -60,10 +60,10 @@ func clubDateSim(t *testing.T, clubs, days int) (st *site.Site, simNow time.Time
 func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 	t.Parallel()
 	st, simNow := clubDateSim(t, 3, 13)
-	pub := &pubRecorder{}
 	now := simNow
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Logger: slog.New(slog.DiscardHandler),
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return now }}
+	written := eventsOut(t, r)
 	run := func(sets []PageSet) SiteSummary {
 		t.Helper()
 		sum, _ := r.RunJobs(context.Background(), []Job{{Site: st, Sets: sets}}, nil)
@@ -83,14 +83,14 @@ func TestPartialCrawlsCloseNothingOutside(t *testing.T) {
 			watched = append(watched, PageSet{PlayDate: simNow.AddDate(0, 0, d).Format("2006-01-02"), Course: site.CleanText(club["name"])})
 		}
 	}
-	before := len(pub.events())
+	before := len(written())
 	var incomplete []string
 	for i := range 10 {
 		if s := run(watched); s.Pages != 6 || !s.Complete {
 			incomplete = append(incomplete, fmt.Sprintf("crawl %d: %d pages, %s", i+1, s.Pages, s.Incomplete))
 		}
 	}
-	evs := pub.events()[before:]
+	evs := written()[before:]
 	if n := closes(evs); n != 0 || len(evs) != 0 {
 		t.Fatalf("the 10 partial crawls made %d events, %d of them closes; want none (incomplete: %v)", len(evs), n, incomplete)
 	}
