@@ -308,7 +308,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config, f faults) (*cr
 			return nil, errors.Join(err, d.close(context.Background(), env, 0))
 		}
 		d.runner.Alerts = d.alerts.hook
-		d.demand = watchDemand{d.alerts.live.Load}
+		d.demand = watchDemand{d.alerts.svc.InForce}
 	}
 	return d, nil
 }
@@ -410,12 +410,14 @@ func onceCmd(ctx context.Context, env cli.Env, args []string, f faults) error {
 		return err
 	}
 	if d.alerts != nil {
-		d.alerts.start(ctx)
+		if err := d.alerts.svc.Start(ctx); err != nil {
+			return errors.Join(err, d.close(ctx, env, 0))
+		}
 	}
 	_, runErr := d.runner.Run(ctx)
 	grace := time.Duration(0) // the wait below was the alerts' time
 	if d.alerts != nil {
-		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+		_, _ = d.alerts.svc.Wait(ctx, cfg.Alerts.Wait)
 		if ctx.Err() != nil {
 			grace = cfg.Alerts.Wait // SIGTERM: the sends in flight get --alert-wait from it
 		}
@@ -452,11 +454,13 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string, f faults) erro
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
+	var schedErr error
 	if d.alerts != nil {
-		d.alerts.start(ctx)
-		d.alerts.startCommands(ctx)
+		schedErr = d.alerts.svc.Start(ctx)
 	}
-	schedErr := runSchedule(ctx, env, cfg, d)
+	if schedErr == nil {
+		schedErr = runSchedule(ctx, env, cfg, d)
+	}
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -478,7 +482,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		// The runner has logged each site's failure; the schedule goes on.
 		_, _ = d.runner.RunJobs(ctx, jobs, done)
 		if d.alerts != nil {
-			d.alerts.afterRun(ctx)
+			d.alerts.svc.Prune(ctx)
 		}
 	}
 	sites := d.runner.Sites
