@@ -47,9 +47,11 @@ var (
 	//go:embed queries/migrate_5_listing_index.sql
 	migrate5 string
 	//go:embed queries/migrate_6_chat_specs.sql
-	migrate6   string
+	migrate6 string
+	//go:embed queries/migrate_7_pending.sql
+	migrate7   string
 	migrations = []migration{{sql: migrate1}, {sql: migrate2}, {sql: migrate3}, {sql: migrate4}, {sql: migrate5},
-		{sql: migrate6, fn: upgradeChatSpecs}}
+		{sql: migrate6, fn: upgradeChatSpecs}, {sql: migrate7}}
 )
 
 // migration is one change of the schema: its SQL, then (fn, when set) what Go does in the same

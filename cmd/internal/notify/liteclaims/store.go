@@ -41,6 +41,10 @@ var (
 	pruneSQL string
 	//go:embed queries/resend.sql
 	resendSQL string
+	//go:embed queries/resolve.sql
+	resolveSQL string
+	//go:embed queries/pending.sql
+	pendingSQL string
 )
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
@@ -81,7 +85,8 @@ func (s *Store) failed(op string, err error) error {
 	return fmt.Errorf("alerts database %s: %s: %w", s.path, op, err)
 }
 
-// Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
+// Claim implements notify.ClaimStore: the closes, the fingerprints, the resolutions of pending
+// claims, then the claims, in one transaction.
 func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claimed, error) {
 	now, maxAge := b.Now, b.MaxAge
 	if now.IsZero() {
@@ -117,6 +122,9 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				return fmt.Errorf("record fingerprint of %s: %w", f.Watch, err)
 			}
 		}
+		if err := resolve(ctx, tx, b.Resolve, now); err != nil {
+			return err
+		}
 		var err error
 		out, err = claimRows(ctx, tx, b.Claims, now, maxAge)
 		return err
@@ -127,7 +135,25 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	return out, nil
 }
 
-// claimChunk is how many matches one claim statement holds (9 parameters each, far under SQLite's
+// resolve applies rs to the claims still pending.
+func resolve(ctx context.Context, tx *sql.Tx, rs []notify.Resolve, now time.Time) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, resolveSQL)
+	if err != nil {
+		return fmt.Errorf("resolve pending claims: %w", err)
+	}
+	defer stmt.Close()
+	for _, r := range rs {
+		if _, err := stmt.ExecContext(ctx, r.Key.String(), string(r.Status), r.Reason, nanos(now)); err != nil {
+			return fmt.Errorf("resolve pending claim %s: %w", r.Key, err)
+		}
+	}
+	return nil
+}
+
+// claimChunk is how many matches one claim statement holds (10 parameters each, far under SQLite's
 // limit of 32766).
 const claimChunk = 100
 
@@ -165,7 +191,7 @@ func claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time
 			}
 			stmts[sh] = stmt
 		}
-		args := make([]any, 2, 2+9*len(chunk))
+		args := make([]any, 2, 2+10*len(chunk))
 		args[0], args[1] = nanos(now), nanos(now)
 		for _, c := range chunk {
 			e := c.Event
@@ -180,7 +206,7 @@ func claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time
 				reason = notify.ReasonStale
 			}
 			args = append(args, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID, e.ListingKey,
-				nanos(e.OccurredAt), string(payload), reason)
+				nanos(e.OccurredAt), string(payload), reason, c.Pending)
 		}
 		made, err := scanMade(stmt.QueryContext(ctx, args...))
 		if err != nil {
@@ -219,9 +245,9 @@ func chunkLen(cs []notify.Claim) int {
 	return len(cs)
 }
 
-// valuesList is the VALUES list of n rows of 9 parameters.
+// valuesList is the VALUES list of n rows of 10 parameters.
 func valuesList(n int) string {
-	return "values " + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	return "values " + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 }
 
 // scanMade reads a claim statement's RETURNING rows: key → status and reason.
@@ -404,4 +430,31 @@ func (s *Store) Resend(ctx context.Context, f notify.ResendFilter) (int, error) 
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+// Pending implements notify.ClaimStore.
+func (s *Store) Pending(ctx context.Context) ([]notify.Claim, error) {
+	rows, err := s.db.QueryContext(ctx, pendingSQL)
+	if err != nil {
+		return nil, s.failed("read pending claims", err)
+	}
+	defer rows.Close()
+	var out []notify.Claim
+	for rows.Next() {
+		var c notify.Claim
+		var key, payload string
+		if err := rows.Scan(&key, &c.Watch, &c.Channel, &payload); err != nil {
+			return nil, s.failed("read pending claims", err)
+		}
+		var e events.Event
+		if err := json.Unmarshal([]byte(payload), &e); err != nil {
+			return nil, fmt.Errorf("alerts database %s: claim %s: stored event: %w", s.path, key, err)
+		}
+		c.Key, c.Event, c.Pending = uuid.MustParse(key), &e, true
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.failed("read pending claims", err)
+	}
+	return out, nil
 }
