@@ -214,7 +214,9 @@ func runFreshness(t *testing.T, cfg freshConfig) freshResult {
 	r := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: dir}, Logger: slog.New(slog.DiscardHandler),
 		Transport: tr, Now: time.Now, Alerts: crawlHook{svc}}
 	sched := crawler.SiteSchedule{Sites: r.Sites, Times: []*site.SiteTimes{times}, Logger: slog.New(slog.DiscardHandler), RunAtStart: true,
-		Crawl: func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) { _, _ = r.RunJobs(ctx, jobs, done) }}
+		Crawl: func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) {
+			_, _ = r.RunJobs(ctx, jobs, done)
+		}}
 	if cfg.watched { // as crawler run: the watches in force are the demand, and confirm_after holds where it schedules page sets
 		sched.Demand = watchDemand{svc.InForce}
 		r.PerSite = map[string]crawler.SiteRun{st.Name: {ConfirmAfter: times.ConfirmAfter()}}
