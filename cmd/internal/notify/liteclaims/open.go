@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
@@ -72,6 +73,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+
+	stmtMu sync.Mutex
+	stmts  map[claimShape]*sql.Stmt // the claim statements prepared (claimStmt)
 }
 
 var _ notify.ClaimStore = (*Store)(nil)
@@ -188,8 +192,16 @@ func checkFile(path string) error {
 	return nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database (and the statements prepared on it).
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
