@@ -152,7 +152,9 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 	p := testkit.Start(t, bin, env, args...)
 	testkit.WaitFor(t, time.Minute, "the first 53 matches delivered", func() bool { return len(rc.snapshot()) == 53 })
 
-	filler := fillDisk(t, disk, 120<<10)
+	// 400 KiB: room for the crawl's spool batch of 350 events (written first, since the spool is a
+	// crawl's one way out) and not for its claim transaction, which is what fills the disk.
+	filler := fillDisk(t, disk, 400<<10)
 	big.Store(400)
 	testkit.WaitForf(t, time.Minute, func() string { return "a claim failing on the full disk\n" + testkit.Tail(p.Logs.String(), 3000) },
 		func() bool { return strings.Contains(p.Logs.String(), "disk full") })
