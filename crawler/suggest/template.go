@@ -42,11 +42,15 @@ type templated struct {
 
 // secretParts are what a header, query, path-parameter, form or JSON name holding a login,
 // session or CSRF token or a password contains; secretWords are shorter ones that must be a
-// whole word of the name (sid, not inside).
+// whole word of the name (sid, not inside; pin, not spin): a session id, a password, a request's
+// signature or hash (recomputed per request, useless stale anyway), a one-time code or a PIN.
+// secretHeaderWords are whole words that make a header name a credential (X-Access-Key,
+// X-Client-Key) but not a query's or form's (a courseKey is a course's id).
 var (
 	secretParts = []string{"cookie", "authorization", "csrf", "xsrf", "token", "session", "auth", "api-key", "apikey", "api_key",
 		"pass", "pwd", "secret", "jsessionid", "phpsessid", "aspsessionid"}
-	secretWords = []string{"sid", "pw"}
+	secretWords       = []string{"sid", "pw", "sig", "signature", "hash", "hmac", "otp", "pin"}
+	secretHeaderWords = []string{"key"}
 	// passwordParts name a password: such a form field becomes the login block's credential.
 	passwordParts = []string{"pass", "pwd"}
 )
@@ -66,6 +70,12 @@ func isSecretName(name string) bool {
 		}
 	}
 	return false
+}
+
+// isSecretHeader reports whether a header carries a credential: a secret name, or one with a
+// key among its words.
+func isSecretHeader(name string) bool {
+	return isSecretName(name) || slices.ContainsFunc(nameWords(name), func(w string) bool { return slices.Contains(secretHeaderWords, w) })
 }
 
 // isPasswordName reports whether a form name is a password's.
@@ -163,7 +173,7 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []crawl
 	for _, k := range names {
 		v := strings.Join(r.Header[k], "; ")
 		switch {
-		case isSecretName(k):
+		case isSecretHeader(k):
 			t.dropped = append(t.dropped, k)
 			t.secret[k] = r.Header[k]
 		case isBrowserHeader(k):
