@@ -259,18 +259,24 @@ func hasValue(f crawler.Fields) bool {
 // setField maps cell name as p says: a path (JSON) or selector (HTML) within the row, or a value
 // from the request.
 func (a *analysis) setField(name string, p pick) {
+	if a.out.Fields == nil {
+		a.out.Fields = crawler.Fields{}
+	}
+	a.out.Fields[name] = p.field(a.isJSON)
+}
+
+// field is the sites file's field that reads p: its value, its path (JSON), or its selector
+// with a link candidate's attribute and regex split out (splitWhere).
+func (p pick) field(isJSON bool) crawler.Field {
 	f := crawler.Field{Value: p.value}
 	switch {
 	case p.value != "":
-	case a.isJSON:
+	case isJSON:
 		f.Path = p.where
 	default:
 		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
 	}
-	if a.out.Fields == nil {
-		a.out.Fields = crawler.Fields{}
-	}
-	a.out.Fields[name] = f
+	return f
 }
 
 // sameValue reports whether an example and a row's value say the same: the same text, the same

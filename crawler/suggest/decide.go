@@ -308,14 +308,7 @@ func (a *analysis) pageReader(ctx context.Context) reader {
 		}
 		spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
 		for name, p := range fields {
-			switch {
-			case p.value != "":
-				spec.Fields[name] = crawler.Field{Value: p.value}
-			case spec.Format == crawler.FormatJSON:
-				spec.Fields[name] = crawler.Field{Path: p.where}
-			default:
-				spec.Fields[name] = crawler.Field{Selector: p.where}
-			}
+			spec.Fields[name] = p.field(spec.Format == crawler.FormatJSON)
 		}
 		for _, c := range crawler.Cells() {
 			if _, ok := spec.Fields[c.Name()]; ok || !c.Required() {
