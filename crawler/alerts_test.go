@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -81,11 +82,11 @@ func TestAlertsHookOrder(t *testing.T) {
 	t.Parallel()
 	price := int64(150000)
 	var mu sync.Mutex
-	site := pageSite(t, "alerts", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
+	st := pageSite(t, "alerts", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
 	dir := t.TempDir()
 	pub := &pubRecorder{}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Publisher: pub,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: filepath.Join(dir, "state")}, Publisher: pub,
 		EventsOut: openEventLog(t, dir), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	a := &alertsRecorder{t: t, r: r, pub: pub, events: filepath.Join(dir, "events.jsonl"), claims: map[string]int{}}
 	r.Alerts = a
@@ -106,7 +107,7 @@ func TestAlertsHookOrder(t *testing.T) {
 			t.Fatalf("a failed claim did not fail the crawl: %v", err)
 		}
 	}
-	snap, err := r.State.Load(site.Name)
+	snap, err := r.State.Load(st.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -38,7 +39,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
 	clock := newRunClock(at)
 	_, srv := runnerSim(b, clock, 42, 14)
-	site := runnerSite(b, srv.URL, 14)
+	st := runnerSite(b, srv.URL, 14)
 	quiet := slog.New(slog.DiscardHandler)
 
 	addr := kafkatest.Bootstrap(b)
@@ -55,7 +56,7 @@ func BenchmarkCrawlBlackholedVsNoBroker(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
 		if p != nop {
 			defer kafkatest.SpoolRunner(b, r, pubs[p]).CloseWithin(flush[p])
 		}
@@ -128,7 +129,7 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 	sim := sitesim.New(sitesim.Config{Seed: 42, Now: time.Now, DaysAhead: 14})
 	srv := httptest.NewServer(sim)
 	b.Cleanup(srv.Close)
-	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *SiteSpec) { s.Name = "healthy" })
+	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *site.SiteSpec) { s.Name = "healthy" })
 	dead := deadSite(b, healthy, "dead", testkit.BlackHole(b))
 	alone, beside := healthyBeside(b, healthy, dead)
 	b.ReportMetric(alone, "alone_ms/crawl")
@@ -139,10 +140,10 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 // healthyBeside crawls healthy (a site named "healthy") alone and listed after other, taking
 // turns inside b.Loop, each run from an empty snapshot and cancelled once the healthy site's
 // events are published, and returns the medians of the healthy site's crawl time, in ms.
-func healthyBeside(b *testing.B, healthy, other *Site) (alone, beside float64) {
+func healthyBeside(b *testing.B, healthy, other *site.Site) (alone, beside float64) {
 	quiet := slog.New(slog.DiscardHandler)
 	dir := b.TempDir()
-	crawl := func(sites []*Site) time.Duration {
+	crawl := func(sites []*site.Site) time.Duration {
 		state, err := os.MkdirTemp(dir, "state-")
 		if err != nil {
 			b.Fatal(err)
@@ -158,7 +159,7 @@ func healthyBeside(b *testing.B, healthy, other *Site) (alone, beside float64) {
 		}
 		return s.Duration
 	}
-	runs := [][]*Site{{healthy}, {other, healthy}}
+	runs := [][]*site.Site{{healthy}, {other, healthy}}
 	for _, sites := range runs { // warm up the sim and the connection pool
 		crawl(sites)
 	}
@@ -217,15 +218,15 @@ func benchHangingSite(b *testing.B, par int, timeout time.Duration) {
 	}))
 	b.Cleanup(srv.Close)
 	b.Cleanup(func() { close(stop) })
-	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *SiteSpec) {
+	healthy := recompiled(b, runnerSite(b, srv.URL, 14), func(s *site.SiteSpec) {
 		s.Name = "healthy"
 		s.Politeness.Parallelism = par
 	})
-	hanging := recompiled(b, healthy, func(s *SiteSpec) {
+	hanging := recompiled(b, healthy, func(s *site.SiteSpec) {
 		s.Name = "hanging"
 		s.URLTemplate = srv.URL + "/hang?date={{.Date.Format \"20060102\"}}"
 		s.Politeness.NoRetry, s.Politeness.Retries = false, 3
-		s.Politeness.RequestTimeout = Duration(timeout)
+		s.Politeness.RequestTimeout = site.Duration(timeout)
 	})
 	alone, beside := healthyBeside(b, healthy, hanging)
 	b.ReportMetric(alone, "alone_ms/crawl")
@@ -247,7 +248,7 @@ func BenchmarkCrawlSpool(b *testing.B) {
 	at := time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
 	clock := newRunClock(at)
 	_, srv := runnerSim(b, clock, 42, 14)
-	site := runnerSite(b, srv.URL, 14)
+	st := runnerSite(b, srv.URL, 14)
 	quiet := slog.New(slog.DiscardHandler)
 	addr := kafkatest.Bootstrap(b)
 	topic := kafkatest.Topic(b, addr, 3)
@@ -266,7 +267,7 @@ func BenchmarkCrawlSpool(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
 		if err := r.Lock(); err != nil {
 			b.Fatal(err)
 		}

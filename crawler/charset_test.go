@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/encoding/korean"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -213,33 +214,6 @@ func TestPagesDecodeAsBrowsersDo(t *testing.T) {
 	}
 }
 
-// The charset key takes the WHATWG labels and the Korean aliases, case-insensitive; an unknown
-// label fails the sites file with its line (`crawler check` reports it).
-func TestCharsetKeyIsChecked(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ label, err string }{
-		{"euc-kr", ""}, {"CP949", ""}, {"x-windows-949", ""}, {"utf-8", ""},
-		{"klingon", `line 5: charset: unknown charset "klingon"`},
-		{"[euc-kr]", "line 5: charset must be a label"},
-	} {
-		yml := "sites:\n  - name: enc\n    start_urls: [\"http://127.0.0.1/\"]\n    row: tr\n    charset: " + tc.label +
-			"\n    fields: {course: {selector: td}, round_date: {selector: td}, tee_time: {selector: td}}\n"
-		sites, err := ParseSites([]byte(yml))
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s: %v", tc.label, err)
-		case tc.err == "" && string(sites[0].Charset) != tc.label:
-			t.Errorf("%s: charset %q", tc.label, sites[0].Charset)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s: error %v, want %q", tc.label, err, tc.err)
-		}
-	}
-	s := SiteSpec{Name: "x", StartURLs: []string{"http://127.0.0.1/"}, Row: "tr", Charset: "klingon"}
-	if _, err := s.Compile(); err == nil || !strings.Contains(err.Error(), "unknown charset") {
-		t.Errorf("Compile of a hand-built site with an unknown charset: %v", err)
-	}
-}
-
 // FuzzDecodeBody: any Content-Type and body decode without a panic to valid UTF-8; valid UTF-8
 // that declares nothing comes back unchanged; a site's charset key always wins.
 func FuzzDecodeBody(f *testing.F) {
@@ -250,10 +224,10 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add("text/html;charset=\"UTF-16LE\"", []byte("\xff\xfea\x00b\x00"))
 	f.Add("text/html", []byte("\ufeff<meta charset=utf-16>레이크"))
 	f.Add("text/html", []byte(`<meta charset="replacement"><meta charset=`))
-	html, json := Site{}, Site{SiteSpec: SiteSpec{Format: FormatJSON}}
-	forced := Site{SiteSpec: SiteSpec{Charset: "cp949"}}
+	html, json := site.Site{}, site.Site{SiteSpec: site.SiteSpec{Format: site.FormatJSON}}
+	forced := site.Site{SiteSpec: site.SiteSpec{Charset: "cp949"}}
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
-		for _, s := range []*Site{&html, &json, &forced} {
+		for _, s := range []*site.Site{&html, &json, &forced} {
 			out, d := decodeBody(s, contentType, body)
 			if !utf8.Valid(out) {
 				t.Fatalf("%+v %q: decoded %q (%s) is not UTF-8", s, contentType, out, d)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -19,10 +20,10 @@ func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]Si
 	t.Helper()
 	var mu sync.Mutex
 	n := 0
-	site := pageSite(t, name, func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 150000) })
+	st := pageSite(t, name, func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 150000) })
 	pub := &pubRecorder{}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
 		Metrics: newTestMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	var sums []SiteSummary
 	for _, c := range counts {
@@ -84,7 +85,7 @@ func TestCollapseBelievedAfterRepeats(t *testing.T) {
 	if got := closes(evs); got != 9 || !sums[3].Complete {
 		t.Fatalf("sold out for 3 crawls: %d closed, last crawl complete %v", got, sums[3].Complete)
 	}
-	firstMiss := time.Date(2026, 11, 29, 10, 10, 0, 0, Seoul())
+	firstMiss := time.Date(2026, 11, 29, 10, 10, 0, 0, site.Seoul())
 	for _, e := range evs {
 		if e.EventType == events.ListingClosed && (!e.OccurredAt.Equal(firstMiss) || e.CloseReason != events.Booked) {
 			t.Errorf("%s closed %s at %s, want booked at the first empty page %s", e.ListingKey, e.CloseReason, e.OccurredAt, firstMiss)
@@ -110,10 +111,10 @@ func TestCollapseNeedsTheSameListings(t *testing.T) {
 	var mu sync.Mutex
 	rows := nRows(40, 1)
 	show := rows
-	site := pageSite(t, "flaky", func() []pageRow { mu.Lock(); defer mu.Unlock(); return show })
+	st := pageSite(t, "flaky", func() []pageRow { mu.Lock(); defer mu.Unlock(); return show })
 	pub := &pubRecorder{}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	for i := range 6 {
 		if i > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
@@ -24,7 +25,7 @@ type Metrics interface {
 	// PageFetched is called once per HTTP attempt, retries included; status is 0 when no response
 	// arrived (timeout, connection refused).
 	PageFetched(site string, status int)
-	// RowRejected is called once per skipped row; reason is one of the Reject* constants.
+	// RowRejected is called once per skipped row; reason is one of the site.Reject* constants.
 	RowRejected(site, reason string)
 	// Retry is called once per re-fetch of a page.
 	Retry(site string)
@@ -32,19 +33,6 @@ type Metrics interface {
 	// Fail* constants.
 	PageFailed(site, reason string)
 }
-
-// The reasons a row is rejected (Metrics.RowRejected, and the reason key in the log). The
-// missing_<cell> and bad_<cell> reasons are derived from the cell's name in cellTable (cell.go);
-// the constants name the ones of today's cells.
-const (
-	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
-	RejectMissingCourse = "missing_course"
-	RejectBadRoundDate  = "bad_round_date"
-	RejectBadTeeTime    = "bad_tee_time"
-	RejectBadPrice      = "bad_price"
-	RejectBadPlayers    = "bad_players"
-	RejectFieldTooLong  = "field_too_long" // a text cell or the listing key is over its events.Max*Bytes bound
-)
 
 // CollectDeps are Collect's dependencies. Only Logger is required.
 type CollectDeps struct {
@@ -120,7 +108,7 @@ const attemptKey = "golf-crawler.attempt"
 // crawl is the state of one Collect call, shared by colly's callbacks.
 type crawl struct {
 	ctx       context.Context
-	site      *Site
+	site      *site.Site
 	deps      CollectDeps
 	log       *slog.Logger
 	crawledAt time.Time
@@ -133,8 +121,8 @@ type crawl struct {
 	holders  map[string]int // holderOf of the pages with rows: how many pages had each
 	res      Result
 
-	// requests, page sets and login (request.go, login.go); zero for a site without them
-	sets       []RequestVars
+	// requests, page sets and login (site/request.go, login.go); zero for a site without them
+	sets       []site.RequestVars
 	failedSets map[int]bool
 	notOpen    map[int]bool    // page sets answered not_open
 	attributed map[string]bool // failed pages that belong to a page set
@@ -150,7 +138,7 @@ type crawl struct {
 //
 // The error is non-nil only when the crawl could not start (its URLs do not expand) or ctx ended; in the
 // latter case the partial Result is returned too, with Complete false.
-func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
+func Collect(ctx context.Context, st *site.Site, crawledAt time.Time, deps CollectDeps) (Result, error) {
 	if deps.Logger == nil {
 		return Result{}, errors.New("collect: CollectDeps.Logger is required")
 	}
@@ -167,27 +155,27 @@ func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectD
 		deps.Getenv = os.Getenv
 	}
 	start := deps.Now()
-	urls, err := site.URLs(crawledAt)
+	urls, err := st.URLs(crawledAt)
 	if err != nil {
-		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
+		return Result{Site: st.Name}, fmt.Errorf("collect %s: %w", st.Name, err)
 	}
 	if deps.hosts != nil {
-		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, site, deps.Logger.With("site", site.Name))
+		deps.Transport = limitedTransport(ctx, deps.Transport, deps.hosts, st, deps.Logger.With("site", st.Name))
 	}
-	c, err := newCollector(ctx, site, deps.Transport)
+	c, err := newCollector(ctx, st, deps.Transport)
 	if err != nil {
-		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
+		return Result{Site: st.Name}, fmt.Errorf("collect %s: %w", st.Name, err)
 	}
 	cr := &crawl{
-		ctx: ctx, site: site, deps: deps, crawledAt: crawledAt, c: c,
-		log:     deps.Logger.With("site", site.Name),
+		ctx: ctx, site: st, deps: deps, crawledAt: crawledAt, c: c,
+		log:     deps.Logger.With("site", st.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
-		holders: map[string]int{}, res: Result{Site: site.Name},
+		holders: map[string]int{}, res: Result{Site: st.Name},
 	}
 	c.OnResponse(cr.onResponse)
 	c.OnError(cr.onError)
 	if err := cr.startRequests(ctx, urls); err != nil {
-		return Result{Site: site.Name}, fmt.Errorf("collect %s: %w", site.Name, err)
+		return Result{Site: st.Name}, fmt.Errorf("collect %s: %w", st.Name, err)
 	}
 	c.Wait()
 	cr.finishSets()
@@ -208,7 +196,7 @@ func Collect(ctx context.Context, site *Site, crawledAt time.Time, deps CollectD
 		"rejected", res.Rejected, "retries", res.Retries, "failed_pages", len(res.FailedPages),
 		"max_pages_hit", res.MaxPagesHit, "timed_out_hosts", res.TimedOutHosts, "complete", res.Complete, "duration", res.Duration)
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("collect %s: %w", site.Name, err)
+		return res, fmt.Errorf("collect %s: %w", st.Name, err)
 	}
 	return res, nil
 }
@@ -310,8 +298,8 @@ func (cr *crawl) onResponse(r *colly.Response) {
 	var ok []events.Listing
 	rejected := 0
 	for _, row := range pg.Rows {
-		l, reason, err := cr.site.listing(row, u, cr.crawledAt)
-		if err != nil && soldOutMarker(row, reason) {
+		l, reason, err := cr.site.Listing(row, u, cr.crawledAt)
+		if err != nil && site.SoldOutMarker(row, reason) {
 			continue // a sold-out date's marker row (empty_when): no listing and no reject
 		}
 		if err != nil {

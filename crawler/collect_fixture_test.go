@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -44,9 +45,9 @@ func fixtureServer(t *testing.T, extra map[string]http.HandlerFunc) *httptest.Se
 	return srv
 }
 
-func fixtureSite(t *testing.T, srv *httptest.Server, start string) *Site {
+func fixtureSite(t *testing.T, srv *httptest.Server, start string) *site.Site {
 	t.Helper()
-	return recompiled(t, simSite(t, srv.URL, 0), func(s *SiteSpec) {
+	return recompiled(t, simSite(t, srv.URL, 0), func(s *site.SiteSpec) {
 		s.URLTemplate, s.DaysAhead = "", 0
 		s.StartURLs = []string{srv.URL + start}
 		s.AllowedDomains = nil
@@ -67,7 +68,7 @@ func TestCollectFixtureGolden(t *testing.T) {
 		t.Errorf("pages %d rows %d rejected %d listings %d complete %v; want 2, 11, 5, 5, complete",
 			res.Pages, res.Rows, res.Rejected, len(res.Listings), res.Complete)
 	}
-	wantReasons := map[string]int{RejectBadRoundDate: 2, RejectBadTeeTime: 1, RejectMissingField: 1, RejectBadPrice: 1}
+	wantReasons := map[string]int{site.RejectBadRoundDate: 2, site.RejectBadTeeTime: 1, site.RejectMissingField: 1, site.RejectBadPrice: 1}
 	if fmt.Sprint(rec.rejected) != fmt.Sprint(wantReasons) {
 		t.Errorf("rejections %v, want %v", rec.rejected, wantReasons)
 	}
@@ -93,8 +94,8 @@ func TestCollectMaxPages(t *testing.T) {
 			`<td class="date">12/06(토)</td><td class="time">07:%02d</td></tr></table>`+
 			`<div class="paging"><a class="next" href="/endless?page=%d">다음</a></div></body></html>`, n%60, n+1)
 	}})
-	site := recompiled(t, fixtureSite(t, srv, "/endless?page=1"), func(s *SiteSpec) { s.Politeness.MaxPages = 5 })
-	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+	st := recompiled(t, fixtureSite(t, srv, "/endless?page=1"), func(s *site.SiteSpec) { s.Politeness.MaxPages = 5 })
+	res, err := Collect(t.Context(), st, t0, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +110,11 @@ func TestCollectBodyTooLarge(t *testing.T) {
 	srv := fixtureServer(t, map[string]http.HandlerFunc{"/big": func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<html><body>%s</body></html>", strings.Repeat("골프", 1000))
 	}})
-	site := recompiled(t, fixtureSite(t, srv, "/big"), func(s *SiteSpec) {
+	st := recompiled(t, fixtureSite(t, srv, "/big"), func(s *site.SiteSpec) {
 		s.StartURLs = append(s.StartURLs, srv.URL+"/tee?date=20251206&page=1")
 		s.Politeness.MaxBodyBytes = 4096
 	})
-	res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+	res, err := Collect(t.Context(), st, t0, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +138,8 @@ func TestCollectRobots(t *testing.T) {
 		pages    int
 	}{{"Obeyed", false, false, 0}, {"OptedOut", true, true, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
-			site := recompiled(t, fixtureSite(t, srv, "/tee?date=20251206&page=1"), func(s *SiteSpec) { s.Politeness.IgnoreRobotsTxt = tc.ignore })
-			res, err := Collect(t.Context(), site, t0, newRecorder().deps(t))
+			st := recompiled(t, fixtureSite(t, srv, "/tee?date=20251206&page=1"), func(s *site.SiteSpec) { s.Politeness.IgnoreRobotsTxt = tc.ignore })
+			res, err := Collect(t.Context(), st, t0, newRecorder().deps(t))
 			if err != nil {
 				t.Fatal(err)
 			}

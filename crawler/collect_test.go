@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -12,12 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite compose/app/sites.yaml from the dev sites file (goldens: UPDATE_GOLDENS=1)")
 
 // t0 is the crawl time of most tests: Monday 2025-12-01 10:00 in Seoul.
 var t0 = time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST)
@@ -56,26 +54,26 @@ func (r *recorder) deps(t *testing.T) CollectDeps {
 }
 
 // fast makes a site test-fast: no politeness delay, millisecond backoff.
-func fast(t testing.TB, site *Site) *Site {
+func fast(t testing.TB, st *site.Site) *site.Site {
 	t.Helper()
-	return recompiled(t, site, func(s *SiteSpec) {
+	return recompiled(t, st, func(s *site.SiteSpec) {
 		s.Politeness.NoDelay = true
 		s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
-		s.Politeness.BackoffBase = Duration(time.Millisecond)
-		s.Politeness.BackoffCap = Duration(4 * time.Millisecond)
-		s.Politeness.RequestTimeout = Duration(5 * time.Second)
+		s.Politeness.BackoffBase = site.Duration(time.Millisecond)
+		s.Politeness.BackoffCap = site.Duration(4 * time.Millisecond)
+		s.Politeness.RequestTimeout = site.Duration(5 * time.Second)
 	})
 }
 
 // simSite is the site of compose/dev/sites.yaml pointed at base instead of the default address,
 // so the tests exercise the shipped selectors.
-func simSite(t testing.TB, base string, daysAhead int) *Site {
+func simSite(t testing.TB, base string, daysAhead int) *site.Site {
 	t.Helper()
-	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fast(t, recompiled(t, sites[0], func(s *SiteSpec) {
+	return fast(t, recompiled(t, sites[0], func(s *site.SiteSpec) {
 		s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr, base, 1)
 		s.DaysAhead = daysAhead
 	}))
@@ -93,14 +91,14 @@ func startSim(t *testing.T, seed int64) (*sitesim.Site, *httptest.Server) {
 type faultRun struct {
 	sim  *sitesim.Site
 	srv  *httptest.Server
-	site *Site
+	site *site.Site
 	res  Result
 	rec  *recorder
 }
 
 // collectUnderFaults crawls daysAhead days of a seed-1 sim serving faults with simSite, first
 // changed by edit when edit is not nil.
-func collectUnderFaults(t *testing.T, faults sitesim.Faults, daysAhead int, edit func(*SiteSpec)) faultRun {
+func collectUnderFaults(t *testing.T, faults sitesim.Faults, daysAhead int, edit func(*site.SiteSpec)) faultRun {
 	t.Helper()
 	sim, srv := startSim(t, 1)
 	sim.InjectFaults(faults)
@@ -180,7 +178,7 @@ func TestCollectSim(t *testing.T) {
 	if want := expectedPages(sim, 14); res.Pages != want {
 		t.Errorf("pages %d, want %d", res.Pages, want)
 	}
-	if rec.rejected[RejectBadRoundDate]+rec.rejected[RejectBadTeeTime] != malformed {
+	if rec.rejected[site.RejectBadRoundDate]+rec.rejected[site.RejectBadTeeTime] != malformed {
 		t.Errorf("rejections by reason %v, want %d bad dates and times", rec.rejected, malformed)
 	}
 	t.Logf("%d pages, %d rows, %d listings, %d rejected", res.Pages, res.Rows, len(res.Listings), res.Rejected)
@@ -250,8 +248,8 @@ func TestCollectHonoursRetryAfter(t *testing.T) {
 
 func TestCollectTimeoutRetried(t *testing.T) {
 	t.Parallel()
-	run := collectUnderFaults(t, sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second}, 0, func(site *SiteSpec) {
-		site.Politeness.RequestTimeout = Duration(150 * time.Millisecond)
+	run := collectUnderFaults(t, sitesim.Faults{SlowFirst: 1, SlowDelay: 10 * time.Second}, 0, func(st *site.SiteSpec) {
+		st.Politeness.RequestTimeout = site.Duration(150 * time.Millisecond)
 	})
 	res, rec := run.res, run.rec
 	if pages := expectedPages(run.sim, 0); !res.Complete || res.Retries != pages || rec.statuses[0] != pages {

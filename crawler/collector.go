@@ -6,26 +6,27 @@ import (
 	"net/http"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // newCollector builds the colly collector for site: async, bounded by the site's politeness (per
 // host across sites when transport is the run's hostTransport), robots.txt obeyed unless the site
 // opts out, bodies cut one byte past max_body_bytes so an oversized page is seen.
-func newCollector(ctx context.Context, site *Site, transport http.RoundTripper) (*colly.Collector, error) {
-	p := site.Politeness
+func newCollector(ctx context.Context, st *site.Site, transport http.RoundTripper) (*colly.Collector, error) {
+	p := st.Politeness
 	c := colly.NewCollector(
 		colly.StdlibContext(ctx),
 		colly.Async(true),
 		colly.UserAgent(p.UserAgent),
 		colly.MaxBodySize(p.MaxBodyBytes+1),
-		colly.AllowedDomains(site.AllowedDomains...),
+		colly.AllowedDomains(st.AllowedDomains...),
 	)
 	// NewCollector applies COLLY_* environment variables after the options; set again everything
 	// this crawler relies on so that the environment cannot override the sites file.
 	c.UserAgent = p.UserAgent
 	c.MaxBodySize = p.MaxBodyBytes + 1
 	c.IgnoreRobotsTxt = p.IgnoreRobotsTxt
-	c.AllowedDomains = site.AllowedDomains
+	c.AllowedDomains = st.AllowedDomains
 	c.AllowURLRevisit = false // retries revisit through Request.Retry, which skips the visited check
 	c.MaxDepth, c.MaxRequests = 0, 0
 	c.CacheDir = ""

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
@@ -22,7 +23,7 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	rows := nRows(1, 130000)
-	site := pageSite(t, "pd", func() []pageRow { mu.Lock(); defer mu.Unlock(); return append([]pageRow(nil), rows...) })
+	golfSite := pageSite(t, "pd", func() []pageRow { mu.Lock(); defer mu.Unlock(); return append([]pageRow(nil), rows...) })
 	setRows := func(n int, last int64) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -34,8 +35,8 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{golfSite}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -81,14 +82,14 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 // its events are dropped for Kafka (counted) and still reach the events file after the save.
 func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 	t.Parallel()
-	site := pageSite(t, "full", func() []pageRow { return nRows(3, 130000) })
+	golfSite := pageSite(t, "full", func() []pageRow { return nRows(3, 130000) })
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	out, err := OpenEventLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{golfSite}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return now }}
 	if err := r.Lock(); err != nil {
 		t.Fatal(err)

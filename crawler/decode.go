@@ -9,12 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
-	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/unicode"
-	"gopkg.in/yaml.v3"
 )
 
 // ErrUndecodable is the failure of a page whose cells still hold U+FFFD (or invalid UTF-8) after
@@ -24,41 +22,6 @@ var ErrUndecodable = errors.New("undecodable")
 
 // FailUndecodable is the reason key of an undecodable page's log line.
 const FailUndecodable = "undecodable"
-
-// koreanAliases are the labels Korean servers send that the WHATWG Encoding Standard lacks; they
-// all name windows-949, which Go's korean.EUCKR decodes (it is the WHATWG's "euc-kr").
-var koreanAliases = map[string]bool{"cp949": true, "ms949": true, "x-windows-949": true, "uhc": true, "euc_kr": true}
-
-// LookupCharset returns the encoding a charset label names, and its canonical name: the WHATWG
-// labels (case-insensitive, as browsers read them) and koreanAliases. An unknown label is an error.
-func LookupCharset(label string) (encoding.Encoding, string, error) {
-	l := strings.ToLower(strings.Trim(strings.TrimSpace(label), `"'`))
-	if koreanAliases[l] {
-		return korean.EUCKR, "euc-kr", nil
-	}
-	e, err := htmlindex.Get(l)
-	if err != nil {
-		return nil, "", fmt.Errorf("unknown charset %q (a WHATWG label such as euc-kr or utf-8, or cp949, ms949, x-windows-949, uhc, euc_kr)", label)
-	}
-	name, _ := htmlindex.Name(e)
-	return e, name, nil
-}
-
-// Charset is the sites file's charset key: a label LookupCharset knows, checked at load with the
-// line of the key.
-type Charset string
-
-// UnmarshalYAML reads and checks a charset label.
-func (c *Charset) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: charset must be a label such as euc-kr", n.Line)
-	}
-	if _, _, err := LookupCharset(n.Value); err != nil {
-		return fmt.Errorf("line %d: charset: %w", n.Line, err)
-	}
-	*c = Charset(n.Value)
-	return nil
-}
 
 // decoding says how a page was decoded: the encoding's name and what chose it.
 type decoding struct {
@@ -104,8 +67,8 @@ func responseContentType(h *http.Header) string {
 // (it overrides everything), else a byte order mark, else the HTTP charset, else (HTML only) the
 // <meta> prescan of the first 1024 bytes, else UTF-8. Undecodable bytes become U+FFFD, which
 // checkDecoded then refuses.
-func decodeBody(site *Site, contentType string, body []byte) ([]byte, decoding) {
-	e, d := pageEncoding(site, contentType, body)
+func decodeBody(st *site.Site, contentType string, body []byte) ([]byte, decoding) {
+	e, d := pageEncoding(st, contentType, body)
 	if d.Name == "utf-8" {
 		body = bytes.TrimPrefix(body, []byte("\ufeff"))
 		if utf8.Valid(body) {
@@ -136,9 +99,9 @@ var boms = []struct {
 var reCharsetParam = regexp.MustCompile(`(?i)charset\s*=\s*["']?([^"';\s]+)`)
 
 // pageEncoding chooses a page's encoding; see decodeBody.
-func pageEncoding(site *Site, contentType string, body []byte) (encoding.Encoding, decoding) {
-	if site.Charset != "" {
-		if e, name, err := LookupCharset(string(site.Charset)); err == nil {
+func pageEncoding(st *site.Site, contentType string, body []byte) (encoding.Encoding, decoding) {
+	if st.Charset != "" {
+		if e, name, err := site.LookupCharset(string(st.Charset)); err == nil {
 			return e, decoding{name, "site"}
 		}
 	}
@@ -148,13 +111,13 @@ func pageEncoding(site *Site, contentType string, body []byte) (encoding.Encodin
 		}
 	}
 	if m := reCharsetParam.FindStringSubmatch(contentType); m != nil {
-		if e, name, err := LookupCharset(m[1]); err == nil {
+		if e, name, err := site.LookupCharset(m[1]); err == nil {
 			return e, decoding{name, "header"}
 		}
 	}
-	if site.Format != FormatJSON {
+	if st.Format != site.FormatJSON {
 		if label := prescan(body); label != "" {
-			if e, name, err := LookupCharset(label); err == nil {
+			if e, name, err := site.LookupCharset(label); err == nil {
 				if strings.HasPrefix(name, "utf-16") { // a <meta> that says UTF-16 means UTF-8 (WHATWG)
 					return unicode.UTF8, decoding{"utf-8", "meta"}
 				}
@@ -223,18 +186,25 @@ func metaCharset(z *html.Tokenizer) string {
 // checkDecoded fails a page (ErrUndecodable) when any cell it supplied still holds U+FFFD or
 // invalid UTF-8 after decoding: a wrong charset garbles every row alike, so failing the page
 // withholds its page set instead of publishing garbage names or rejecting its rows one by one.
-func checkDecoded(site *Site, rows []rawRow, d decoding) error {
+func checkDecoded(st *site.Site, rows []site.RawRow, d decoding) error {
 	for i := range rows {
-		for _, c := range site.cells(&rows[i]) {
-			if v := *c.dst; strings.ContainsRune(v, utf8.RuneError) || !utf8.ValidString(v) {
+		for _, c := range st.RowCells(&rows[i]) {
+			if v := *c.Dst; strings.ContainsRune(v, utf8.RuneError) || !utf8.ValidString(v) {
 				hint := "declare the site's charset (charset: euc-kr) if it is mislabelled"
 				if d.By == "site" {
 					hint = "the site's charset key is wrong"
 				}
 				return fmt.Errorf("%w: row %d's %s %q holds U+FFFD after decoding as %s; %s",
-					ErrUndecodable, i+1, c.name, truncate(strings.ToValidUTF8(v, "\ufffd"), 64), d, hint)
+					ErrUndecodable, i+1, c.Name, truncate(strings.ToValidUTF8(v, "\ufffd"), 64), d, hint)
 			}
 		}
 	}
 	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -141,7 +142,7 @@ func (opt DiffOptions) withDefaults() DiffOptions {
 		opt.MissesToClose = DefaultMissesToClose
 	}
 	if opt.Location == nil {
-		opt.Location = Seoul()
+		opt.Location = site.Seoul()
 	}
 	if opt.CollapseCrawls <= 0 {
 		opt.CollapseCrawls = DefaultCollapseCrawls

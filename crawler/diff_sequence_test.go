@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -128,7 +129,7 @@ func TestDiffLifecycle(t *testing.T) {
 						t.Fatalf("seed %d crawl %d: %s opened twice", seed, n, e.ListingKey)
 					}
 					open[e.ListingKey] = true
-					if pt, _ := e.PlayTime(Seoul()); !pt.After(c.At) {
+					if pt, _ := e.PlayTime(site.Seoul()); !pt.After(c.At) {
 						t.Fatalf("seed %d crawl %d: %s opened after its tee time", seed, n, e.ListingKey)
 					}
 				case events.ListingChanged:

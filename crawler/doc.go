@@ -1,20 +1,20 @@
 // Package crawler turns tee-time listing pages of Korean golf booking sites into booking events.
 //
-// A crawl of one source goes through four steps, each in its own file:
+// What a site is, with nothing fetched (its sites-file spec, the compiled site, the cell table,
+// the normalisers and the play date, its times, its request templates), is package
+// crawler/site; this package fetches, parses, diffs and runs. A crawl of one source goes through
+// four steps, each in its own file:
 //
-//  1. Site adapters (site*.go, collect*.go) fetch a source's pages with colly and read each row
-//     of its tee-time table into an events.Listing. They are configured per site, not coded:
-//     start URLs or a URL template of HTML pages, or request templates (request.go: GET or POST
-//     with a form or JSON body, per play date and per target such as a club) answered with HTML
-//     or JSON (jsonpage.go: gjson paths, a success condition, what a sold-out answer looks
+//  1. Site adapters (collect*.go, requestcrawl.go) fetch a source's pages with colly and read each
+//     row of its tee-time table into an events.Listing. They are configured per site, not coded
+//     (site.SiteSpec): start URLs or a URL template of HTML pages, or request templates (GET or
+//     POST with a form or JSON body, per play date and per target such as a club) answered with
+//     HTML or JSON (jsonpage.go: gjson paths, a success condition, what a sold-out answer looks
 //     like), fields read from the row or from the request, and an optional login (login.go).
-//  2. Normalizers (normalize.go, playdate.go) turn the cells' text into the contract's values.
-//     Sites show the round date without a year ("12/05(토)", "12월 5일 (토)"); PlayDate places it
-//     in the one year that puts it between 7 days before and 335 days after the crawl's date in
-//     Asia/Seoul, and checks the shown weekday against it. ParsePrice ("150,000원", "15만원"),
-//     ParsePlayers ("3~4명") and ParseTeeTime ("오후 1:05") do the same for the other cells. A
-//     cell that cannot be read is an error wrapping ErrBadRoundDate, ErrBadPrice, ErrBadPlayers or
-//     ErrBadTeeTime: the row is skipped and counted, never guessed.
+//  2. Normalizers (crawler/site) turn the cells' text into the contract's values: the round date
+//     without a year becomes a play date (site.PlayDate), prices, player counts and tee times
+//     their numbers and clock (site.ParsePrice, site.ParsePlayers, site.ParseTeeTime). A cell that
+//     cannot be read rejects its row (a site.Reject* reason): skipped and counted, never guessed.
 //  3. Diff (diff.go) compares the crawl with the source's previous Snapshot (snapshot.go) and emits
 //     listing_opened, listing_changed (price or players) and listing_closed events whose ids are
 //     derived from the transition (events.TransitionID: listing, epoch, lifetime, change number),
@@ -41,9 +41,9 @@
 // while the previous one is still going and recovering panics. The Runner's counters go to its
 // RunMetrics hook (metrics.go) and /healthz's state is Health (health.go); cmd/crawler serves
 // them with Prometheus as /metrics and /healthz, so this package imports no metrics library.
-// Subpackages: sitesim (the simulated booking site), practice (the deterministic practice set)
-// and replay (acknowledged re-publishing of recorded events).
+// Subpackages: site (the site model, above), sitesim (the simulated booking site), practice (the
+// deterministic practice set) and replay (acknowledged re-publishing of recorded events).
 //
 // Everything here takes its clock and location from the caller (Crawl.At, DiffOptions.Location,
-// Runner.Now); only Seoul loads a zone, from the embedded time/tzdata.
+// Runner.Now); only site.Seoul loads a zone, from the embedded time/tzdata.
 package crawler

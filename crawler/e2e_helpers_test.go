@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -178,9 +179,9 @@ func e2eFalseClose(t *testing.T, e events.Event, tr sitesim.Truth, counts map[st
 
 // recompiled is site with edit applied to a copy of its spec, compiled again: a compiled site is
 // never changed in place.
-func recompiled(t testing.TB, site *Site, edit func(s *SiteSpec)) *Site {
+func recompiled(t testing.TB, st *site.Site, edit func(s *site.SiteSpec)) *site.Site {
 	t.Helper()
-	spec := site.SiteSpec
+	spec := st.SiteSpec
 	edit(&spec)
 	s, err := spec.Compile()
 	if err != nil {

@@ -14,25 +14,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
 
 // shippedSite is the site name of compose/dev/sites.yaml pointed at base, test-fast.
-func shippedSite(t testing.TB, name, base string, days int) *Site {
+func shippedSite(t testing.TB, name, base string, days int) *site.Site {
 	t.Helper()
-	sites, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, site := range sites {
-		if site.Name != name {
+	for _, st := range sites {
+		if st.Name != name {
 			continue
 		}
-		s := site.SiteSpec
+		s := st.SiteSpec
 		fix := func(u string) string { return strings.Replace(u, "http://"+sitesim.DefaultAddr, base, 1) }
-		s.Requests = append([]RequestTemplate(nil), s.Requests...)
+		s.Requests = append([]site.RequestTemplate(nil), s.Requests...)
 		for i := range s.Requests {
 			s.Requests[i].URL = fix(s.Requests[i].URL)
 		}
@@ -48,29 +49,29 @@ func shippedSite(t testing.TB, name, base string, days int) *Site {
 }
 
 // e2eFast is s with days play dates and the end-to-end tests' quick politeness, validated.
-func e2eFast(t testing.TB, s SiteSpec, days int) *Site {
+func e2eFast(t testing.TB, s site.SiteSpec, days int) *site.Site {
 	t.Helper()
 	s.DaysAhead = days
-	s.Politeness.Delay, s.Politeness.RandomDelay = Duration(100*time.Microsecond), Duration(100*time.Microsecond)
-	s.Politeness.BackoffBase, s.Politeness.BackoffCap = Duration(time.Millisecond), Duration(4*time.Millisecond)
-	s.Politeness.RequestTimeout = Duration(5 * time.Second)
+	s.Politeness.Delay, s.Politeness.RandomDelay = site.Duration(100*time.Microsecond), site.Duration(100*time.Microsecond)
+	s.Politeness.BackoffBase, s.Politeness.BackoffCap = site.Duration(time.Millisecond), site.Duration(4*time.Millisecond)
+	s.Politeness.RequestTimeout = site.Duration(5 * time.Second)
 	s.Politeness.Retries = 1 // a page fails when a 500 hits it twice
-	site, err := s.Compile()
+	st, err := s.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return site
+	return st
 }
 
 // e2eSite is the week's site name pointed at base: a shipped one, or sim-euc-kr.
-func e2eSite(t *testing.T, name, base string, days int) *Site {
+func e2eSite(t *testing.T, name, base string, days int) *site.Site {
 	t.Helper()
 	if name != "sim-euc-kr" {
 		return shippedSite(t, name, base, days)
 	}
 	// The EUC-KR page declares its charset only in <meta>; the site says nothing about it. It is
 	// not in the shipped sites file (which the demo and compose/app mirror).
-	sites, err := ParseSites([]byte("sites:\n" + sitesim.EUCKRSite(name, base) + "    allowed_domains: [\"127.0.0.1\"]\n"))
+	sites, err := site.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite(name, base) + "    allowed_domains: [\"127.0.0.1\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,13 +138,13 @@ func e2eSourceWeek(t *testing.T, name string, players bool) {
 	faults.broken.Store("")
 	srv := faults.server(sim)
 	t.Cleanup(srv.Close)
-	site := e2eSite(t, name, srv.URL, days)
+	st := e2eSite(t, name, srv.URL, days)
 	out := openEventLog(t, t.TempDir())
 	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	getenv := func(k string) string {
 		return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": "e2e-secret"}[k]
 	}
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
 		Metrics: newTestMetrics(clock.Now), Now: clock.Now, Getenv: getenv}
 
 	var crawls []e2eCrawl

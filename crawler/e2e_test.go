@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -75,15 +76,15 @@ func TestEndToEndSimulatedWeek(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	site := recompiled(t, runnerSite(t, srv.URL, days), func(site *SiteSpec) {
-		site.Politeness.NoDelay = false
-		site.Politeness.Delay, site.Politeness.RandomDelay = Duration(100*time.Microsecond), Duration(100*time.Microsecond)
-		site.Politeness.Retries = 1 // a page fails when a 500 hits it twice: ~1% of pages
+	st := recompiled(t, runnerSite(t, srv.URL, days), func(spec *site.SiteSpec) {
+		spec.Politeness.NoDelay = false
+		spec.Politeness.Delay, spec.Politeness.RandomDelay = site.Duration(100*time.Microsecond), site.Duration(100*time.Microsecond)
+		spec.Politeness.Retries = 1 // a page fails when a 500 hits it twice: ~1% of pages
 	})
 	out := openEventLog(t, t.TempDir())
 	// Warnings (skipped rows, failed pages, incomplete crawls) are the point of the test: log errors only.
 	quiet := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: quiet, EventsOut: out,
 		Metrics: newTestMetrics(clock.Now), Now: clock.Now}
 
 	var crawls []e2eCrawl

@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -26,7 +27,7 @@ type clubSite struct {
 	mu     sync.Mutex
 	answer map[string]string // club code -> "rows:N", "maintenance" or "empty" (its list without rows)
 	srv    *sourceServer
-	site   *Site
+	site   *site.Site
 }
 
 func newClubSite(t *testing.T, clubs map[string]int) *clubSite {
@@ -61,7 +62,7 @@ func newClubSite(t *testing.T, clubs map[string]int) *clubSite {
 		fmt.Fprint(w, b.String())
 	})
 	yml := strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n", targets.String(), 1)
-	c.site = recompiled(t, sourceSite(t, c.srv.URL, yml), func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
+	c.site = recompiled(t, sourceSite(t, c.srv.URL, yml), func(s *site.SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
 	return c
 }
 
@@ -75,14 +76,14 @@ type clubRun struct {
 	out   *EventLog
 }
 
-func newClubRun(t *testing.T, site *Site, logs *testkit.SyncBuffer) *clubRun {
+func newClubRun(t *testing.T, st *site.Site, logs *testkit.SyncBuffer) *clubRun {
 	clock := newRunClock(sourcesAt)
 	out := openEventLog(t, t.TempDir())
 	logger := testkit.Logger(t, slog.LevelWarn)
 	if logs != nil {
 		logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	return &clubRun{r: &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: logger,
+	return &clubRun{r: &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: logger,
 		EventsOut: out, Now: clock.Now, Metrics: newTestMetrics(clock.Now)}, clock: clock, out: out}
 }
 
@@ -163,17 +164,17 @@ func TestReadmeAggregatorPostServerBusy(t *testing.T) {
 			fmt.Fprint(w, `{"msg":"OK","list":[{"bookTime":"0630","CourseName":"OUT","greenFeeDC":"130000","visitorCnt":4}]}`)
 		}
 	})
-	sites, err := ParseSites([]byte(strings.ReplaceAll(example, "https://api.example.kr", srv.URL)))
+	sites, err := site.ParseSites([]byte(strings.ReplaceAll(example, "https://api.example.kr", srv.URL)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var site *Site
+	var st *site.Site
 	for _, s := range sites {
 		if s.Name == "aggregator-post" {
-			site = recompiled(t, fast(t, s), func(s *SiteSpec) { s.DaysAhead, s.Politeness.IgnoreRobotsTxt = 2, true })
+			st = recompiled(t, fast(t, s), func(s *site.SiteSpec) { s.DaysAhead, s.Politeness.IgnoreRobotsTxt = 2, true })
 		}
 	}
-	res, err := Collect(t.Context(), site, sourcesAt, newRecorder().deps(t))
+	res, err := Collect(t.Context(), st, sourcesAt, newRecorder().deps(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestJSONIsConditionNeedsSuccessOrItsPath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sites, err := ParseSites(fmt.Appendf(nil, `
+			sites, err := site.ParseSites(fmt.Appendf(nil, `
 sites:
   - name: j
     requests: [{url: "http://x.kr/"}]
@@ -256,27 +257,6 @@ func TestTargetCollapseGuard(t *testing.T) {
 	}
 }
 
-func TestDeriveList(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ row, want string }{
-		{"table.tee-list tr.tee-row", "table.tee-list"},
-		{"#resList tr.res", "#resList"},
-		{"#resList > tbody > tr", "#resList > tbody"},
-		{"div.list  >  ul li.item", "div.list  >  ul"},
-		{`div[data-x="a b"] tr`, `div[data-x="a b"]`},
-		{"table#a tr.r, table#b tr.r", "table#a, table#b"},
-		{"ul li:not(.a .b)", "ul"},
-		{"tr.slot", ""},
-		{"h2 + tr.slot", ""},
-		{"table tr, tr.x", ""},
-	} {
-		got, ok := deriveList(tc.row)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("deriveList(%q) = %q, %v; want %q", tc.row, got, ok, tc.want)
-		}
-	}
-}
-
 func TestHolderOf(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ body, want string }{
@@ -294,16 +274,4 @@ func TestHolderOf(t *testing.T) {
 			t.Errorf("%s: holder %q, want %q", tc.body, got, tc.want)
 		}
 	}
-}
-
-// FuzzDeriveList: any row selector derives a list that compiles, or none.
-func FuzzDeriveList(f *testing.F) {
-	for _, s := range []string{"table.tee-list tr.tee-row", "#a > b", "a, b c", `x[y="a,b c"] z`, "a +b", `\ `} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, row string) {
-		if list, ok := deriveList(row); ok && checkSelector(list) != nil {
-			t.Fatalf("deriveList(%q) = %q, which does not compile", row, list)
-		}
-	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // soldOutRow is the one row a classic club page keeps in its table for a sold-out date.
@@ -35,14 +37,14 @@ func TestHTMLEmptyWhenMarkerRow(t *testing.T) {
 		{"with empty_when", "    empty_when: [{contains: \"예약 가능한 시간이 없습니다\"}]\n", 0},
 		{"without", "", 1},
 	} {
-		site := recompiled(t, sourceSite(t, srv.URL, clubPageSite+tc.key), func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
+		st := recompiled(t, sourceSite(t, srv.URL, clubPageSite+tc.key), func(s *site.SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
 		var reports []PageReport
 		deps := newRecorder().deps(t)
 		deps.OnPage = func(p PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() }
 		mu.Lock()
 		soldOut = true
 		mu.Unlock()
-		res, err := Collect(t.Context(), site, sourcesAt, deps)
+		res, err := Collect(t.Context(), st, sourcesAt, deps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +61,7 @@ func TestHTMLEmptyWhenMarkerRow(t *testing.T) {
 			t.Errorf("%s: %d sold-out answers, want %d", tc.name, empty, want)
 		}
 	}
-	if _, err := ParseSites([]byte(strings.ReplaceAll(clubPageSite, "{{BASE}}", "http://x.kr") + "    empty_when: [{selector: td, contains: x}]\n")); err == nil ||
+	if _, err := site.ParseSites([]byte(strings.ReplaceAll(clubPageSite, "{{BASE}}", "http://x.kr") + "    empty_when: [{selector: td, contains: x}]\n")); err == nil ||
 		!strings.Contains(err.Error(), "empty_when[0]: set selector or contains") {
 		t.Errorf("an entry with both keys: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -23,7 +24,7 @@ func retryDelay(status int, hdr http.Header, attempt int, base, cap time.Duratio
 		return 0, false
 	}
 	if ra, ok := retryAfter(hdr.Get("Retry-After"), now); ok {
-		if ra > MaxRetryAfter {
+		if ra > site.MaxRetryAfter {
 			return 0, false
 		}
 		return ra, true

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // hostLimits is the politeness of each host (URL host, port included, as colly's limits match it)
@@ -90,16 +92,16 @@ type hostWaiter struct {
 // newHostLimits builds the limits of every host the sites name (their start URLs, template,
 // requests and login), each the strictest of the sites on it (compiled: their politeness has its
 // defaults).
-func newHostLimits(sites []*Site) *hostLimits {
+func newHostLimits(sites []*site.Site) *hostLimits {
 	type strictest struct {
 		par           int
 		delay, jitter time.Duration
 	}
 	merged := map[string]*strictest{}
 	var order []string
-	for _, site := range sites {
-		p := site.Politeness
-		for _, h := range site.hostKeys() {
+	for _, st := range sites {
+		p := st.Politeness
+		for _, h := range hostKeys(st) {
 			m := merged[h]
 			if m == nil {
 				merged[h] = &strictest{p.Parallelism, p.Delay.D(), p.RandomDelay.D()}
@@ -122,9 +124,9 @@ func newHostLimit(par int, delay, jitter time.Duration) *hostLimit {
 }
 
 // hostKeys are the URL hosts (with port, lower case) of the site's known URLs.
-func (s *Site) hostKeys() []string {
-	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul()))
-	urls = append(urls, s.requestURLs()...)
+func hostKeys(s *site.Site) []string {
+	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, site.Seoul()))
+	urls = append(urls, s.RequestURLs()...)
 	var out []string
 	seen := map[string]bool{}
 	for _, raw := range urls {
@@ -137,7 +139,7 @@ func (s *Site) hostKeys() []string {
 }
 
 // get returns host's limit, created from p when no site named the host.
-func (hl *hostLimits) get(host string, p Politeness) *hostLimit {
+func (hl *hostLimits) get(host string, p site.Politeness) *hostLimit {
 	host = strings.ToLower(host)
 	hl.mu.Lock()
 	defer hl.mu.Unlock()
@@ -167,7 +169,7 @@ func (hl *hostLimits) waiting(host string) int64 {
 // other it reaches. Safe for concurrent use.
 type hostShare struct {
 	hosts *hostLimits
-	site  *Site
+	site  *site.Site
 	mu    sync.Mutex
 	uses  map[*hostLimit]*hostUse
 	left  bool
@@ -175,10 +177,10 @@ type hostShare struct {
 
 // join registers a crawl of site on every host it names. The caller calls leave once the crawl
 // has made its last request.
-func (hl *hostLimits) join(site *Site) *hostShare {
-	sh := &hostShare{hosts: hl, site: site, uses: map[*hostLimit]*hostUse{}}
-	for _, h := range site.hostKeys() {
-		l := hl.get(h, site.Politeness)
+func (hl *hostLimits) join(st *site.Site) *hostShare {
+	sh := &hostShare{hosts: hl, site: st, uses: map[*hostLimit]*hostUse{}}
+	for _, h := range hostKeys(st) {
+		l := hl.get(h, st.Politeness)
 		u := sh.use(l)
 		l.mu.Lock()
 		u.registered = true
@@ -412,18 +414,18 @@ type hostTransport struct {
 	crawl   context.Context
 	next    http.RoundTripper
 	share   *hostShare
-	pol     Politeness
+	pol     site.Politeness
 	timeout time.Duration
 	log     *slog.Logger
 }
 
 // limitedTransport wraps next (nil: http.DefaultTransport) for one crawl (ctx) of site, registered
 // on the run's hosts as share; log gets the line of a host the crawl stops requesting.
-func limitedTransport(ctx context.Context, next http.RoundTripper, share *hostShare, site *Site, log *slog.Logger) *hostTransport {
+func limitedTransport(ctx context.Context, next http.RoundTripper, share *hostShare, st *site.Site, log *slog.Logger) *hostTransport {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &hostTransport{crawl: ctx, next: next, share: share, pol: site.Politeness, timeout: site.Politeness.RequestTimeout.D(), log: log}
+	return &hostTransport{crawl: ctx, next: next, share: share, pol: st.Politeness, timeout: st.Politeness.RequestTimeout.D(), log: log}
 }
 
 // RoundTrip implements http.RoundTripper.

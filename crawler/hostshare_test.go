@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -86,7 +87,7 @@ func (h *hangingHost) arrivals() []string {
 // hangingHostSites is the two sites of h: "hanging" (4 pages, one per play date, on /hang) and
 // "healthy" (4 pages on /good: a chain of next links when h.next, else 4 start URLs), with the
 // politeness given (YAML flow mappings).
-func hangingHostSites(t *testing.T, h *hangingHost, hangingPol, healthyPol string) []*Site {
+func hangingHostSites(t *testing.T, h *hangingHost, hangingPol, healthyPol string) []*site.Site {
 	t.Helper()
 	healthyURLs := `start_urls: ["` + h.srv.URL + `/good?p=1"]
     next_page: "a.next"`
@@ -109,7 +110,7 @@ func hangingHostSites(t *testing.T, h *hangingHost, hangingPol, healthyPol strin
     fields: *fields
     politeness: %[4]s
 `, h.srv.URL, hangingPol, healthyURLs, healthyPol)
-	sites, err := ParseSites([]byte(yml))
+	sites, err := site.ParseSites([]byte(yml))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, yml)
 	}
@@ -216,7 +217,7 @@ func TestHangingSiteStopsAfterTwoTimeouts(t *testing.T) {
 }
 
 // limitSites are two compiled sites, "hanging" and "healthy", on one host with parallelism par.
-func limitSites(t *testing.T, par int) (hanging, healthy *Site, host string) {
+func limitSites(t *testing.T, par int) (hanging, healthy *site.Site, host string) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("sites:\n")
@@ -228,7 +229,7 @@ func limitSites(t *testing.T, par int) (hanging, healthy *Site, host string) {
     politeness: {no_delay: true, parallelism: %d}
 `, name, par)
 	}
-	sites, err := ParseSites([]byte(b.String()))
+	sites, err := site.ParseSites([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func pending(ch <-chan acquired) bool {
 func TestHostLimitSharesSlots(t *testing.T) {
 	t.Parallel()
 	hanging, healthy, host := limitSites(t, 2)
-	hl := newHostLimits([]*Site{hanging, healthy})
+	hl := newHostLimits([]*site.Site{hanging, healthy})
 	sh, sg := hl.join(hanging), hl.join(healthy)
 	l := hl.get(host, hanging.Politeness)
 	uh, ug := sh.use(l), sg.use(l)
@@ -345,7 +346,7 @@ func TestHostLimitSharesSlots(t *testing.T) {
 func TestHostLimitTimeouts(t *testing.T) {
 	t.Parallel()
 	hanging, healthy, host := limitSites(t, 1)
-	hl := newHostLimits([]*Site{hanging, healthy})
+	hl := newHostLimits([]*site.Site{hanging, healthy})
 	sh, sg := hl.join(hanging), hl.join(healthy)
 	defer sh.leave()
 	defer sg.leave()

@@ -7,113 +7,28 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"maps"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
-
-// Login is a site's optional login step: a form POST (Method POST, the default) to URL with Form
-// fields, whose values are templates over {{.Credentials.NAME}}. Credentials maps each NAME to
-// the environment variable holding it (e.g. {user: CLUB_USER, password: CLUB_PASSWORD}): the
-// secrets never sit in the sites file, and they never appear in logs, errors, metrics or events.
-// The cookies the site sets are kept for the crawl. Page says how to recognise the login page;
-// a page that answers with it (or with one of its Statuses) gets one fresh login and is fetched
-// again.
-type Login struct {
-	Method      string            `yaml:"method,omitempty"`
-	URL         string            `yaml:"url"`
-	Form        map[string]string `yaml:"form"`
-	Credentials map[string]string `yaml:"credentials,omitempty"`
-	// DevDefaults, optional, are values of credentials used when their variable is unset: for a
-	// local simulator's documented development login only, so a login URL on a loopback host.
-	DevDefaults map[string]string `yaml:"dev_defaults,omitempty"`
-	Page        LoginPage         `yaml:"login_page"`
-}
-
-// LoginPage recognises the login page (a PageMatch). At least one key is required.
-type LoginPage = PageMatch
-
-// PageMatch recognises a kind of answer: an element matching Selector, or Contains in the decoded
-// body (script text included), or a status among Statuses (e.g. [401, 403]).
-type PageMatch struct {
-	Selector string `yaml:"selector,omitempty"`
-	Contains string `yaml:"contains,omitempty"`
-	Statuses []int  `yaml:"statuses,omitempty"`
-}
-
-var reEnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // maxRelogins bounds the fresh logins of one crawl: a site that keeps logging us out is failing.
 const maxRelogins = 3
 
-// compile checks the login (after withDefaults) and compiles its form.
-func (l *Login) compile() ([]namedTemplate, error) {
-	if l.Method != http.MethodPost {
-		return nil, fmt.Errorf("method is %q; a login is a form POST", l.Method)
-	}
-	if err := checkURL(l.URL); err != nil {
-		return nil, fmt.Errorf("url %q is not usable: %w", l.URL, err)
-	}
-	if len(l.Form) == 0 {
-		return nil, errors.New("form (the login form's fields) is required")
-	}
-	for name, env := range l.Credentials {
-		if !reEnvName.MatchString(env) {
-			return nil, fmt.Errorf("credentials.%s must name an environment variable (letters, digits, _), not hold a value", name)
-		}
-	}
-	for name := range l.DevDefaults {
-		if _, ok := l.Credentials[name]; !ok {
-			return nil, fmt.Errorf("dev_defaults.%s: no credentials.%s to default", name, name)
-		}
-	}
-	if u, _ := url.Parse(l.URL); len(l.DevDefaults) > 0 && !isLoopback(u.Hostname()) {
-		return nil, errors.New("dev_defaults are for a local simulator's development login: the login url must be on a loopback host (127.0.0.1, localhost)")
-	}
-	if l.Page.Selector == "" && l.Page.Contains == "" && len(l.Page.Statuses) == 0 {
-		return nil, errors.New("login_page needs selector, contains or statuses: how else would a logged-out page be recognised")
-	}
-	if err := checkSelector(l.Page.Selector); err != nil {
-		return nil, fmt.Errorf("login_page selector %q is invalid: %w", l.Page.Selector, err)
-	}
-	for _, s := range l.Page.Statuses {
-		if s < 400 || s > 499 {
-			return nil, fmt.Errorf("login_page status %d: it must be a 4xx status such as 401 or 403", s)
-		}
-	}
-	form, err := compileMap("form", l.Form)
-	if err != nil {
-		return nil, err
-	}
-	dummy := map[string]string{}
-	for name := range l.Credentials {
-		dummy[name] = "x"
-	}
-	for _, f := range form {
-		if _, err := execTemplate(f.t, loginVars{Credentials: dummy}); err != nil {
-			return nil, fmt.Errorf("form.%s does not execute: %w (every {{.Credentials.NAME}} needs credentials.NAME)", f.name, err)
-		}
-	}
-	return form, nil
-}
-
-type loginVars struct {
-	Credentials map[string]string
-}
-
 // isLoginPage reports whether a page answered with the login page.
-func (l *Login) isLoginPage(status int, body []byte) bool { return l.Page.matches(status, body) }
+func isLoginPage(l *site.Login, status int, body []byte) bool {
+	return pageMatches(l.Page, status, body)
+}
 
-// matches reports whether an answer with status and body is the kind m recognises: a status among
-// Statuses, or (for a status below 400) Contains in the body or an element matching Selector.
-func (m PageMatch) matches(status int, body []byte) bool {
+// pageMatches reports whether an answer with status and body is the kind m recognises: a status
+// among Statuses, or (for a status below 400) Contains in the body or an element matching Selector.
+func pageMatches(m site.PageMatch, status int, body []byte) bool {
 	if slices.Contains(m.Statuses, status) {
 		return true
 	}
@@ -132,19 +47,10 @@ func (m PageMatch) matches(status int, body []byte) bool {
 	return false
 }
 
-// isLoopback reports whether host is a loopback address or localhost.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // credentials reads the login's secrets from the environment, else from DevDefaults.
-func (l *Login) credentials(getenv func(string) string) (map[string]string, error) {
+func credentials(l *site.Login, getenv func(string) string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, name := range sortedKeys(l.Credentials) {
+	for _, name := range slices.Sorted(maps.Keys(l.Credentials)) {
 		env := l.Credentials[name]
 		v := cmp.Or(getenv(env), l.DevDefaults[name])
 		if v == "" {
@@ -158,7 +64,7 @@ func (l *Login) credentials(getenv func(string) string) (map[string]string, erro
 // session is a crawl's login state: the credentials, the login generation (how many logins so
 // far) and the outcome of the last one.
 type session struct {
-	login   *Login
+	login   *site.Login
 	creds   map[string]string
 	secrets []string
 	lc      *colly.Collector
@@ -208,13 +114,9 @@ func (cr *crawl) relogin(seen int) error {
 // page again. Errors name the URL and status, never the form's values.
 func (cr *crawl) doLogin() error {
 	s := cr.sess
-	form := url.Values{}
-	for _, f := range cr.site.loginForm {
-		v, err := execTemplate(f.t, loginVars{Credentials: s.creds})
-		if err != nil {
-			return fmt.Errorf("login form.%s does not execute", f.name)
-		}
-		form.Set(f.name, v)
+	form, err := cr.site.LoginForm(s.creds)
+	if err != nil {
+		return err
 	}
 	body := []byte(form.Encode())
 	p := cr.site.Politeness
@@ -232,7 +134,7 @@ func (cr *crawl) doLogin() error {
 			ferr = err
 		}
 		if ferr == nil {
-			if s.login.isLoginPage(status, resp) {
+			if isLoginPage(s.login, status, resp) {
 				return fmt.Errorf("login %s: the site answered with its login page again (status %d): are the credentials right?", s.login.URL, status)
 			}
 			cr.log.InfoContext(cr.ctx, "logged in", "login_url", s.login.URL, "status", status)
@@ -258,7 +160,7 @@ func (cr *crawl) startSession(ctx context.Context, transport http.RoundTripper) 
 	l := cr.site.Login
 	s := &session{login: l}
 	cr.sess = s
-	creds, err := l.credentials(cr.deps.Getenv)
+	creds, err := credentials(l, cr.deps.Getenv)
 	if err != nil {
 		s.err = err
 		return err

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -102,10 +103,10 @@ func envOf(user, password string) func(string) string {
 }
 
 // collectAs runs Collect on site with CLUB_USER and CLUB_PASSWORD set to user and password.
-func collectAs(t *testing.T, site *Site, deps CollectDeps, user, password string) Result {
+func collectAs(t *testing.T, st *site.Site, deps CollectDeps, user, password string) Result {
 	t.Helper()
 	deps.Getenv = envOf(user, password)
-	res, err := Collect(t.Context(), site, sourcesAt, deps)
+	res, err := Collect(t.Context(), st, sourcesAt, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +149,8 @@ func TestLoginExpiresMidCrawl(t *testing.T) {
 			t.Parallel()
 			ls := newLoginServer(t, "pw", 4)
 			ls.expired401 = with401
-			site := recompiled(t, sourceSite(t, ls.URL, loginSite), func(s *SiteSpec) { s.Politeness.Parallelism = 1 })
-			res := collectAs(t, site, newRecorder().deps(t), "golfer", "pw")
+			st := recompiled(t, sourceSite(t, ls.URL, loginSite), func(s *site.SiteSpec) { s.Politeness.Parallelism = 1 })
+			res := collectAs(t, st, newRecorder().deps(t), "golfer", "pw")
 			if !res.Complete || res.Pages != 6 || ls.logins != 2 || res.Relogins != 1 {
 				t.Fatalf("complete %v pages %d logins %d relogins %d failed %v", res.Complete, res.Pages, ls.logins, res.Relogins, res.FailedPages)
 			}
@@ -186,7 +187,7 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 7, Now: clock.Now, DaysAhead: 2, TeeTimesPerDay: 4, LoginPassword: right, SessionRequests: 8})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	site := shippedSite(t, "sim-club-login", srv.URL, 2)
+	st := shippedSite(t, "sim-club-login", srv.URL, 2)
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
@@ -195,7 +196,7 @@ func TestCredentialsNeverInOutput(t *testing.T) {
 	var errs []string
 	for i, pw := range []string{wrong, right} {
 		clock.Set(t0.Add(time.Duration(i) * time.Hour))
-		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: logger,
+		r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: logger,
 			EventsOut: out, Metrics: metrics, Now: clock.Now,
 			Getenv: func(k string) string {
 				return map[string]string{"SIM_CLUB_USER": sitesim.DefaultUser, "SIM_CLUB_PASSWORD": pw}[k]
@@ -243,21 +244,21 @@ func TestLoginDevDefaults(t *testing.T) {
 	ls := newLoginServer(t, "dev-pw", 0)
 	yml := strings.Replace(loginSite, "      credentials: {user: CLUB_USER, password: CLUB_PASSWORD}\n",
 		"      credentials: {user: CLUB_USER, password: CLUB_PASSWORD}\n      dev_defaults: {password: dev-pw}\n", 1)
-	site := sourceSite(t, ls.URL, yml)
-	if res := collectAs(t, site, newRecorder().deps(t), "golfer", ""); !res.Complete || len(res.Listings) != 18 {
+	st := sourceSite(t, ls.URL, yml)
+	if res := collectAs(t, st, newRecorder().deps(t), "golfer", ""); !res.Complete || len(res.Listings) != 18 {
 		t.Errorf("CLUB_PASSWORD unset: complete %v, %d listings, failed %v; want the development default used", res.Complete, len(res.Listings), res.FailedPages)
 	}
-	if res := collectAs(t, site, newRecorder().deps(t), "golfer", "another-pw"); res.Complete || res.Pages != 0 {
+	if res := collectAs(t, st, newRecorder().deps(t), "golfer", "another-pw"); res.Complete || res.Pages != 0 {
 		t.Errorf("CLUB_PASSWORD=another-pw: complete %v pages %d; want the variable used (and refused)", res.Complete, res.Pages)
 	}
-	if got := site.Secrets(envOf("golfer", "")); len(got) != 2 {
+	if got := st.Secrets(envOf("golfer", "")); len(got) != 2 {
 		t.Errorf("secrets %d, want the user and the default password (redacted like any secret)", len(got))
 	}
 	for _, bad := range []string{
 		strings.ReplaceAll(yml, "{{BASE}}", "https://club.example.kr"),
 		strings.Replace(yml, "dev_defaults: {password: dev-pw}", "dev_defaults: {token: x}", 1),
 	} {
-		if _, err := ParseSites([]byte(strings.ReplaceAll(bad, "{{BASE}}", ls.URL))); err == nil || !strings.Contains(err.Error(), "dev_defaults") {
+		if _, err := site.ParseSites([]byte(strings.ReplaceAll(bad, "{{BASE}}", ls.URL))); err == nil || !strings.Contains(err.Error(), "dev_defaults") {
 			t.Errorf("want a dev_defaults error, got %v", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 )
@@ -52,11 +53,11 @@ func TestMarkAppearingBetweenCrawlsClosesNothing(t *testing.T) {
 		times := []string{"07:00", "07:01", "07:02", "07:00", "07:01", "07:02"}
 		fmt.Fprint(w, "<html><body><table>"+slotRows(names, times)+"</table></body></html>")
 	})
-	site := recompiled(t, sourceSite(t, srv.URL, encHTMLSite), func(s *SiteSpec) { s.DaysAhead = 1 })
+	st := recompiled(t, sourceSite(t, srv.URL, encHTMLSite), func(s *site.SiteSpec) { s.DaysAhead = 1 })
 	clock := newRunClock(sourcesAt)
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: runLogger(t),
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: filepath.Join(dir, "state")}, Logger: runLogger(t),
 		EventsOut: out, Metrics: newTestMetrics(clock.Now), Now: clock.Now}
 	first := 0
 	for i, m := range []string{"", "\u200e", "\u200e"} {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -35,8 +36,8 @@ func TestNotOpenDateKeepsTheCrawlComplete(t *testing.T) {
 			`<tr class="res"><td>14:00</td><td>130,000원</td></tr></table></body></html>`)
 	})
 	yml := clubPageSite + "    not_open: {contains: \"예약 가능한 일자가 아닙니다\"}\n"
-	site := recompiled(t, sourceSite(t, srv.URL, yml), func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
-	cr := newClubRun(t, site, &testkit.SyncBuffer{})
+	st := recompiled(t, sourceSite(t, srv.URL, yml), func(s *site.SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
+	cr := newClubRun(t, st, &testkit.SyncBuffer{})
 	if s := cr.run(t); !s.Complete || s.Opened != 4 {
 		t.Fatalf("first crawl: %+v", s)
 	}
@@ -68,7 +69,7 @@ func TestNotOpenKeys(t *testing.T) {
 		{strings.Replace(minimalSite, "    row:", "    not_open: {contains: x}\n    row:", 1), "not_open needs requests"},
 		{clubPageSite + "    not_open: {selector: \"div.closed\", statuses: [404]}\n", ""},
 	} {
-		_, err := ParseSites([]byte(strings.ReplaceAll(tc.yml, "{{BASE}}", "http://127.0.0.1:1")))
+		_, err := site.ParseSites([]byte(strings.ReplaceAll(tc.yml, "{{BASE}}", "http://127.0.0.1:1")))
 		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%q: %v, want %q", tc.yml[len(tc.yml)-60:], err, tc.err)
 		}
@@ -79,7 +80,7 @@ func TestNotOpenKeys(t *testing.T) {
 // without it, or an answer that is not JSON, is not one.
 func TestJSONNotOpenWhen(t *testing.T) {
 	t.Parallel()
-	sites, err := ParseSites([]byte(`
+	sites, err := site.ParseSites([]byte(`
 sites:
   - name: j
     requests: [{url: "http://x.kr/"}]
@@ -93,7 +94,7 @@ sites:
 	j := sites[0].JSON
 	for body, want := range map[string]bool{`{"msg":"NOT_OPEN"}`: true, `{"code":"E17","list":[]}`: true,
 		`{"msg":"OK","list":[]}`: false, `<script>alert(1)</script>`: false} {
-		if got := j.notOpen([]byte(body)); got != want {
+		if got := notOpen(j, []byte(body)); got != want {
 			t.Errorf("%s: not open %v, want %v", body, got, want)
 		}
 	}

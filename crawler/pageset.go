@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -40,7 +41,7 @@ func (ps pageSets) LogValue() slog.Value {
 
 // Covers reports whether l is among the listings the page set would have shown.
 func (p PageSet) Covers(l events.Listing) bool {
-	return (p.PlayDate == "" || p.PlayDate == l.PlayDate) && (p.Course == "" || p.Course == CleanText(l.CourseName))
+	return (p.PlayDate == "" || p.PlayDate == l.PlayDate) && (p.Course == "" || p.Course == site.CleanText(l.CourseName))
 }
 
 // finishSets fills Result.FailedSets: the page set of every failed request, and the zero PageSet
@@ -51,7 +52,7 @@ func (cr *crawl) finishSets() {
 	for _, set := range sortedSets(cr.notOpen) {
 		p := PageSet{}
 		if set >= 0 && set < len(cr.sets) {
-			p = cr.site.pageSet(cr.sets[set])
+			p = pageSet(cr.site, cr.sets[set])
 		}
 		if !slices.Contains(cr.res.NotOpenSets, p) {
 			cr.res.NotOpenSets = append(cr.res.NotOpenSets, p)
@@ -70,7 +71,7 @@ func (cr *crawl) finishSets() {
 		}
 	}
 	for _, set := range sortedSets(cr.failedSets) {
-		add(cr.site.pageSet(cr.sets[set]))
+		add(pageSet(cr.site, cr.sets[set]))
 	}
 }
 
@@ -84,24 +85,10 @@ func sortedSets(m map[int]bool) []int {
 }
 
 // pageSet attributes a page set's listings: by play date when round_date comes from the
-// request, by course when course does.
-func (s *Site) pageSet(vars RequestVars) PageSet {
+// request, by course when course does (site.Site.Attribution).
+func pageSet(s *site.Site, vars site.RequestVars) PageSet {
 	var p PageSet
-	if s.fields[cellRoundDate].value != nil && !vars.Date.IsZero() {
-		p.PlayDate = vars.Date.Format("2006-01-02")
-	}
-	if t := s.fields[cellCourse].value; t != nil {
-		if v, err := execTemplate(t, vars); err == nil {
-			if re := s.fields[cellCourse].re; re != nil {
-				if m := re.FindStringSubmatch(v); m != nil {
-					v = m[1]
-				} else {
-					v = ""
-				}
-			}
-			p.Course = CleanText(v)
-		}
-	}
+	p.PlayDate, p.Course = s.Attribution(vars)
 	return p
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -38,12 +39,12 @@ func TestRunnerFailedClubWithholdsOnlyItsCloses(t *testing.T) {
 		_, _ = w.Write([]byte(`<table id="resList">` + rows + `</table>`))
 	}))
 	t.Cleanup(srv.Close)
-	site := sourceSite(t, srv.URL, strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n",
+	st := sourceSite(t, srv.URL, strings.Replace(clubPageSite, "      - {code: 137, name: 레이크 CC}\n",
 		"      - {code: 137, name: 레이크 CC}\n      - {code: 138, name: 힐스 CC}\n", 1))
-	site = recompiled(t, site, func(s *SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
+	st = recompiled(t, st, func(s *site.SiteSpec) { s.Politeness.NoRetry, s.Politeness.Retries = true, 0 })
 	clock := newRunClock(sourcesAt)
 	out := openEventLog(t, t.TempDir())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelWarn), EventsOut: out, Now: clock.Now}
 	run := func() SiteSummary {
 		t.Helper()
 		clock.Add(10 * time.Minute)

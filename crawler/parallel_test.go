@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -23,14 +24,14 @@ import (
 // deadSite is a copy of healthy pointed at addr (a black hole: it accepts and never answers),
 // named name, with one attempt per page and the longest request timeout, so that only the run's
 // cancellation or the site's deadline can end its crawl.
-func deadSite(t testing.TB, healthy *Site, name, addr string) *Site {
+func deadSite(t testing.TB, healthy *site.Site, name, addr string) *site.Site {
 	t.Helper()
-	return recompiled(t, healthy, func(s *SiteSpec) {
+	return recompiled(t, healthy, func(s *site.SiteSpec) {
 		s.Name = name
 		s.URLTemplate = "http://" + addr + "/tee?date={{.Date.Format \"20060102\"}}&page=1"
 		s.AllowedDomains = nil
 		s.Politeness.NoRetry, s.Politeness.Retries = true, 0
-		s.Politeness.RequestTimeout = Duration(5 * time.Minute)
+		s.Politeness.RequestTimeout = site.Duration(5 * time.Minute)
 	})
 }
 
@@ -58,15 +59,15 @@ func TestRunnerDeadSiteDoesNotDelayHealthy(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 3, Now: time.Now, DaysAhead: 1, TeeTimesPerDay: 8})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	healthy := recompiled(t, runnerSite(t, srv.URL, 1), func(s *SiteSpec) { s.Name = "healthy" })
+	healthy := recompiled(t, runnerSite(t, srv.URL, 1), func(s *site.SiteSpec) { s.Name = "healthy" })
 	holeAddr, accepts := testkit.CountingBlackHole(t)
-	dead := recompiled(t, deadSite(t, healthy, "dead", holeAddr), func(s *SiteSpec) { s.DaysAhead = 0 })
+	dead := recompiled(t, deadSite(t, healthy, "dead", holeAddr), func(s *site.SiteSpec) { s.DaysAhead = 0 })
 
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	logs := &testkit.SyncBuffer{}
 	m := newTestMetrics(time.Now)
-	r := &Runner{Sites: []*Site{dead, healthy}, State: StateDir{Dir: filepath.Join(dir, "state")},
+	r := &Runner{Sites: []*site.Site{dead, healthy}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), EventsOut: out, Metrics: m, Now: time.Now}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -154,7 +155,7 @@ func TestRunnerSiteDeadline(t *testing.T) {
 </table></body></html>`)
 	}))
 	t.Cleanup(srv.Close)
-	sites, err := ParseSites([]byte(deadlineSitesYAML(srv.URL, "300ms")))
+	sites, err := site.ParseSites([]byte(deadlineSitesYAML(srv.URL, "300ms")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestRunnerParallelEventsFile(t *testing.T) {
 	sim := sitesim.New(sitesim.Config{Seed: 11, Now: clock.Now, DaysAhead: 2, TeeTimesPerDay: 8, LoginPassword: "pw"})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	var sites []*Site
+	var sites []*site.Site
 	for _, name := range []string{"sim-golf", "sim-api-get", "sim-api-post", "sim-club-login", "sim-club-page"} {
 		if name == "sim-golf" {
 			sites = append(sites, runnerSite(t, srv.URL, 2))
@@ -292,7 +293,7 @@ func TestRunnerSharesPolitenessPerHost(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	host = strings.TrimPrefix(srv.URL, "http://")
-	sites, err := ParseSites([]byte(sharedHostSitesYAML(srv.URL)))
+	sites, err := site.ParseSites([]byte(sharedHostSitesYAML(srv.URL)))
 	if err != nil {
 		t.Fatal(err)
 	}

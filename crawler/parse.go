@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // page is what parsePage reads from one HTML page: its listing rows and the links to crawl next.
 type page struct {
-	Rows  []rawRow
+	Rows  []site.RawRow
 	Links []string // absolute http(s) URLs from next_page and follow, in document order
 	// Holder is the selector of the element that holds the first row (holderOf); empty without rows.
 	Holder string
@@ -25,36 +26,36 @@ type page struct {
 // without rows reports NoList when it lacks the list (the site's list selector, else hint, the
 // holder remembered from a page with rows; neither: not judged); the error is for a body that is
 // not HTML at all.
-func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, error) {
+func parsePage(st *site.Site, pageURL *url.URL, body []byte, hint string) (page, error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return page{}, fmt.Errorf("parse HTML: %w", err)
 	}
 	var pg page
-	doc.Find(site.Row).Each(func(i int, row *goquery.Selection) {
+	doc.Find(st.Row).Each(func(i int, row *goquery.Selection) {
 		if i == 0 {
 			pg.Holder = holderOf(row)
 		}
-		var r rawRow
-		r.marked = site.marks(row)
-		for _, c := range site.cells(&r) {
-			if !c.field.configured() {
+		var r site.RawRow
+		r.Marked = marks(st, row)
+		for _, c := range st.RowCells(&r) {
+			if !c.Field.Configured() {
 				continue
 			}
-			v, ok := c.field.read(row)
+			v, ok := read(c.Field, row)
 			if !ok {
-				r.Missing = append(r.Missing, c.name)
+				r.Missing = append(r.Missing, c.Name)
 				continue
 			}
-			*c.dst = v
+			*c.Dst = v
 		}
 		pg.Rows = append(pg.Rows, r)
 	})
-	if list := cmp.Or(site.list, hint); len(pg.Rows) == 0 && list != "" && doc.Find(list).Length() == 0 {
+	if list := cmp.Or(st.ListSelector(), hint); len(pg.Rows) == 0 && list != "" && doc.Find(list).Length() == 0 {
 		pg.NoList = true
 		return pg, nil
 	}
-	for _, sel := range []string{site.NextPage, site.Follow} {
+	for _, sel := range []string{st.NextPage, st.Follow} {
 		if sel == "" {
 			continue
 		}
@@ -78,7 +79,7 @@ func parsePage(site *Site, pageURL *url.URL, body []byte, hint string) (page, er
 }
 
 // marks reports whether row matches one of the site's empty_when entries.
-func (s *Site) marks(row *goquery.Selection) bool {
+func marks(s *site.Site, row *goquery.Selection) bool {
 	for _, m := range s.EmptyWhen {
 		if (m.Selector != "" && row.Find(m.Selector).Length() > 0) || (m.Contains != "" && strings.Contains(row.Text(), m.Contains)) {
 			return true
@@ -89,7 +90,7 @@ func (s *Site) marks(row *goquery.Selection) bool {
 
 // read returns the field's value in row: the first match of Selector (or the row itself), its
 // text or attribute, narrowed by Regex. ok is false when the element, attribute or match is absent.
-func (f *compiledField) read(row *goquery.Selection) (string, bool) {
+func read(f *site.CompiledField, row *goquery.Selection) (string, bool) {
 	sel := row
 	if f.Selector != "" {
 		sel = row.Find(f.Selector).First()
@@ -105,17 +106,5 @@ func (f *compiledField) read(row *goquery.Selection) (string, bool) {
 		}
 		v = a
 	}
-	return f.narrow(v)
-}
-
-// narrow is v narrowed by the field's Regex (its one capture group); false when it does not match.
-func (f *compiledField) narrow(v string) (string, bool) {
-	if f.re == nil {
-		return v, true
-	}
-	m := f.re.FindStringSubmatch(v)
-	if m == nil {
-		return "", false
-	}
-	return m[1], true
+	return f.Narrow(v)
 }

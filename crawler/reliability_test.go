@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -26,7 +27,7 @@ type pageRow struct {
 
 // pageSite serves one page whose rows are whatever rows() returns at request time, and returns a
 // site that crawls it (no politeness delays, no retries).
-func pageSite(t testing.TB, name string, rows func() []pageRow) *Site {
+func pageSite(t testing.TB, name string, rows func() []pageRow) *site.Site {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
@@ -39,11 +40,11 @@ func pageSite(t testing.TB, name string, rows func() []pageRow) *Site {
 		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
-	s, err := SiteSpec{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
-		Fields: Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
+	s, err := site.SiteSpec{Name: name, StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: site.Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
 			"round_date": {Selector: "td.date"}, "tee_time": {Selector: "td.time"},
 			"price": {Selector: "td.price"}, "players": {Selector: "td.players"}},
-		Politeness: Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
+		Politeness: site.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +85,13 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 	rows = append(rows, pageRow{Course: strings.Repeat("x", 4000), Part: "OUT", Date: "12/02", Time: "07:00", Price: 1},
 		pageRow{Course: "레이크 CC", Part: strings.Repeat("가", 80), Date: "12/02", Time: "07:10", Price: 1}, // 240 bytes
 		pageRow{Course: "레이크 CC", Part: "OUT", Date: "12/02" + strings.Repeat(" 토", 30), Time: "07:20", Price: 1})
-	site := pageSite(t, "long", func() []pageRow { return rows })
+	st := pageSite(t, "long", func() []pageRow { return rows })
 	var logs testkit.SyncBuffer
 	pub := &pubRecorder{}
 	m := newTestMetrics(nil)
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }}
+		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul()) }}
 	sum, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +104,11 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 			t.Errorf("published %q: %v", e.ListingKey, err)
 		}
 	}
-	if got := metricSum(t, m, "crawler_rows_rejected_total", map[string]string{"source": "long", "reason": RejectFieldTooLong}); got != 3 {
-		t.Errorf("crawler_rows_rejected_total{reason=%q} = %v, want 3", RejectFieldTooLong, got)
+	if got := metricSum(t, m, "crawler_rows_rejected_total", map[string]string{"source": "long", "reason": site.RejectFieldTooLong}); got != 3 {
+		t.Errorf("crawler_rows_rejected_total{reason=%q} = %v, want 3", site.RejectFieldTooLong, got)
 	}
-	if n := strings.Count(logs.String(), "reason="+RejectFieldTooLong); n != 3 || !strings.Contains(logs.String(), "url="+site.StartURLs[0]) {
-		t.Errorf("%d log lines with reason %s (want 3, with the URL):\n%s", n, RejectFieldTooLong, logs.String())
+	if n := strings.Count(logs.String(), "reason="+site.RejectFieldTooLong); n != 3 || !strings.Contains(logs.String(), "url="+st.StartURLs[0]) {
+		t.Errorf("%d log lines with reason %s (want 3, with the URL):\n%s", n, site.RejectFieldTooLong, logs.String())
 	}
 }
 
@@ -129,7 +130,7 @@ func TestLastMinuteBookingClosesAsBooked(t *testing.T) {
 	firstMiss := seoulTime(t, "2026-12-05 06:50")
 	if out[0].CloseReason != events.Booked || !out[0].OccurredAt.Equal(firstMiss) {
 		t.Errorf("gone at 06:50 before its 07:00 tee time: closed %s at %s, want booked at %s",
-			out[0].CloseReason, out[0].OccurredAt.In(Seoul()).Format("15:04"), firstMiss.Format("15:04"))
+			out[0].CloseReason, out[0].OccurredAt.In(site.Seoul()).Format("15:04"), firstMiss.Format("15:04"))
 	}
 	// Gone only after its tee time: expired, at that first miss.
 	_, snap, _ = Diff(emptySnap(), []events.Listing{l}, crawlAt(t, 1, "2026-12-05 06:50", true), DiffOptions{})
@@ -237,10 +238,10 @@ func TestSaveBeforePublish(t *testing.T) {
 	t.Parallel()
 	price := int64(150000)
 	var mu sync.Mutex
-	site := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
+	st := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
 	pub := &pubRecorder{}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -276,11 +277,11 @@ func TestSaveBeforePublish(t *testing.T) {
 func TestStateDirLock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	site := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
+	st := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
 	pub1, pub2 := &pubRecorder{}, &pubRecorder{}
-	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul()) }
-	r1 := &Runner{Sites: []*Site{site}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
-	r2 := &Runner{Sites: []*Site{site}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
+	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul()) }
+	r1 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r2 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
 	if err := r1.Lock(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +311,8 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	n := 20
-	site := pageSite(t, "layout", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 1) })
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, Seoul())
+	st := pageSite(t, "layout", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 1) })
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
 	m := newTestMetrics(nil)
 	m.UnhealthyAfter = 3
 	srv := httptest.NewServer(m.Handler())
@@ -325,7 +326,7 @@ func TestHealthzWithoutCompleteCrawls(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
 		Diff: DiffOptions{CollapseCrawls: 100}, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
 	run := func() {
 		_, _ = r.Run(context.Background())

@@ -1,8 +1,9 @@
 package crawler
 
-// The pages of a site's request templates (request.go expands them): the login first when one is
-// declared, each request scheduled once, its answer read as rows, a page not yet open, an expired
-// login (logged in again, once per page) or a failure attributed to its page set (pageset.go).
+// The pages of a site's request templates (site.Site.PageRequests expands them): the login first
+// when one is declared, each request scheduled once, its answer read as rows, a page not yet open,
+// an expired login (logged in again, once per page) or a failure attributed to its page set
+// (pageset.go).
 
 import (
 	"bytes"
@@ -17,13 +18,14 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // Keys of the colly request context for requests of a site's request templates.
 const (
 	setKey      = "golf-crawler.set"       // int: the page set
-	pageKeyKey  = "golf-crawler.key"       // string: pageRequest.key
+	pageKeyKey  = "golf-crawler.key"       // string: site.PageRequest.key
 	origURLKey  = "golf-crawler.url"       // string: the URL as requested (before redirects)
 	loginGenKey = "golf-crawler.login-gen" // int: the login generation the request was sent under
 	reloggedKey = "golf-crawler.relogged"  // bool: the page already got a fresh login
@@ -31,10 +33,10 @@ const (
 
 // PageReport is what one page of a crawl gave, for CollectDeps.OnPage (`crawler try`).
 type PageReport struct {
-	Request  string       // the URL, or method, URL and body
-	Status   int          // 0: no response
-	Body     []byte       // the response decoded to UTF-8 (decodeBody); nil when none
-	Vars     *RequestVars // the page set's variables; nil for a site without requests
+	Request  string            // the URL, or method, URL and body
+	Status   int               // 0: no response
+	Body     []byte            // the response decoded to UTF-8 (decodeBody); nil when none
+	Vars     *site.RequestVars // the page set's variables; nil for a site without requests
 	Listings []events.Listing
 	Rejected []RejectedRow
 	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
@@ -50,17 +52,9 @@ type RejectedRow struct {
 	Err    error
 }
 
-// listingOrReject is one row's outcome.
-type listingOrReject struct {
-	Listing events.Listing
-	Reason  string
-	Err     error
-	Raw     string
-}
-
 // startRequests starts the crawl: the login when declared, then every start URL and request.
 func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
-	reqs, sets, err := cr.site.pageRequests(cr.crawledAt)
+	reqs, sets, err := cr.site.PageRequests(cr.crawledAt)
 	if err != nil {
 		return err
 	}
@@ -81,7 +75,7 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		if cr.deps.OnPage != nil {
 			// `crawler try` reports every page: start URLs take the request path too (the same
 			// parsing, no page set), which reports them.
-			cr.visitRequest(pageRequest{Method: http.MethodGet, URL: u, Header: http.Header{}, Set: -1})
+			cr.visitRequest(site.PageRequest{Method: http.MethodGet, URL: u, Header: http.Header{}, Set: -1})
 			continue
 		}
 		cr.visit(u)
@@ -93,8 +87,8 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 }
 
 // visitRequest schedules one request unless it was already scheduled or max_pages is reached.
-func (cr *crawl) visitRequest(pr pageRequest) {
-	key := pr.key()
+func (cr *crawl) visitRequest(pr site.PageRequest) {
+	key := pr.Key()
 	if !cr.claim(key, "request") {
 		return
 	}
@@ -142,7 +136,7 @@ func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
 	}
 }
 
-func (cr *crawl) vars(set int) *RequestVars {
+func (cr *crawl) vars(set int) *site.RequestVars {
 	if set < 0 || set >= len(cr.sets) {
 		return nil
 	}
@@ -163,22 +157,22 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		return true
 	}
 	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
-	if cr.sess != nil && cr.site.Login.isLoginPage(r.StatusCode, body) {
+	if cr.sess != nil && isLoginPage(cr.site.Login, r.StatusCode, body) {
 		cr.loginPage(r, key, set)
 		return true
 	}
-	if (cr.site.NotOpen != nil && cr.site.NotOpen.matches(r.StatusCode, body)) ||
-		(cr.site.JSON != nil && cr.site.JSON.notOpen(body)) {
+	if (cr.site.NotOpen != nil && pageMatches(*cr.site.NotOpen, r.StatusCode, body)) ||
+		(cr.site.JSON != nil && notOpen(cr.site.JSON, body)) {
 		cr.notOpenPage(key, set, r.StatusCode, body)
 		return true
 	}
 	var (
-		rows  []rawRow
+		rows  []site.RawRow
 		links []string
 		err   error
 		empty bool
 	)
-	if cr.site.Format == FormatJSON {
+	if cr.site.Format == site.FormatJSON {
 		rows, err = parseJSONPage(cr.site, body)
 		switch {
 		case errors.Is(err, errEmptyPage):
@@ -207,8 +201,8 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty}
 	markers := 0
 	for _, row := range rows {
-		lr := cr.site.fromRequest(row, vars, pageURL, cr.crawledAt)
-		if lr.Err != nil && soldOutMarker(row, lr.Reason) {
+		lr := cr.site.FromRequest(row, vars, pageURL, cr.crawledAt)
+		if lr.Err != nil && site.SoldOutMarker(row, lr.Reason) {
 			markers++ // a sold-out date's marker row (empty_when): no listing and no reject
 			continue
 		}
@@ -239,7 +233,7 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		cr.deps.OnPage(rep)
 	}
 	for _, link := range links {
-		cr.visitRequest(pageRequest{Method: http.MethodGet, URL: link, Header: http.Header{}, Set: set})
+		cr.visitRequest(site.PageRequest{Method: http.MethodGet, URL: link, Header: http.Header{}, Set: set})
 	}
 	return true
 }

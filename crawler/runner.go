@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
@@ -71,7 +72,7 @@ type AlertCrawl struct {
 // the same time (the schedule guarantees it); two Runners, in one process or two, never crawl
 // one state dir at the same time: Run holds the dir's lock (see Lock).
 type Runner struct {
-	Sites  []*Site
+	Sites  []*site.Site
 	State  StateDir
 	Logger *slog.Logger
 
@@ -243,7 +244,7 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 // RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
 // Run, RunSites may run concurrently with itself on disjoint sites once Lock is held: the calls
 // share the runner's MaxSites slots and its per-host politeness.
-func (r *Runner) RunSites(ctx context.Context, sites []*Site) (RunSummary, error) {
+func (r *Runner) RunSites(ctx context.Context, sites []*site.Site) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -33,7 +34,7 @@ func runLogger(t testing.TB) *slog.Logger {
 
 // runnerSite is the shipped compose/dev/sites.yaml site pointed at base, looking days days ahead,
 // with no politeness delay and millisecond backoffs.
-func runnerSite(t testing.TB, base string, days int) *Site {
+func runnerSite(t testing.TB, base string, days int) *site.Site {
 	t.Helper()
 	return simSite(t, base, days)
 }
@@ -68,7 +69,7 @@ func TestRunnerNoBroker(t *testing.T) {
 	dir := t.TempDir()
 	out := openEventLog(t, dir)
 	m := newTestMetrics(clock.Now)
-	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
+	r := &Runner{Sites: []*site.Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: filepath.Join(dir, "state")},
 		Logger: runLogger(t), EventsOut: out, Metrics: m, Now: clock.Now}
 
 	sum1, err := r.Run(t.Context())
@@ -137,7 +138,7 @@ func TestRunnerKafka(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 11, 2)
 	m := newTestMetrics(clock.Now)
-	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
+	r := &Runner{Sites: []*site.Site{runnerSite(t, srv.URL, 2)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Metrics: m, Now: clock.Now}
 	pub := kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: runLogger(t), Metrics: m})
 	sum, err := r.Run(t.Context())
@@ -172,7 +173,7 @@ func TestRunnerBlackholedBroker(t *testing.T) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(t, clock, 13, 1)
 	m := newTestMetrics(clock.Now)
-	r := &Runner{Sites: []*Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
+	r := &Runner{Sites: []*site.Site{runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: t.TempDir()},
 		Logger: runLogger(t), Metrics: m, Now: clock.Now}
 	pub := kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{testkit.BlackHole(t)}, Topic: "booking-events",
 		Logger: slog.New(slog.DiscardHandler), Metrics: m})
@@ -202,14 +203,14 @@ func TestRunnerIncompleteAndFailingSites(t *testing.T) {
 	down := httptest.NewServer(nil)
 	downURL := down.URL
 	down.Close()
-	dead := recompiled(t, runnerSite(t, downURL, 0), func(dead *SiteSpec) {
+	dead := recompiled(t, runnerSite(t, downURL, 0), func(dead *site.SiteSpec) {
 		dead.Name = "dead-golf"
 		dead.AllowedDomains = nil
 		dead.Politeness.NoRetry, dead.Politeness.Retries = true, 0
 	})
 	m := newTestMetrics(clock.Now)
 	dir := t.TempDir()
-	r := &Runner{Sites: []*Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
+	r := &Runner{Sites: []*site.Site{dead, runnerSite(t, srv.URL, 1)}, State: StateDir{Dir: dir},
 		Logger: runLogger(t), Metrics: m, Now: clock.Now}
 
 	sum, err := r.Run(t.Context())

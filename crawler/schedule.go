@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/robfig/cron/v3"
 )
 
@@ -54,7 +55,7 @@ func (s Schedule) Run(ctx context.Context) error {
 	}
 	loc := s.Location
 	if loc == nil {
-		loc = Seoul()
+		loc = site.Seoul()
 	}
 	grace := s.ShutdownTimeout
 	if grace <= 0 {
@@ -138,46 +139,4 @@ func (l cronLogger) Info(msg string, keysAndValues ...any) {
 
 func (l cronLogger) Error(err error, msg string, keysAndValues ...any) {
 	l.log.Error("cron "+msg, append([]any{"err", err}, keysAndValues...)...)
-}
-
-// SiteDeadlineFraction is the share of the schedule's interval a site's crawl may take by default
-// (`crawler run`): the rest leaves room for the other steps of a run before the next is due.
-const SiteDeadlineFraction = 0.8
-
-// DefaultSiteDeadline is a site's crawl bound under spec (read in loc, from now):
-// SiteDeadlineFraction of the shortest gap between its next runs.
-func DefaultSiteDeadline(spec string, loc *time.Location, now time.Time) (time.Duration, error) {
-	iv, err := ScheduleInterval(spec, loc, now)
-	if err != nil {
-		return 0, err
-	}
-	return time.Duration(float64(iv) * SiteDeadlineFraction).Round(time.Second), nil
-}
-
-// ScheduleInterval is the shortest gap between two of spec's next 100 runs after now, in loc
-// (Seoul() when nil): 10 minutes for "*/10 * * * *", 5 s for "@every 5s".
-func ScheduleInterval(spec string, loc *time.Location, now time.Time) (time.Duration, error) {
-	if loc == nil {
-		loc = Seoul()
-	}
-	sched, err := cron.ParseStandard(spec)
-	if err != nil {
-		return 0, fmt.Errorf("parse schedule %q: %w", spec, err)
-	}
-	var shortest time.Duration
-	prev := sched.Next(now.In(loc))
-	for range 100 {
-		next := sched.Next(prev)
-		if next.IsZero() {
-			break
-		}
-		if gap := next.Sub(prev); shortest == 0 || gap < shortest {
-			shortest = gap
-		}
-		prev = next
-	}
-	if shortest <= 0 {
-		return 0, fmt.Errorf("schedule %q: no two runs to measure an interval between", spec)
-	}
-	return shortest, nil
 }

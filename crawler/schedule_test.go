@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -161,7 +162,7 @@ func TestScheduleRunAtStart(t *testing.T) {
 
 func TestScheduleInterval(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 3, 7, 23, 55, 30, 0, Seoul())
+	now := time.Date(2026, 3, 7, 23, 55, 30, 0, site.Seoul())
 	for _, tc := range []struct {
 		spec     string
 		interval time.Duration
@@ -173,13 +174,13 @@ func TestScheduleInterval(t *testing.T) {
 		{"0,5 9 * * *", 5 * time.Minute, 4 * time.Minute}, // the shortest gap, not the day's
 		{"0 9 * * 1", 7 * 24 * time.Hour, 134*time.Hour + 24*time.Minute},
 	} {
-		iv, err := ScheduleInterval(tc.spec, nil, now)
-		d, derr := DefaultSiteDeadline(tc.spec, nil, now)
+		iv, err := site.ScheduleInterval(tc.spec, nil, now)
+		d, derr := site.DefaultSiteDeadline(tc.spec, nil, now)
 		if err != nil || derr != nil || iv != tc.interval || d != tc.deadline {
 			t.Errorf("%q: interval %v (%v), deadline %v (%v); want %v and %v", tc.spec, iv, err, d, derr, tc.interval, tc.deadline)
 		}
 	}
-	if _, err := ScheduleInterval("every ten minutes", nil, now); err == nil {
+	if _, err := site.ScheduleInterval("every ten minutes", nil, now); err == nil {
 		t.Error("an invalid spec gave no error")
 	}
 }

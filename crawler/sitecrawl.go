@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
@@ -30,7 +31,7 @@ var errSiteDeadline = errors.New("site deadline reached")
 // MaxSites of them before any starts, so that a host shares its slots fairly from its first
 // request on: a site that starts first cannot take every slot of a host another site is about to
 // use.
-func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.Time) []SiteSummary {
+func (r *Runner) crawlSites(ctx context.Context, sites []*site.Site, now func() time.Time) []SiteSummary {
 	n := r.MaxSites
 	if n <= 0 {
 		n = DefaultMaxSites
@@ -48,15 +49,15 @@ func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.
 	}
 	slots := r.slots
 	var wg sync.WaitGroup
-	for i, site := range sites {
+	for i, st := range sites {
 		slots <- struct{}{}
 		if shares[i] == nil {
-			shares[i] = r.hosts.join(site)
+			shares[i] = r.hosts.join(st)
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			defer shares[i].leave()
-			s := r.crawlSite(ctx, site, now, shares[i])
+			s := r.crawlSite(ctx, st, now, shares[i])
 			if r.Metrics != nil {
 				r.Metrics.SiteCrawled(s)
 			}
@@ -69,11 +70,11 @@ func (r *Runner) crawlSites(ctx context.Context, sites []*Site, now func() time.
 
 // siteDeadline is the bound of one crawl of site: its own deadline, else its PerSite deadline,
 // else SiteDeadline; 0: none.
-func (r *Runner) siteDeadline(site *Site) time.Duration {
-	if site.Deadline > 0 {
-		return site.Deadline.D()
+func (r *Runner) siteDeadline(st *site.Site) time.Duration {
+	if st.Deadline > 0 {
+		return st.Deadline.D()
 	}
-	if d := r.PerSite[site.Name].Deadline; d > 0 {
+	if d := r.PerSite[st.Name].Deadline; d > 0 {
 		return d
 	}
 	return r.SiteDeadline
@@ -82,15 +83,15 @@ func (r *Runner) siteDeadline(site *Site) time.Duration {
 // collect is Collect under the site's deadline. deadline is true when the deadline ended the
 // crawl (the run's ctx still going): the partial result is returned with a nil error, and the
 // crawl is incomplete. Any other error is Collect's.
-func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
-	d := r.siteDeadline(site)
+func (r *Runner) collect(ctx context.Context, st *site.Site, start time.Time, deps CollectDeps, log *slog.Logger) (res Result, deadline bool, err error) {
+	d := r.siteDeadline(st)
 	if d <= 0 {
-		res, err = Collect(ctx, site, start, deps)
+		res, err = Collect(ctx, st, start, deps)
 		return res, false, err
 	}
 	cctx, cancel := context.WithTimeoutCause(ctx, d, errSiteDeadline)
 	defer cancel()
-	res, err = Collect(cctx, site, start, deps)
+	res, err = Collect(cctx, st, start, deps)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiteDeadline) {
 		log.WarnContext(ctx, "site deadline reached: the crawl is cancelled and closes nothing", "deadline", d,
 			"pages", res.Pages, "listings", len(res.Listings))
@@ -103,10 +104,10 @@ func (r *Runner) collect(ctx context.Context, site *Site, start time.Time, deps 
 // may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
 // Every failure ends up in the summary's Err. share is the crawl's registration on the run's
 // hosts; it leaves them once the collect is done.
-func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time, share *hostShare) (s SiteSummary) {
+func (r *Runner) crawlSite(ctx context.Context, st *site.Site, now func() time.Time, share *hostShare) (s SiteSummary) {
 	start := now()
-	s = SiteSummary{Source: site.Name, CrawlID: CrawlID(site.Name, start), At: start}
-	log := r.Logger.With("site", site.Name, "crawl_id", s.CrawlID)
+	s = SiteSummary{Source: st.Name, CrawlID: CrawlID(st.Name, start), At: start}
+	log := r.Logger.With("site", st.Name, "crawl_id", s.CrawlID)
 	defer func() {
 		s.Duration = now().Sub(start)
 		if s.Err != nil {
@@ -118,7 +119,7 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 			"closed", s.Closed, "complete", s.Complete, "duration", s.Duration)
 	}()
 
-	prev, err := r.State.Load(site.Name)
+	prev, err := r.State.Load(st.Name)
 	if err != nil {
 		s.Err = err
 		return s
@@ -127,7 +128,7 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
-	res, deadline, err := r.collect(ctx, site, start, deps, log)
+	res, deadline, err := r.collect(ctx, st, start, deps, log)
 	share.leave()
 	if err != nil {
 		// An invalid site or a cancelled run: a partial result is not diffed, the snapshot stays.
@@ -139,15 +140,15 @@ func (r *Runner) crawlSite(ctx context.Context, site *Site, now func() time.Time
 	s.Incomplete = incompleteReason(res, deadline)
 	s.Complete = s.Incomplete == ""
 
-	crawl, reference := crawlOf(ctx, site, prev, res, s, log)
-	guard := r.guardTargetsOf(ctx, site, prev, res, &crawl, &s, log)
+	crawl, reference := crawlOf(ctx, st, prev, res, s, log)
+	guard := r.guardTargetsOf(ctx, st, prev, res, &crawl, &s, log)
 	opt := r.Diff
-	opt.MissesMinInterval = cmp.Or(r.PerSite[site.Name].MissesMinInterval, opt.MissesMinInterval)
+	opt.MissesMinInterval = cmp.Or(r.PerSite[st.Name].MissesMinInterval, opt.MissesMinInterval)
 	out, next, stats := Diff(prev, res.Listings, crawl, opt)
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, AlertCrawl{Site: site.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	s.Err = r.emit(ctx, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
 	return s
 }
 
@@ -172,7 +173,7 @@ func incompleteReason(res Result, deadline bool) string {
 // complete crawl's listing count; a snapshot written before it was kept falls back to its open
 // listings), and complete per page set when every failed page names the listings it would have
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
-func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
+func crawlOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
 	defer func() { // a date not open yet is no evidence: its listings do not close
 		if len(res.NotOpenSets) > 0 {
 			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
@@ -182,8 +183,8 @@ func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteS
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()
 	}
-	crawl = Crawl{ID: s.CrawlID, Source: site.Name, At: s.At, Complete: s.Complete,
-		Collapsed: s.Complete && collapsed(site, reference, len(res.Listings))}
+	crawl = Crawl{ID: s.CrawlID, Source: st.Name, At: s.At, Complete: s.Complete,
+		Collapsed: s.Complete && collapsed(st, reference, len(res.Listings))}
 	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
 		return crawl, reference
 	}
@@ -194,7 +195,7 @@ func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteS
 				before++
 			}
 		}
-		if !collapsed(site, before, len(res.Listings)) {
+		if !collapsed(st, before, len(res.Listings)) {
 			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
@@ -204,11 +205,11 @@ func crawlOf(ctx context.Context, site *Site, prev Snapshot, res Result, s SiteS
 // guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
 // collapsed: the page sets of a collapsed target are withheld from crawl, and s becomes
 // incomplete (IncompleteCollapsed). Otherwise the guard's counts carry over unchanged.
-func (r *Runner) guardTargetsOf(ctx context.Context, site *Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
+func (r *Runner) guardTargetsOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, crawl *Crawl, s *SiteSummary, log *slog.Logger) targetGuard {
 	if !crawl.Complete || crawl.Collapsed {
 		return targetGuard{Next: prev.TargetCollapses}
 	}
-	guard := guardTargets(site, prev, res.Listings, *crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, Seoul()))
+	guard := guardTargets(st, prev, res.Listings, *crawl, cmp.Or(max(r.Diff.CollapseCrawls, 0), DefaultCollapseCrawls), cmp.Or(r.Diff.Location, site.Seoul()))
 	r.logTargetGuard(ctx, log, guard)
 	if len(guard.Withheld) > 0 {
 		crawl.Withheld = withhold(crawl.Withheld, guard.Withheld)
@@ -316,9 +317,9 @@ func (r *Runner) abort(b spool.Batch) {
 
 // collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
 // complete crawl's listing count.
-func collapsed(site *Site, lastCompleteCount, curCount int) bool {
-	if site.MinCompleteRatio > 0 {
-		return lastCompleteCount > 0 && float64(curCount) < site.MinCompleteRatio*float64(lastCompleteCount)
+func collapsed(st *site.Site, lastCompleteCount, curCount int) bool {
+	if st.MinCompleteRatio > 0 {
+		return lastCompleteCount > 0 && float64(curCount) < st.MinCompleteRatio*float64(lastCompleteCount)
 	}
 	return Collapsed(lastCompleteCount, curCount)
 }

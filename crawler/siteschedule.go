@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -34,11 +35,11 @@ func (realClock) Wait(ctx context.Context, until time.Time) error {
 // runner's, shared by all of the calls. Shutdown is Schedule's: no new crawls once ctx ends, the
 // running ones get ShutdownTimeout, then their ctx is cancelled.
 type SiteSchedule struct {
-	Sites  []*Site
-	Times  []*SiteTimes // indexed like Sites
+	Sites  []*site.Site
+	Times  []*site.SiteTimes // indexed like Sites
 	Logger *slog.Logger
 	// Crawl crawls sites once (Runner.RunSites). Its ctx outlives Run's by ShutdownTimeout.
-	Crawl func(ctx context.Context, sites []*Site)
+	Crawl func(ctx context.Context, sites []*site.Site)
 	Clock Clock // nil: the real clock
 	// ShutdownTimeout: 0 means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
@@ -71,7 +72,7 @@ func (s SiteSchedule) Run(ctx context.Context) error {
 		running = make([]bool, len(s.Sites))
 	)
 	start := func(idx []int) {
-		sites := make([]*Site, len(idx))
+		sites := make([]*site.Site, len(idx))
 		for k, i := range idx {
 			sites[k] = s.Sites[i]
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -94,9 +95,9 @@ func newSchedRecorder(clock *fakeClock, blocking bool) *schedRecorder {
 	return r
 }
 
-func (r *schedRecorder) schedule(t *testing.T, sites []*Site, times []*SiteTimes) SiteSchedule {
+func (r *schedRecorder) schedule(t *testing.T, sites []*site.Site, times []*site.SiteTimes) SiteSchedule {
 	return SiteSchedule{Sites: sites, Times: times, Logger: testkit.Logger(t, slog.LevelInfo), Clock: r.clock, ShutdownTimeout: time.Minute,
-		Crawl: func(ctx context.Context, sites []*Site) {
+		Crawl: func(ctx context.Context, sites []*site.Site) {
 			c := schedCall{at: r.clock.Now()}
 			for _, s := range sites {
 				c.sites = append(c.sites, s.Name)
@@ -129,15 +130,15 @@ func runSiteSchedule(t *testing.T, s SiteSchedule) (stop func()) {
 // night and a Monday burst.
 func TestSiteScheduleCrawlsWhenCheckSays(t *testing.T) {
 	t.Parallel()
-	site := timedSite(t, "    schedule: \"*/30 * * * *\"\n    active_hours: \"05:00-23:00\"\n    jitter: 5m\n"+burstKeys)
-	st, err := site.Times(DefaultSchedule)
+	golfSite := timedSite(t, "    schedule: \"*/30 * * * *\"\n    active_hours: \"05:00-23:00\"\n    jitter: 5m\n"+burstKeys)
+	st, err := golfSite.Times(DefaultSchedule)
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := kst(8, 22, 0, 0) // Sunday evening: the last runs, the night, Monday morning, the burst
 	clock := newFakeClock(from)
 	rec := newSchedRecorder(clock, false)
-	stop := runSiteSchedule(t, rec.schedule(t, []*Site{site}, []*SiteTimes{st}))
+	stop := runSiteSchedule(t, rec.schedule(t, []*site.Site{golfSite}, []*site.SiteTimes{st}))
 	defer stop()
 	want := st.Upcoming(from, 40)
 	for i, w := range want {
@@ -163,12 +164,12 @@ func TestSiteScheduleCrawlsWhenCheckSays(t *testing.T) {
 // schedule due at the same moment as another is crawled in the same call.
 func TestSiteScheduleSkipsRunningSite(t *testing.T) {
 	t.Parallel()
-	sites, err := ParseSites([]byte(minimalSite + burstKeys + "  - name: g\n    start_urls: [\"https://golf.example.kr/g\"]\n" +
+	sites, err := site.ParseSites([]byte(minimalSite + burstKeys + "  - name: g\n    start_urls: [\"https://golf.example.kr/g\"]\n" +
 		"    row: \"tr.row\"\n    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var times []*SiteTimes
+	var times []*site.SiteTimes
 	for _, s := range sites {
 		st, err := s.Times("*/10 * * * *")
 		if err != nil {
@@ -216,14 +217,14 @@ func TestSiteScheduleSkipsRunningSite(t *testing.T) {
 // hours are crawled.
 func TestSiteScheduleRunAtStartKeepsActiveHours(t *testing.T) {
 	t.Parallel()
-	site := timedSite(t, "    active_hours: \"05:00-23:00\"\n")
-	st, err := site.Times("0 * * * *")
+	golfSite := timedSite(t, "    active_hours: \"05:00-23:00\"\n")
+	st, err := golfSite.Times("0 * * * *")
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := newFakeClock(kst(9, 23, 30, 0))
 	rec := newSchedRecorder(clock, false)
-	s := rec.schedule(t, []*Site{site}, []*SiteTimes{st})
+	s := rec.schedule(t, []*site.Site{golfSite}, []*site.SiteTimes{st})
 	s.RunAtStart = true
 	stop := runSiteSchedule(t, s)
 	defer stop()

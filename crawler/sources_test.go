@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -27,9 +28,9 @@ func fixture(t testing.TB, name string) []byte {
 }
 
 // sourceSite parses one site of YAML with {{BASE}} replaced by base, made test-fast.
-func sourceSite(t *testing.T, base, yml string) *Site {
+func sourceSite(t *testing.T, base, yml string) *site.Site {
 	t.Helper()
-	sites, err := ParseSites([]byte(strings.ReplaceAll(yml, "{{BASE}}", base)))
+	sites, err := site.ParseSites([]byte(strings.ReplaceAll(yml, "{{BASE}}", base)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ sites:
 `
 
 // crawled on 2026-12-01, the play date 2026-12-05 is four days ahead.
-var sourcesAt = time.Date(2026, 12, 1, 10, 0, 0, 0, Seoul())
+var sourcesAt = time.Date(2026, 12, 1, 10, 0, 0, 0, site.Seoul())
 
 func TestJSONGetFixture(t *testing.T) {
 	t.Parallel()
@@ -126,13 +127,13 @@ func TestJSONGetFixture(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(fixture(t, body[r.URL.Query().Get("roundDay")]))
 	})
-	site := recompiled(t, sourceSite(t, srv.URL, jsonGetSite), func(s *SiteSpec) { s.DaysAhead = 1 })
+	st := recompiled(t, sourceSite(t, srv.URL, jsonGetSite), func(s *site.SiteSpec) { s.DaysAhead = 1 })
 	rec := newRecorder()
-	res, err := Collect(t.Context(), site, sourcesAt, rec.deps(t))
+	res, err := Collect(t.Context(), st, sourcesAt, rec.deps(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Complete || res.Pages != 2 || res.Rejected != 1 || rec.rejected[RejectBadTeeTime] != 1 {
+	if !res.Complete || res.Pages != 2 || res.Rejected != 1 || rec.rejected[site.RejectBadTeeTime] != 1 {
 		t.Fatalf("complete %v pages %d rejected %d %v failed %v", res.Complete, res.Pages, res.Rejected, rec.rejected, res.FailedPages)
 	}
 	// Entities decoded, numbers and strings both read, 06:37:00 and a null price; play_date is the

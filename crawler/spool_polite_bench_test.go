@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -27,12 +28,12 @@ import (
 func BenchmarkCrawlSpoolPolite(b *testing.B) {
 	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
 	_, srv := runnerSim(b, clock, 42, 2)
-	site := recompiled(b, runnerSite(b, srv.URL, 2), func(s *SiteSpec) {
+	st := recompiled(b, runnerSite(b, srv.URL, 2), func(s *site.SiteSpec) {
 		s.Politeness.NoDelay = false
 		s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0 // the defaults
 	})
-	if site.Politeness.Delay.D() != DefaultDelay || site.Politeness.RandomDelay.D() != DefaultRandomDelay {
-		b.Fatalf("politeness %+v, want the defaults", site.Politeness)
+	if st.Politeness.Delay.D() != site.DefaultDelay || st.Politeness.RandomDelay.D() != site.DefaultRandomDelay {
+		b.Fatalf("politeness %+v, want the defaults", st.Politeness)
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	addr := kafkatest.Bootstrap(b)
@@ -44,7 +45,7 @@ func BenchmarkCrawlSpoolPolite(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &Runner{Sites: []*Site{site}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
+		r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: state}, Logger: quiet, Now: clock.Now}
 		if spooled {
 			defer kafkatest.SpoolRunner(b, r, cfg).CloseWithin(10 * time.Second)
 		} else {

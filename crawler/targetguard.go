@@ -3,9 +3,11 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
@@ -30,9 +32,9 @@ type targetGuard struct {
 // count on neither side. A target collapses when its reference is at least MinTargetReference
 // and the site's collapse rule (collapsed) holds; it is believed at its collapseCrawls-th
 // collapsed crawl in a row. Call it only for a crawl that counts as complete and not collapsed.
-func guardTargets(site *Site, prev Snapshot, cur []events.Listing, c Crawl, collapseCrawls int, loc *time.Location) targetGuard {
+func guardTargets(st *site.Site, prev Snapshot, cur []events.Listing, c Crawl, collapseCrawls int, loc *time.Location) targetGuard {
 	g := targetGuard{Refs: map[string]int{}, Next: map[string]int{}}
-	if len(site.Targets) == 0 {
+	if len(st.Targets) == 0 {
 		return g
 	}
 	counted := func(l events.Listing) bool {
@@ -41,16 +43,16 @@ func guardTargets(site *Site, prev Snapshot, cur []events.Listing, c Crawl, coll
 	ref, now := map[string]int{}, map[string]int{}
 	for _, e := range prev.Listings {
 		if e.Open() && e.Misses == 0 && e.Suspect == 0 && counted(e.Listing) {
-			ref[CleanText(e.Listing.CourseName)]++
+			ref[site.CleanText(e.Listing.CourseName)]++
 		}
 	}
 	for _, l := range cur {
 		if counted(l) {
-			now[CleanText(l.CourseName)]++
+			now[site.CleanText(l.CourseName)]++
 		}
 	}
-	for _, course := range sortedKeys(ref) {
-		if ref[course] < MinTargetReference || !collapsed(site, ref[course], now[course]) {
+	for _, course := range slices.Sorted(maps.Keys(ref)) {
+		if ref[course] < MinTargetReference || !collapsed(st, ref[course], now[course]) {
 			continue
 		}
 		g.Refs[course] = ref[course]

@@ -17,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -133,7 +134,7 @@ func BenchmarkCrawlAlerts(b *testing.B) {
 // iteration opens one tee time on a local site and crawls it, after the previous alert arrived.
 func BenchmarkCrawlerAlertLatency(b *testing.B) {
 	var open atomic.Int64
-	site := teePage(b, func() []teeRow {
+	st := teePage(b, func() []teeRow {
 		rows := make([]teeRow, open.Load())
 		for i := range rows {
 			rows[i] = teeRow{Date: fmt.Sprintf("12/%02d", 10+i/100%18), Time: fmt.Sprintf("%02d:%02d", 5+i%100/6, i%6*10), Price: 120000}
@@ -146,7 +147,7 @@ func BenchmarkCrawlerAlertLatency(b *testing.B) {
 	a := benchAlerts(b, benchWatchesFile(b, hook.URL, false))
 	timed := &timedAlerts{next: a.hook}
 	clock := newSimClock(time.Now()) // the events must not be stale by the real clock at send time
-	sites, err := crawler.LoadSites(teeSitesFile(b, site.URL))
+	sites, err := site.LoadSites(teeSitesFile(b, st.URL))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func (t *timedAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 }
 
 // benchSimSites is the HTML site of compose/dev/sites.yaml against base, 14 days ahead, no delay.
-func benchSimSites(b *testing.B, base string) []*crawler.Site {
+func benchSimSites(b *testing.B, base string) []*site.Site {
 	raw, err := os.ReadFile("../../compose/dev/sites.yaml")
 	if err != nil {
 		b.Fatal(err)
@@ -206,7 +207,7 @@ func benchSimSites(b *testing.B, base string) []*crawler.Site {
 	s = strings.ReplaceAll(s, `allowed_domains: ["127.0.0.1"]`, "")
 	s = strings.ReplaceAll(s, "      delay: 100ms\n      random_delay: 50ms\n", "      no_delay: true\n")
 	s, _, _ = strings.Cut(s, "\n\n  - name: sim-api-get")
-	sites, err := crawler.LoadSites(testkit.WriteTemp(b, "sites.yaml", s))
+	sites, err := site.LoadSites(testkit.WriteTemp(b, "sites.yaml", s))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -27,10 +28,10 @@ func (c *simClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).In(si
 func (c *simClock) Add(d time.Duration) { c.ns.Add(int64(d)) }
 
 // simSites is the HTML site of compose/dev/sites.yaml against base, days days ahead, no retries.
-func simSites(t *testing.T, base string, days int) []*crawler.Site {
+func simSites(t *testing.T, base string, days int) []*site.Site {
 	t.Helper()
 	s := strings.Replace(readFile(t, sitesFile(t, base)), "days_ahead: 1", fmt.Sprintf("days_ahead: %d", days), 1)
-	sites, err := crawler.LoadSites(testkit.WriteTemp(t, "sites.yaml", s))
+	sites, err := site.LoadSites(testkit.WriteTemp(t, "sites.yaml", s))
 	if err != nil {
 		t.Fatal(err)
 	}

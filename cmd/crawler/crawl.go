@@ -15,6 +15,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
@@ -37,7 +38,7 @@ const (
 )
 
 const crawlEnvHelp = `Environment (a flag overrides its variable):
-  CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
+  CRAWLER_SITES               sites file (--sites; default ` + site.DefaultSitesFile + `)
   CRAWLER_STATE_DIR           snapshot directory (--state-dir; default ` + defaultStateDir + `)
   CRAWL_SCHEDULE              run only: cron spec in Asia/Seoul (--schedule; default "` + crawler.DefaultSchedule + `"); a
                               site's schedule: key overrides it for that site
@@ -89,7 +90,7 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 	pub := kafkabus.PublisherConfigFromEnv(getenv)
 	cfg.Publisher = pub
 	bootstrap := strings.Join(pub.Brokers, ",")
-	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file (YAML; see crawler/site.go) `path` [CRAWLER_SITES]")
+	fs.StringVar(&cfg.Sites, "sites", cli.EnvOr(getenv, "CRAWLER_SITES", site.DefaultSitesFile), "sites file (YAML; see crawler/site/site.go) `path` [CRAWLER_SITES]")
 	fs.StringVar(&cfg.StateDir, "state-dir", cli.EnvOr(getenv, "CRAWLER_STATE_DIR", defaultStateDir), "`directory` of the per-site snapshots the next crawl diffs against [CRAWLER_STATE_DIR]")
 	fs.StringVar(&cfg.EventsOut, "events-out", "", "append every event as a JSON line to `file` once the snapshot recording it is saved (O_APPEND, synced per site crawl; fed from <state-dir>/spool); empty: none")
 	fs.IntVar(&cfg.MissesToClose, "misses-to-close", crawler.DefaultMissesToClose, "complete crawls in a row that must miss a listing before it closes as booked")
@@ -129,8 +130,8 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --collapse-crawls is %d; it must be at least 1", cli.ErrUsage, cfg.CollapseCrawls)
 		case cfg.MaxSites < 1:
 			return fmt.Errorf("%w: --max-sites is %d; it must be at least 1", cli.ErrUsage, cfg.MaxSites)
-		case cfg.SiteDeadline < 0 || cfg.SiteDeadline > crawler.MaxSiteDeadline:
-			return fmt.Errorf("%w: --site-deadline is %s; it must be between 0 (the default) and %s", cli.ErrUsage, cfg.SiteDeadline, crawler.MaxSiteDeadline)
+		case cfg.SiteDeadline < 0 || cfg.SiteDeadline > site.MaxSiteDeadline:
+			return fmt.Errorf("%w: --site-deadline is %s; it must be between 0 (the default) and %s", cli.ErrUsage, cfg.SiteDeadline, site.MaxSiteDeadline)
 		case cfg.UnhealthyAfter < 0:
 			return fmt.Errorf("%w: --unhealthy-after is %d; it must be 0 (never) or more", cli.ErrUsage, cfg.UnhealthyAfter)
 		case cfg.SpoolMaxBytes <= 0:
@@ -158,7 +159,7 @@ func defaultSiteDeadline(spec string, scheduled bool) time.Duration {
 	if !scheduled {
 		spec = crawler.DefaultSchedule
 	}
-	d, err := crawler.DefaultSiteDeadline(spec, crawler.Seoul(), time.Now())
+	d, err := site.DefaultSiteDeadline(spec, site.Seoul(), time.Now())
 	if err != nil {
 		return 0
 	}
@@ -250,7 +251,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	for _, msg := range kafkabus.RemovedEnv(env.Getenv) {
 		env.Logger.Warn(msg + " (remove it from the configuration; see docs/spool.md)")
 	}
-	sites, err := crawler.LoadSites(cfg.Sites)
+	sites, err := site.LoadSites(cfg.Sites)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +448,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 // without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
 // misses bounded in a burst (SiteTimes.MissesMinInterval).
 func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
-	crawl := func(ctx context.Context, sites []*crawler.Site) {
+	crawl := func(ctx context.Context, sites []*site.Site) {
 		// The runner has logged each site's failure; the schedule goes on.
 		_, _ = d.runner.RunSites(ctx, sites)
 		if d.alerts != nil {
@@ -460,9 +461,9 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		return err
 	}
 	d.runner.PerSite = perSite
-	if !slices.ContainsFunc(sites, (*crawler.Site).HasTimes) {
+	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) {
 		sched := crawler.Schedule{
-			Spec: cfg.Schedule, Location: crawler.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
+			Spec: cfg.Schedule, Location: site.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
 			Job: func(ctx context.Context) { crawl(ctx, sites) },
 		}
@@ -479,12 +480,12 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 // them per site: the default deadline (unless --site-deadline was given) and the misses bound
 // (misses_min_interval holds on the global schedule too). A jitter longer than the site's
 // deadline is a usage error.
-func siteRuns(cfg *crawlConfig, sites []*crawler.Site) ([]*crawler.SiteTimes, map[string]crawler.SiteRun, error) {
-	global, err := crawler.ScheduleInterval(cfg.Schedule, crawler.Seoul(), time.Now())
+func siteRuns(cfg *crawlConfig, sites []*site.Site) ([]*site.SiteTimes, map[string]crawler.SiteRun, error) {
+	global, err := site.ScheduleInterval(cfg.Schedule, site.Seoul(), time.Now())
 	if err != nil {
 		return nil, nil, err
 	}
-	times := make([]*crawler.SiteTimes, len(sites))
+	times := make([]*site.SiteTimes, len(sites))
 	perSite := map[string]crawler.SiteRun{}
 	for i, s := range sites {
 		if times[i], err = s.Times(cfg.Schedule); err != nil {

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -22,10 +23,10 @@ import (
 // /healthz reports the last run.
 func TestMetricsServe(t *testing.T) {
 	t.Parallel()
-	start := time.Date(2025, 12, 1, 10, 0, 0, 0, crawler.Seoul())
+	start := time.Date(2025, 12, 1, 10, 0, 0, 0, site.Seoul())
 	m := newCrawlerMetrics(func() time.Time { return start })
 	m.PageFetched("s", 200)
-	m.RowRejected("s", crawler.RejectBadPrice)
+	m.RowRejected("s", site.RejectBadPrice)
 	m.PageFailed("s", crawler.FailUndecodable)
 	m.Retry("s")
 	m.Sent(3)
@@ -135,7 +136,7 @@ func TestHealthCheckSection(t *testing.T) {
 func TestMetricsSiteSchedule(t *testing.T) {
 	t.Parallel()
 	m := newCrawlerMetrics(nil)
-	at := time.Date(2026, 3, 9, 9, 0, 30, 0, crawler.Seoul())
+	at := time.Date(2026, 3, 9, 9, 0, 30, 0, site.Seoul())
 	m.NextCrawl("s", at)
 	m.NextCrawl("gone", at)
 	m.NextCrawl("gone", time.Time{})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/suggest"
 )
 
@@ -74,7 +75,7 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		Fetcher: suggest.Fetcher{Logger: quiet, Getenv: env.Getenv},
 		Say:     func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) }}
 	if *date != "" {
-		if o.Date, err = time.ParseInLocation("2006-01-02", *date, crawler.Seoul()); err != nil {
+		if o.Date, err = time.ParseInLocation("2006-01-02", *date, site.Seoul()); err != nil {
 			return fmt.Errorf("%w: --date must be YYYY-MM-DD: %v", cli.ErrUsage, err)
 		}
 	}
@@ -146,8 +147,8 @@ func suggestRequest(env cli.Env, file, rawURL string) (suggest.Request, error) {
 }
 
 // parseTarget reads 'id=137,name=파인힐스 CC'; a part without = belongs to the value before it.
-func parseTarget(s string) (crawler.Target, error) {
-	t := crawler.Target{}
+func parseTarget(s string) (site.Target, error) {
+	t := site.Target{}
 	last := ""
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
@@ -171,20 +172,20 @@ func suggestCheck(ctx context.Context, env cli.Env, logger *slog.Logger, sg sugg
 	if sg.Target != nil {
 		want = sg.Target["id"]
 	}
-	site, err := trySite(sg.Site, want)
+	st, err := trySite(sg.Site, want)
 	if err != nil {
 		return err
 	}
 	at := sg.Date
 	if at.IsZero() {
-		at = time.Now().In(crawler.Seoul())
+		at = time.Now().In(site.Seoul())
 	}
 	at = at.Add(12 * time.Hour)
 	var (
 		mu      sync.Mutex
 		reports []crawler.PageReport
 	)
-	res, err := crawler.Collect(ctx, site, at, crawler.CollectDeps{
+	res, err := crawler.Collect(ctx, st, at, crawler.CollectDeps{
 		Logger: logger, Getenv: env.Getenv,
 		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
 	})
@@ -193,15 +194,15 @@ func suggestCheck(ctx context.Context, env cli.Env, logger *slog.Logger, sg sugg
 		return fmt.Errorf("check: %w", err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ncheck: crawler try --site %s --date %s on the suggestion:\n", site.Name, at.Format("2006-01-02"))
+	fmt.Fprintf(&b, "\ncheck: crawler try --site %s --date %s on the suggestion:\n", st.Name, at.Format("2006-01-02"))
 	writeTry(&b, reports, false)
 	fmt.Fprintf(&b, "check: %d page(s), %d listing(s), %d row(s) rejected, %d page(s) failed\n",
 		res.Pages, len(res.Listings), res.Rejected, len(res.FailedPages))
-	if _, err := fmt.Fprint(env.Stderr, crawler.Redact(b.String(), site.Secrets(env.Getenv))); err != nil {
+	if _, err := fmt.Fprint(env.Stderr, crawler.Redact(b.String(), st.Secrets(env.Getenv))); err != nil {
 		return err
 	}
 	if n := len(res.FailedPages); n > 0 {
-		if sg.Login && len(site.Secrets(env.Getenv)) == 0 {
+		if sg.Login && len(st.Secrets(env.Getenv)) == 0 {
 			fmt.Fprintln(env.Stderr, "check: the login's variables are not set here, so the login failed")
 			return nil
 		}

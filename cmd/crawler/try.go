@@ -14,10 +14,11 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 const tryEnvHelp = `Environment:
-  CRAWLER_SITES               sites file (--sites; default ` + crawler.DefaultSitesFile + `)
+  CRAWLER_SITES               sites file (--sites; default ` + site.DefaultSitesFile + `)
   the variables named in the site's login.credentials
 ` + logEnvHelp
 
@@ -33,7 +34,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 		"saved. Politeness and the login apply as in a crawl; the credentials never appear in the\n"+
 		"output. Exit status 1 when a page failed.",
 		tryEnvHelp)
-	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", site.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
 	name := fs.String("site", "", "`name` of the site to try (required)")
 	date := fs.String("date", "", "play `date` YYYY-MM-DD (default: today in Asia/Seoul)")
 	target := fs.String("target", "", "the `target` to try: one of its values (id, name, ...) or its 0-based index; default the first")
@@ -44,30 +45,30 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 	if *name == "" {
 		return fmt.Errorf("%w: --site is required", cli.ErrUsage)
 	}
-	sites, err := crawler.LoadSites(*sitesPath)
+	sites, err := site.LoadSites(*sitesPath)
 	if err != nil {
 		return err
 	}
-	var site *crawler.Site
+	var st *site.Site
 	var names []string
 	for _, s := range sites {
 		names = append(names, s.Name)
 		if s.Name == *name {
-			site = s
+			st = s
 		}
 	}
-	if site == nil {
+	if st == nil {
 		return fmt.Errorf("%w: no site %q in %s (sites: %s)", cli.ErrUsage, *name, *sitesPath, strings.Join(names, ", "))
 	}
-	at := time.Now().In(crawler.Seoul())
+	at := time.Now().In(site.Seoul())
 	if *date != "" {
-		d, err := time.ParseInLocation("2006-01-02", *date, crawler.Seoul())
+		d, err := time.ParseInLocation("2006-01-02", *date, site.Seoul())
 		if err != nil {
 			return fmt.Errorf("%w: --date must be YYYY-MM-DD: %v", cli.ErrUsage, err)
 		}
 		at = d.Add(12 * time.Hour)
 	}
-	if site, err = trySite(site, *target); err != nil {
+	if st, err = trySite(st, *target); err != nil {
 		return err
 	}
 
@@ -75,7 +76,7 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 		mu      sync.Mutex
 		reports []crawler.PageReport
 	)
-	res, err := crawler.Collect(ctx, site, at, crawler.CollectDeps{
+	res, err := crawler.Collect(ctx, st, at, crawler.CollectDeps{
 		Logger: env.Logger, Getenv: env.Getenv,
 		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
 	})
@@ -86,12 +87,12 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 	var b strings.Builder
 	writeTry(&b, reports, *dump)
 	fmt.Fprintf(&b, "\n%s on %s: %d page(s), %d listing(s), %d row(s) rejected, %d page(s) failed",
-		site.Name, at.Format("2006-01-02"), res.Pages, len(res.Listings), res.Rejected, len(res.FailedPages))
+		st.Name, at.Format("2006-01-02"), res.Pages, len(res.Listings), res.Rejected, len(res.FailedPages))
 	if res.MaxPagesHit {
 		fmt.Fprintf(&b, ", stopped at %d pages", tryMaxPages)
 	}
 	b.WriteString("\n")
-	if _, werr := fmt.Fprint(env.Stdout, crawler.Redact(b.String(), site.Secrets(env.Getenv))); werr != nil {
+	if _, werr := fmt.Fprint(env.Stdout, crawler.Redact(b.String(), st.Secrets(env.Getenv))); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -106,8 +107,8 @@ func tryCmd(ctx context.Context, env cli.Env, args []string) error {
 // pickTarget keeps the one target of site that --target names (default: the first).
 // trySite is site as try crawls it: one play date, one target (pickTarget), at most tryMaxPages
 // pages.
-func trySite(site *crawler.Site, target string) (*crawler.Site, error) {
-	spec := site.SiteSpec
+func trySite(st *site.Site, target string) (*site.Site, error) {
+	spec := st.SiteSpec
 	if err := pickTarget(&spec, target); err != nil {
 		return nil, err
 	}
@@ -116,19 +117,19 @@ func trySite(site *crawler.Site, target string) (*crawler.Site, error) {
 	return spec.Compile()
 }
 
-func pickTarget(site *crawler.SiteSpec, want string) error {
-	if len(site.Targets) == 0 {
+func pickTarget(st *site.SiteSpec, want string) error {
+	if len(st.Targets) == 0 {
 		if want != "" {
-			return fmt.Errorf("%w: site %s declares no targets", cli.ErrUsage, site.Name)
+			return fmt.Errorf("%w: site %s declares no targets", cli.ErrUsage, st.Name)
 		}
 		return nil
 	}
 	if want == "" {
-		site.Targets = site.Targets[:1]
+		st.Targets = st.Targets[:1]
 		return nil
 	}
 	var labels []string
-	for i, t := range site.Targets {
+	for i, t := range st.Targets {
 		match := strconv.Itoa(i) == want
 		var kv []string
 		for k, v := range t {
@@ -136,13 +137,13 @@ func pickTarget(site *crawler.SiteSpec, want string) error {
 			kv = append(kv, k+"="+v)
 		}
 		if match {
-			site.Targets = []crawler.Target{t}
+			st.Targets = []site.Target{t}
 			return nil
 		}
 		sort.Strings(kv)
 		labels = append(labels, fmt.Sprintf("%d {%s}", i, strings.Join(kv, ", ")))
 	}
-	return fmt.Errorf("%w: no target of site %s matches %q; targets: %s", cli.ErrUsage, site.Name, want, strings.Join(labels, "; "))
+	return fmt.Errorf("%w: no target of site %s matches %q; targets: %s", cli.ErrUsage, st.Name, want, strings.Join(labels, "; "))
 }
 
 func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
@@ -159,9 +160,9 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
 		}
 		if len(p.Listings) > 0 {
-			var cols []crawler.ShownColumn
-			for _, c := range crawler.Cells() {
-				cols = append(cols, c.Columns()...)
+			var cols []site.ShownColumn
+			for _, c := range site.Cells() {
+				cols = append(cols, c.Columns...)
 			}
 			var t cli.Table
 			header := make([]string, len(cols))
@@ -205,7 +206,7 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 		"global --schedule, active_hours, jitter and bursts), from now or --from.\n"+
 		"Exit status 1 when a site or the watches file is invalid.",
 		tryEnvHelp+alertsEnvHelp)
-	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", crawler.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
+	sitesPath := fs.String("sites", cli.EnvOr(env.Getenv, "CRAWLER_SITES", site.DefaultSitesFile), "sites file `path` [CRAWLER_SITES]")
 	global := fs.String("schedule", cli.EnvOr(env.Getenv, "CRAWL_SCHEDULE", crawler.DefaultSchedule), "the global cron `spec` of crawler run (Asia/Seoul), for the sites without a schedule: [CRAWL_SCHEDULE]")
 	fromFlag := fs.String("from", "", "print the next crawl times after this `time` (RFC 3339, e.g. 2026-03-09T08:59:00+09:00); empty: now")
 	watchesPath := fs.String("watches", env.Getenv("WATCHES_FILE"), "watches `file` to validate (the alerts' channels and watches) [WATCHES_FILE]")
@@ -219,7 +220,7 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 			return fmt.Errorf("%w: --from: %v", cli.ErrUsage, err)
 		}
 	}
-	if _, err := crawler.ScheduleInterval(*global, crawler.Seoul(), from); err != nil {
+	if _, err := site.ScheduleInterval(*global, site.Seoul(), from); err != nil {
 		return fmt.Errorf("%w: --schedule: %v", cli.ErrUsage, err)
 	}
 	sitesGiven := env.Getenv("CRAWLER_SITES") != ""
@@ -255,13 +256,13 @@ const checkTimesShown = 5
 // checkSites writes the check of every site of the sites file at path to b, with each valid
 // site's next crawl times.
 func checkSites(b *strings.Builder, path string, getenv func(string) string, ct crawlTimes) error {
-	checks, err := crawler.CheckSites(path, getenv)
+	checks, err := site.CheckSites(path, getenv)
 	if err != nil {
 		return err
 	}
 	bad := 0
 	for _, c := range checks {
-		var times *crawler.SiteTimes
+		var times *site.SiteTimes
 		if c.Err == nil {
 			times, c.Err = c.Site.Times(ct.global)
 		}
@@ -279,7 +280,7 @@ func checkSites(b *strings.Builder, path string, getenv func(string) string, ct 
 		}
 		var next []string
 		for _, at := range times.Upcoming(ct.from, checkTimesShown) {
-			next = append(next, at.In(crawler.Seoul()).Format("2006-01-02 15:04:05"))
+			next = append(next, at.In(site.Seoul()).Format("2006-01-02 15:04:05"))
 		}
 		fmt.Fprintf(b, "      next crawls (Asia/Seoul; %s): %s\n", times.Describe(c.Site.Schedule != ""), strings.Join(next, ", "))
 	}

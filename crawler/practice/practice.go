@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -113,7 +114,7 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 		now time.Time
 	)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	site := sitesim.New(sitesim.Config{Seed: opts.Seed, Now: clock, TeeTimesPerDay: opts.TeeTimesPerDay})
+	st := sitesim.New(sitesim.Config{Seed: opts.Seed, Now: clock, TeeTimesPerDay: opts.TeeTimesPerDay})
 
 	dir, err := os.MkdirTemp("", "golf-practice-state-")
 	if err != nil {
@@ -127,12 +128,12 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	}
 	pub := &collector{}
 	runner := &crawler.Runner{
-		Sites:     []*crawler.Site{sim},
+		Sites:     []*site.Site{sim},
 		State:     crawler.StateDir{Dir: dir},
 		Logger:    opts.Logger,
 		Publisher: pub,
 		Now:       clock,
-		Transport: handlerTransport{site},
+		Transport: handlerTransport{st},
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	end := opts.Start.Add(time.Duration(opts.Days) * 24 * time.Hour)
@@ -203,31 +204,31 @@ func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
 // simSite is the DefaultSource entry of the simulator's sites (sitesim.SitesYAML, their one
 // definition; compose/dev/sites.yaml is derived from it), pointed at the in-memory host, with no
 // politeness delay: nothing real is crawled.
-func simSite(interval time.Duration) (*crawler.Site, error) {
-	specs, err := crawler.ParseSpecs(sitesim.SitesYAML)
+func simSite(interval time.Duration) (*site.Site, error) {
+	specs, err := site.ParseSpecs(sitesim.SitesYAML)
 	if err != nil {
 		return nil, fmt.Errorf("crawler/sitesim/sites.yaml: %w", err)
 	}
-	i := slices.IndexFunc(specs, func(s crawler.SiteSpec) bool { return s.Name == DefaultSource })
+	i := slices.IndexFunc(specs, func(s site.SiteSpec) bool { return s.Name == DefaultSource })
 	if i < 0 {
 		return nil, fmt.Errorf("crawler/sitesim/sites.yaml has no site %s", DefaultSource)
 	}
 	s := specs[i]
 	s.URLTemplate = strings.Replace(s.URLTemplate, "http://"+sitesim.DefaultAddr+"/", "http://"+simHost+"/", 1)
 	s.AllowedDomains = []string{simHost}
-	s.Politeness = crawler.Politeness{
+	s.Politeness = site.Politeness{
 		NoDelay:        true,
 		Parallelism:    2,
-		RequestTimeout: crawler.Duration(min(interval, 10*time.Second)),
+		RequestTimeout: site.Duration(min(interval, 10*time.Second)),
 		Retries:        1,
-		BackoffBase:    crawler.Duration(time.Millisecond),
-		BackoffCap:     crawler.Duration(time.Millisecond),
+		BackoffBase:    site.Duration(time.Millisecond),
+		BackoffCap:     site.Duration(time.Millisecond),
 	}
-	site, err := s.Compile()
+	st, err := s.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("crawler/sitesim/sites.yaml's %s pointed at %s: %w", DefaultSource, simHost, err)
 	}
-	return site, nil
+	return st, nil
 }
 
 // handlerTransport answers every request by calling the site's handler in-process: no sockets,

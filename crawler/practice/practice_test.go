@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/schema"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -119,11 +120,11 @@ func TestSimSiteIsTheDevSitesFileEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites, err := crawler.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sites[slices.IndexFunc(sites, func(s *crawler.Site) bool { return s.Name == DefaultSource })]
+	want := sites[slices.IndexFunc(sites, func(s *site.Site) bool { return s.Name == DefaultSource })]
 	if !strings.HasPrefix(got.URLTemplate, "http://"+simHost+"/") || got.AllowedDomains[0] != simHost {
 		t.Errorf("the practice site is not pointed at %s: %s %v", simHost, got.URLTemplate, got.AllowedDomains)
 	}

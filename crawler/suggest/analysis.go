@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // analysis is one run of Suggest past the request template: the fetches and what they showed.
@@ -19,7 +19,7 @@ type analysis struct {
 	t     templated
 	date  time.Time
 	say   func(string, ...any)
-	out   *crawler.SiteSpec
+	out   *site.SiteSpec
 	login bool
 	// loginDone: the login block's credentials were set and the login worked
 	loginDone bool
@@ -58,7 +58,7 @@ func (a *analysis) run(ctx context.Context) error {
 		a.compareBare(ctx, page, bare)
 	}
 	a.page = page
-	a.out.Charset = crawler.Charset(a.charset(page.Body))
+	a.out.Charset = site.Charset(a.charset(page.Body))
 	a.o.Fetcher.Charset = a.out.Charset
 	if err := a.rows(ctx); err != nil {
 		return err
@@ -71,7 +71,7 @@ func (a *analysis) run(ctx context.Context) error {
 		return a.probeEmpty(ctx)
 	}
 	if a.isJSON && a.out.JSON != nil {
-		a.out.JSON.EmptyWhen = []crawler.JSONCondition{{Path: a.out.JSON.Rows, Is: "empty"}}
+		a.out.JSON.EmptyWhen = []site.JSONCondition{{Path: a.out.JSON.Rows, Is: "empty"}}
 		a.say("empty_when: %s is empty (a guess: --probe-empty=false did not ask for an empty date)", a.out.JSON.Rows)
 	}
 	return nil
@@ -121,7 +121,7 @@ func (a *analysis) rows(ctx context.Context) error {
 	var targetNames []string
 	for _, t := range a.o.Targets {
 		if n := t["name"]; n != "" {
-			targetNames = append(targetNames, crawler.CleanText(n))
+			targetNames = append(targetNames, site.CleanText(n))
 		}
 	}
 	var cols []column
@@ -135,8 +135,8 @@ func (a *analysis) rows(ctx context.Context) error {
 			return a.noRows("no array of objects in the JSON answer has a member that looks like tee times")
 		}
 		a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
-		a.out.Format = crawler.FormatJSON
-		a.out.JSON = &crawler.JSONPage{Rows: jr.path}
+		a.out.Format = site.FormatJSON
+		a.out.JSON = &site.JSONPage{Rows: jr.path}
 		cols = jr.cols
 	} else {
 		hr, ok, err := findHTMLRows(ctx, a.page.Body)
@@ -199,7 +199,7 @@ func (a *analysis) roundDateFromRequest() {
 // examples says where each --example value was found.
 func (a *analysis) examples(cols []column, as assignment) {
 	for _, ex := range a.o.Examples {
-		want := crawler.CleanText(ex)
+		want := site.CleanText(ex)
 		var in []string
 		for _, c := range cols {
 			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
@@ -207,9 +207,9 @@ func (a *analysis) examples(cols []column, as assignment) {
 				if cell, ok := as.passed[c.where]; ok {
 					field = "no field: the runner-up for " + cell
 				}
-				for _, cell := range crawler.Cells() {
-					if p, ok := as.fields[cell.Name()]; ok && p.where == c.where {
-						field = cell.Name()
+				for _, cell := range site.Cells() {
+					if p, ok := as.fields[cell.Name]; ok && p.where == c.where {
+						field = cell.Name
 					}
 				}
 				in = append(in, c.where+" ("+field+")")
@@ -233,7 +233,7 @@ func (a *analysis) request() {
 		a.out.URLTemplate = rt.URL
 		a.say("url_template: a plain GET of an HTML list, one URL per play date")
 	} else {
-		a.out.Requests = []crawler.RequestTemplate{rt}
+		a.out.Requests = []site.RequestTemplate{rt}
 	}
 	if len(a.o.Targets) > 0 {
 		a.out.Targets = a.o.Targets
@@ -247,7 +247,7 @@ func (a *analysis) request() {
 }
 
 // hasValue reports whether a field comes from the request.
-func hasValue(f crawler.Fields) bool {
+func hasValue(f site.Fields) bool {
 	for _, field := range f {
 		if field.Value != "" {
 			return true
@@ -260,15 +260,15 @@ func hasValue(f crawler.Fields) bool {
 // from the request.
 func (a *analysis) setField(name string, p pick) {
 	if a.out.Fields == nil {
-		a.out.Fields = crawler.Fields{}
+		a.out.Fields = site.Fields{}
 	}
 	a.out.Fields[name] = p.field(a.isJSON)
 }
 
 // field is the sites file's field that reads p: its value, its path (JSON), or its selector
 // with a link candidate's attribute and regex split out (splitWhere).
-func (p pick) field(isJSON bool) crawler.Field {
-	f := crawler.Field{Value: p.value}
+func (p pick) field(isJSON bool) site.Field {
+	f := site.Field{Value: p.value}
 	switch {
 	case p.value != "":
 	case isJSON:
@@ -282,17 +282,17 @@ func (p pick) field(isJSON bool) crawler.Field {
 // sameValue reports whether an example and a row's value say the same: the same text, the same
 // tee time (0630 and 06:30) or the same price (130,000 and 130000).
 func sameValue(example, v string) bool {
-	v = crawler.CleanText(v)
+	v = site.CleanText(v)
 	if v == example || strings.Contains(v, example) {
 		return true
 	}
-	if a, err := crawler.ParseTeeTime(example); err == nil {
-		if b, err := crawler.ParseTeeTime(v); err == nil && a == b {
+	if a, err := site.ParseTeeTime(example); err == nil {
+		if b, err := site.ParseTeeTime(v); err == nil && a == b {
 			return true
 		}
 	}
-	a, errA := crawler.ParsePrice(example)
-	b, errB := crawler.ParsePrice(v)
+	a, errA := site.ParsePrice(example)
+	b, errB := site.ParsePrice(v)
 	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // BenchmarkSuggestRows is the row analysis (rows and fields of a fetched page, one table of the
@@ -16,8 +16,8 @@ func BenchmarkSuggestRows(b *testing.B) {
 	small, big := bigHTML(2000), bigHTML(20000)
 	smallRead, bigRead := bigHTMLPrices(2000, true), bigHTMLPrices(20000, true)
 	analyse := func(body []byte) time.Duration {
-		a := analysis{date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), say: func(string, ...any) {},
-			page: Page{Body: body}, out: &crawler.SiteSpec{}}
+		a := analysis{date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), say: func(string, ...any) {},
+			page: Page{Body: body}, out: &site.SiteSpec{}}
 		start := time.Now()
 		if err := a.rows(b.Context()); err != nil || len(a.missing) > 0 {
 			b.Fatalf("analysis: %v, missing %v", err, a.missing)

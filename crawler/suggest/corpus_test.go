@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -179,7 +180,7 @@ func TestSuggestCorpus(t *testing.T) {
 			t.Parallel()
 			// An entry the same as one already crawled (headers aside, which the simulator
 			// ignores) crawls the same: it is checked, not crawled again.
-			var crawled []crawler.SiteSpec
+			var crawled []site.SiteSpec
 			for _, form := range []string{"curl", "url"} {
 				if curl, ok := forms[form]; ok {
 					t.Run(form, func(t *testing.T) { crawled = corpusCase(t, sh, day, curl, crawled) })
@@ -191,7 +192,7 @@ func TestSuggestCorpus(t *testing.T) {
 
 // parsing is the spec without what a crawl of the simulator does not depend on: its requests'
 // headers, and the server's address (base) in its URLs.
-func parsing(spec crawler.SiteSpec, base string) crawler.SiteSpec {
+func parsing(spec site.SiteSpec, base string) site.SiteSpec {
 	fix := func(u string) string { return strings.ReplaceAll(u, base, "BASE") }
 	spec.URLTemplate = fix(spec.URLTemplate)
 	spec.StartURLs = slices.Clone(spec.StartURLs)
@@ -210,7 +211,7 @@ func parsing(spec crawler.SiteSpec, base string) crawler.SiteSpec {
 	return spec
 }
 
-func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, time.Time) string, crawled []crawler.SiteSpec) []crawler.SiteSpec {
+func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, time.Time) string, crawled []site.SiteSpec) []site.SiteSpec {
 	if sh.wrong != "" {
 		t.Skip("today's suggestion crawls wrong listings: " + sh.wrong)
 		return crawled
@@ -234,7 +235,7 @@ func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, t
 	o := Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Now: clock.Now}
 	switch {
 	case sh.oneClub:
-		o.Targets = []crawler.Target{{"name": sim.Clubs()[sh.clubs[0]].Name}}
+		o.Targets = []site.Target{{"name": sim.Clubs()[sh.clubs[0]].Name}}
 	case !sh.noTargets:
 		o.Targets = clubTargets(sim)
 	}
@@ -307,13 +308,13 @@ func loginCookie(t *testing.T, base string) string {
 
 // credentialsEnv sets the login block's credential variables: the password field's to the
 // simulator's password, any other to its user.
-func credentialsEnv(t *testing.T, site *crawler.Site) func(string) string {
+func credentialsEnv(t *testing.T, st *site.Site) func(string) string {
 	t.Helper()
-	if site.Login == nil || len(site.Login.Credentials) == 0 {
-		t.Fatalf("the entry has no login block with credential variables: %+v", site.Login)
+	if st.Login == nil || len(st.Login.Credentials) == 0 {
+		t.Fatalf("the entry has no login block with credential variables: %+v", st.Login)
 	}
 	env := map[string]string{}
-	for field, name := range site.Login.Credentials {
+	for field, name := range st.Login.Credentials {
 		v := sitesim.DefaultUser
 		if strings.Contains(field, "pw") || strings.Contains(field, "pass") {
 			v = simPassword
@@ -323,7 +324,7 @@ func credentialsEnv(t *testing.T, site *crawler.Site) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
-// checkAccepts runs the crawler's check (crawler.CheckSites, the code of `crawler check`) on the
+// checkAccepts runs the crawler's check (site.CheckSites, the code of `crawler check`) on the
 // suggested sites file: valid, no warning, no credential variable unset.
 func checkAccepts(t *testing.T, yaml []byte, getenv func(string) string) {
 	t.Helper()
@@ -331,7 +332,7 @@ func checkAccepts(t *testing.T, yaml []byte, getenv func(string) string) {
 	if err := os.WriteFile(path, yaml, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	checks, err := crawler.CheckSites(path, getenv)
+	checks, err := site.CheckSites(path, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // crawlCheck runs the entry through the crawler's own parser on the answer suggest fetched (no
 // request: a transport answers with that page), so that what suggest says it found is what a
 // crawl reads: the listings of the play date, and each rejected row's reason.
-func (a *analysis) crawlCheck(ctx context.Context, site *crawler.Site) {
-	spec := site.SiteSpec
+func (a *analysis) crawlCheck(ctx context.Context, st *site.Site) {
+	spec := st.SiteSpec
 	spec.DaysAhead, spec.Charset, spec.NextPage, spec.Follow = 0, "", "", "" // the page is decoded already; one page
 	spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
 	if a.t.target != nil {
-		spec.Targets = []crawler.Target{a.t.target}
+		spec.Targets = []site.Target{a.t.target}
 	} else if len(spec.Targets) > 1 {
 		spec.Targets = spec.Targets[:1]
 	}
@@ -57,7 +58,7 @@ func (a *analysis) crawlCheck(ctx context.Context, site *crawler.Site) {
 	}
 	sort.Strings(rs)
 	a.say("crawl check: warning: the crawler's parser reads %d listing(s) from the fetched page with this entry and rejects %d row(s) (%s): "+
-		"check the fields with crawler try --site %s --dump", len(res.Listings), res.Rejected, strings.Join(rs, ", "), site.Name)
+		"check the fields with crawler try --site %s --dump", len(res.Listings), res.Rejected, strings.Join(rs, ", "), st.Name)
 }
 
 // pageTransport answers every request with body (as UTF-8 HTML or JSON).

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // The entry is run through the crawler's own parser on the fetched page: a row the crawl would
 // reject (here a notice row that matches row) is said, with its reason, before any crawl.
 func TestSuggestCrawlsTheFetchedPage(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, `<html><body><table class="tbl"><tr><th>시간</th><th>그린피</th><th>비고</th></tr>`+
 			`<tr><td>06:30</td><td>130,000원</td><td></td></tr><tr><td>07:00</td><td>140,000원</td><td></td></tr>`+

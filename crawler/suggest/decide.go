@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // topCandidates is how many candidate columns of a cell are read through the crawler's parser
@@ -34,7 +35,7 @@ func (s readScore) String() string {
 		return "not read (" + s.err.Error() + ")"
 	}
 	out := fmt.Sprintf("%d listing(s), %d rejected", s.listings, s.rejected)
-	if c, ok := cells[s.cell]; ok && !c.Identity() {
+	if c, ok := cells[s.cell]; ok && !c.Identity {
 		out += fmt.Sprintf(", %d with a known %s", s.known, s.cell)
 	}
 	return out
@@ -102,7 +103,7 @@ func rankedCandidates(cols []column, used map[int]bool, field string, byHint boo
 func rowNumbers(values []string) bool {
 	prev, n := 0, 0
 	for _, v := range values {
-		v = strings.TrimSpace(crawler.CleanText(v))
+		v = strings.TrimSpace(site.CleanText(v))
 		if v == "" {
 			continue
 		}
@@ -205,7 +206,7 @@ func payRanks(cols []column, cands []candidate) ([]int, []string) {
 	for k, c := range cands {
 		prices[k] = make([]*int64, len(cols[c.i].values))
 		for r, v := range cols[c.i].values {
-			if p, err := crawler.ParsePrice(v); err == nil && p != nil && *p > 0 {
+			if p, err := site.ParsePrice(v); err == nil && p != nil && *p > 0 {
 				prices[k][r] = p
 			}
 		}
@@ -301,36 +302,36 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 // only the cells chosen so far decide.
 func (a *analysis) pageReader(ctx context.Context) reader {
 	return func(fields map[string]pick, cell string) readScore {
-		spec := crawler.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
-			Requests: []crawler.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: crawler.Fields{}}
+		spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
+			Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
 		if a.out.JSON != nil {
-			spec.JSON = &crawler.JSONPage{Rows: a.out.JSON.Rows}
+			spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
 		}
 		spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
 		for name, p := range fields {
-			spec.Fields[name] = p.field(spec.Format == crawler.FormatJSON)
+			spec.Fields[name] = p.field(spec.Format == site.FormatJSON)
 		}
-		for _, c := range crawler.Cells() {
-			if _, ok := spec.Fields[c.Name()]; ok || !c.Required() {
+		for _, c := range site.Cells() {
+			if _, ok := spec.Fields[c.Name]; ok || !c.Required {
 				continue
 			}
 			v := "suggest"
-			if c.Name() == "round_date" {
+			if c.Name == "round_date" {
 				v = a.date.Format("2006-01-02")
 			}
-			spec.Fields[c.Name()] = crawler.Field{Value: v}
+			spec.Fields[c.Name] = site.Field{Value: v}
 		}
-		site, err := spec.Compile()
+		st, err := spec.Compile()
 		if err != nil {
 			return readScore{err: err}
 		}
-		res, err := crawler.Collect(ctx, site, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		res, err := crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
 			Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body)})
 		if err != nil {
 			return readScore{err: err}
 		}
 		s := readScore{listings: len(res.Listings), rejected: res.Rejected, cell: cell}
-		show := cells[cell].Columns()[0].Value
+		show := cells[cell].Columns[0].Value
 		for _, l := range res.Listings {
 			if v := show(l); v != "" && v != "-" {
 				s.known++

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -46,7 +46,7 @@ const priceSites = `sites:
       price: {path: onegreenfee}
 `
 
-func priceSite(t *testing.T, name, base string) *crawler.Site {
+func priceSite(t *testing.T, name, base string) *site.Site {
 	t.Helper()
 	return siteOf(t, priceSites, name, base)
 }
@@ -131,7 +131,7 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 // times read more: they won. The identity cells are now read with the column named like the part
 // (코스) held as the part, the two read alike, and the tee time's name decides.
 func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	rows := [][2]string{{"06:30", "동코스"}, {"06:30", "서코스"}, {"07:00", "동코스"}, {"07:00", "서코스"}, {"07:30", "동코스"}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		var b strings.Builder
@@ -200,7 +200,7 @@ func TestPayRanks(t *testing.T) {
 // took it for players, and every tee time's players changed when a booking above it moved it.
 // A column of the rows' positions is no candidate, and stderr says so.
 func TestSuggestSkipsRowNumbers(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tbl"><tr><th>No</th><th>시간</th><th>그린피</th></tr>`)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // Page is one answer of the site.
@@ -25,27 +26,27 @@ type Page struct {
 type Fetcher struct {
 	Logger     *slog.Logger
 	Transport  http.RoundTripper // nil: http.DefaultTransport
-	Politeness crawler.Politeness
+	Politeness site.Politeness
 	// Getenv reads a login's credentials (FetchLoggedIn); nil: no login can be made.
 	Getenv func(string) string
 	// Charset decodes every page (the entry's charset: key); "": as each page declares itself.
 	// An alert-only answer declares nothing, so the probe reads it in the charset of the rows' page.
-	Charset crawler.Charset
+	Charset site.Charset
 }
 
 // Fetch sends rt for the play date date (and target, nil for none) with extra headers added
 // (the copied request's credentials, for the first look) and returns the answer.
-func (f Fetcher) Fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header) (Page, error) {
+func (f Fetcher) Fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header) (Page, error) {
 	return f.fetch(ctx, rt, target, date, extra, nil)
 }
 
 // FetchLoggedIn is Fetch after the login (the crawler's login step, its credentials read with
 // Getenv).
-func (f Fetcher) FetchLoggedIn(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, login *crawler.Login) (Page, error) {
+func (f Fetcher) FetchLoggedIn(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, login *site.Login) (Page, error) {
 	return f.fetch(ctx, rt, target, date, nil, login)
 }
 
-func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target crawler.Target, date time.Time, extra http.Header, login *crawler.Login) (Page, error) {
+func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, login *site.Login) (Page, error) {
 	rt.Headers = copyMap(rt.Headers)
 	for k, vs := range extra {
 		if rt.Headers == nil {
@@ -53,12 +54,12 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		}
 		rt.Headers[k] = literal(joinHeader(vs))
 	}
-	spec := crawler.SiteSpec{
+	spec := site.SiteSpec{
 		Name:     "suggest",
-		Requests: []crawler.RequestTemplate{rt},
+		Requests: []site.RequestTemplate{rt},
 		// Nothing is read from the page here: only its bytes are wanted.
 		Row: "suggest-reads-no-row",
-		Fields: crawler.Fields{
+		Fields: site.Fields{
 			"course": {Value: "-"}, "round_date": {Value: "2026-01-01"}, "tee_time": {Value: "06:00"},
 		},
 		Politeness: f.Politeness,
@@ -66,10 +67,10 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 		Charset:    f.Charset,
 	}
 	if target != nil {
-		spec.Targets = []crawler.Target{target}
+		spec.Targets = []site.Target{target}
 	}
 	spec.Politeness.MaxPages = 1
-	site, err := spec.Compile()
+	st, err := spec.Compile()
 	if err != nil {
 		return Page{}, fmt.Errorf("fetch: %w", err)
 	}
@@ -81,7 +82,7 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	_, err = crawler.Collect(ctx, site, date.Add(12*time.Hour), crawler.CollectDeps{
+	_, err = crawler.Collect(ctx, st, date.Add(12*time.Hour), crawler.CollectDeps{
 		Logger: logger, Transport: f.Transport, Getenv: f.getenv(),
 		OnPage: func(p crawler.PageReport) {
 			mu.Lock()
@@ -98,7 +99,7 @@ func (f Fetcher) fetch(ctx context.Context, rt crawler.RequestTemplate, target c
 	return *page, nil
 }
 
-// delay is the politeness's delay between two requests (crawler.DefaultDelay unless set).
+// delay is the politeness's delay between two requests (site.DefaultDelay unless set).
 func (f Fetcher) delay() time.Duration {
 	switch {
 	case f.Politeness.NoDelay:
@@ -106,7 +107,7 @@ func (f Fetcher) delay() time.Duration {
 	case f.Politeness.Delay > 0:
 		return time.Duration(f.Politeness.Delay)
 	}
-	return crawler.DefaultDelay
+	return site.DefaultDelay
 }
 
 func joinHeader(vs []string) string {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // pick is how one field is read: from a row's column (where) or from the request (value).
@@ -78,8 +78,8 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	}
 	// Every other optional cell outside the listing's identity (a cell added to the crawler's
 	// cellTable) is chosen as price and players are, by name first: it needs nothing here.
-	for _, c := range crawler.Cells() {
-		if n := c.Name(); !c.Required() && !c.Identity() && n != "price" && n != "players" {
+	for _, c := range site.Cells() {
+		if n := c.Name; !c.Required && !c.Identity && n != "price" && n != "players" {
 			choose(n, true)
 		}
 	}
@@ -119,7 +119,7 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 			}
 			total++
 			switch {
-			case len(targetNames) > 0 && slices.Contains(targetNames, crawler.CleanText(v)):
+			case len(targetNames) > 0 && slices.Contains(targetNames, site.CleanText(v)):
 				n++
 			case len(targetNames) == 0 && (looksLikeClub(v) || hint("course", cols[i].name) > 0 && hint("course_part", cols[i].name) == 0):
 				n++
@@ -199,7 +199,7 @@ func hintNote(field, name string) string {
 func sample(values []string) string {
 	var out []string
 	for _, v := range values {
-		v = crawler.CleanText(v)
+		v = site.CleanText(v)
 		if v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -224,7 +224,7 @@ func notIdentityName(c column) string {
 	}
 	tags, n := 0, 0
 	for _, v := range c.values {
-		v = crawler.CleanText(v)
+		v = site.CleanText(v)
 		if v == "" {
 			continue
 		}
@@ -271,12 +271,12 @@ func (a *assignment) notIdentity(cols []column, c column, course int) (rule, why
 	for r := range c.values {
 		k := ""
 		for _, kc := range key {
-			k += "\x00" + crawler.CleanText(kc.values[r])
+			k += "\x00" + site.CleanText(kc.values[r])
 		}
 		if strings.Trim(k, "\x00") == "" {
 			continue
 		}
-		kw := k + "\x00" + crawler.CleanText(c.values[r])
+		kw := k + "\x00" + site.CleanText(c.values[r])
 		dupWithout = dupWithout || without[k]
 		dupWith = dupWith || with[kw]
 		without[k], with[kw] = true, true

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // htmlRows is the repeated element found in an HTML answer.
@@ -221,7 +222,7 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 				idx[where] = k
 				cols = append(cols, column{name: name, where: where, values: make([]string, len(rows))})
 			}
-			cols[k].values[r] = crawler.CleanText(value)
+			cols[k].values[r] = site.CleanText(value)
 			return k
 		}
 		cells.Each(func(i int, c *goquery.Selection) {
@@ -322,7 +323,7 @@ func headerNames(row *goquery.Selection) []string {
 	table := row.Closest("table")
 	var out []string
 	table.Find("tr").First().Find("th").Each(func(_ int, th *goquery.Selection) {
-		out = append(out, crawler.CleanText(th.Text()))
+		out = append(out, site.CleanText(th.Text()))
 	})
 	return out
 }
@@ -332,7 +333,7 @@ var nextTexts = []string{"다음", "다음페이지", "next", "›", "»", ">", 
 // nextLink finds the link to the next page: a link whose text or class says next.
 func nextLink(doc *goquery.Document) (sel, href string) {
 	doc.Find("a[href]").EachWithBreak(func(_ int, a *goquery.Selection) bool {
-		text := strings.ToLower(crawler.CleanText(a.Text()))
+		text := strings.ToLower(site.CleanText(a.Text()))
 		classes := strings.Fields(a.AttrOr("class", ""))
 		isNext := slices.Contains(nextTexts, text) || slices.ContainsFunc(classes, func(c string) bool { return strings.Contains(strings.ToLower(c), "next") })
 		if !isNext {
@@ -346,7 +347,7 @@ func nextLink(doc *goquery.Document) (sel, href string) {
 			}
 		}
 		if own == "a" {
-			own = `a:contains("` + crawler.CleanText(a.Text()) + `")`
+			own = `a:contains("` + site.CleanText(a.Text()) + `")`
 		}
 		for p := a.Parent(); p.Length() > 0 && p.Nodes[0].Type == html.ElementNode; p = p.Parent() {
 			if o := ownSelector(p); o != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -122,10 +123,10 @@ func (a *analysis) partValues(body []byte) map[string][]string {
 			}
 			k := ""
 			if course.Path != "" {
-				k = crawler.CleanText(r.Get(course.Path).String())
+				k = site.CleanText(r.Get(course.Path).String())
 			}
-			k += "\x00" + crawler.CleanText(r.Get(tee.Path).String())
-			out[k] = append(out[k], crawler.CleanText(r.Get(part.Path).String()))
+			k += "\x00" + site.CleanText(r.Get(tee.Path).String())
+			out[k] = append(out[k], site.CleanText(r.Get(part.Path).String()))
 		}
 		return sortedValuesOf(out)
 	}
@@ -135,9 +136,9 @@ func (a *analysis) partValues(body []byte) map[string][]string {
 	}
 	text := func(row *goquery.Selection, sel string) string {
 		if sel == "" {
-			return crawler.CleanText(row.Text())
+			return site.CleanText(row.Text())
 		}
-		return crawler.CleanText(row.Find(sel).First().Text())
+		return site.CleanText(row.Find(sel).First().Text())
 	}
 	doc.Find(a.out.Row).EachWithBreak(func(i int, row *goquery.Selection) bool {
 		k := ""

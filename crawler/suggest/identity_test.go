@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // A site of one club whose rows name no club: with --name and no --target the course is that
 // name (course: {value: …}); without either, the entry is partial and says to give one.
 func TestOneClubCourseFromName(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<html><body><table class="tbl"><tr><th>시간</th><th>그린피</th></tr>`)
 		if r.URL.Query().Get("date") == day.Format("20060102") {

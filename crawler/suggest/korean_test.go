@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -17,7 +18,7 @@ import (
 // its green fees as 14만5천원, which the crawler reads (ParseTeeTime, ParsePrice): the suggestion
 // is complete and crawls the page into the same listings the page shows.
 func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	times := []string{"06시 30분", "06시 30분", "07시", "07시 반", "07시 반"} // the parts share tee times (rule (a))
 	prices := []string{"14만5천원", "14만5천원", "15만원", "15만 5천원", "16만원"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +35,7 @@ func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	curl := "curl '" + srv.URL + "/reserve/list.asp?club=101&date=" + day.Format("20060102") + "' -H 'Accept: text/html'"
-	sg, _ := runSuggest(t, curl, Options{Date: day, DaysAhead: 1, Targets: []crawler.Target{{"id": "101", "name": "레이크 CC"}}})
+	sg, _ := runSuggest(t, curl, Options{Date: day, DaysAhead: 1, Targets: []site.Target{{"id": "101", "name": "레이크 CC"}}})
 	if !sg.Complete {
 		t.Fatalf("partial suggestion: missing %v", sg.Missing)
 	}
@@ -58,7 +59,7 @@ func TestSuggestReadsKoreanTimesAndPrices(t *testing.T) {
 // alert: suggest's far-ahead probe proposes not_open with the alert's text, and the entry reads
 // such a date as not open (no failed page).
 func TestSuggestProposesNotOpen(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("date") != day.Format("20060102") {
 			fmt.Fprint(w, `<script>alert('예약 가능한 일자가 아닙니다.');history.back();</script>`)
@@ -69,7 +70,7 @@ func TestSuggestProposesNotOpen(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	curl := "curl '" + srv.URL + "/reserve/list.asp?club=101&date=" + day.Format("20060102") + "' -H 'Accept: text/html'"
-	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: 2, ProbeEmpty: true, Targets: []crawler.Target{{"id": "101", "name": "레이크 CC"}}})
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: 2, ProbeEmpty: true, Targets: []site.Target{{"id": "101", "name": "레이크 CC"}}})
 	if !sg.Complete || sg.Site.NotOpen == nil || sg.Site.NotOpen.Contains != "예약 가능한 일자가 아닙니다" || !strings.Contains(stderr, "not_open ← contains") {
 		t.Fatalf("no not_open proposed: complete %v, not_open %+v", sg.Complete, sg.Site.NotOpen)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 func TestLinkCall(t *testing.T) {
@@ -56,8 +56,8 @@ func TestPageReaderReadsLinkCandidates(t *testing.T) {
 	if !slices.ContainsFunc(hr.cols, func(c column) bool { return c.where == where }) {
 		t.Fatalf("no column %s among %v", where, hr.cols)
 	}
-	a := &analysis{date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), page: Page{Body: body},
-		out: &crawler.SiteSpec{Row: hr.row, List: hr.list}}
+	a := &analysis{date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), page: Page{Body: body},
+		out: &site.SiteSpec{Row: hr.row, List: hr.list}}
 	got := a.pageReader(t.Context())(map[string]pick{"tee_time": {where: where}}, "tee_time")
 	if got.err != nil || got.listings != 3 || got.rejected != 0 {
 		t.Errorf("the link candidate reads %s, want 3 listings, none rejected", got)

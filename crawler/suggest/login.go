@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // loginPage is a login form found in an answer.
@@ -79,8 +78,8 @@ func (a *analysis) setLogin(lp loginPage, why string) {
 			creds["user"] = prefix + "_USER"
 		}
 	}
-	a.out.Login = &crawler.Login{URL: lp.action, Form: lp.fields, Credentials: creds,
-		Page: crawler.LoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
+	a.out.Login = &site.Login{URL: lp.action, Form: lp.fields, Credentials: creds,
+		Page: site.LoginPage{Selector: lp.selector, Statuses: []int{401, 403}}}
 	names := sortedKeys(lp.fields)
 	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
 	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); with them set, suggest logs in itself", strings.Join(sortedValues(creds), " and "))

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
@@ -56,15 +56,15 @@ const newShapesSites = `sites:
       players: {path: playerCnt}
 `
 
-func newShapeSite(t *testing.T, name, base string) *crawler.Site {
+func newShapeSite(t *testing.T, name, base string) *site.Site {
 	t.Helper()
 	return siteOf(t, newShapesSites, name, base)
 }
 
 // siteOf is the entry name of the hand-written sites file text, its URLs' BASE replaced by base.
-func siteOf(t *testing.T, sitesText, name, base string) *crawler.Site {
+func siteOf(t *testing.T, sitesText, name, base string) *site.Site {
 	t.Helper()
-	sites, err := crawler.ParseSites([]byte(strings.ReplaceAll(sitesText, "BASE", base)))
+	sites, err := site.ParseSites([]byte(strings.ReplaceAll(sitesText, "BASE", base)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,13 +105,13 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 		name    string
 		path    string
 		targets bool
-		hand    func(base string) *crawler.Site
+		hand    func(base string) *site.Site
 	}{
 		{name: "one club a page", path: sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02"), targets: true,
-			hand: func(base string) *crawler.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
+			hand: func(base string) *site.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
 		{name: "every club on one page", path: sitesim.PathEUCKRPage + "?book_date=" + day.Format("20060102"),
-			hand: func(base string) *crawler.Site {
-				sites, err := crawler.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
+			hand: func(base string) *site.Site {
+				sites, err := site.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
 				if err != nil {
 					t.Fatal(err)
 				}

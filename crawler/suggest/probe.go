@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // MaxProbes bounds the extra requests of the probe: the last date of the crawl's window, two
@@ -152,8 +153,8 @@ func (a *analysis) probeWindow(ctx context.Context) ([]probed, error) {
 }
 
 func midnight(t time.Time) time.Time {
-	y, m, d := t.In(crawler.Seoul()).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, crawler.Seoul())
+	y, m, d := t.In(site.Seoul()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, site.Seoul())
 }
 
 // days is the number of calendar days from a to b.
@@ -192,11 +193,11 @@ func (a *analysis) pageRows(body []byte) (int, []string) {
 		if f := a.out.Fields["tee_time"]; f.Selector != "" {
 			cell = row.Find(f.Selector).First()
 		}
-		if slices.ContainsFunc(tee.Shapes(), func(sh crawler.Shape) bool { return sh.Match(cell.Text()) }) {
+		if slices.ContainsFunc(tee.Shapes, func(sh site.Shape) bool { return sh.Match(cell.Text()) }) {
 			n++
 			return
 		}
-		if text := crawler.CleanText(row.Text()); text != "" {
+		if text := site.CleanText(row.Text()); text != "" {
 			markers = append(markers, text)
 		}
 	})
@@ -211,7 +212,7 @@ func (a *analysis) emptyWhenHTML(pages []probed) {
 			continue
 		}
 		text := strings.TrimRight(p.markers[0], ".")
-		a.out.EmptyWhen = []crawler.RowMark{{Contains: text}}
+		a.out.EmptyWhen = []site.RowMark{{Contains: text}}
 		a.say("empty_when ← contains %q: %s answered a row matching %q with no tee time (%q), the sold-out marker; "+
 			"with the entry such a page is a sold-out answer, not a rejected row", text, p.date.Format("2006-01-02"), a.out.Row, p.markers[0])
 		return
@@ -232,7 +233,7 @@ func (a *analysis) notOpenJSON(soldOut, far []byte) {
 		}
 		path := gjsonPath([]string{name})
 		if sv := so.Get(path); sv.Exists() && sv.String() != v.String() {
-			a.out.JSON.NotOpenWhen = []crawler.JSONCondition{{Path: path, Equals: v.String()}}
+			a.out.JSON.NotOpenWhen = []site.JSONCondition{{Path: path, Equals: v.String()}}
 			a.say("json.not_open_when ← %s equals %q: the far-ahead date says it where a sold-out date says %q: not open yet, it opens and closes nothing", path, v.String(), sv.String())
 			return false
 		}
@@ -253,7 +254,7 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		return
 	}
 	fullDoc, emptyDoc := gjson.ParseBytes(full), gjson.ParseBytes(empty)
-	var differs *crawler.JSONCondition
+	var differs *site.JSONCondition
 	emptyDoc.ForEach(func(k, v gjson.Result) bool {
 		name := k.String()
 		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
@@ -264,23 +265,23 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		switch {
 		case !fv.Exists():
 		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(name), "code"):
-			j.Success = &crawler.JSONCondition{Path: path, Equals: v.String()}
+			j.Success = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: the result code of both the answer with rows and the empty one", path, v.String())
 		case fv.String() != v.String() && differs == nil && v.Type == gjson.String:
-			differs = &crawler.JSONCondition{Path: path, Equals: v.String()}
+			differs = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("empty_when ← %s equals %q: it says %q when there are rows", path, v.String(), fv.String())
 			if j.Success == nil && reCode.MatchString(fv.String()) {
-				j.Success = &crawler.JSONCondition{Path: path, Equals: fv.String()}
+				j.Success = &site.JSONCondition{Path: path, Equals: fv.String()}
 				a.say("json.success ← %s equals %q: what the answer with rows says (an error answer fails the page)", path, fv.String())
 			}
 		}
 		return true
 	})
 	if differs != nil {
-		j.EmptyWhen = []crawler.JSONCondition{*differs}
+		j.EmptyWhen = []site.JSONCondition{*differs}
 		return
 	}
-	j.EmptyWhen = []crawler.JSONCondition{emptyCond(emptyDoc, j.Rows)}
+	j.EmptyWhen = []site.JSONCondition{emptyCond(emptyDoc, j.Rows)}
 	a.say("empty_when ← %s is %s: so the empty answer reads", j.EmptyWhen[0].Path, j.EmptyWhen[0].Is)
 	if j.Success == nil {
 		a.successFromShared(fullDoc, emptyDoc)
@@ -297,7 +298,7 @@ func (a *analysis) successFromShared(full, empty gjson.Result) {
 		}
 		path := gjsonPath([]string{name})
 		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
-			a.out.JSON.Success = &crawler.JSONCondition{Path: path, Equals: v.String()}
+			a.out.JSON.Success = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
 			return false
 		}
@@ -310,16 +311,16 @@ func (a *analysis) successFromShared(full, empty gjson.Result) {
 
 // emptyCond is the condition the empty answer meets at the rows path: the shortest prefix that
 // is null or absent, else the rows being empty.
-func emptyCond(doc gjson.Result, rows string) crawler.JSONCondition {
+func emptyCond(doc gjson.Result, rows string) site.JSONCondition {
 	parts := splitPath(rows)
 	for i := 1; i <= len(parts); i++ {
 		p := strings.Join(parts[:i], ".")
 		v := doc.Get(p)
 		if !v.Exists() || v.Type == gjson.Null {
-			return crawler.JSONCondition{Path: p, Is: "null"}
+			return site.JSONCondition{Path: p, Is: "null"}
 		}
 	}
-	return crawler.JSONCondition{Path: rows, Is: "empty"}
+	return site.JSONCondition{Path: rows, Is: "empty"}
 }
 
 // splitPath splits a gjson path at its unescaped dots.
@@ -373,12 +374,12 @@ func (a *analysis) notOpen(body []byte) bool {
 	if m == nil {
 		return false
 	}
-	text := strings.TrimRight(crawler.CleanText(string(m[1])), ".")
+	text := strings.TrimRight(site.CleanText(string(m[1])), ".")
 	if len(a.out.Requests) == 0 {
 		a.say("probe-empty: the far-ahead page only alerts %q: a date not open yet; not_open needs requests, so declare the page as requests and add not_open: {contains: %q}", text, text)
 		return true
 	}
-	a.out.NotOpen = &crawler.PageMatch{Contains: text}
+	a.out.NotOpen = &site.PageMatch{Contains: text}
 	a.say("not_open ← contains %q: the far-ahead page only alerts it, so such a date is not open yet: it opens and closes nothing", text)
 	return true
 }
@@ -389,7 +390,7 @@ func (a *analysis) charset(body []byte) string {
 	if cs == "" || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8") {
 		return ""
 	}
-	_, name, err := crawler.LookupCharset(cs)
+	_, name, err := site.LookupCharset(cs)
 	if err != nil {
 		a.say("charset: the page declares %q, which the crawler does not know (%v); left out", cs, err)
 		return ""

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // bigHTML is a page as big as a real club's month: one table of n rows of the ordinary shape (course, date, time,
@@ -63,7 +63,7 @@ func TestRowAnalysisEndsWithItsContext(t *testing.T) {
 		t.Errorf("JSON rows with a cancelled context: err %v, want context.Canceled", err)
 	}
 	a := analysis{o: Options{}, date: time.Now(), say: func(string, ...any) {}, page: Page{Body: bigHTML(n)}}
-	a.out = &crawler.SiteSpec{}
+	a.out = &site.SiteSpec{}
 	if err := a.rows(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("the analysis with a cancelled context: err %v, want context.Canceled", err)
 	}

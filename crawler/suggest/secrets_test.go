@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // A copied request of a Korean JSP/ASP site's kind: session ids, tokens, a
@@ -49,7 +49,7 @@ func TestSecretsOfTheCopiedRequestNeverReachTheOutput(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	curl := strings.ReplaceAll(secretsCurl, "HOST", strings.TrimPrefix(srv.URL, "http://"))
-	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
 	for _, s := range copiedSecrets {
 		if strings.Contains(string(sg.YAML), s) {
 			t.Errorf("%s reached the sites file", s)
@@ -153,7 +153,7 @@ func TestSuggestDropsSecrets(t *testing.T) {
 	curl := "curl '" + srv.URL + "/tee?s=sg&date=2026-12-05&apiKey=AK111&signature=SIG222&hash=HSH333&otp=OTP444&pin=PIN555&spin=1' " +
 		"-H 'X-Access-Key: ACC666' -H 'X-Signature: SIG777' -H 'X-Client-Signature: SIGVAL123' -H 'X-Client-Key: CLK888' " +
 		"-H 'X-Amz-Security-Token: AMZ888' -H 'Proxy-Authorization: Basic PRX999' -H 'X-Naver-Client-Secret: NAV000'"
-	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
 	for _, s := range []string{"AK111", "SIG222", "HSH333", "OTP444", "PIN555", "ACC666", "SIG777", "SIGVAL123", "CLK888", "AMZ888", "PRX999", "NAV000"} {
 		if strings.Contains(string(sg.YAML), s) {
 			t.Errorf("%s reached the sites file", s)

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
-// The cells are the crawler's (crawler.Cells): their names, value shapes, name hints and
+// The cells are the crawler's (site.Cells): their names, value shapes, name hints and
 // normalisers. suggest adds no cell of its own and no detector of its own, so that it proposes
 // a column for a cell only when the crawl reads it as that cell.
-var cells = func() map[string]crawler.Cell {
-	m := map[string]crawler.Cell{}
-	for _, c := range crawler.Cells() {
-		m[c.Name()] = c
+var cells = func() map[string]site.Cell {
+	m := map[string]site.Cell{}
+	for _, c := range site.Cells() {
+		m[c.Name] = c
 	}
 	return m
 }()
@@ -26,10 +26,10 @@ var reClubName = regexp.MustCompile(`(?i)(\bcc|\bgc|c\.c|골프|컨트리|클럽
 
 // looksLikeClub reports whether a name reads like a club's ("레이크 CC", "오션뷰 골프클럽").
 func looksLikeClub(s string) bool {
-	return reClubName.MatchString(strings.TrimSpace(crawler.CleanText(s)))
+	return reClubName.MatchString(strings.TrimSpace(site.CleanText(s)))
 }
 
-// hint returns how well name matches the name hints of the cell field (crawler.Cell.Hint).
+// hint returns how well name matches the name hints of the cell field (site.Cell.Hint).
 func hint(field, name string) int { return cells[field].Hint(name) }
 
 // column is one candidate member of the rows: its name (JSON member, or the HTML cell's header
@@ -44,23 +44,23 @@ type column struct {
 
 // fit is how a column's values fit a cell.
 type fit struct {
-	ok    bool          // the column can be the cell
-	n     int           // values with one of the cell's shapes
-	rows  int           // the column's values (rows), empty ones included
-	rank  int           // the index of the least telling shape needed: lower is better
-	shape crawler.Shape // that shape
+	ok    bool       // the column can be the cell
+	n     int        // values with one of the cell's shapes
+	rows  int        // the column's values (rows), empty ones included
+	rank  int        // the index of the least telling shape needed: lower is better
+	shape site.Shape // that shape
 }
 
 // fits reports how the column fits cell c at crawledAt. It fits only if the crawl's normaliser
-// reads every non-empty value (crawler.Cell.Reads) and at least 80 % of them (and at least one)
+// reads every non-empty value (site.Cell.Reads) and at least 80 % of them (and at least one)
 // have one of the cell's shapes, counting the values read as unknown (마감, 문의) as fitting.
 // rank is the first shape of the cell's list down to which that holds.
-func (c column) fits(cell crawler.Cell, crawledAt time.Time) fit {
-	shapes := cell.Shapes()
+func (c column) fits(cell site.Cell, crawledAt time.Time) fit {
+	shapes := cell.Shapes
 	best := make([]int, len(shapes)) // values whose best shape is shapes[i]
 	unknown, nonEmpty := 0, 0
 	for _, v := range c.values {
-		if strings.TrimSpace(crawler.CleanText(v)) == "" {
+		if strings.TrimSpace(site.CleanText(v)) == "" {
 			continue
 		}
 		nonEmpty++

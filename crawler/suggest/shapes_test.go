@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 func TestLooksLikeClub(t *testing.T) {
@@ -19,8 +19,8 @@ func TestLooksLikeClub(t *testing.T) {
 }
 
 func TestDateAndTargetTemplates(t *testing.T) {
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, crawler.Seoul())
-	targets := []crawler.Target{{"id": "101", "name": "레이크 CC"}, {"id": "102", "name": "힐스 CC"}}
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
+	targets := []site.Target{{"id": "101", "name": "레이크 CC"}, {"id": "102", "name": "힐스 CC"}}
 	for _, tc := range []struct {
 		name      string
 		req       Request
@@ -60,9 +60,9 @@ func TestDateAndTargetTemplates(t *testing.T) {
 			if !strings.Contains(tm.req.URL, tc.url) || !strings.Contains(strings.Join(body, " "), tc.body) || tm.dateFound != tc.dateFound {
 				t.Errorf("url %q body %q dateFound %v; want %q, %q, %v", tm.req.URL, strings.Join(body, " "), tm.dateFound, tc.url, tc.body, tc.dateFound)
 			}
-			site := crawler.SiteSpec{Name: "x", Requests: []crawler.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
-				Fields: crawler.Fields{"course": {Value: "c"}, "round_date": {Value: "d"}, "tee_time": {Selector: "td"}}}
-			if _, err := site.Compile(); err != nil {
+			st := site.SiteSpec{Name: "x", Requests: []site.RequestTemplate{tm.req}, Targets: targets, Row: "tr",
+				Fields: site.Fields{"course": {Value: "c"}, "round_date": {Value: "d"}, "tee_time": {Selector: "td"}}}
+			if _, err := st.Compile(); err != nil {
 				t.Errorf("the template does not validate: %v", err)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -47,9 +48,9 @@ func simServer(t *testing.T, clock *simClock) (*sitesim.Site, *httptest.Server) 
 }
 
 // fastPoliteness is the politeness both entries crawl the test server with.
-func fastPoliteness() crawler.Politeness {
-	return crawler.Politeness{NoDelay: true, BackoffBase: crawler.Duration(time.Millisecond), BackoffCap: crawler.Duration(4 * time.Millisecond),
-		RequestTimeout: crawler.Duration(5 * time.Second), Retries: 1}
+func fastPoliteness() site.Politeness {
+	return site.Politeness{NoDelay: true, BackoffBase: site.Duration(time.Millisecond), BackoffCap: site.Duration(4 * time.Millisecond),
+		RequestTimeout: site.Duration(5 * time.Second), Retries: 1}
 }
 
 func testFetcher(t *testing.T) Fetcher {
@@ -57,20 +58,20 @@ func testFetcher(t *testing.T) Fetcher {
 }
 
 // handWritten is the entry name of compose/dev/sites.yaml pointed at base.
-func handWritten(t *testing.T, name, base string) *crawler.Site {
+func handWritten(t *testing.T, name, base string) *site.Site {
 	t.Helper()
-	sites, err := crawler.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fix := func(u string) string { return strings.Replace(u, "http://"+sitesim.DefaultAddr, base, 1) }
-	for _, site := range sites {
-		if site.Name != name {
+	for _, st := range sites {
+		if st.Name != name {
 			continue
 		}
-		s := site.SiteSpec
+		s := st.SiteSpec
 		s.URLTemplate = fix(s.URLTemplate)
-		s.Requests = append([]crawler.RequestTemplate(nil), s.Requests...)
+		s.Requests = append([]site.RequestTemplate(nil), s.Requests...)
 		for i := range s.Requests {
 			s.Requests[i].URL = fix(s.Requests[i].URL)
 		}
@@ -91,10 +92,10 @@ func handWritten(t *testing.T, name, base string) *crawler.Site {
 }
 
 // clubTargets are --target for every club of the simulator.
-func clubTargets(sim *sitesim.Site) []crawler.Target {
-	var out []crawler.Target
+func clubTargets(sim *sitesim.Site) []site.Target {
+	var out []site.Target
 	for _, c := range sim.Clubs() {
-		out = append(out, crawler.Target{"id": c.ID, "name": c.Name})
+		out = append(out, site.Target{"id": c.ID, "name": c.Name})
 	}
 	return out
 }
@@ -122,7 +123,7 @@ func runSuggest(t *testing.T, curl string, o Options) (Suggestion, string) {
 
 // crawlWeek crawls both entries every 4 hours over a simulated week and returns each one's
 // events, without what names the entry (event and crawl ids, source, listing key), in order.
-func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entries ...*crawler.Site) [][]string {
+func crawlWeek(t *testing.T, clock *simClock, getenv func(string) string, entries ...*site.Site) [][]string {
 	t.Helper()
 	evs := crawlWeekEvents(t, clock, getenv, entries...)
 	per := make([][]string, len(evs))
@@ -144,9 +145,9 @@ func crawlTimes() []time.Time {
 }
 
 // crawlWeekEvents is crawlWeek with each entry's events as they were written.
-func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, entries ...*crawler.Site) [][]events.Event {
+func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, entries ...*site.Site) [][]events.Event {
 	t.Helper()
-	sites := make([]*crawler.Site, len(entries))
+	sites := make([]*site.Site, len(entries))
 	for i, e := range entries {
 		s := e.SiteSpec
 		s.Politeness = fastPoliteness()

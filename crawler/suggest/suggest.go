@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // Options are the inputs of Suggest.
 type Options struct {
 	Request    Request
 	Date       time.Time // the play date the request asked for; zero: found in the request
-	Targets    []crawler.Target
+	Targets    []site.Target
 	Examples   []string // values seen on the page, checked against the fields found
 	Name       string   // the site's name; "": from the host
 	DaysAhead  int
@@ -34,14 +35,14 @@ type Options struct {
 
 // Suggestion is what Suggest found.
 type Suggestion struct {
-	YAML     []byte         // the sites file, one site
-	Site     *crawler.Site  // that site, compiled
-	Complete bool           // every required field was found and no login is to be filled in
-	Login    bool           // the page needs a login: the login block's credentials are to be set
-	Missing  []string       // required fields not found
-	Dropped  []string       // credentials left out of the output (headers; "query NAME", "form NAME", ...)
-	Date     time.Time      // the play date used
-	Target   crawler.Target // the given target the request asked for (nil: none)
+	YAML     []byte      // the sites file, one site
+	Site     *site.Site  // that site, compiled
+	Complete bool        // every required field was found and no login is to be filled in
+	Login    bool        // the page needs a login: the login block's credentials are to be set
+	Missing  []string    // required fields not found
+	Dropped  []string    // credentials left out of the output (headers; "query NAME", "form NAME", ...)
+	Date     time.Time   // the play date used
+	Target   site.Target // the given target the request asked for (nil: none)
 }
 
 // ProbeDays is how far after the play date the empty probe asks.
@@ -80,9 +81,9 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	}
 	fetchDate := date
 	if fetchDate.IsZero() {
-		fetchDate = time.Now().In(crawler.Seoul())
+		fetchDate = time.Now().In(site.Seoul())
 	}
-	out := crawler.SiteSpec{Name: siteName(o), DaysAhead: o.DaysAhead}
+	out := site.SiteSpec{Name: siteName(o), DaysAhead: o.DaysAhead}
 	a := analysis{o: o, t: t, date: fetchDate, say: say, out: &out}
 	if err := a.run(ctx); err != nil {
 		return sg, err
@@ -99,7 +100,7 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	if len(a.missing) > 0 {
 		return sg, nil // a partial entry does not validate: fields are missing
 	}
-	sites, err := crawler.ParseSites(b)
+	sites, err := site.ParseSites(b)
 	if err != nil {
 		return sg, fmt.Errorf("the suggested entry does not validate: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // The play date's spellings a request may carry, as Go layouts, longest first. Year-less ones
@@ -27,15 +27,15 @@ var (
 
 // templated is the copied request made into a request template of the sites file.
 type templated struct {
-	req       crawler.RequestTemplate
+	req       site.RequestTemplate
 	dateFound bool
-	target    crawler.Target // the given target whose id the request holds (nil: none)
-	dropped   []string       // credentials left out of the output: headers, and "query NAME", "form NAME", ...
-	secret    http.Header    // the credential headers, for fetching as the browser did
+	target    site.Target // the given target whose id the request holds (nil: none)
+	dropped   []string    // credentials left out of the output: headers, and "query NAME", "form NAME", ...
+	secret    http.Header // the credential headers, for fetching as the browser did
 	// full is req with the dropped query, path-parameter, form and JSON credentials kept (as
 	// literals), for fetching as the browser did; values are every credential's value, to redact
 	// from what is said; passwords are the form's password fields (the login block's hint).
-	full      crawler.RequestTemplate
+	full      site.RequestTemplate
 	values    []string
 	passwords []string
 }
@@ -115,7 +115,7 @@ func findDate(r Request) (time.Time, string, bool) {
 			if m[2] != m[4] {
 				continue
 			}
-			d, err := time.ParseInLocation("20060102", m[1]+m[3]+m[5], crawler.Seoul())
+			d, err := time.ParseInLocation("20060102", m[1]+m[3]+m[5], site.Seoul())
 			if err == nil {
 				return d, where.name, true
 			}
@@ -127,7 +127,7 @@ func findDate(r Request) (time.Time, string, bool) {
 // makeTemplate turns r into a request template: the play date's spellings become templates over
 // {{.Date}}, a given target's id {{.Target.id}}; credential headers are dropped (and kept aside
 // in secret), browser headers left out.
-func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawler.Target, say func(string, ...any)) (templated, error) {
+func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any)) (templated, error) {
 	t, err := buildTemplate(r, date, withYearless, targets, say, true)
 	if err != nil {
 		return t, err
@@ -154,7 +154,7 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []crawle
 
 // buildTemplate is makeTemplate's one pass: with drop, the credentials in the query, path
 // parameters, form and JSON body are left out (and named), else kept as they are.
-func buildTemplate(r Request, date time.Time, withYearless bool, targets []crawler.Target, say func(string, ...any), drop bool) (templated, error) {
+func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any), drop bool) (templated, error) {
 	var t templated
 	t.secret = http.Header{}
 	t.req.Method = r.Method
@@ -208,10 +208,10 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []crawl
 type substituter struct {
 	date      time.Time
 	layouts   []string
-	targets   []crawler.Target
+	targets   []site.Target
 	say       func(string, ...any)
 	dateFound bool
-	target    crawler.Target
+	target    site.Target
 	drop      bool     // leave the credentials out
 	dropped   []string // the credentials found: "query NAME", "form NAME", ...
 	values    []string // their values
@@ -341,7 +341,7 @@ func (s *substituter) url(raw string) string {
 	return out + "?" + strings.Join(qs, "&")
 }
 
-func (s *substituter) body(rt *crawler.RequestTemplate, r Request) error {
+func (s *substituter) body(rt *site.RequestTemplate, r Request) error {
 	if r.Body == "" {
 		return nil
 	}

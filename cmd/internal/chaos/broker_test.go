@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -91,7 +92,7 @@ func TestBrokerRestart(t *testing.T) {
 
 // pipeline is the consumer side plus the simulated site shared by the phases.
 type pipeline struct {
-	site         *crawler.Site
+	site         *site.Site
 	clock        func() time.Time
 	state        crawler.StateDir
 	storedBefore int
@@ -109,7 +110,7 @@ func (p *pipeline) stop(t *testing.T) { p.consumer.stop(t) }
 
 // fastSim serves the simulated site (seed; 3 days ahead, 8 tee times a day) on a clock 600× real
 // time from 2026-04-01 08:58 KST: the site, simSite pointed at it, and the clock.
-func fastSim(t *testing.T, seed int64) (*sitesim.Site, *crawler.Site, func() time.Time) {
+func fastSim(t *testing.T, seed int64) (*sitesim.Site, *site.Site, func() time.Time) {
 	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
 	sim := sitesim.New(sitesim.Config{Seed: seed, Now: clock, DaysAhead: 3, TeeTimesPerDay: 8})
 	srv := httptest.NewServer(sim)
@@ -118,9 +119,9 @@ func fastSim(t *testing.T, seed int64) (*sitesim.Site, *crawler.Site, func() tim
 }
 
 // simSite is compose/dev/sites.yaml's simulated site pointed at base, without politeness delays.
-func simSite(t testing.TB, base string, days int) *crawler.Site {
+func simSite(t testing.TB, base string, days int) *site.Site {
 	t.Helper()
-	sites, err := crawler.LoadSites(filepath.Join(stack(t).root, "compose/dev/sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join(stack(t).root, "compose/dev/sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +130,13 @@ func simSite(t testing.TB, base string, days int) *crawler.Site {
 	s.DaysAhead = days
 	s.Politeness.NoDelay = true
 	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
-	s.Politeness.BackoffBase, s.Politeness.BackoffCap = crawler.Duration(10*time.Millisecond), crawler.Duration(50*time.Millisecond)
-	s.Politeness.RequestTimeout = crawler.Duration(5 * time.Second)
-	site, err := s.Compile()
+	s.Politeness.BackoffBase, s.Politeness.BackoffCap = site.Duration(10*time.Millisecond), site.Duration(50*time.Millisecond)
+	s.Politeness.RequestTimeout = site.Duration(5 * time.Second)
+	st, err := s.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return site
+	return st
 }
 
 // scheduled is a crawler.Schedule running the Runner every 2 s, its events spooled and sent by pub.
@@ -150,7 +151,7 @@ type scheduled struct {
 
 func (p *pipeline) schedule(t *testing.T, rec *recorder, addr, topic string, logger *slog.Logger) *scheduled {
 	s := &scheduled{done: make(chan error, 1)}
-	runner := &crawler.Runner{Sites: []*crawler.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler),
+	runner := &crawler.Runner{Sites: []*site.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler),
 		Publisher: rec, Now: p.clock}
 	s.pub = kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger})
 	ctx, cancel := context.WithCancel(t.Context())

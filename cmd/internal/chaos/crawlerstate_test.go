@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
@@ -46,15 +47,15 @@ func TestReadOnlyStateDir(t *testing.T) {
 	tees := &roStatePage{}
 	tees.price.Store(150000)
 	tees.rows.Store(3)
-	site := tees.site(t)
+	st := tees.site(t)
 	dir := t.TempDir()
 	mount := &roMount{dir: dir}
 	t.Cleanup(func() { mount.unmount(t) }) // before TempDir's removal (cleanups run last in, first out)
 
 	logs := &testkit.SyncBuffer{}
 	rec := &recorder{ids: map[uuid.UUID]bool{}}
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, crawler.Seoul())
-	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	runner := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Now: func() time.Time { return now }}
 	pub := kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	crawl := func(wantErr bool) {
@@ -91,7 +92,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 type roStatePage struct{ price, rows atomic.Int64 }
 
 // site serves the page and returns its validated site.
-func (p *roStatePage) site(t *testing.T) *crawler.Site {
+func (p *roStatePage) site(t *testing.T) *site.Site {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tee-list">`)
@@ -106,15 +107,15 @@ func (p *roStatePage) site(t *testing.T) *crawler.Site {
 		_, _ = io.WriteString(w, b.String())
 	}))
 	t.Cleanup(srv.Close)
-	site, err := crawler.SiteSpec{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
-		Fields: crawler.Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
+	st, err := site.SiteSpec{Name: "rostate", StartURLs: []string{srv.URL + "/tee"}, Row: "table.tee-list tr.tee-row",
+		Fields: site.Fields{"course": {Selector: "td.course"}, "course_part": {Selector: "td.part"},
 			"round_date": {Selector: "td.date"}, "tee_time": {Selector: "td.time"},
 			"price": {Selector: "td.price"}, "players": {Selector: "td.players"}},
-		Politeness: crawler.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
+		Politeness: site.Politeness{NoDelay: true, IgnoreRobotsTxt: true, NoRetry: true}}.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return site
+	return st
 }
 
 // roMount turns dir read-only with a bind remount (root only) and back.

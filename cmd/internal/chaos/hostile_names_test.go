@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding/korean"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // namePages are the hostile-pages scenario's Korean cases: an EUC-KR page
@@ -53,7 +54,7 @@ func handleNamePages(t *testing.T, mux *http.ServeMux) *namePages {
 
 // crawl runs the three crawls of the name pages, its runner given its publisher by attach.
 func (n *namePages) crawl(t *testing.T, ctx context.Context, base string, attach func(*crawler.Runner), logger *slog.Logger, at time.Time) {
-	sites, err := crawler.ParseSites([]byte(sitesYAML(base, [][2]string{
+	sites, err := site.ParseSites([]byte(sitesYAML(base, [][2]string{
 		{"hostile-euc-meta", "/euc-meta"}, {"hostile-euc-alias", "/euc-alias"}, {"hostile-lrm", "/lrm"},
 	})))
 	if err != nil {

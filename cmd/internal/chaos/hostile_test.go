@@ -17,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
@@ -48,7 +49,7 @@ func TestHostileSite(t *testing.T) {
 	addr := kafkatest.Bootstrap(t)
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
-	crawlAt := time.Date(2026, 4, 1, 10, 0, 0, 0, crawler.Seoul()) // a Wednesday
+	crawlAt := time.Date(2026, 4, 1, 10, 0, 0, 0, site.Seoul()) // a Wednesday
 
 	mux := http.NewServeMux()
 	hostile := handleHostilePages(mux)
@@ -60,7 +61,7 @@ func TestHostileSite(t *testing.T) {
 	// A dead site first: its server accepts connections and never answers (robots.txt included);
 	// only its 5 s deadline ends its crawl, and the other sites must not wait for it.
 	holeAddr, holeAccepts := testkit.CountingBlackHole(t)
-	sites, err := crawler.ParseSites([]byte(deadSiteYAML(holeAddr) + strings.TrimPrefix(hostileSitesYAML(srv.URL), "sites:\n")))
+	sites, err := site.ParseSites([]byte(deadSiteYAML(holeAddr) + strings.TrimPrefix(hostileSitesYAML(srv.URL), "sites:\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestHostileSite(t *testing.T) {
 		Now: func() time.Time { return crawlAt }}
 	attach(runner)
 
-	msites, err := crawler.ParseSites([]byte(maintenanceSitesYAML(srv.URL)))
+	msites, err := site.ParseSites([]byte(maintenanceSitesYAML(srv.URL)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func checkHostileText(t *testing.T, db *pgxpool.Pool, text crawler.SiteSummary) 
 		t.Errorf("hostile-text: complete=%v rejected=%d; want a complete crawl with the bad date, price and empty course rejected", text.Complete, text.Rejected)
 	}
 	for _, name := range hostileNames {
-		name = crawler.CleanText(name) // bidi controls dropped (invisible, they split a name), the rest verbatim
+		name = site.CleanText(name) // bidi controls dropped (invisible, they split a name), the rest verbatim
 		var n int
 		if err := db.QueryRow(t.Context(), "select count(*) from booking_events where course_name = $1", name).Scan(&n); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -45,7 +46,7 @@ func TestSoak(t *testing.T) {
 	topic := kafkatest.Topic(t, addr, 3)
 	db := storetest.NewDB(t)
 
-	sim, site, clock := fastSim(t, 11)
+	sim, golfSite, clock := fastSim(t, 11)
 	sim.InjectFaults(sitesim.Faults{ErrorRate: 0.05, SlowRate: 0.02, SlowDelay: 500 * time.Millisecond}) // before the first crawl
 	simStart := clock()
 
@@ -54,7 +55,7 @@ func TestSoak(t *testing.T) {
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
 	rec := &recorder{ids: map[uuid.UUID]bool{}}
-	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
+	runner := &crawler.Runner{Sites: []*site.Site{golfSite}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
 		Publisher: rec, Now: clock}
 	pub := kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger})
 	sched := startSoakSchedule(t, runner, clock, logger)
@@ -82,7 +83,7 @@ func TestSoak(t *testing.T) {
 	// Ground truth.
 	truth := map[string]sitesim.Truth{}
 	for _, tr := range sim.GroundTruth(simStart.Add(-24*time.Hour), clock()) {
-		truth[events.ListingKey(site.Name, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
+		truth[events.ListingKey(golfSite.Name, tr.Course, tr.Part, tr.PlayDate, tr.TeeTime)] = tr
 	}
 	closes, falseCloses := checkSoakCloses(t, db, truth, runs)
 	viewed, missedClose, missedOpen := checkSoakView(t, db, truth, runs)

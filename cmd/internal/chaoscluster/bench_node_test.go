@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -63,7 +64,7 @@ type nodeNumbers struct {
 	publishP99, ackP50, ackP99, crawl time.Duration
 }
 
-func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Site, clock func() time.Time) nodeNumbers {
+func measureNode(b *testing.B, brokers []string, topic string, st *site.Site, clock func() time.Time) nodeNumbers {
 	ctx := context.WithoutCancel(b.Context())
 	var out nodeNumbers
 	pub := kafkatest.NewSpooled(b, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
@@ -91,7 +92,7 @@ func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Sit
 
 	crawls := make([]time.Duration, 0, 3)
 	for range 3 {
-		crawls = append(crawls, crawlOnce(b, brokers, topic, site, clock))
+		crawls = append(crawls, crawlOnce(b, brokers, topic, st, clock))
 	}
 	out.crawl = pct(crawls, 0.5)
 	return out
@@ -99,8 +100,8 @@ func measureNode(b *testing.B, brokers []string, topic string, site *crawler.Sit
 
 // crawlOnce crawls site from an empty state (every listing is new) with a new publisher and
 // returns the time until the publisher has every event acknowledged.
-func crawlOnce(b *testing.B, brokers []string, topic string, site *crawler.Site, clock func() time.Time) time.Duration {
-	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: crawler.StateDir{Dir: b.TempDir()},
+func crawlOnce(b *testing.B, brokers []string, topic string, st *site.Site, clock func() time.Time) time.Duration {
+	runner := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: b.TempDir()},
 		Logger: slog.New(slog.DiscardHandler), Now: clock}
 	pub := kafkatest.SpoolRunner(b, runner, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic})
 	t := time.Now()

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -25,7 +26,7 @@ type env struct {
 	db           *pgxpool.Pool
 	cs           *consumers
 	al           *alerts
-	site         *crawler.Site
+	site         *site.Site
 	clock        func() time.Time
 	state        crawler.StateDir
 	topic, group string

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
@@ -47,11 +48,11 @@ func (c *crawl) Publish(e events.Event) {
 }
 
 // startCrawl starts crawling with a new publisher; state (and its spool) persists across crawls.
-func startCrawl(t testing.TB, brokers []string, topic string, site *crawler.Site, clock func() time.Time, state crawler.StateDir) *crawl {
+func startCrawl(t testing.TB, brokers []string, topic string, st *site.Site, clock func() time.Time, state crawler.StateDir) *crawl {
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(t.Context())
 	c := &crawl{logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
-	runner := &crawler.Runner{Sites: []*crawler.Site{site}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
+	runner := &crawler.Runner{Sites: []*site.Site{st}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
 	c.pub = kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	go func() {
@@ -107,12 +108,12 @@ func (c *crawl) idList() []uuid.UUID {
 
 // fastSim serves the simulated site on a clock 600× real time; simSite is compose/dev/sites.yaml's
 // simulated site pointed at it, without politeness delays.
-func fastSim(t testing.TB, root string) (*crawler.Site, func() time.Time) {
+func fastSim(t testing.TB, root string) (*site.Site, func() time.Time) {
 	clock := sitesim.SpeedClock(time.Now, time.Now(), time.Date(2026, 4, 1, 8, 58, 0, 0, sitesim.KST), 600)
 	srv := httptest.NewServer(sitesim.New(sitesim.Config{Seed: 24, Now: clock, Epoch: clock(), DaysAhead: 7, TeeTimesPerDay: 24,
 		BookingSpeed: 20}))
 	t.Cleanup(srv.Close)
-	sites, err := crawler.LoadSites(filepath.Join(root, "compose/dev/sites.yaml"))
+	sites, err := site.LoadSites(filepath.Join(root, "compose/dev/sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +122,13 @@ func fastSim(t testing.TB, root string) (*crawler.Site, func() time.Time) {
 	s.DaysAhead = 7
 	s.Politeness.NoDelay = true
 	s.Politeness.Delay, s.Politeness.RandomDelay = 0, 0
-	s.Politeness.BackoffBase, s.Politeness.BackoffCap = crawler.Duration(10*time.Millisecond), crawler.Duration(50*time.Millisecond)
-	s.Politeness.RequestTimeout = crawler.Duration(5 * time.Second)
-	site, err := s.Compile()
+	s.Politeness.BackoffBase, s.Politeness.BackoffCap = site.Duration(10*time.Millisecond), site.Duration(50*time.Millisecond)
+	s.Politeness.RequestTimeout = site.Duration(5 * time.Second)
+	st, err := s.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return site, clock
+	return st, clock
 }
 
 // consumers are the booking-consumer run processes of one group, started with the top test's t

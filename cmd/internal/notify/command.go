@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // Verb is a chat command's name (without the slash).
@@ -104,7 +104,7 @@ var (
 //
 //   - weekdays, comma-separated: 토,일 or sat,sun (월..일, mon..sun, or 주말/weekend, 평일/weekdays);
 //   - a tee-time window HH:MM-HH:MM (or H:MM, '~' for '-');
-//   - a price cap in the forms the crawler reads (crawler.ParsePrice): 15만, 150,000원, 150000;
+//   - a price cap in the forms the crawler reads (site.ParsePrice): 15만, 150,000원, 150000;
 //   - anything else is the course: a case-insensitive substring of the course name (words joined
 //     by a space; commas separate several courses).
 //
@@ -142,7 +142,7 @@ func ParseWatchSpec(args, lang string) (*Watch, error) {
 			continue
 		}
 		if strings.ContainsAny(word, "0123456789") {
-			p, err := crawler.ParsePrice(word)
+			p, err := site.ParsePrice(word)
 			if err != nil || p == nil {
 				return nil, fmt.Errorf(say(lang, "가격 %q를 읽지 못했습니다 (예: 15만, 150,000원, 150000)",
 					"price %q not understood (e.g. 15만, 150,000원, 150000)"), word)

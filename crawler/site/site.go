@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ type SiteSpec struct {
 	Targets     []Target `yaml:"targets,omitempty"`
 	DaysAhead   int      `yaml:"days_ahead,omitempty"`
 	// Charset, optional, is the encoding of the site's pages (a label such as euc-kr or cp949); it
-	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See decodeBody.
+	// overrides every declaration the pages make (BOM, HTTP charset, <meta>). See crawler's decodeBody.
 	Charset Charset `yaml:"charset,omitempty"`
 
 	// Login, Requests, Targets, Format and JSON declare the sources that are not one HTML page per
@@ -71,9 +71,9 @@ type SiteSpec struct {
 	JSON     *JSONPage         `yaml:"json,omitempty"`
 
 	// List, optional (HTML), selects the element that holds the rows: a page without rows counts
-	// as sold out only when it shows it; otherwise the page fails (FailNoList). Default: derived
+	// as sold out only when it shows it; otherwise the page fails (crawler.FailNoList). Default: derived
 	// from Row (deriveList), else the holder of the rows on the site's last page with rows
-	// (Snapshot.ListSeen).
+	// (crawler.Snapshot.ListSeen).
 	List string `yaml:"list,omitempty"`
 	// Row selects one element per listing; Fields are read relative to it.
 	Row    string `yaml:"row,omitempty"`
@@ -92,7 +92,7 @@ type SiteSpec struct {
 	// MinCompleteRatio, optional (0..1), is carried for the caller's completeness gate: the
 	// fraction of the previous crawl's listing count below which a crawl should be distrusted.
 	MinCompleteRatio float64 `yaml:"min_complete_ratio,omitempty"`
-	// Deadline, optional, bounds one crawl of the site (Runner.SiteDeadline when zero): after it
+	// Deadline, optional, bounds one crawl of the site (crawler.Runner.SiteDeadline when zero): after it
 	// the crawl is cancelled and incomplete with reason deadline, so it closes nothing.
 	Deadline Duration `yaml:"deadline,omitempty"`
 
@@ -108,7 +108,7 @@ type SiteSpec struct {
 	Jitter      Duration `yaml:"jitter,omitempty"`
 	Burst       []Burst  `yaml:"burst,omitempty"`
 	// MissesMinInterval, optional, makes a listing's misses count at most once per this long
-	// (DiffOptions.MissesMinInterval), less the jitter; with a burst it defaults to the global
+	// (crawler.DiffOptions.MissesMinInterval), less the jitter; with a burst it defaults to the global
 	// schedule's interval, so that a burst never closes a listing faster than the schedule would.
 	MissesMinInterval Duration `yaml:"misses_min_interval,omitempty"`
 }
@@ -164,7 +164,8 @@ type Field struct {
 	Value string `yaml:"value,omitempty"`
 }
 
-func (f Field) configured() bool { return f.Selector != "" || f.Attr != "" }
+// Configured reports whether the field is read from the row's HTML: a selector or an attribute.
+func (f Field) Configured() bool { return f.Selector != "" || f.Attr != "" }
 
 // Politeness bounds how hard a crawl presses on the site. Zero values mean the defaults above,
 // except where noted.

@@ -1,7 +1,8 @@
-package crawler
+package site
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,43 +67,16 @@ var (
 	}}
 )
 
-// Cell is one row of the cell table (the cells a site row yields), as other packages read it:
-// crawler suggest assigns columns to cells by it, crawler try shows a listing by it.
-type Cell struct{ def *cellDef }
-
-// Cells are the cells in report order (the order of a sites file's fields).
-func Cells() []Cell {
-	out := make([]Cell, len(cellTable))
-	for i := range cellTable {
-		out[i] = Cell{&cellTable[i]}
-	}
-	return out
-}
-
-// Name is the cell's key under fields in the sites file.
-func (c Cell) Name() string { return c.def.name }
-
-// Required reports whether a listing needs the cell (a site must map it).
-func (c Cell) Required() bool { return c.def.required }
-
-// Identity reports whether the cell is part of a listing's identity (events.Listing.Key).
-func (c Cell) Identity() bool { return c.def.identity }
-
-// Lenient reports whether a bad value leaves the cell unknown instead of rejecting the row.
-func (c Cell) Lenient() bool { return c.def.lenient }
-
-// Shapes are what the cell's values look like, the most telling first.
-func (c Cell) Shapes() []Shape { return c.def.shapes }
-
-// Columns are the cell's columns in a table of listings (crawler try): one, or for round_date the
-// play date and the text shown.
-func (c Cell) Columns() []ShownColumn { return c.def.show }
+// Cells are the cells in report order (the order of a sites file's fields): the rows of the cell
+// table (a copy), as other packages read them: crawler suggest assigns columns to cells by them,
+// crawler try shows a listing by them.
+func Cells() []Cell { return slices.Clone(cellTable[:]) }
 
 // Hint is how strongly a column's name (a JSON member, a header, a class) suggests the cell: 0
 // for none, more for a hint earlier in the cell's list.
 func (c Cell) Hint(name string) int {
 	n := strings.ToLower(name)
-	hs := c.def.hints
+	hs := c.hints
 	for i, h := range hs {
 		if strings.Contains(n, h) {
 			return len(hs) - i
@@ -116,16 +90,16 @@ func (c Cell) Hint(name string) int {
 // the crawl would reject the row for (or, for a lenient cell, leave unknown).
 func (c Cell) Reads(raw string, crawledAt time.Time) (known bool, err error) {
 	var l events.Listing
-	if c.def.set != nil {
-		if err := c.def.set(&l, raw); err != nil {
+	if c.set != nil {
+		if err := c.set(&l, raw); err != nil {
 			return false, err
 		}
 	}
-	if c.def.parse != nil {
-		if err := c.def.parse(&l, raw, crawledAt); err != nil {
+	if c.parse != nil {
+		if err := c.parse(&l, raw, crawledAt); err != nil {
 			return false, err
 		}
 	}
-	v := c.def.show[0].Value(l)
+	v := c.Columns[0].Value(l)
 	return v != "" && v != "-", nil
 }

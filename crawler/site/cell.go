@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"cmp"
@@ -11,30 +11,31 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// cellDef is one cell a site row yields (course, tee time, price, ...), the one place a cell is
+// Cell is one cell a site row yields (course, tee time, price, ...), the one place a cell is
 // declared: its key under fields in the sites file (also its name in Missing, in the log's raw
 // row and in the reject reasons), whether a listing needs it, whether it is part of a listing's
 // identity (events.Listing.Key), what a bad value does, how its text becomes part of the
 // listing, and what crawler suggest recognises it by (its value shapes and name hints).
-type cellDef struct {
-	name     string
-	label    string // its key in the log's raw row (rawRow.String); empty: name
-	required bool
-	identity bool
-	// lenient: a value its parse rejects leaves the cell unknown instead of rejecting the row (for
+type Cell struct {
+	Name     string // its key under fields in the sites file
+	label    string // its key in the log's raw row (RawRow.String); empty: Name
+	Required bool   // a listing needs it (a site must map it)
+	Identity bool   // it is part of a listing's identity (events.Listing.Key)
+	// Lenient: a value its parse rejects leaves the cell unknown instead of rejecting the row (for
 	// a cell that informs and identifies nothing).
-	lenient bool
+	Lenient bool
 	// set copies the text into the listing before the bounds check; an error rejects the row as
 	// missing_<name>. parse reads the value after the bounds check; an error rejects the row as
 	// bad_<name> (or, lenient, leaves the cell unknown). Either may be nil.
 	set   func(l *events.Listing, raw string) error
 	parse func(l *events.Listing, raw string, crawledAt time.Time) error
-	// show are the cell's columns in a table of listings (crawler try): a header and the value.
-	show []ShownColumn
-	// shapes are what the cell's values look like, the most telling first; hints are lower-cased
+	// Columns are the cell's columns in a table of listings (crawler try): one, or for round_date
+	// the play date and the text shown; each a header and the value.
+	Columns []ShownColumn
+	// Shapes are what the cell's values look like, the most telling first; hints are lower-cased
 	// substrings of a column's name (JSON member, header, class) that suggest the cell, the
-	// strongest first.
-	shapes []Shape
+	// strongest first (Hint).
+	Shapes []Shape
 	hints  []string
 }
 
@@ -42,57 +43,57 @@ type cellDef struct {
 // their validation, the raw row and its log form, the reject reasons, the listing, try's table
 // and crawler suggest's column assignment. A new cell is a row here and its field in
 // events.Listing.
-var cellTable = [...]cellDef{
-	{name: "course", required: true, identity: true,
+var cellTable = [...]Cell{
+	{Name: "course", Required: true, Identity: true,
 		set: func(l *events.Listing, raw string) error {
 			if l.CourseName = CleanText(raw); l.CourseName == "" {
 				return errors.New("the course cell is empty")
 			}
 			return nil
 		},
-		show:   []ShownColumn{{"course", func(l events.Listing) string { return l.CourseName }}},
-		shapes: []Shape{shapeName},
-		hints:  []string{"club", "golf", "골프장", "course_name", "cc_name", "gc", "course"}},
-	{name: "course_part", label: "part", identity: true,
-		set:    func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil },
-		show:   []ShownColumn{{"part", func(l events.Listing) string { return l.CoursePart }}},
-		shapes: []Shape{shapeName},
-		hints:  []string{"part", "cos", "코스", "hole", "sub"}},
-	{name: "round_date", required: true, identity: true,
+		Columns: []ShownColumn{{"course", func(l events.Listing) string { return l.CourseName }}},
+		Shapes:  []Shape{shapeName},
+		hints:   []string{"club", "golf", "골프장", "course_name", "cc_name", "gc", "course"}},
+	{Name: "course_part", label: "part", Identity: true,
+		set:     func(l *events.Listing, raw string) error { l.CoursePart = CleanText(raw); return nil },
+		Columns: []ShownColumn{{"part", func(l events.Listing) string { return l.CoursePart }}},
+		Shapes:  []Shape{shapeName},
+		hints:   []string{"part", "cos", "코스", "hole", "sub"}},
+	{Name: "round_date", Required: true, Identity: true,
 		set: func(l *events.Listing, raw string) error { l.RoundDate = strings.TrimSpace(raw); return nil },
 		parse: func(l *events.Listing, _ string, at time.Time) (err error) {
 			l.PlayDate, err = PlayDate(l.RoundDate, at)
 			return err
 		},
-		show: []ShownColumn{{"play_date", func(l events.Listing) string { return l.PlayDate }},
+		Columns: []ShownColumn{{"play_date", func(l events.Listing) string { return l.PlayDate }},
 			{"round_date", func(l events.Listing) string { return l.RoundDate }}},
-		shapes: []Shape{shapeYearlessDate},
+		Shapes: []Shape{shapeYearlessDate},
 		hints:  []string{"date", "day", "일자", "날짜", "ymd"}},
-	{name: "tee_time", required: true, identity: true,
+	{Name: "tee_time", Required: true, Identity: true,
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.TeeTime, err = ParseTeeTime(raw)
 			return err
 		},
-		show:   []ShownColumn{{"tee_time", func(l events.Listing) string { return l.TeeTime }}},
-		shapes: []Shape{shapeClockTime, shapeCompactTime},
-		hints:  []string{"teetime", "tee_time", "booktime", "time", "시간", "tm", "hour"}},
+		Columns: []ShownColumn{{"tee_time", func(l events.Listing) string { return l.TeeTime }}},
+		Shapes:  []Shape{shapeClockTime, shapeCompactTime},
+		hints:   []string{"teetime", "tee_time", "booktime", "time", "시간", "tm", "hour"}},
 	// A missing optional cell is an unknown value, like an empty one.
-	{name: "price",
+	{Name: "price",
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.PriceKRW, err = ParsePrice(raw)
 			return err
 		},
-		show:   []ShownColumn{{"price", func(l events.Listing) string { return showNumber(l.PriceKRW) }}},
-		shapes: []Shape{shapeMarkedPrice, shapeBarePrice},
-		hints:  []string{"greenfee", "green_fee", "fee", "cost", "price", "amt", "amount", "그린피", "요금", "금액", "charge"}},
-	{name: "players",
+		Columns: []ShownColumn{{"price", func(l events.Listing) string { return showNumber(l.PriceKRW) }}},
+		Shapes:  []Shape{shapeMarkedPrice, shapeBarePrice},
+		hints:   []string{"greenfee", "green_fee", "fee", "cost", "price", "amt", "amount", "그린피", "요금", "금액", "charge"}},
+	{Name: "players",
 		parse: func(l *events.Listing, raw string, _ time.Time) (err error) {
 			l.Players, err = ParsePlayers(raw)
 			return err
 		},
-		show:   []ShownColumn{{"players", func(l events.Listing) string { return showNumber(l.Players) }}},
-		shapes: []Shape{shapePlayers},
-		hints:  []string{"visitor", "people", "player", "person", "cnt", "count", "인원", "pax", "member"}},
+		Columns: []ShownColumn{{"players", func(l events.Listing) string { return showNumber(l.Players) }}},
+		Shapes:  []Shape{shapePlayers},
+		hints:   []string{"visitor", "people", "player", "person", "cnt", "count", "인원", "pax", "member"}},
 }
 
 // ShownColumn is one column of a table of listings: its header and its value in a listing.
@@ -111,40 +112,52 @@ func showNumber[T int | int64](v *T) string {
 
 // The cells that some source reads in a way of its own.
 var (
-	cellCourse    = cellIndex("course")     // from the request: the page set's course
-	cellRoundDate = cellIndex("round_date") // from the request: the page set's play date
-	cellTeeTime   = cellIndex("tee_time")   // a JSON number: 630 is 06:30
+	cellCourse    = CellIndex("course")     // from the request: the page set's course
+	cellRoundDate = CellIndex("round_date") // from the request: the page set's play date
 )
 
-// cellIndex is the index of the named cell in cellTable; it panics for an unknown name (a typo in
-// this package, found by any test).
-func cellIndex(name string) int {
+// CellIndex is the index of the named cell in the cell table (Cells, RawRow); it panics for an
+// unknown name (a typo in the caller, found by any test).
+func CellIndex(name string) int {
 	if i := cellRank(name); i < len(cellTable) {
 		return i
 	}
-	panic("crawler: no cell " + name)
+	panic("site: no cell " + name)
 }
 
 // cellRank is the index of the named cell in cellTable, len(cellTable) for no cell.
 func cellRank(name string) int {
 	for i, c := range cellTable {
-		if c.name == name {
+		if c.Name == name {
 			return i
 		}
 	}
 	return len(cellTable)
 }
 
+// The reasons a row is rejected (crawler.Metrics.RowRejected, and the reason key in the log). The
+// missing_<cell> and bad_<cell> reasons are derived from the cell's name in cellTable (cell.go);
+// the constants name the ones of today's cells.
+const (
+	RejectMissingField  = "missing_field" // a required cell is absent or its regex did not match
+	RejectMissingCourse = "missing_course"
+	RejectBadRoundDate  = "bad_round_date"
+	RejectBadTeeTime    = "bad_tee_time"
+	RejectBadPrice      = "bad_price"
+	RejectBadPlayers    = "bad_players"
+	RejectFieldTooLong  = "field_too_long" // a text cell or the listing key is over its events.Max*Bytes bound
+)
+
 // rejectReason is the Reject* reason of a cell's failure: missing_<name> when set fails,
 // bad_<name> when parse does.
-func rejectReason(kind string, c *cellDef) string { return kind + "_" + c.name }
+func rejectReason(kind string, c *Cell) string { return kind + "_" + c.Name }
 
 // requiredCells names the required cells for an error message: "course, round_date and tee_time".
 func requiredCells() string {
 	var names []string
 	for _, c := range cellTable {
-		if c.required {
-			names = append(names, c.name)
+		if c.Required {
+			names = append(names, c.Name)
 		}
 	}
 	if len(names) < 2 {
@@ -153,18 +166,18 @@ func requiredCells() string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// rawRow is one row's cells as the page shows them (entities decoded, not yet trimmed), indexed
+// RawRow is one row's cells as the page shows them (entities decoded, not yet trimmed), indexed
 // like cellTable; Missing names the configured cells that were absent or did not match their regex.
-type rawRow struct {
+type RawRow struct {
 	v       [len(cellTable)]string
 	Missing []string
-	marked  bool // the row matches an empty_when entry (soldOutMarker)
+	Marked  bool // the row matches an empty_when entry (SoldOutMarker)
 }
 
-// soldOutMarker reports whether a row that did not make a listing (reason) is a sold-out date's
+// SoldOutMarker reports whether a row that did not make a listing (reason) is a sold-out date's
 // marker row: it matches empty_when and failed for want of a required cell.
-func soldOutMarker(r rawRow, reason string) bool {
-	if !r.marked {
+func SoldOutMarker(r RawRow, reason string) bool {
+	if !r.Marked {
 		return false
 	}
 	if reason == RejectMissingField {
@@ -172,7 +185,7 @@ func soldOutMarker(r rawRow, reason string) bool {
 	}
 	for i := range cellTable {
 		c := &cellTable[i]
-		if c.required && (reason == rejectReason("missing", c) || reason == rejectReason("bad", c)) {
+		if c.Required && (reason == rejectReason("missing", c) || reason == rejectReason("bad", c)) {
 			return true
 		}
 	}
@@ -180,13 +193,13 @@ func soldOutMarker(r rawRow, reason string) bool {
 }
 
 // String renders the row for the log's raw key.
-func (r rawRow) String() string {
+func (r RawRow) String() string {
 	var b strings.Builder
 	for i, c := range cellTable {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%s=%q", cmp.Or(c.label, c.name), r.v[i])
+		fmt.Fprintf(&b, "%s=%q", cmp.Or(c.label, c.Name), r.v[i])
 	}
 	if len(r.Missing) > 0 {
 		b.WriteString(" missing=" + strings.Join(r.Missing, ","))
@@ -194,30 +207,30 @@ func (r rawRow) String() string {
 	return b.String()
 }
 
-// cell is one cell of a raw row: its name (as Missing reports it), the compiled Field that reads
-// it, where the row keeps it, and whether a listing needs it.
-type cell struct {
-	name     string
-	field    *compiledField
-	dst      *string
-	required bool
+// RowCell is one cell of a raw row: its name (as Missing reports it), the compiled Field that
+// reads it, where the row keeps it, and whether a listing needs it.
+type RowCell struct {
+	Name     string
+	Field    *CompiledField
+	Dst      *string
+	Required bool
 }
 
-// cells lists r's cells as the site declares them, in report order.
-func (s *Site) cells(r *rawRow) []cell {
-	out := make([]cell, len(cellTable))
+// RowCells lists r's cells as the site declares them, in report order.
+func (s *Site) RowCells(r *RawRow) []RowCell {
+	out := make([]RowCell, len(cellTable))
 	for i := range cellTable {
 		c := &cellTable[i]
-		out[i] = cell{c.name, &s.fields[i], &r.v[i], c.required}
+		out[i] = RowCell{c.Name, &s.fields[i], &r.v[i], c.Required}
 	}
 	return out
 }
 
-// listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On
+// Listing turns a raw row into a listing of site seen on pageURL during a crawl at crawledAt. On
 // error, reason is one of the Reject* constants.
-func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Listing, string, error) {
+func (s *Site) Listing(r RawRow, pageURL string, crawledAt time.Time) (events.Listing, string, error) {
 	for _, m := range r.Missing {
-		if cellTable[cellIndex(m)].required {
+		if cellTable[CellIndex(m)].Required {
 			return events.Listing{}, RejectMissingField, fmt.Errorf("required cell %s is missing", m)
 		}
 	}
@@ -240,7 +253,7 @@ func (s *Site) listing(r rawRow, pageURL string, crawledAt time.Time) (events.Li
 		}
 		read := l
 		if err := c.parse(&read, r.v[i], crawledAt); err != nil {
-			if c.lenient {
+			if c.Lenient {
 				continue // the cell stays unknown
 			}
 			return events.Listing{}, rejectReason("bad", c), err
@@ -263,10 +276,10 @@ func (s *Site) compileFields(fail func(string, ...any) error) error {
 		}
 	}
 	for i := range cellTable {
-		name := cellTable[i].name
+		name := cellTable[i].Name
 		f := &s.fields[i]
 		f.Field = s.Fields[name]
-		if cellTable[i].required && !f.mapped() {
+		if cellTable[i].Required && !f.mapped() {
 			return fail("fields.%s needs a selector, attr, path or value; %s are required", name, requiredCells())
 		}
 		if err := s.compileField(name, f); err != nil {
@@ -293,18 +306,18 @@ func (s *Site) compileFields(fail func(string, ...any) error) error {
 func cellNames() string {
 	names := make([]string, len(cellTable))
 	for i, c := range cellTable {
-		names[i] = c.name
+		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
 }
 
 // mapped reports whether the field is read from somewhere: the row (selector, attr, path) or the
 // request (value).
-func (f Field) mapped() bool { return f.configured() || f.Path != "" || f.Value != "" }
+func (f Field) mapped() bool { return f.Configured() || f.Path != "" || f.Value != "" }
 
 // compileField checks the keys of one field that request.go and jsonpage.go added and compiles
 // its value template.
-func (s *Site) compileField(name string, f *compiledField) error {
+func (s *Site) compileField(name string, f *CompiledField) error {
 	switch {
 	case f.Value != "" && (f.Selector != "" || f.Attr != "" || f.Path != ""):
 		return fmt.Errorf("fields.%s: value comes from the request; it excludes selector, attr and path", name)
@@ -341,41 +354,71 @@ func (s *Site) compileField(name string, f *compiledField) error {
 	return nil
 }
 
-// fromRequest fills the row's cells declared with value from the request's variables, then makes
+// ListingOrReject is one row's outcome: its listing, or why it made none (Reason, a Reject*
+// constant, and Err) with its raw cells (RawRow.String).
+type ListingOrReject struct {
+	Listing events.Listing
+	Reason  string
+	Err     error
+	Raw     string
+}
+
+// FromRequest fills the row's cells declared with value from the request's variables, then makes
 // the listing. With round_date from the request, play_date is the requested date itself (no year
 // inference) and round_date the rendered text.
-func (s *Site) fromRequest(r rawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l listingOrReject) {
-	for _, c := range s.cells(&r) {
-		if c.field.value == nil {
+func (s *Site) FromRequest(r RawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l ListingOrReject) {
+	for _, c := range s.RowCells(&r) {
+		if c.Field.value == nil {
 			continue
 		}
 		if vars == nil {
-			r.Missing = append(r.Missing, c.name)
+			r.Missing = append(r.Missing, c.Name)
 			continue
 		}
-		v, err := execTemplate(c.field.value, *vars)
+		v, err := execTemplate(c.Field.value, *vars)
 		if err != nil {
-			r.Missing = append(r.Missing, c.name)
+			r.Missing = append(r.Missing, c.Name)
 			continue
 		}
-		v, ok := c.field.narrow(v)
+		v, ok := c.Field.Narrow(v)
 		if !ok {
-			r.Missing = append(r.Missing, c.name)
+			r.Missing = append(r.Missing, c.Name)
 			continue
 		}
-		*c.dst = v
+		*c.Dst = v
 	}
 	shown := r.v[cellRoundDate]
 	fromReq := s.fields[cellRoundDate].value != nil && vars != nil && !vars.Date.IsZero()
 	if fromReq {
 		r.v[cellRoundDate] = vars.Date.Format("2006-01-02")
 	}
-	lst, reason, err := s.listing(r, pageURL, crawledAt)
+	lst, reason, err := s.Listing(r, pageURL, crawledAt)
 	if err == nil && fromReq {
 		lst.RoundDate = CleanText(shown)
 	}
 	if fromReq {
 		r.v[cellRoundDate] = shown
 	}
-	return listingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String()}
+	return ListingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String()}
+}
+
+// Attribution is what a page set's request names of its listings: the play date when round_date
+// comes from the request, the course (cleaned) when course does; empty otherwise.
+func (s *Site) Attribution(vars RequestVars) (playDate, course string) {
+	if s.fields[cellRoundDate].value != nil && !vars.Date.IsZero() {
+		playDate = vars.Date.Format("2006-01-02")
+	}
+	if t := s.fields[cellCourse].value; t != nil {
+		if v, err := execTemplate(t, vars); err == nil {
+			if re := s.fields[cellCourse].re; re != nil {
+				if m := re.FindStringSubmatch(v); m != nil {
+					v = m[1]
+				} else {
+					v = ""
+				}
+			}
+			course = CleanText(v)
+		}
+	}
+	return playDate, course
 }

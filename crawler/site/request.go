@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"bytes"
@@ -46,8 +46,8 @@ type RequestVars struct {
 	Target Target
 }
 
-// pageRequest is one expanded request of a crawl.
-type pageRequest struct {
+// PageRequest is one expanded request of a crawl.
+type PageRequest struct {
 	Method string
 	URL    string
 	Header http.Header
@@ -55,9 +55,9 @@ type pageRequest struct {
 	Set    int // index of its page set (its RequestVars) in the crawl
 }
 
-// key identifies the request in a crawl and in Result.FailedPages: the URL for a GET, the method,
-// URL and body for anything else.
-func (p pageRequest) key() string {
+// Key identifies the request in a crawl and in crawler.Result.FailedPages: the URL for a GET,
+// the method, URL and body for anything else.
+func (p PageRequest) Key() string {
 	if p.Method == http.MethodGet && len(p.Body) == 0 {
 		return p.URL
 	}
@@ -129,7 +129,7 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 			cr.reqs = append(cr.reqs, c)
 		}
 		s.req = cr
-		if _, _, err := s.pageRequests(sampleDate); err != nil {
+		if _, _, err := s.PageRequests(sampleDate); err != nil {
 			return fail("requests do not expand for the sample date %s: %v", sampleDate.Format("2006-01-02"), err)
 		}
 	}
@@ -300,8 +300,8 @@ func execTemplate(t *template.Template, data any) (string, error) {
 }
 
 // expand renders the request for vars.
-func (c compiledRequest) expand(vars RequestVars) (pageRequest, error) {
-	pr := pageRequest{Method: c.method, Header: http.Header{}}
+func (c compiledRequest) expand(vars RequestVars) (PageRequest, error) {
+	pr := PageRequest{Method: c.method, Header: http.Header{}}
 	u, err := execTemplate(c.url, vars)
 	if err != nil {
 		return pr, err
@@ -350,11 +350,11 @@ func (c compiledRequest) expand(vars RequestVars) (pageRequest, error) {
 	return pr, nil
 }
 
-// pageRequests expands the site's request templates for a crawl at crawledAt: per play date from
+// PageRequests expands the site's request templates for a crawl at crawledAt: per play date from
 // the crawl's date in Asia/Seoul through DaysAhead days later, per target (or once without), each
-// template. sets are the page sets' variables; pageRequest.Set indexes them. A site without
+// template. sets are the page sets' variables; PageRequest.Set indexes them. A site without
 // requests has none.
-func (s *Site) pageRequests(crawledAt time.Time) (reqs []pageRequest, sets []RequestVars, err error) {
+func (s *Site) PageRequests(crawledAt time.Time) (reqs []PageRequest, sets []RequestVars, err error) {
 	if s.req == nil {
 		return nil, nil, nil
 	}
@@ -391,10 +391,10 @@ func targetLabel(t Target) string {
 	return " target {" + strings.Join(parts, ", ") + "}"
 }
 
-// requestURLs are the URLs of the sample expansion of the requests and the login URL.
-func (s *Site) requestURLs() []string {
+// RequestURLs are the URLs of the sample expansion of the requests and the login URL.
+func (s *Site) RequestURLs() []string {
 	var urls []string
-	reqs, _, _ := s.pageRequests(sampleDate)
+	reqs, _, _ := s.PageRequests(sampleDate)
 	for _, r := range reqs {
 		urls = append(urls, r.URL)
 	}

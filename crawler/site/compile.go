@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 // Site is a compiled site: its spec with every default filled in, and what crawling it needs
 // compiled once (the URL template, the requests, the login form, each cell's regex and value
 // template, the list selector). Only Compile makes one (ParseSites and LoadSites call it), and
-// nothing checks it again: Collect, the host limiter, check, try and practice take it as it is.
+// nothing checks it again: crawler.Collect, the host limiter, check, try and practice take it as it is.
 // Read its SiteSpec; to change a site, change a copy of the spec and Compile that.
 type Site struct {
 	SiteSpec
@@ -24,10 +24,14 @@ type Site struct {
 	tmpl      *template.Template
 	req       *compiledRequests
 	loginForm []namedTemplate
-	fields    [len(cellTable)]compiledField // indexed like cellTable; unset cells are zero
+	fields    [len(cellTable)]CompiledField // indexed like cellTable; unset cells are zero
 	list      string                        // List, or the one derived from Row; empty: the holder remembered from a page with rows
 	times     SiteTimes                     // the site's own times; its schedule is nil without a schedule: key (Times fills in the global one)
 }
+
+// ListSelector is the selector of the element that holds the rows: List, or the one derived from
+// Row; empty when neither gives one (the holder remembered from a page with rows then stands in).
+func (s *Site) ListSelector() string { return s.list }
 
 // compileEmptyWhen checks the HTML empty_when entries.
 func (s *Site) compileEmptyWhen(fail func(string, ...any) error) error {
@@ -45,11 +49,23 @@ func (s *Site) compileEmptyWhen(fail func(string, ...any) error) error {
 	return nil
 }
 
-// compiledField is a cell's Field with its regex and value template compiled.
-type compiledField struct {
+// CompiledField is a cell's Field with its regex and value template compiled.
+type CompiledField struct {
 	Field
 	re    *regexp.Regexp
 	value *template.Template
+}
+
+// Narrow is v narrowed by the field's Regex (its one capture group); false when it does not match.
+func (f *CompiledField) Narrow(v string) (string, bool) {
+	if f.re == nil {
+		return v, true
+	}
+	m := f.re.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 // Compile checks s, fills in its defaults (withDefaults) and compiles it. Errors are whole
@@ -142,7 +158,7 @@ func (s *Site) compile() error {
 // allowed_domains, so that a next link cannot lead the crawl off the site.
 func (s *Site) hosts() []string {
 	urls, _ := s.URLs(time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul()))
-	urls = append(urls, s.requestURLs()...)
+	urls = append(urls, s.RequestURLs()...)
 	var out []string
 	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && !slices.Contains(out, u.Hostname()) {

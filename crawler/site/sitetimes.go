@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"encoding/binary"
@@ -126,7 +126,7 @@ func (t SiteTimes) WithSeed(seed uint64) *SiteTimes {
 	return &t
 }
 
-// MissesMinInterval is the site's DiffOptions.MissesMinInterval under global (the global
+// MissesMinInterval is the site's crawler.DiffOptions.MissesMinInterval under global (the global
 // schedule's interval): misses_min_interval, else global when the site has a burst, else 0 (every
 // miss counts); less the jitter, as the site's scheduled crawls may come that much closer.
 func (t *SiteTimes) MissesMinInterval(global time.Duration) time.Duration {
@@ -381,3 +381,45 @@ func clockString(s int) string { return fmt.Sprintf("%02d:%02d", s/3600, s%3600/
 
 // Active reports whether at is inside the site's active hours (always, without active_hours).
 func (t *SiteTimes) Active(at time.Time) bool { return t.active == nil || t.active.contains(at) }
+
+// SiteDeadlineFraction is the share of the schedule's interval a site's crawl may take by default
+// (`crawler run`): the rest leaves room for the other steps of a run before the next is due.
+const SiteDeadlineFraction = 0.8
+
+// DefaultSiteDeadline is a site's crawl bound under spec (read in loc, from now):
+// SiteDeadlineFraction of the shortest gap between its next runs.
+func DefaultSiteDeadline(spec string, loc *time.Location, now time.Time) (time.Duration, error) {
+	iv, err := ScheduleInterval(spec, loc, now)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(float64(iv) * SiteDeadlineFraction).Round(time.Second), nil
+}
+
+// ScheduleInterval is the shortest gap between two of spec's next 100 runs after now, in loc
+// (Seoul() when nil): 10 minutes for "*/10 * * * *", 5 s for "@every 5s".
+func ScheduleInterval(spec string, loc *time.Location, now time.Time) (time.Duration, error) {
+	if loc == nil {
+		loc = Seoul()
+	}
+	sched, err := cron.ParseStandard(spec)
+	if err != nil {
+		return 0, fmt.Errorf("parse schedule %q: %w", spec, err)
+	}
+	var shortest time.Duration
+	prev := sched.Next(now.In(loc))
+	for range 100 {
+		next := sched.Next(prev)
+		if next.IsZero() {
+			break
+		}
+		if gap := next.Sub(prev); shortest == 0 || gap < shortest {
+			shortest = gap
+		}
+		prev = next
+	}
+	if shortest <= 0 {
+		return 0, fmt.Errorf("schedule %q: no two runs to measure an interval between", spec)
+	}
+	return shortest, nil
+}

@@ -1,8 +1,7 @@
-package crawler
+package site
 
 import (
 	"fmt"
-	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,21 +32,21 @@ func TestCellTableRowsAreWhole(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
 	for _, c := range cellTable {
-		if seen[c.name] {
-			t.Errorf("cell %s is listed twice", c.name)
+		if seen[c.Name] {
+			t.Errorf("cell %s is listed twice", c.Name)
 		}
-		seen[c.name] = true
+		seen[c.Name] = true
 		if c.set == nil && c.parse == nil {
-			t.Errorf("cell %s never reaches the listing (no set, no parse)", c.name)
+			t.Errorf("cell %s never reaches the listing (no set, no parse)", c.Name)
 		}
-		if c.show == nil || len(c.shapes) == 0 || len(c.hints) == 0 {
-			t.Errorf("cell %s needs show, shapes and hints", c.name)
+		if c.Columns == nil || len(c.Shapes) == 0 || len(c.hints) == 0 {
+			t.Errorf("cell %s needs show, shapes and hints", c.Name)
 		}
 	}
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
 	for _, c := range cellTable {
-		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
+		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.Name, c.Name)
 	}
 	b.WriteString("      green_speed: {selector: td.green_speed}\n")
 	_, err := ParseSites([]byte(b.String()))
@@ -62,7 +61,7 @@ func cellSite(t *testing.T) *Site {
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
 	for _, c := range cellTable {
-		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.name, c.name)
+		fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", c.Name, c.Name)
 	}
 	sites, err := ParseSites([]byte(b.String()))
 	if err != nil {
@@ -71,24 +70,22 @@ func cellSite(t *testing.T) *Site {
 	return sites[0]
 }
 
-// cellPage is one row with cell i's text replaced by text (i < 0: none replaced).
-func cellPage(t *testing.T, i int, text string) string {
+// cellRow is one raw row of good samples with cell i's text replaced by text (i < 0: none
+// replaced), as a page would give it (crawler's TestEveryCellReachesTheRawRow checks that pages do).
+func cellRow(t *testing.T, i int, text string) RawRow {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString(`<table><tr class="r">`)
+	var r RawRow
 	for j, c := range cellTable {
-		s, ok := cellSamples[c.name]
+		s, ok := cellSamples[c.Name]
 		if !ok {
-			t.Fatalf("cell %s has no cellSamples entry", c.name)
+			t.Fatalf("cell %s has no cellSamples entry", c.Name)
 		}
-		v := s.good
+		r.v[j] = s.good
 		if j == i {
-			v = text
+			r.v[j] = text
 		}
-		fmt.Fprintf(&b, `<td class="%s">%s</td>`, c.name, v)
 	}
-	b.WriteString(`</tr></table>`)
-	return b.String()
+	return r
 }
 
 // Every cell key is accepted in a sites file, reaches the raw row and its log form, changes the
@@ -96,39 +93,36 @@ func cellPage(t *testing.T, i int, text string) string {
 func TestEveryCellIsWired(t *testing.T) {
 	t.Parallel()
 	site := cellSite(t)
-	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	base := "http://127.0.0.1:8089/x"
 	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
-	parse := func(t *testing.T, i int, text string) (rawRow, string, string, error) {
+	parse := func(t *testing.T, i int, text string) (RawRow, string, string, error) {
 		t.Helper()
-		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
-		if err != nil || len(pg.Rows) != 1 {
-			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
-		}
-		l, reason, err := site.listing(pg.Rows[0], base.String(), at)
-		return pg.Rows[0], fmt.Sprintf("%+v", l), reason, err
+		row := cellRow(t, i, text)
+		l, reason, err := site.Listing(row, base, at)
+		return row, fmt.Sprintf("%+v", l), reason, err
 	}
 	_, want, _, err := parse(t, -1, "")
 	if err != nil {
 		t.Fatalf("the good row is rejected: %v", err)
 	}
 	for i, c := range cellTable {
-		t.Run(c.name, func(t *testing.T) {
-			s := cellSamples[c.name]
+		t.Run(c.Name, func(t *testing.T) {
+			s := cellSamples[c.Name]
 			row, got, _, err := parse(t, i, s.other)
 			if err != nil {
-				t.Fatalf("%s %q is rejected: %v", c.name, s.other, err)
+				t.Fatalf("%s %q is rejected: %v", c.Name, s.other, err)
 			}
 			if row.v[i] != s.other || !strings.Contains(row.String(), fmt.Sprintf("=%q", s.other)) {
-				t.Errorf("%q is not the raw row's %s: %s", s.other, c.name, row)
+				t.Errorf("%q is not the raw row's %s: %s", s.other, c.Name, row)
 			}
 			if got == want {
-				t.Errorf("%s %q and %q give the same listing %s", c.name, s.good, s.other, got)
+				t.Errorf("%s %q and %q give the same listing %s", c.Name, s.good, s.other, got)
 			}
 			if s.reason == "" {
 				return
 			}
 			if _, _, reason, err := parse(t, i, s.bad); reason != s.reason || err == nil {
-				t.Errorf("%s %q: reason %q (%v), want %q", c.name, s.bad, reason, err, s.reason)
+				t.Errorf("%s %q: reason %q (%v), want %q", c.Name, s.bad, reason, err, s.reason)
 			}
 		})
 	}
@@ -141,17 +135,17 @@ func TestRequiredCellsAreRequired(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")
 		for _, o := range cellTable {
-			if o.name != c.name {
-				fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", o.name, o.name)
+			if o.Name != c.Name {
+				fmt.Fprintf(&b, "      %s: {selector: td.%s}\n", o.Name, o.Name)
 			}
 		}
 		_, err := ParseSites([]byte(b.String()))
-		want := fmt.Sprintf("fields.%s needs a selector, attr, path or value; course, round_date and tee_time are required", c.name)
-		if c.required && (err == nil || !strings.Contains(err.Error(), want)) {
-			t.Errorf("without %s: %v, want %q", c.name, err, want)
+		want := fmt.Sprintf("fields.%s needs a selector, attr, path or value; course, round_date and tee_time are required", c.Name)
+		if c.Required && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("without %s: %v, want %q", c.Name, err, want)
 		}
-		if !c.required && err != nil {
-			t.Errorf("without the optional %s: %v", c.name, err)
+		if !c.Required && err != nil {
+			t.Errorf("without the optional %s: %v", c.Name, err)
 		}
 	}
 }
@@ -161,15 +155,11 @@ func TestRequiredCellsAreRequired(t *testing.T) {
 // (parallel tests wait until the sequential ones are done).
 func TestLenientCellLeavesUnknown(t *testing.T) {
 	site := cellSite(t)
-	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	base := "http://127.0.0.1:8089/x"
 	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
-	price := cellIndex("price")
+	price := CellIndex("price")
 	read := func() (string, error) {
-		pg, err := parsePage(site, base, []byte(cellPage(t, price, "abc")), "")
-		if err != nil || len(pg.Rows) != 1 {
-			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
-		}
-		l, reason, err := site.listing(pg.Rows[0], base.String(), at)
+		l, reason, err := site.Listing(cellRow(t, price, "abc"), base, at)
 		if err == nil && l.PriceKRW != nil {
 			t.Errorf("a bad price kept a value: %d", *l.PriceKRW)
 		}
@@ -178,8 +168,8 @@ func TestLenientCellLeavesUnknown(t *testing.T) {
 	if reason, err := read(); reason != RejectBadPrice || err == nil {
 		t.Fatalf("strict: reason %q (%v), want %s", reason, err, RejectBadPrice)
 	}
-	cellTable[price].lenient = true
-	t.Cleanup(func() { cellTable[price].lenient = false })
+	cellTable[price].Lenient = true
+	t.Cleanup(func() { cellTable[price].Lenient = false })
 	if reason, err := read(); err != nil {
 		t.Errorf("lenient: the row is rejected (%s): %v", reason, err)
 	}
@@ -190,14 +180,10 @@ func TestLenientCellLeavesUnknown(t *testing.T) {
 func TestIdentityCellsMakeTheKey(t *testing.T) {
 	t.Parallel()
 	site := cellSite(t)
-	base, _ := url.Parse("http://127.0.0.1:8089/x")
+	base := "http://127.0.0.1:8089/x"
 	at := time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul())
 	key := func(i int, text string) string {
-		pg, err := parsePage(site, base, []byte(cellPage(t, i, text)), "")
-		if err != nil || len(pg.Rows) != 1 {
-			t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
-		}
-		l, _, err := site.listing(pg.Rows[0], base.String(), at)
+		l, _, err := site.Listing(cellRow(t, i, text), base, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,8 +191,8 @@ func TestIdentityCellsMakeTheKey(t *testing.T) {
 	}
 	want := key(-1, "")
 	for i, c := range cellTable {
-		if changed := key(i, cellSamples[c.name].other) != want; changed != c.identity {
-			t.Errorf("cell %s: identity %v, but another value changes the key: %v", c.name, c.identity, changed)
+		if changed := key(i, cellSamples[c.Name].other) != want; changed != c.Identity {
+			t.Errorf("cell %s: identity %v, but another value changes the key: %v", c.Name, c.Identity, changed)
 		}
 	}
 }
@@ -216,12 +202,8 @@ func TestIdentityCellsMakeTheKey(t *testing.T) {
 func TestEveryListingFieldHasACell(t *testing.T) {
 	t.Parallel()
 	site := cellSite(t)
-	base, _ := url.Parse("http://127.0.0.1:8089/x")
-	pg, err := parsePage(site, base, []byte(cellPage(t, -1, "")), "")
-	if err != nil || len(pg.Rows) != 1 {
-		t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
-	}
-	l, _, err := site.listing(pg.Rows[0], base.String(), time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul()))
+	base := "http://127.0.0.1:8089/x"
+	l, _, err := site.Listing(cellRow(t, -1, ""), base, time.Date(2026, 4, 20, 9, 0, 0, 0, Seoul()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"errors"

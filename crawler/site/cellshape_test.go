@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"slices"
@@ -24,13 +24,13 @@ func TestCellShapes(t *testing.T) {
 	} {
 		var got []string
 		for _, c := range Cells() {
-			for _, sh := range c.Shapes() {
+			for _, sh := range c.Shapes {
 				if !sh.Match(in) {
 					continue
 				}
-				got = append(got, c.Name())
+				got = append(got, c.Name)
 				if _, err := c.Reads(in, at); err != nil {
-					t.Errorf("%q has the shape %q of %s, which does not read it: %v", in, sh.Name, c.Name(), err)
+					t.Errorf("%q has the shape %q of %s, which does not read it: %v", in, sh.Name, c.Name, err)
 				}
 				break
 			}

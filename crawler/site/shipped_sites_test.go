@@ -1,6 +1,7 @@
-package crawler
+package site
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
+
+var update = flag.Bool("update", false, "rewrite compose/app/sites.yaml from the dev sites file (goldens: UPDATE_GOLDENS=1)")
 
 // The simulator's sites have one definition, crawler/sitesim/sites.yaml (sitesim.SitesYAML). The
 // dev sites file (the crawler's default) is the same sites; the Docker one is them pointed at the
@@ -17,7 +20,7 @@ import (
 func TestShippedSitesFilesAgree(t *testing.T) {
 	t.Parallel()
 	_, simBody, _ := strings.Cut(string(sitesim.SitesYAML), "\nsites:\n")
-	devFile := filepath.Join("..", "compose", "dev", "sites.yaml")
+	devFile := filepath.Join("..", "..", "compose", "dev", "sites.yaml")
 	if b, err := os.ReadFile(devFile); err != nil {
 		t.Fatal(err)
 	} else if header, devBody, _ := strings.Cut(string(b), "\nsites:\n"); devBody != simBody {
@@ -28,11 +31,11 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dev, err := LoadSites(filepath.Join("..", "compose", "dev", "sites.yaml"))
+	dev, err := LoadSites(filepath.Join("..", "..", "compose", "dev", "sites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := LoadSites(filepath.Join("..", "compose", "app", "sites.yaml"))
+	app, err := LoadSites(filepath.Join("..", "..", "compose", "app", "sites.yaml"))
 	if err != nil {
 		t.Fatalf("compose/app/sites.yaml: %v", err)
 	}
@@ -45,7 +48,7 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 		}
 	}
 	body := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "compose", name, "sites.yaml"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "compose", name, "sites.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +67,7 @@ func TestShippedSitesFilesAgree(t *testing.T) {
 	}
 	want := strings.NewReplacer("127.0.0.1:8089", "sim:8089", `["127.0.0.1"]`, `["sim"]`).Replace(strings.Join(kept, "\n"))
 	if *update && appBody != want { // compose/app/sites.yaml is derived: keep its header, rewrite its sites
-		appFile := filepath.Join("..", "compose", "app", "sites.yaml")
+		appFile := filepath.Join("..", "..", "compose", "app", "sites.yaml")
 		b, err := os.ReadFile(appFile)
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +99,7 @@ func TestREADMESitesExample(t *testing.T) {
 // was the README's before the reference moved to docs/.
 func readmeSitesExample(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "docs", "sites.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "sites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

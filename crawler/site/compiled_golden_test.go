@@ -1,4 +1,4 @@
-package crawler
+package site
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ import (
 func TestShippedSitesCompileGolden(t *testing.T) {
 	t.Parallel()
 	read := func(rel string) []byte {
-		b, err := os.ReadFile(filepath.Join("..", rel))
+		b, err := os.ReadFile(filepath.Join("..", "..", rel))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,13 +69,13 @@ func compiledSnapshot(t *testing.T, s *Site) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs, sets, err := s.pageRequests(at)
+	reqs, sets, err := s.PageRequests(at)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var asks []string
 	for _, r := range reqs {
-		asks = append(asks, fmt.Sprintf("set %d: %s %v", r.Set, r.key(), r.Header))
+		asks = append(asks, fmt.Sprintf("set %d: %s %v", r.Set, r.Key(), r.Header))
 	}
 	return map[string]any{
 		"keys": pruneZero(keys),

@@ -1,8 +1,6 @@
-package crawler
+package site
 
 import (
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,7 @@ import (
 
 func TestLoadSitesShipped(t *testing.T) {
 	t.Parallel()
-	sites, err := LoadSites(filepath.Join("..", DefaultSitesFile))
+	sites, err := LoadSites(filepath.Join("..", "..", DefaultSitesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +22,7 @@ func TestLoadSitesShipped(t *testing.T) {
 		p.IgnoreRobotsTxt || p.BackoffBase.D() != DefaultBackoffBase || p.BackoffCap.D() != DefaultBackoffCap {
 		t.Errorf("politeness after defaults: %+v", p)
 	}
-	urls, err := sites[0].URLs(t0)
+	urls, err := sites[0].URLs(time.Date(2025, 12, 1, 10, 0, 0, 0, Seoul()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,91 +122,4 @@ func TestURLsSeoulDate(t *testing.T) {
 	if strings.Join(urls, " ") != strings.Join(want, " ") {
 		t.Errorf("urls %v, want %v", urls, want)
 	}
-}
-
-func TestRetryDelay(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
-	base, capD := 500*time.Millisecond, 10*time.Second
-	hdr := func(v string) http.Header { return http.Header{"Retry-After": []string{v}} }
-	for _, tc := range []struct {
-		name     string
-		status   int
-		hdr      http.Header
-		attempt  int
-		min, max time.Duration
-		retry    bool
-	}{
-		{"Timeout", 0, nil, 0, 250 * time.Millisecond, 500 * time.Millisecond, true},
-		{"500Second", 500, nil, 1, 500 * time.Millisecond, time.Second, true},
-		{"503Fourth", 503, nil, 3, 2 * time.Second, 4 * time.Second, true},
-		{"Capped", 502, nil, 30, 5 * time.Second, 10 * time.Second, true},
-		{"408", 408, nil, 0, 250 * time.Millisecond, 500 * time.Millisecond, true},
-		{"404", 404, nil, 0, 0, 0, false},
-		{"403", 403, nil, 0, 0, 0, false},
-		{"429Seconds", 429, hdr("7"), 0, 7 * time.Second, 7 * time.Second, true},
-		{"429Date", 429, hdr(now.Add(20 * time.Second).Format(http.TimeFormat)), 0, 20 * time.Second, 20 * time.Second, true},
-		{"429PastDate", 429, hdr(now.Add(-time.Hour).Format(http.TimeFormat)), 0, 0, 0, true},
-		{"429TooLong", 429, hdr("3600"), 0, 0, 0, false},
-		{"429Garbage", 429, hdr("soon"), 2, time.Second, 2 * time.Second, true},
-		{"503RetryAfter", 503, hdr("2"), 5, 2 * time.Second, 2 * time.Second, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			for range 20 { // jitter: every draw must be in range
-				d, retry := retryDelay(tc.status, tc.hdr, tc.attempt, base, capD, now)
-				if retry != tc.retry || d < tc.min || d > tc.max {
-					t.Fatalf("retryDelay = %s, %v; want %v in [%s, %s]", d, retry, tc.retry, tc.min, tc.max)
-				}
-			}
-		})
-	}
-}
-
-// FuzzParsePage: any bytes as a page never panic, and every listing it yields has a valid
-// play_date and tee_time.
-func FuzzParsePage(f *testing.F) {
-	for _, name := range []string{"tee_list_p1.html", "tee_list_p2.html"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte(`<tr class="tee-row"><td class="course">x</td><td class="date">2/29(목)</td><td class="time">7시 반</td></tr>`))
-	sites, err := LoadSites(filepath.Join("..", DefaultSitesFile))
-	if err != nil {
-		f.Fatal(err)
-	}
-	site := sites[0]
-	base, _ := url.Parse("http://127.0.0.1:8089/tee?date=20251206&page=1")
-	f.Add(eucKR(f, `<meta charset="euc-kr"><table class="tee-list"><tr class="tee-row"><td class="course">남서울 CC</td><td class="date">12/06(토)</td><td class="time">07:00</td></tr></table>`))
-	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		body, dec := decodeBody(site, "text/html", body)
-		pg, err := parsePage(site, base, body, "")
-		if err != nil || checkDecoded(site, pg.Rows, dec) != nil {
-			return
-		}
-		for _, row := range pg.Rows {
-			l, _, err := site.listing(row, base.String(), t0)
-			if err != nil {
-				continue
-			}
-			if _, err := time.Parse("2006-01-02", l.PlayDate); err != nil {
-				t.Errorf("play_date %q from %s", l.PlayDate, row)
-			}
-			if _, err := time.Parse("15:04", l.TeeTime); err != nil || len(l.TeeTime) != 5 {
-				t.Errorf("tee_time %q from %s", l.TeeTime, row)
-			}
-			if l.CourseName == "" || strings.ContainsRune(l.CourseName, '\ufffd') || l.CourseName != CleanText(l.CourseName) {
-				t.Errorf("course %q from %s", l.CourseName, row)
-			}
-		}
-		for _, link := range pg.Links {
-			if u, err := url.Parse(link); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-				t.Errorf("link %q is not an absolute http(s) URL", link)
-			}
-		}
-	})
 }
