@@ -32,7 +32,7 @@ func TestSuggestWritesAnEntryThatChecks(t *testing.T) {
 	}
 	for _, want := range []string{"tee_time ← bookTime: ", "date: body.date = 20251203", "dropped from the output", "Cookie",
 		"without Cookie the page answers the same", "empty_when ← msg equals \"NO_DATA\"", "check: crawler try --site my-club --date 2025-12-03",
-		"레이크&힐스 CC  서코스  2025-12-03", "example \"180,000\": found in greenFeeDC (price)"} {
+		"레이크&힐스 CC  서코스  2025-12-03", "example \"180,000\": shown by the row(s) of", "compare with the page: the first 3 of the 3 listing(s)"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}

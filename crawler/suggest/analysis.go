@@ -29,6 +29,9 @@ type analysis struct {
 	probes    int     // extra requests of the probe so far (MaxProbes)
 	part      *column // the course_part column rules (b) and (c) are to check (checkPart)
 	cols      []column
+	examples  []boundExample
+	// contested are the cells left undecided (sayContests)
+	contested []string
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -154,11 +157,28 @@ func (a *analysis) rows(ctx context.Context) error {
 		}
 		cols = hr.cols
 	}
-	a.cols = cols
-	as := assignFields(cols, targetNames, a.o.Name, a.date, a.pageReader(ctx), a.say)
-	if err := ctx.Err(); err != nil {
+	exs, err := parseExamples(a.o.Examples)
+	if err != nil {
 		return err
 	}
+	clubNames := slices.Clone(targetNames)
+	if a.o.Name != "" {
+		clubNames = append(clubNames, a.o.Name)
+	}
+	if a.examples, err = bindExamples(cols, exs, a.date, a.date, clubNames); err != nil {
+		return err
+	}
+	for _, e := range a.examples {
+		a.say("example %q: shown by the row(s) of %s", e.given, rowLabel(cols, e.rows[0], a.date))
+	}
+	as, err := assignFields(cols, targetNames, a.o.Name, a.date, a.examples, a.pageReader(ctx), a.say)
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return err
+	}
+	a.cols = as.cols
 	for name, p := range as.fields {
 		a.setField(name, p)
 	}
@@ -166,7 +186,7 @@ func (a *analysis) rows(ctx context.Context) error {
 	if !as.yearless {
 		a.roundDateFromRequest()
 	}
-	a.examples(cols, as)
+	a.sayContests(as)
 	return nil
 }
 
@@ -194,33 +214,6 @@ func (a *analysis) roundDateFromRequest() {
 	}
 	a.missing = append(a.missing, "round_date")
 	a.say("round_date: the rows carry no date and the request names none; give --date")
-}
-
-// examples says where each --example value was found.
-func (a *analysis) examples(cols []column, as assignment) {
-	for _, ex := range a.o.Examples {
-		want := site.CleanText(ex)
-		var in []string
-		for _, c := range cols {
-			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
-				field := "no field"
-				if cell, ok := as.passed[c.where]; ok {
-					field = "no field: the runner-up for " + cell
-				}
-				for _, cell := range site.Cells() {
-					if p, ok := as.fields[cell.Name]; ok && p.where == c.where {
-						field = cell.Name
-					}
-				}
-				in = append(in, c.where+" ("+field+")")
-			}
-		}
-		if len(in) == 0 {
-			a.say("example %q: not in any row; the rows found may be the wrong ones (low confidence)", ex)
-			continue
-		}
-		a.say("example %q: found in %s", ex, strings.Join(in, ", "))
-	}
 }
 
 // request writes the request part of the entry: url_template for a plain GET of an HTML list
@@ -279,23 +272,6 @@ func (p pick) field(isJSON bool) site.Field {
 	return f
 }
 
-// sameValue reports whether an example and a row's value say the same: the same text, the same
-// tee time (0630 and 06:30) or the same price (130,000 and 130000).
-func sameValue(example, v string) bool {
-	v = site.CleanText(v)
-	if v == example || strings.Contains(v, example) {
-		return true
-	}
-	if a, err := site.ParseTeeTime(example); err == nil {
-		if b, err := site.ParseTeeTime(v); err == nil && a == b {
-			return true
-		}
-	}
-	a, errA := site.ParsePrice(example)
-	b, errB := site.ParsePrice(v)
-	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
-}
-
 // showTheWay is what a partial entry says: the missing cells, the columns seen that no field
 // took (the candidates, with sample values), where the fields are described and how to try an
 // edit.
@@ -305,8 +281,11 @@ func (a *analysis) showTheWay() {
 	}
 	a.say("partial: the entry lacks %s; the sites file is printed with what was found, to complete by hand", strings.Join(a.missing, ", "))
 	taken := map[string]bool{}
-	for _, f := range a.out.Fields {
-		taken[f.Path+f.Selector] = true
+	for name, f := range a.out.Fields {
+		// A column taken as the part may be the course the entry lacks.
+		if name != "course_part" || !slices.Contains(a.missing, "course") {
+			taken[f.Path+f.Selector] = true
+		}
 	}
 	var seen []string
 	for _, c := range a.cols {

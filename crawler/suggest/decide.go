@@ -125,6 +125,11 @@ type decision struct {
 	read        bool     // the candidates were read through the parser
 	list        []string // the list prices passed over, with why
 	off         []string // the amounts off passed over, with why
+	// rivals are the candidates (column indexes) that read the sampled rows as well as the winner
+	// with other values, and that no rule settles; settled says each rival a rule did settle,
+	// with the rule.
+	rivals  []int
+	settled []string
 }
 
 // decide picks the column of cell field among its ranked candidates: each of the first
@@ -167,6 +172,7 @@ func decide(cols []column, cands []candidate, field string, fields map[string]pi
 	if len(order) > 1 {
 		d.runner, d.runnerRead = &top[order[1]], scores[order[1]]
 	}
+	d.rivals, d.settled = rivals(cols, top, order, scores, pay, why, field)
 	for _, k := range order[1:] {
 		if why[k] == "" || scores[k].better(scores[order[0]]) || pay[k] <= pay[order[0]] {
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -27,11 +28,14 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	if a.part == nil {
 		return nil
 	}
+	first := a.partValues(a.page.Body)
 	if !a.t.dateFound {
 		a.say("course_part: rules (b) and (c) not checked: the request names no date to ask again or move")
+		if n := distinctParts(first); n < 2 {
+			a.rejectPart("varies", fmt.Sprintf("it reads %d value on %s and the request names no other date to look at", n, a.date.Format("2006-01-02")))
+		}
 		return nil
 	}
-	first := a.partValues(a.page.Body)
 	again, err := a.fetchAt(ctx, a.date)
 	if err != nil {
 		return err
@@ -56,6 +60,14 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	third := a.partValues(np.Body)
 	if np.Err != nil || len(third) == 0 {
 		a.say("course_part: rule (c) not checked: %s answered no rows", next.Format("2006-01-02"))
+		third = nil
+	}
+	if n1, n2 := distinctParts(first), distinctParts(third); n1 < 2 && n2 < 2 {
+		a.rejectPart("varies", fmt.Sprintf("it reads one value at most on %s (%d) and on %s (%d): it tells no tee times apart",
+			a.date.Format("2006-01-02"), n1, next.Format("2006-01-02"), n2))
+		return nil
+	}
+	if third == nil {
 		return nil
 	}
 	known := map[string]bool{} // course NUL part, of the first date
@@ -134,22 +146,61 @@ func (a *analysis) partValues(body []byte) map[string][]string {
 	if err != nil {
 		return out
 	}
-	text := func(row *goquery.Selection, sel string) string {
-		if sel == "" {
-			return site.CleanText(row.Text())
-		}
-		return site.CleanText(row.Find(sel).First().Text())
-	}
 	doc.Find(a.out.Row).EachWithBreak(func(i int, row *goquery.Selection) bool {
 		k := ""
 		if course.Selector != "" {
-			k = text(row, course.Selector)
+			k = readField(row, course)
 		}
-		k += "\x00" + text(row, tee.Selector)
-		out[k] = append(out[k], text(row, part.Selector))
+		k += "\x00" + readField(row, tee)
+		out[k] = append(out[k], readField(row, part))
 		return i+1 < SampleRows
 	})
 	return sortedValuesOf(out)
+}
+
+// readField reads an HTML field from a row as the crawl does: the selector's first element (the
+// row itself without one), its text or its attribute, narrowed by the regex's group.
+func readField(row *goquery.Selection, f site.Field) string {
+	el := row
+	if f.Selector != "" {
+		el = row.Find(f.Selector).First()
+	}
+	v := el.Text()
+	if f.Attr != "" {
+		v = el.AttrOr(f.Attr, "")
+	}
+	if f.Regex != "" {
+		re, err := regexp.Compile(f.Regex)
+		if err != nil {
+			return ""
+		}
+		m := re.FindStringSubmatch(v)
+		if m == nil {
+			return ""
+		}
+		v = m[1]
+	}
+	return site.CleanText(v)
+}
+
+// distinctParts is how many distinct values a date's course part takes across its rows (within a
+// course, at most: every club's parts are their own).
+func distinctParts(m map[string][]string) int {
+	per := map[string]map[string]bool{}
+	most := 0
+	for k, vs := range m {
+		course, _, _ := strings.Cut(k, "\x00")
+		if per[course] == nil {
+			per[course] = map[string]bool{}
+		}
+		for _, v := range vs {
+			if v != "" {
+				per[course][v] = true
+			}
+		}
+		most = max(most, len(per[course]))
+	}
+	return most
 }
 
 // sortedValuesOf sorts each tee time's values: a second fetch may list the parts in another order.

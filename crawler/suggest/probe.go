@@ -189,11 +189,8 @@ func (a *analysis) pageRows(body []byte) (int, []string) {
 	var markers []string
 	tee := cells["tee_time"]
 	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
-		cell := row
-		if f := a.out.Fields["tee_time"]; f.Selector != "" {
-			cell = row.Find(f.Selector).First()
-		}
-		if slices.ContainsFunc(tee.Shapes, func(sh site.Shape) bool { return sh.Match(cell.Text()) }) {
+		text := readField(row, a.out.Fields["tee_time"])
+		if slices.ContainsFunc(tee.Shapes, func(sh site.Shape) bool { return sh.Match(text) }) {
 			n++
 			return
 		}
