@@ -169,8 +169,12 @@ func (s *Site) listingsOn(date time.Time) []*listing {
 			parts = []string{""}
 		}
 		for pi, part := range parts {
+			var later time.Duration
+			if cfg.PartStart != nil {
+				later = cfg.PartStart(d.day, pi)
+			}
 			for _, tee := range teeTimes(cfg.TeeTimesPerDay) {
-				out = append(out, newListing(cfg, d, ci, pi, part, tee))
+				out = append(out, newListing(cfg, d, ci, pi, part, tee+later))
 			}
 		}
 	}
@@ -232,7 +236,7 @@ func newListing(cfg Config, d simDay, ci, pi int, part string, tee time.Duration
 	if u.never >= 0.08 {
 		l.booked = bookingAt(cfg, d, tee, u.book)
 	}
-	if u.price >= 0.03 {
+	if u.price >= 0.03 || cfg.AlwaysPriced {
 		l.PriceKRW = priceOf(cfg.Courses[ci], d, tee)
 	}
 	l.drawChanges(d, u)

@@ -54,6 +54,13 @@ type Config struct {
 	// <script>alert('예약 가능한 일자가 아닙니다.');history.back();</script> (AlertNotOpen). Off, such a
 	// date shows its table with the sold-out marker row, like a sold-out date.
 	AlertPastWindow bool
+	// PartStart, when set, is how much later than the day's waves the tee times of course part
+	// part (0-based) start on day (midnight in the site's zone): a club that staggers its nines
+	// on some days. nil: every part tees off at the same times.
+	PartStart func(day time.Time, part int) time.Duration
+	// AlwaysPriced gives every listing a price: a server whose fee comes from a rate table, which
+	// has no 전화문의 (call us) tee time and would print a missing fee as 0 or crash on it.
+	AlwaysPriced bool
 }
 
 func (c Config) withDefaults() Config {

@@ -135,12 +135,16 @@ func (s *Site) parseDay(v, layout string) (time.Time, bool) {
 	return d, err == nil
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeJSONAs(w, v, "application/json; charset=utf-8") }
+
+// writeJSONAs writes v as JSON under the Content-Type contentType (some servers label JSON as
+// text/html).
+func writeJSONAs(w http.ResponseWriter, v any, contentType string) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // maps and strings: cannot fail
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Type", contentType)
 	_, _ = w.Write(b.Bytes())
 }
 

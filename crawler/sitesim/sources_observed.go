@@ -53,10 +53,17 @@ var moreSources = map[string]func(*Site, http.ResponseWriter, *http.Request, tim
 	PathPricesJSON:            (*Site).servePricesJSON,
 }
 
-func isMoreSourcePath(path string) bool { _, ok := moreSources[path]; return ok }
+func isMoreSourcePath(path string) bool {
+	_, ok := moreSources[path]
+	return ok || prefixSource(path) != nil
+}
 
 func (s *Site) serveMoreSource(w http.ResponseWriter, r *http.Request, now time.Time) {
-	moreSources[r.URL.Path](s, w, r, now)
+	if serve, ok := moreSources[r.URL.Path]; ok {
+		serve(s, w, r, now)
+		return
+	}
+	prefixSource(r.URL.Path)(s, w, r, now)
 }
 
 // serveASP writes one club's day as an EUC-KR table without classes on its rows.

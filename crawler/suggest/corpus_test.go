@@ -1,22 +1,10 @@
 package suggest
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
-	"slices"
-	"sort"
-	"strings"
-	"testing"
+	"net/url"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
-	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // The secrets every copied request of the corpus carries, as a browser's "Copy as cURL" writes
@@ -41,96 +29,140 @@ func browser(referer string) string {
 		"  -H 'x-csrf-token: " + corpusCSRF + "' \\\n  -H 'x-requested-with: XMLHttpRequest'"
 }
 
+// origin is where a corpus shape's request and answer shapes came from.
+type origin int
+
+const (
+	// fromCrawler: public crawler code of tee-time sites (what it sends and reads).
+	fromCrawler origin = iota
+	// fromServer: public server-side code, a page template or a recorded answer of a real booking
+	// site (the names, casing and formats the server itself writes).
+	fromServer
+	// fromDocs: a booking API as its maintainers described it in public.
+	fromDocs
+	// fromOwn: the project's own (from an issue's description or the simulator's first shapes).
+	fromOwn
+)
+
 // corpusShape is one site shape of the corpus: the request a golfer copies, what the shape
-// shows of the model, and the outcome the table promises.
+// shows of the model, and what a right entry for it looks like.
 type corpusShape struct {
 	name   string
+	desc   string // the shape in a line, for the docs table
 	source string // the public repository and file its request and answer shapes came from
+	origin origin
+	// backend names the server software of a fromServer shape (shapes of one backend share it).
+	backend string
 	// curl is the copied request for play date day; url, for a GET, the bare URL ("" otherwise).
 	curl func(base string, day time.Time) string
 	url  func(base string, day time.Time) string
 	// clubs are the model's courses the shape shows (nil: every one); players whether it shows
-	// the players.
-	clubs   []int
-	players bool
-	cfg     func(*sitesim.Config)
-	// noTargets: suggest is given no --target (a page of every club); name: --name.
+	// the players; noPrice that it shows no price; teamPrice that its price is a team of four's.
+	clubs     []int
+	players   bool
+	noPrice   bool
+	teamPrice bool
+	// partHidden: no row shows its course part as text (a code in an attribute at most), so the
+	// golfer's example row names none.
+	partHidden bool
+	cfg        func(c *sitesim.Config, day time.Time)
+	// noTargets: suggest is given no --target (a page of every club).
 	noTargets bool
 	// oneClub: the page is of one club, whose only target (no id in the request) names it.
 	oneClub bool
 	// login: the site needs a login; the entry's login block's credential variables are set.
 	login bool
-	// partial, when set, is exactly what suggest says it could not decide (it exits 2).
-	partial string
-	// wrong, when set, says how today's suggestion crawls wrong listings: the subtest is skipped
-	// with it.
-	wrong string
+	// personal are values of the golfer's own in the copied request (a phone number, a member
+	// number): the run notes it when one reaches suggest's output or stderr.
+	personal []string
+	// baseline: one of the 16 shapes of fdee6ed, which crawled the truth unedited; it must still.
+	baseline bool
+	// hand is a hand-written sites file ("BASE" for the server, one site named hand, its targets
+	// set by the test) that crawls the shape's truth: what a right entry looks like, and the proof
+	// that one exists (TestCorpusHandWritten).
+	hand string
 }
 
+// The days of the corpus's request forms.
+func iso(d time.Time) string { return d.Format("2006-01-02") }
+func d8(d time.Time) string  { return d.Format("20060102") }
+
+// formPost is a copied form POST of body to path, with the browser's headers.
+func formPost(b, path, referer, body string) string {
+	return "curl '" + b + path + "'" + browser(b+referer) +
+		" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n  --data-raw '" + body + "'"
+}
+
+// corpusShapes is the corpus: fdee6ed's sixteen shapes, then the second round's.
 func corpusShapes() []corpusShape {
-	iso := func(d time.Time) string { return d.Format("2006-01-02") }
-	d8 := func(d time.Time) string { return d.Format("20060102") }
-	return []corpusShape{
+	return append(baselineShapes(), secondRoundShapes()...)
+}
+
+func baselineShapes() []corpusShape {
+	shapes := []corpusShape{
 		{name: "teescanner json get", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py",
+			desc:    "JSON GET; names in HTML entities; `min_orgin_cost` (list price) beside `min_cost`, `caddie_name`, `benefit_comment`, `discount_yn`, `is_4p` per row",
 			players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathTeescanner + "?golfclub_seq=138&roundDay=" + iso(d) + "&orderType="
 			}},
 		{name: "aggregator json get", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py (parameters renamed)",
-			players: true,
+			desc: "JSON GET; numbers sometimes as strings, `HH:MM:SS` times", players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathAPIGet + "?club=138&roundDay=" + iso(d)
 			}},
 		{name: "caddie per row json get", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py (caddie_name)",
-			players: true,
+			desc: "JSON GET; each row's caddie, changing every 6 hours", players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathJSONCaddie + "?ccId=139&ymd=" + d8(d)
 			}},
-		{name: "json post body", source: "the project's own (sources.go)", players: true,
+		{name: "json post body", source: "the project's own (sources.go)", origin: fromOwn, players: true,
+			desc: "JSON POST body (`{\"clubId\", \"date\"}`), `HHMM` times",
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathAPIPost + "'" + browser(b+"/golf/138") +
 					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"clubId\":\"138\",\"date\":\"" + d8(d) + "\"}'"
 			}},
-		{name: "json mm/dd dates", source: "the project's own (sources_observed.go)", players: true,
+		{name: "json mm/dd dates", source: "the project's own (sources_observed.go)", origin: fromOwn, players: true,
+			desc: "JSON GET; year-less `MM/DD` dates across the new year",
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathJSONMMDD + "?ccNo=139&playDate=" + d8(d)
 			}},
 		{name: "controller form post json", source: "jaehyunlee25/teezzim_webview_server script/search_core/allday.js", players: true,
+			desc: "form POST answering JSON; `BK_BASIC_CHARGE` (list) and `BK_CHARGE` (paid) with commas",
 			curl: func(b string, d time.Time) string {
-				return "curl '" + b + sitesim.PathReservationController + "'" + browser(b+"/reservation/real.asp") +
-					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
-					"  --data-raw 'method=getTeeList&coDiv=138&cos=All&part=All&date=" + d8(d) + "'"
+				return formPost(b, sitesim.PathReservationController, "/reservation/real.asp", "method=getTeeList&coDiv=138&cos=All&part=All&date="+d8(d))
 			}},
 		{name: "ajax html list and sale price", source: "jaehyunlee25/teezzim_webview_server script/search_core/adelscott.js",
+			desc: "form POST answering an HTML fragment; 정상가 and 할인가, a benefit cell, a `No` column, a sold-out marker row",
 			curl: func(b string, d time.Time) string {
-				return "curl '" + b + sitesim.PathRealTimeList + "'" + browser(b+"/GolfRes/onepage/real_reservation.asp") +
-					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
-					"  --data-raw 'golfrestype=real&courseid=138&usrmemcd=13&pointdate=" + d8(d) + "&openyn=1&dategbn=4&choice_time=00&cssncourseum=&inputtype=I'"
+				return formPost(b, sitesim.PathRealTimeList, "/GolfRes/onepage/real_reservation.asp",
+					"golfrestype=real&courseid=138&usrmemcd=13&pointdate="+d8(d)+"&openyn=1&dategbn=4&choice_time=00&cssncourseum=&inputtype=I")
 			}},
 		{name: "html list price struck through, meeting time", source: "jaehyunlee25/teezzim_webview_server script/search/lakeside.js",
+			desc: "form POST answering an HTML table; 정상가 struck through (`<del>`) beside 할인가, a meeting time before the tee time",
 			curl: func(b string, d time.Time) string {
-				return "curl '" + b + sitesim.PathPricesHTML + "'" + browser(b+"/reservation/real.do") +
-					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
-					"  --data-raw 'golfResType=real&clubCd=138&pointDate=" + d8(d) + "'"
+				return formPost(b, sitesim.PathPricesHTML, "/reservation/real.do", "golfResType=real&clubCd=138&pointDate="+d8(d))
 			}},
 		{name: "json greenfee and onegreenfee", source: "jaehyunlee25/teezzim_webview_server script/search_core/cygnus.js",
+			desc: "JSON GET; `greenfee` (list) and `onegreenfee` (paid)",
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathPricesJSON + "?requestType=get&gc=138&chosenDate=" + iso(d)
 			}},
 		{name: "calendar then Book_time links, euc-kr", source: "jaehyunlee25/teezzim_webview_server script/search/island.js",
+			desc:  "a calendar, then a form POST `book_date=YYYYMMDD`; values only in `JavaScript:Book_time(…)` links; EUC-KR by `<meta>`; a not-open alert past the window",
 			clubs: []int{sitesim.CalendarClub}, oneClub: true,
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathBookCalendar + "'" + browser(b+sitesim.PathBookCalendar) +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded' \\\n  --data-raw 'book_date=" + d8(d) + "'"
 			}},
 		{name: "korean times and prices", source: "jaehyunlee25/teezzim_webview_server script/search_core/delphino.js",
+			desc: "form POST answering `div` rows of classless `span`s; `06시 30분`, `07시`, `14만5천원`",
 			curl: func(b string, d time.Time) string {
-				return "curl '" + b + sitesim.PathKoreanGrid + "'" + browser(b+"/m.rsv.selectMobileRsvStep.dp") +
-					" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
-					"  --data-raw 'fRsvD=" + d8(d) + "&fJiyukCd=60&fStoreCd=138'"
+				return formPost(b, sitesim.PathKoreanGrid, "/m.rsv.selectMobileRsvStep.dp", "fRsvD="+d8(d)+"&fJiyukCd=60&fStoreCd=138")
 			}},
 		{name: "form post behind an expiring login", source: "ksh20531/pythonProject sunVally_config.py", players: true, login: true,
-			cfg: func(c *sitesim.Config) { c.SessionRequests = 15 },
+			desc: "login form, then a form POST whose answer needs the session; sessions expire after 15 requests",
+			cfg:  func(c *sitesim.Config, _ time.Time) { c.SessionRequests = 15 },
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathClubAJAX + "'" + browser(b+"/club/reservation") +
 					" \\\n  -b '" + sitesim.SessionCookie + "=LOGIN_COOKIE' \\\n" +
@@ -138,328 +170,352 @@ func corpusShapes() []corpusShape {
 					"  --data-raw 'golfResDate=" + d8(d) + "&courseId=138'"
 			}},
 		{name: "one club a page get", source: "jaehyunlee25/teezzim_webview_server script/search_core/baystars.js",
+			desc: "GET, one club a page, a table of course, time and fee",
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathClubPage + "?club_code=138&book_date=" + d8(d)
 			}},
 		{name: "old asp euc-kr, not open, sold-out row", source: "yeonjae0901/bearcreek bearcreek_checker.py", players: true,
-			cfg: func(c *sitesim.Config) { c.AlertPastWindow = true },
+			desc: "GET, old ASP page in EUC-KR by `<meta>`, rows without classes, a sold-out row, a not-open alert",
+			cfg:  func(c *sitesim.Config, _ time.Time) { c.AlertPastWindow = true },
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathASP + "?gc=140&ymd=" + d.Format("2006.01.02")
 			}},
-		{name: "every club a page, euc-kr", source: "the project's own (euckr.go)", players: true, noTargets: true,
-			url: func(b string, d time.Time) string { return b + sitesim.PathEUCKRPage + "?book_date=" + d8(d) }},
-		{name: "html list with pages", source: "the project's own (render.go)", players: true, noTargets: true,
-			url: func(b string, d time.Time) string { return b + "/tee?date=" + d8(d) + "&page=1" }},
+		{name: "every club a page, euc-kr", source: "the project's own (euckr.go)", origin: fromOwn, players: true, noTargets: true,
+			desc: "GET, every club of a date on one EUC-KR page",
+			url:  func(b string, d time.Time) string { return b + sitesim.PathEUCKRPage + "?book_date=" + d8(d) }},
+		{name: "html list with pages", source: "the project's own (render.go)", origin: fromOwn, players: true, noTargets: true,
+			desc: "GET, an HTML list over pages (next link)",
+			url:  func(b string, d time.Time) string { return b + "/tee?date=" + d8(d) + "&page=1" }},
 	}
+	for i := range shapes {
+		shapes[i].baseline = true
+	}
+	return shapes
 }
 
-// TestSuggestCorpus: for every shape of the corpus, suggest from the copied request (and from
-// the bare URL of a GET) gives an entry that the crawler's check accepts with no warning,
-// unedited (a login's credential variables aside), that carries no secret of the request, and
-// whose crawl of a simulated week is the ground truth: every tee time opened once, booked ones
-// closed as booked, price drops as changes, nothing else.
-func TestSuggestCorpus(t *testing.T) {
-	shapes := corpusShapes()
-	if len(shapes) < 10 {
-		t.Fatalf("the corpus has %d shapes, want at least 10", len(shapes))
-	}
-	day := simStart.AddDate(0, 0, 1)
-	for _, sh := range shapes {
-		forms := map[string]func(base string, day time.Time) string{}
-		if sh.curl != nil {
-			forms["curl"] = sh.curl
-		}
-		if sh.url != nil {
-			u := sh.url
-			forms["curl"] = func(b string, d time.Time) string {
-				return "curl '" + u(b, d) + "&_csrf=" + corpusQuery + "'" + browser(b+"/")
-			}
-			forms["url"] = func(b string, d time.Time) string { return "curl '" + u(b, d) + "'" }
-		}
-		t.Run(sh.name, func(t *testing.T) {
-			t.Parallel()
-			// An entry the same as one already crawled (headers aside, which the simulator
-			// ignores) crawls the same: it is checked, not crawled again.
-			var crawled []site.SiteSpec
-			for _, form := range []string{"curl", "url"} {
-				if curl, ok := forms[form]; ok {
-					t.Run(form, func(t *testing.T) { crawled = corpusCase(t, sh, day, curl, crawled) })
+// courses returns a Config edit that gives the site these courses and nothing else changed.
+func courses(cs ...sitesim.Course) func(*sitesim.Config, time.Time) {
+	return func(c *sitesim.Config, _ time.Time) { c.Courses = cs }
+}
+
+// partless are four courses without parts (APIs whose rows name none).
+var partless = []sitesim.Course{
+	{Name: "파인힐스 CC", BasePriceKRW: 150000}, {Name: "레이크&힐스 CC", BasePriceKRW: 180000},
+	{Name: "스카이밸리 GC", BasePriceKRW: 120000}, {Name: "오션뷰 골프클럽", BasePriceKRW: 210000},
+}
+
+func secondRoundShapes() []corpusShape {
+	return []corpusShape{
+		{name: "green fee and per-team cart fee", origin: fromOwn, source: "the project's own, from issue #49 (sources_corpus2.go)",
+			desc: "JSON GET; `GREEN_FEE` 130,000–200,000 beside `CART_FEE`, 100,000 on every row",
+			cfg: courses(sitesim.Course{Name: "그린밸리 CC", Parts: []string{"OUT", "IN"}, BasePriceKRW: 130000},
+				sitesim.Course{Name: "카트힐스 CC", Parts: []string{"OUT", "IN"}, BasePriceKRW: 140000}),
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathGreenCartFee + "?golfId=138&playDate=" + iso(d)
+			},
+			hand: jsonHand("BASE"+sitesim.PathGreenCartFee+`?golfId={{.Target.id}}&playDate={{.Date.Format "2006-01-02"}}`, `{path: resultCode, equals: S0000}`,
+				"resultData.teeList", "", "course_part: {path: COURSE_NAME}", "tee_time: {path: TEE_TIME}", "price: {path: GREEN_FEE}")},
+		{name: "course names unique on the sample date only", origin: fromOwn, source: "the project's own, from issue #49 (sources.go's JSON POST)",
+			desc:    "JSON POST; `CourseName` OUT, IN, EAST; the three nines tee off 3 minutes apart on the sample date only, so its tee times are unique without the name",
+			players: true,
+			cfg: func(c *sitesim.Config, day time.Time) {
+				parts := []string{"OUT", "IN", "EAST"}
+				c.Courses = []sitesim.Course{{Name: "삼나인 CC", Parts: parts, BasePriceKRW: 150000}, {Name: "트리플 CC", Parts: parts, BasePriceKRW: 170000}}
+				c.PartStart = func(d time.Time, part int) time.Duration {
+					if d.Format("2006-01-02") == day.Format("2006-01-02") {
+						return time.Duration(part) * 3 * time.Minute
+					}
+					return 0
 				}
-			}
-		})
+			},
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathAPIPost + "'" + browser(b+"/golf/138") +
+					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"clubId\":\"138\",\"date\":\"" + d8(d) + "\"}'"
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathAPIPost + `'
+        json: {clubId: '{{.Target.id}}', date: '{{.Date.Format "20060102"}}'}
+    format: json
+    json:
+      rows: list
+      success: {path: msg, equals: OK}
+      empty_when:
+        - {path: msg, equals: NO_DATA}
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: CourseName}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {path: bookTime}
+      price: {path: greenFeeDC}
+      players: {path: visitorCnt}
+`},
+		{name: "not-open code beside a sold-out empty list", origin: fromOwn, source: "the project's own, from issue #49 (sources_corpus2.go)",
+			desc:    "JSON GET; a date past the window answers `rtnCode` 9001 \"예약 가능한 일자가 아닙니다.\", a sold-out date 0000 and an empty list",
+			players: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathRtnCode + "?clubId=138&ymd=" + d8(d)
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - url: 'BASE` + sitesim.PathRtnCode + `?clubId={{.Target.id}}&ymd={{.Date.Format "20060102"}}'
+    format: json
+    json:
+      rows: data.list
+      success: {path: rtnCode, equals: "0000"}
+      empty_when:
+        - {path: data.list, is: empty}
+      not_open_when:
+        - {path: rtnCode, equals: "9001"}
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: cosNm}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {path: teeTime}
+      price: {path: fee}
+      players: {path: persons}
+`},
+		{name: "the play date's month in the request", origin: fromOwn, source: "the project's own, from issue #49 item 5 (sources_corpus2.go)",
+			desc:    "JSON GET; `selYM=202512` beside `selDate=20251229`; a month that is not the date's is refused (`resultCode` 9100)",
+			players: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathMonthTeeList + "?coDiv=138&selYM=" + d.Format("200601") + "&selDate=" + d8(d)
+			},
+			hand: jsonHand("BASE"+sitesim.PathMonthTeeList+`?coDiv={{.Target.id}}&selYM={{.Date.Format "200601"}}&selDate={{.Date.Format "20060102"}}`,
+				`{path: resultCode, equals: "0000"}`, "rows", "", "course_part: {path: COS_NM}", "tee_time: {path: TEE_TIME}",
+				"price: {path: GREEN_FEE}", "players: {path: PERSON}")},
+		{name: "itsone getTeeList.do, charge triple", origin: fromServer, backend: "Korean club booking backend on Spring/JSP (getTeeList.do, BK_* rows)",
+			source: "fnb-rnd-greenit/ROUTE52 ROUTE52/src/main/webapp/WEB-INF/jsp/hills/reservation/reservation.jsp (04da942), js/tools.js, js/globals.js",
+			desc:   "jQuery GET `?&date=YYYYMMDD&_=<ms>` answering JSON; `BK_COS` beside `BK_COS_NM`, `BK_CHARGE` \"21,180000,M\" (the price is the middle), `BK_BASIC_CHARGE` (list), `BK_PERSON_CD` 01/02, promotion and royal-time columns of zeros and X",
+			clubs:  []int{0}, oneClub: true,
+			cfg: func(c *sitesim.Config, _ time.Time) {
+				c.Courses = []sitesim.Course{{Name: "루트힐스 CC", Parts: []string{"밸리", "레이크", "마운틴"}, BasePriceKRW: 150000}}
+				c.AlwaysPriced = true
+			},
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathITSONETeeList + "?&date=" + d8(d) + "&_=1766903100000"
+			},
+			hand: jsonHand("BASE"+sitesim.PathITSONETeeList+`?&date={{.Date.Format "20060102"}}`, `{path: resultCode, equals: "0000"}`,
+				"rows", "", "course_part: {path: BK_COS_NM}", "tee_time: {path: BK_TIME}", `price: {path: BK_CHARGE, regex: '^[^,]*,([0-9]+)'}`)},
+		{name: "member page, part only in a heading", origin: fromServer, backend: "a club's classic ASP server on IIS",
+			source: "ispope45/Script TestDir/sejong/reservation.real_timeList.asp (a recorded answer)",
+			desc:   "form POST `txtDate=YYYY-MM-DD` with the member's phone; the member's own bookings first; per part a `LAKE 코스` heading over rows of No., TIME, HOLE; the part's code only in `p.resv`'s `course`; header rows of `td`",
+			clubs:  []int{0}, oneClub: true, noPrice: true, partHidden: true, personal: []string{"5512", "7734"},
+			cfg: courses(sitesim.Course{Name: "에머슨힐 CC", Parts: []string{"1", "2", "3"}, BasePriceKRW: 160000}),
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathMemberTimeList, "/reservation/real_calendar.asp",
+					"txtFlag=&txtDate="+iso(d)+"&txtCourse=&txtCourseDesc=&txtTime=&txtStat=&txtRsvnNo=&txtMode=I&txtCaddy=&txtRemark=&tel1=010&tel2=5512&tel3=7734")
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathMemberTimeList + `'
+        form: {txtDate: '{{.Date.Format "2006-01-02"}}', txtMode: I}
+    row: "div.myRes-tables table.mR-table-1 tr:has(p.resv)"
+    list: "div.myRes-tables"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "p.resv", attr: course}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td:nth-child(2)"}
+`},
+		{name: "agency club page, team price, booked rows kept", origin: fromServer, backend: "a booking agency's JSP site (scriptlets over JDBC DAOs)",
+			source:    "perabopr/goodjob-golf trunk/GoodJob_Golf/forGolfbooking/detailReal.jsp",
+			desc:      "GET `golf=ID&date=<strip start>&cdate=YYYYMMDD`; a price box and a 14-day strip above table#tbReserveList; 할인요금(4人기준), a team of four's price; 없음 for a club without parts; booked tee times stay with a `btn_regist_no` image",
+			teamPrice: true,
+			cfg:       func(c *sitesim.Config, _ time.Time) { c.AlwaysPriced = true },
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathAgencyDetail + "?menu=1&golf=138&date=" + d8(d.AddDate(0, 0, -1)) + "&cdate=" + d8(d)
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - url: 'BASE` + sitesim.PathAgencyDetail + `?menu=1&golf={{.Target.id}}&date={{.Date.Format "20060102"}}&cdate={{.Date.Format "20060102"}}'
+    row: "#tbReserveList tr:has(a[onclick])"
+    list: "#tbReserveList"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "td:nth-child(3):not(:has(div))"}
+      round_date: {selector: "td:nth-child(1)"}
+      tee_time: {selector: "td:nth-child(2)"}
+      price: {selector: "td:nth-child(4) span.orange_s"}
+`},
+		{name: "agency search, every club, pre-booking table", origin: fromServer, backend: "a booking agency's JSP site (scriptlets over JDBC DAOs)",
+			source:  "perabopr/goodjob-golf trunk/GoodJob_Golf/forGolfbooking/searchList.jsp",
+			desc:    "form POST of a date range (YYYY-MM-DD); every club's open tee times, one row each (date, club, time, part); a second table of pre-booking windows (`07:00~08:00`); no price",
+			noPrice: true, noTargets: true,
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathAgencySearch, "/forGolfbooking/search.jsp",
+					"ddlSearchRegion=&ddlSearchMenu=1&txtSearchStartDate="+iso(d)+"&txtSearchEndDate="+iso(d))
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathAgencySearch + `'
+        form: {ddlSearchRegion: "", ddlSearchMenu: "1", txtSearchStartDate: '{{.Date.Format "2006-01-02"}}', txtSearchEndDate: '{{.Date.Format "2006-01-02"}}'}
+    row: "table[width='706'] tr:has(a[href*='menu=1'])"
+    list: "table[width='706']"
+    fields:
+      course: {selector: "td:nth-child(2)"}
+      course_part: {selector: "td:nth-child(4)"}
+      round_date: {selector: "td:nth-child(1)"}
+      tee_time: {selector: "td:nth-child(3)"}
+`},
+		{name: "member tee sheet, time in a submit button", origin: fromServer, backend: "US club software's Java servlets (member tee sheet)",
+			source: "uksubs66/java-v2 \"Java-v2 copy/Member_sheet.java\" (mobile branch)",
+			desc:   "GET `calDate=MM/DD/YYYY&displayOpt=All`; table#times; an open time only in its form's `input[type=submit]` value (`7:30 AM`), a full one as text; F/B the part; members' names in Players and in hidden `wasP1`…; a notice past the window",
+			clubs:  []int{0}, oneClub: true, noPrice: true,
+			cfg: courses(sitesim.Course{Name: "Oak Hollow Country Club", Parts: []string{"F", "B"}, BasePriceKRW: 150000}),
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathTeeSheet + "?calDate=" + url.QueryEscape(d.Format("01/02/2006")) + "&course=-ALL-&displayOpt=All"
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - url: 'BASE` + sitesim.PathTeeSheet + `?calDate={{.Date.Format "01/02/2006" | urlquery}}&course=-ALL-&displayOpt=All'
+    row: "table#times tr:has(input[type=submit])"
+    not_open: {contains: "not available to members yet"}
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "td:nth-child(2)"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "input[type=submit]", attr: value}
+`},
+		{name: "ota api, tee types, fees per row", origin: fromServer, backend: "a Go (gin) course-management server's OTA API",
+			source: "cristianongan/golf controllers/CTeeTimeOTA.go, controllers/response/BookingOTARes.go, controllers/request/RBookingOTA.go",
+			desc:   "JSON POST `{Token, CourseCode, Date, OTA_Code, Guest_Code, Hole, TeeType}`; rows of `TeeOffStr`, `Part` (the wave), `TimeIndex`, `NumBook`, `TeeType` 1A/1B/1C (the part), `GreenFee` beside `CaddieFee` and `BuggyFee`; the request echoed",
+			cfg: func(c *sitesim.Config, _ time.Time) {
+				parts := []string{"1A", "1B", "1C"}
+				c.Courses = []sitesim.Course{{Name: "Lotus Valley Golf", Parts: parts, BasePriceKRW: 150000}, {Name: "Jade Hills Golf", Parts: parts, BasePriceKRW: 170000}}
+				c.AlwaysPriced = true
+			},
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathOTATeeTimes + "'" + browser(b+"/ota/console") +
+					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"Token\":\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08\",\"CourseCode\":\"138\",\"Date\":\"" + iso(d) +
+					"\",\"isMainCourse\":false,\"OTA_Code\":\"TEEZ-OTA\",\"Guest_Code\":\"GUEST-OTA-01\",\"Hole\":18,\"course\":\"\",\"TeeType\":\"\"}'"
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathOTATeeTimes + `'
+        json: {CourseCode: '{{.Target.id}}', Date: '{{.Date.Format "2006-01-02"}}', Hole: 18, isMainCourse: false}
+    format: json
+    json:
+      rows: data
+      success: {path: result.status, equals: "200"}
+      empty_when:
+        - {path: NumTeeTime, equals: "0"}
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {path: TeeType}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {path: TeeOffStr}
+      price: {path: GreenFee}
+`},
+		{name: "php api, top-level array, prices with cents", origin: fromDocs,
+			source:  "robinneb/golfzing issues #13 and #28 (GetCourseTeeTimes.php, described by its maintainers)",
+			desc:    "JSON GET answering a top-level array under `text/html`; every value a string; `time` HH:MM:SS; `rate` \"150000.00\" beside `rack`, `rewards_cost`; `available` beside `allowed_golfers` \"1,2,3,4\"",
+			players: true, cfg: courses(partless...),
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathZingTeeTimes + "?nid=138&key=1234&date=" + iso(d)
+			},
+			hand: jsonHand("BASE"+sitesim.PathZingTeeTimes+`?nid={{.Target.id}}&key=1234&date={{.Date.Format "2006-01-02"}}`, arrayAnswer,
+				"#(time)#", "#(time)#", "tee_time: {path: time}", `price: {path: rate, regex: '^([0-9]+)\.'}`, "players: {path: available}")},
+		{name: "foreup times api, date and time in one", origin: fromCrawler,
+			source:  "austinsomer/golfgpt-app services/scraper/src/scrapers/foreup.ts, types.ts",
+			desc:    "JSON GET `date=MM-DD-YYYY&schedule_id=..&api_key=no_limits` answering a top-level array; `time` \"2025-12-29 06:30\"; `available_spots`, `green_fee` (null when none); `false` for an unknown schedule",
+			players: true, cfg: courses(partless...),
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathForeUpTimes + "?time=all&date=" + d.Format("01-02-2006") + "&holes=all&players=0&schedule_id=138&specials_only=0&api_key=no_limits"
+			},
+			hand: jsonHand("BASE"+sitesim.PathForeUpTimes+`?time=all&date={{.Date.Format "01-02-2006"}}&holes=all&players=0&schedule_id={{.Target.id}}&specials_only=0&api_key=no_limits`, arrayAnswer,
+				"#(time)#", "#(time)#", `tee_time: {path: time, regex: ' ([0-9:]+)$'}`, "price: {path: green_fee}", "players: {path: available_spots}")},
+		{name: "date in the path, top-level array", origin: fromCrawler,
+			source: "jaehyunlee25/teezzim_webview_server script/search_core/haera.js (geojeview.js, highest.js)",
+			desc:   "GET `/booking/time/YYYYMMDD` answering a top-level array; `bk_cours` A/B, `bk_green_fee` \"150,000\", `bk_time` HHMM",
+			clubs:  []int{0}, oneClub: true,
+			cfg: courses(sitesim.Course{Name: "해오름 CC", Parts: []string{"A", "B"}, BasePriceKRW: 150000}),
+			url: func(b string, d time.Time) string { return b + sitesim.PathBookingTimePrefix + d8(d) },
+			hand: jsonHand("BASE"+sitesim.PathBookingTimePrefix+`{{.Date.Format "20060102"}}`, arrayAnswer, "#(bk_time)#", "#(bk_time)#",
+				"course_part: {path: bk_cours}", "tee_time: {path: bk_time}", "price: {path: bk_green_fee}")},
+		{name: "part only in a data attribute, spaced times", origin: fromCrawler,
+			source: "jaehyunlee25/teezzim_webview_server script/search_core/hanmir.js",
+			desc:   "form POST `mode=mobile&date=YYYYMMDD` answering table.tbl02; the part only in `data-coursekor`, 1부/2부 in the first cell, `06 : 30`; no price",
+			clubs:  []int{0}, oneClub: true, noPrice: true,
+			cfg: courses(sitesim.Course{Name: "한마루 CC", Parts: []string{"레이크", "마운틴"}, BasePriceKRW: 90000}),
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathAjaxTimeList, "/Reservation/Reservation", "mode=mobile&date="+d8(d)+"&changeDate=&changeSeq=&course=")
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathAjaxTimeList + `'
+        form: {mode: mobile, date: '{{.Date.Format "20060102"}}'}
+    row: "table.tbl02 tbody tr"
+    empty_when:
+      - {selector: "td.nodata"}
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {attr: data-coursekor}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td:nth-child(2)"}
+`},
+		{name: "aspx view state, fees in link arguments", origin: fromCrawler,
+			source: "jaehyunlee25/teezzim_webview_server script/search_core/hiddenvalley.js",
+			desc:   "ASP.NET form POST with `__VIEWSTATE` and `Choice_Date=YYYY-MM-DD`; `li.bt_reserved` links whose arguments hold the part's code, the time and, last, the list price after the paid one; spans show the part, time and paid price",
+			clubs:  []int{0}, oneClub: true,
+			cfg: courses(sitesim.Course{Name: "히든힐 CC", Parts: []string{"Hidden", "Sky", "Valley"}, BasePriceKRW: 140000}),
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathASPXTimeList, "/Mobile/Reservation/Reservation.aspx",
+					"__VIEWSTATE=%2FwEPDwUKMTY1NDU2MTA1Mg9kFgICAw9kFgICAQ8WAh4EVGV4dAUKMjAyNTEyMjg%3D&__VIEWSTATEGENERATOR=C5D2A3B1&__EVENTVALIDATION=%2FwEdAAS0hWm0&Choice_Date="+iso(d)+
+						"&Choice_Time=&Choice_Course=&Day_Gubun=1&hdnSeq=&choice_hole=&DaegiYN1=&htbArgs=")
+			},
+			hand: `sites:
+  - name: hand
+    requests:
+      - method: POST
+        url: 'BASE` + sitesim.PathASPXTimeList + `'
+        form: {Choice_Date: '{{.Date.Format "2006-01-02"}}', Day_Gubun: "1"}
+    row: "ul.time_list li.bt_reserved"
+    empty_when:
+      - {selector: "li.nodata"}
+    list: "ul.time_list"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      course_part: {selector: "span.course"}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "span.time"}
+      price: {selector: "span.fee"}
+`},
 	}
 }
 
-// parsing is the spec without what a crawl of the simulator does not depend on: its requests'
-// headers, and the server's address (base) in its URLs.
-func parsing(spec site.SiteSpec, base string) site.SiteSpec {
-	fix := func(u string) string { return strings.ReplaceAll(u, base, "BASE") }
-	spec.URLTemplate = fix(spec.URLTemplate)
-	spec.StartURLs = slices.Clone(spec.StartURLs)
-	for i := range spec.StartURLs {
-		spec.StartURLs[i] = fix(spec.StartURLs[i])
-	}
-	spec.Requests = slices.Clone(spec.Requests)
-	for i := range spec.Requests {
-		spec.Requests[i].Headers, spec.Requests[i].URL = nil, fix(spec.Requests[i].URL)
-	}
-	if spec.Login != nil {
-		l := *spec.Login
-		l.URL = fix(l.URL)
-		spec.Login = &l
-	}
-	return spec
-}
+// arrayAnswer is the success of an API that answers a top-level array: there is one (its length,
+// #, is present).
+const arrayAnswer = `{path: "#", is: present}`
 
-func corpusCase(t *testing.T, sh corpusShape, day time.Time, curl func(string, time.Time) string, crawled []site.SiteSpec) []site.SiteSpec {
-	if sh.wrong != "" {
-		t.Skip("today's suggestion crawls wrong listings: " + sh.wrong)
-		return crawled
+// jsonHand is a hand-written JSON entry: one GET of u, rows at rows (empty: empty_when on it,
+// or on emptyPath when set), success when given, course from the target, round_date from the
+// request, and the other fields as written (one "cell: {...}" each).
+func jsonHand(u, success, rows, emptyPath string, fields ...string) string {
+	if emptyPath == "" {
+		emptyPath = rows
 	}
-	clock := &simClock{t: simStart}
-	cfg := sitesim.Config{Seed: 2026, Now: clock.Now, DaysAhead: simDays, TeeTimesPerDay: 8, LoginPassword: simPassword}
-	if sh.cfg != nil {
-		sh.cfg(&cfg)
+	s := "sites:\n  - name: hand\n    requests:\n      - url: '" + u + "'\n    format: json\n    json:\n      rows: '" + rows + "'\n"
+	if success != "" {
+		s += "      success: " + success + "\n"
 	}
-	sim := sitesim.New(cfg)
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-
-	text := curl(srv.URL, day)
-	secrets := []string{corpusSession, corpusCSRF, corpusBearer, corpusQuery}
-	if sh.login {
-		cookie := loginCookie(t, srv.URL)
-		text = strings.ReplaceAll(text, "LOGIN_COOKIE", cookie)
-		secrets = append(secrets, cookie, simPassword)
+	s += "      empty_when:\n        - {path: '" + emptyPath + "', is: empty}\n    fields:\n" +
+		"      course: {value: '{{.Target.name}}'}\n      round_date: {value: '{{.Date.Format \"2006-01-02\"}}'}\n"
+	for _, f := range fields {
+		s += "      " + f + "\n"
 	}
-	o := Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Now: clock.Now}
-	switch {
-	case sh.oneClub:
-		o.Targets = []site.Target{{"name": sim.Clubs()[sh.clubs[0]].Name}}
-	case !sh.noTargets:
-		o.Targets = clubTargets(sim)
-	}
-	sg, stderr := runSuggest(t, text, o)
-	for _, s := range secrets {
-		if strings.Contains(string(sg.YAML), s) || strings.Contains(stderr, s) {
-			t.Errorf("the secret %q of the copied request reached suggest's output or stderr", s)
-		}
-	}
-	if sh.partial != "" {
-		if sg.Complete || !strings.Contains(stderr, sh.partial) {
-			t.Fatalf("complete %v; want exit 2 saying %q", sg.Complete, sh.partial)
-		}
-		return crawled
-	}
-	switch {
-	case len(sg.Missing) > 0:
-		t.Fatalf("the suggestion is partial: missing %v", sg.Missing)
-	case sg.Login != sh.login:
-		t.Fatalf("login %v, want %v", sg.Login, sh.login)
-	}
-	getenv := noEnv
-	if sh.login {
-		// Exit 2 naming what is left to do: the login block's credential variables.
-		if !strings.Contains(stderr, "login: to fill in: set ") {
-			t.Errorf("stderr does not say which credential variables to set")
-		}
-		getenv = credentialsEnv(t, sg.Site)
-	}
-	checkAccepts(t, sg.YAML, getenv)
-	spec := parsing(sg.Site.SiteSpec, srv.URL)
-	for _, c := range crawled {
-		if reflect.DeepEqual(c, spec) {
-			t.Log("the same entry as one crawled already: its crawl is that one's")
-			return crawled
-		}
-	}
-	crawled = append(crawled, spec)
-	crawls := crawlTimes()
-	logins := sim.Logins()
-	got := crawlWeekEvents(t, clock, getenv, sg.Site)[0]
-	sameAsTruth(t, got, truthEvents(t, sim, sh, crawls))
-	if sh.login {
-		// Sessions that expire within a crawl: it logs in again rather than fail.
-		t.Logf("the crawls logged in %d times", sim.Logins()-logins)
-		if sim.Logins()-logins <= len(crawls) {
-			t.Errorf("%d logins over %d crawls: no session expired within a crawl", sim.Logins()-logins, len(crawls))
-		}
-	}
-	return crawled
-}
-
-// loginCookie logs in to the simulator as the golfer's browser did and returns its session
-// cookie, name=value.
-func loginCookie(t *testing.T, base string) string {
-	t.Helper()
-	resp, err := http.PostForm(base+sitesim.PathLogin, map[string][]string{"user_id": {sitesim.DefaultUser}, "user_pw": {simPassword}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		if c.Name == sitesim.SessionCookie {
-			return c.Value
-		}
-	}
-	t.Fatal("the login set no session cookie")
-	return ""
-}
-
-// credentialsEnv sets the login block's credential variables: the password field's to the
-// simulator's password, any other to its user.
-func credentialsEnv(t *testing.T, st *site.Site) func(string) string {
-	t.Helper()
-	if st.Login == nil || len(st.Login.Credentials) == 0 {
-		t.Fatalf("the entry has no login block with credential variables: %+v", st.Login)
-	}
-	env := map[string]string{}
-	for field, name := range st.Login.Credentials {
-		v := sitesim.DefaultUser
-		if strings.Contains(field, "pw") || strings.Contains(field, "pass") {
-			v = simPassword
-		}
-		env[name] = v
-	}
-	return func(k string) string { return env[k] }
-}
-
-// checkAccepts runs the crawler's check (site.CheckSites, the code of `crawler check`) on the
-// suggested sites file: valid, no warning, no credential variable unset.
-func checkAccepts(t *testing.T, yaml []byte, getenv func(string) string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "sites.yaml")
-	if err := os.WriteFile(path, yaml, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	checks, err := site.CheckSites(path, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(checks) != 1 {
-		t.Fatalf("check found %d sites, want 1", len(checks))
-	}
-	c := checks[0]
-	if c.Err != nil || len(c.Warnings) > 0 || len(c.MissingEnv) > 0 {
-		t.Errorf("check: error %v, warnings %q, unset variables %v", c.Err, c.Warnings, c.MissingEnv)
-	}
-}
-
-// truthEvents are the events a perfect crawl at the instants crawls would write for the shape's
-// listings, from the simulator's ground truth: opened at the first crawl that shows a tee time,
-// changed at each crawl that shows other values (the players only where the shape shows them),
-// closed at the first crawl that misses it, as booked once it is missed twice
-// (crawler.DefaultMissesToClose) before its tee time, as expired once its tee time has passed.
-func truthEvents(t *testing.T, sim *sitesim.Site, sh corpusShape, crawls []time.Time) []string {
-	t.Helper()
-	courses := map[string]bool{}
-	for i, c := range sim.Clubs() {
-		if sh.clubs == nil || slices.Contains(sh.clubs, i) {
-			courses[c.Name] = true
-		}
-	}
-	var out []string
-	for _, tr := range sim.GroundTruth(crawls[0], crawls[len(crawls)-1]) {
-		if tr.Malformed || !courses[tr.Course] {
-			continue
-		}
-		tee, err := time.ParseInLocation("2006-01-02 15:04", tr.PlayDate+" "+tr.TeeTime, sitesim.KST)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := tr.Course + "|" + tr.Part + "|" + tr.PlayDate + " " + tr.TeeTime
-		open, closed, misses := false, false, 0
-		var last string
-		var firstMiss time.Time
-		for _, at := range crawls {
-			if closed {
-				break
-			}
-			if tr.VisibleAt(at) {
-				price, players := tr.StateAt(at)
-				v := values(price, players, sh.players)
-				switch {
-				case !open:
-					out = append(out, eventLine(at, events.ListingOpened, id, v))
-				case v != last:
-					out = append(out, eventLine(at, events.ListingChanged, id, v))
-				}
-				open, last, misses = true, v, 0
-				continue
-			}
-			if !open {
-				continue
-			}
-			if misses++; misses == 1 {
-				firstMiss = at
-			}
-			switch {
-			case !tee.After(firstMiss):
-				out, closed = append(out, eventLine(firstMiss, events.ListingClosed, id, string(events.Expired))), true
-			case misses >= crawler.DefaultMissesToClose:
-				out, closed = append(out, eventLine(firstMiss, events.ListingClosed, id, string(events.Booked))), true
-			}
-		}
-	}
-	return out
-}
-
-func values(price *int64, players int, showsPlayers bool) string {
-	p, n := "null", "null"
-	if price != nil {
-		p = fmt.Sprint(*price)
-	}
-	if showsPlayers {
-		n = fmt.Sprint(players)
-	}
-	return "price " + p + " players " + n
-}
-
-func eventLine(at time.Time, typ events.Type, id, what string) string {
-	return at.UTC().Format(time.RFC3339) + " " + string(typ) + " " + id + " " + what
-}
-
-// crawlLines are the crawl's events in eventLine's form.
-func crawlLines(evs []events.Event) []string {
-	out := make([]string, 0, len(evs))
-	for _, e := range evs {
-		id := e.CourseName + "|" + e.CoursePart + "|" + e.PlayDate + " " + e.TeeTime
-		what := string(e.CloseReason)
-		if e.EventType != events.ListingClosed {
-			p, n := "null", "null"
-			if e.PriceKRW != nil {
-				p = fmt.Sprint(*e.PriceKRW)
-			}
-			if e.Players != nil {
-				n = fmt.Sprint(*e.Players)
-			}
-			what = "price " + p + " players " + n
-		}
-		out = append(out, eventLine(e.OccurredAt, e.EventType, id, what))
-	}
-	return out
-}
-
-// sameAsTruth fails the test unless the crawl's events are exactly the truth's, with some of
-// every kind.
-func sameAsTruth(t *testing.T, got []events.Event, want []string) {
-	t.Helper()
-	kinds := map[string]int{}
-	for _, w := range want {
-		f := strings.Fields(w)
-		kinds[f[1]]++
-	}
-	a, b := crawlLines(got), slices.Clone(want)
-	sort.Strings(a)
-	sort.Strings(b)
-	t.Logf("ground truth: %d events %v; crawl: %d", len(b), kinds, len(a))
-	if len(kinds) < 3 {
-		t.Errorf("the week lacks opens, changes or closes: %v", kinds)
-	}
-	if slices.Equal(a, b) {
-		return
-	}
-	d1, d2 := onlyIn(b, a), onlyIn(a, b)
-	t.Errorf("the crawl differs from the ground truth: %d events only in the truth, %d only in the crawl;\nfirst truth only: %v\nfirst crawl only: %v",
-		len(d1), len(d2), first(d1), first(d2))
+	return s
 }

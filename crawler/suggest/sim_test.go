@@ -53,7 +53,7 @@ func fastPoliteness() site.Politeness {
 		RequestTimeout: site.Duration(5 * time.Second), Retries: 1}
 }
 
-func testFetcher(t *testing.T) Fetcher {
+func testFetcher(t testing.TB) Fetcher {
 	return Fetcher{Logger: testkit.Logger(t, slog.LevelError), Politeness: fastPoliteness()}
 }
 
@@ -102,7 +102,17 @@ func clubTargets(sim *sitesim.Site) []site.Target {
 
 // runSuggest runs Suggest on curl text, failing the test on an error; it returns the
 // suggestion and its reasoning.
-func runSuggest(t *testing.T, curl string, o Options) (Suggestion, string) {
+func runSuggest(t testing.TB, curl string, o Options) (Suggestion, string) {
+	t.Helper()
+	sg, stderr, err := trySuggest(t, curl, o)
+	if err != nil {
+		t.Fatalf("Suggest: %v", err)
+	}
+	return sg, stderr
+}
+
+// trySuggest is runSuggest returning Suggest's error (o.Fetcher's Transport, when set, is kept).
+func trySuggest(t testing.TB, curl string, o Options) (Suggestion, string, error) {
 	t.Helper()
 	req, err := ParseCurl(curl)
 	if err != nil {
@@ -110,15 +120,14 @@ func runSuggest(t *testing.T, curl string, o Options) (Suggestion, string) {
 	}
 	var log strings.Builder
 	o.Request = req
+	transport := o.Fetcher.Transport
 	o.Fetcher = testFetcher(t)
+	o.Fetcher.Transport = transport
 	o.Say = func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
 	sg, err := Suggest(t.Context(), o)
 	t.Logf("stderr:\n%s", log.String())
 	t.Logf("stdout:\n%s", sg.YAML)
-	if err != nil {
-		t.Fatalf("Suggest: %v", err)
-	}
-	return sg, log.String()
+	return sg, log.String(), err
 }
 
 // crawlWeek crawls both entries every 4 hours over a simulated week and returns each one's
@@ -145,7 +154,18 @@ func crawlTimes() []time.Time {
 }
 
 // crawlWeekEvents is crawlWeek with each entry's events as they were written.
-func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, entries ...*site.Site) [][]events.Event {
+func crawlWeekEvents(t testing.TB, clock *simClock, getenv func(string) string, entries ...*site.Site) [][]events.Event {
+	t.Helper()
+	per, err := tryCrawlWeek(t, clock, getenv, entries...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return per
+}
+
+// tryCrawlWeek is crawlWeekEvents returning, rather than failing on, the first crawl that was
+// not complete.
+func tryCrawlWeek(t testing.TB, clock *simClock, getenv func(string) string, entries ...*site.Site) ([][]events.Event, error) {
 	t.Helper()
 	sites := make([]*site.Site, len(entries))
 	for i, e := range entries {
@@ -165,17 +185,28 @@ func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, 
 	}
 	r := &crawler.Runner{Sites: sites, State: crawler.StateDir{Dir: t.TempDir()}, Logger: testkit.Logger(t, slog.LevelError),
 		EventsOut: out, Now: clock.Now, Getenv: getenv}
+	var incomplete error
 	for _, at := range crawlTimes() {
 		clock.Set(at)
-		sum, err := r.Run(t.Context())
+		sum, _ := r.Run(t.Context()) // an incomplete site is in sum; its error says no more
 		for _, s := range sum.Sites {
-			if !s.Complete {
-				t.Fatalf("crawl of %s at %s incomplete (%s, %v; failed %v): run error %v", s.Source, at, s.Incomplete, s.Err, s.FailedPages, err)
+			if !s.Complete && incomplete == nil {
+				why := string(s.Incomplete)
+				if len(s.FailedPages) > 0 {
+					why += fmt.Sprintf(": %d page(s) failed, first %s", len(s.FailedPages), s.FailedPages[0])
+				}
+				if s.Err != nil {
+					why += fmt.Sprintf(" (%v)", s.Err)
+				}
+				incomplete = fmt.Errorf("the crawl at %s was incomplete (%s)", at.Format("2006-01-02 15:04"), why)
 			}
 		}
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if incomplete != nil {
+		return nil, incomplete
 	}
 	per := make([][]events.Event, len(sites))
 	for _, e := range eventstest.ReadEvents(t, path) {
@@ -185,7 +216,7 @@ func crawlWeekEvents(t *testing.T, clock *simClock, getenv func(string) string, 
 		}
 		per[i] = append(per[i], e)
 	}
-	return per
+	return per, nil
 }
 
 func eventText(e events.Event) string {
