@@ -29,7 +29,7 @@ import (
 // or field=value, issue #49 items 1–6). TODO(#49 items 1–6): set it to true when that lands: every
 // shape's with-example run then runs (on the fetches its unedited run recorded) and the targets
 // are asserted for it.
-const examplesBind = false
+const examplesBind = true
 
 // knownFailing are the corpus shapes that do not meet its targets yet (no shape confidently wrong:
 // exit 0 means its crawl is the truth; every shape right with one example row), each with what

@@ -54,28 +54,59 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 		return err
 	}
 	a.say("probe-empty: fetched %s (%s, %d days ahead): status %d, %d bytes", fp.page.Request, far.Format("2006-01-02"), ProbeDays, fp.page.Status, len(fp.page.Body))
-	soldOut := a.soldOut(window)
+	soldOut, alike := a.soldOut(window, fp)
 	if !a.isJSON {
 		a.emptyWhenHTML(append(window, fp))
 	}
 	if fp.page.Err != nil {
 		a.say("probe-empty: the far-ahead page failed (%v); a sold-out date may fail the crawl", fp.page.Err)
+		if a.isJSON && soldOut == nil && alike != nil {
+			soldOut = alike
+		}
 		if a.isJSON && soldOut != nil {
 			a.emptyJSON(a.page.Body, soldOut.page.Body)
 		}
 		return nil
 	}
+	switch {
+	case soldOut != nil:
+		a.say("probe-empty: the far-ahead answer differs from %s's, a date of the window that answered no rows: the far date is not open yet, %s is sold out",
+			soldOut.date.Format("2006-01-02"), soldOut.date.Format("2006-01-02"))
+	case alike != nil:
+		a.say("probe-empty: the far-ahead answer looks like %s's, a date of the window that answered no rows: one answer for both, so empty_when only (not_open would need them to differ)",
+			alike.date.Format("2006-01-02"))
+	default:
+		a.say("probe-empty: no date of the window answered without rows, so the far-ahead answer is compared with none: not_open is not proposed")
+	}
 	if a.isJSON {
-		if soldOut == nil {
+		switch {
+		case soldOut != nil:
+			a.emptyJSON(a.page.Body, soldOut.page.Body)
+			a.notOpenJSON(soldOut.page.Body, fp.page.Body)
+		case alike != nil:
+			a.emptyJSON(a.page.Body, alike.page.Body)
+		default:
 			a.emptyJSON(a.page.Body, fp.page.Body)
-			return nil
+			a.emptyListToo()
 		}
-		a.emptyJSON(a.page.Body, soldOut.page.Body)
-		a.notOpenJSON(soldOut.page.Body, fp.page.Body)
 		return nil
 	}
-	a.emptyHTML(fp)
+	a.emptyHTML(fp, soldOut != nil)
 	return nil
+}
+
+// emptyListToo adds the rows being empty to empty_when when it only holds a code the far-ahead
+// answer says: no sold-out date was seen, and one may answer the rows' own code with an empty
+// list (after json.success held, an empty list then reads as sold out rather than failing).
+func (a *analysis) emptyListToo() {
+	j := a.out.JSON
+	for _, c := range j.EmptyWhen {
+		if c.Path == j.Rows && c.Is == "empty" {
+			return
+		}
+	}
+	j.EmptyWhen = append(j.EmptyWhen, site.JSONCondition{Path: j.Rows, Is: "empty"})
+	a.say("empty_when ← %s is empty too: no sold-out date of the window was seen, and it may answer with an empty list", j.Rows)
 }
 
 // probe fetches the request for date after the politeness's delay; it counts towards MaxProbes.
@@ -160,15 +191,63 @@ func midnight(t time.Time) time.Time {
 // days is the number of calendar days from a to b.
 func days(a, b time.Time) int { return int(b.Sub(a).Round(24*time.Hour) / (24 * time.Hour)) }
 
-// soldOut is the first probed date of the window that answered without rows and did not fail:
-// a sold-out answer, or one past the booking window (nil: none).
-func (a *analysis) soldOut(window []probed) *probed {
+// soldOut is the first probed date of the window that answered without rows, did not fail, and
+// whose answer differs from the far-ahead one (another code or message, a table where it has
+// none): a sold-out date, the far one not open yet. alike is the first such date whose answer
+// looks like the far-ahead one (nil: none): then one answer says both.
+func (a *analysis) soldOut(window []probed, far probed) (soldOut, alike *probed) {
 	for i := range window {
-		if p := &window[i]; p.page.Err == nil && p.rows == 0 && (!a.isJSON || !alertOnly(p.page.Body)) {
-			return p
+		p := &window[i]
+		if p.page.Err != nil || p.rows > 0 {
+			continue
+		}
+		if far.page.Err == nil && a.lookAlike(p.page.Body, far.page.Body) {
+			if alike == nil {
+				alike = p
+			}
+			continue
+		}
+		if soldOut == nil {
+			soldOut = p
 		}
 	}
-	return nil
+	return soldOut, alike
+}
+
+// lookAlike reports whether two answers without rows say the same: for JSON the same result
+// members (code, message, status: reCodeName) and the rows path alike (absent, null or empty);
+// for HTML both only alerting the same message, or neither alerting.
+func (a *analysis) lookAlike(x, y []byte) bool {
+	if !a.isJSON {
+		mx, my := reAlert.FindSubmatch(x), reAlert.FindSubmatch(y)
+		return (mx == nil) == (my == nil) && (mx == nil || string(mx[1]) == string(my[1]))
+	}
+	dx, dy := gjson.ParseBytes(x), gjson.ParseBytes(y)
+	same := true
+	for _, d := range []gjson.Result{dx, dy} {
+		d.ForEach(func(k, v gjson.Result) bool {
+			name := k.String()
+			if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() {
+				return true
+			}
+			path := gjsonPath([]string{name})
+			if dx.Get(path).String() != dy.Get(path).String() {
+				same = false
+			}
+			return same
+		})
+	}
+	rowsState := func(d gjson.Result) string {
+		v := d.Get(a.out.JSON.Rows)
+		switch {
+		case !v.Exists() || v.Type == gjson.Null:
+			return "null"
+		case v.IsArray():
+			return "array"
+		}
+		return "other"
+	}
+	return same && rowsState(dx) == rowsState(dy)
 }
 
 // pageRows counts the rows of an answer that hold a tee time, and for HTML the texts of the rows
@@ -340,7 +419,9 @@ func splitPath(p string) []string {
 	return append(out, cur.String())
 }
 
-func (a *analysis) emptyHTML(fp probed) {
+// emptyHTML says what the far-ahead page shows; an alert-only one becomes not_open only when a
+// date of the window answered otherwise without rows (differs).
+func (a *analysis) emptyHTML(fp probed, differs bool) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(fp.page.Body)))
 	if err != nil {
 		return
@@ -354,7 +435,7 @@ func (a *analysis) emptyHTML(fp probed) {
 		a.say("probe-empty: the far-ahead page shows %s with only its marker row: an empty day reads as sold out with empty_when", list)
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", list)
-	case a.notOpen(fp.page.Body):
+	case a.notOpen(fp.page.Body, differs):
 	default:
 		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", list)
 	}
@@ -366,12 +447,16 @@ var reAlert = regexp.MustCompile(`alert\(\s*['"]([^'"]{2,80})['"]\s*\)`)
 
 // notOpen proposes not_open from a far-ahead answer that only alerts: such a date is not open yet,
 // not sold out. It needs requests (a url_template page cannot be attributed to its date).
-func (a *analysis) notOpen(body []byte) bool {
+func (a *analysis) notOpen(body []byte, differs bool) bool {
 	m := reAlert.FindSubmatch(body)
 	if m == nil {
 		return false
 	}
 	text := strings.TrimRight(site.CleanText(string(m[1])), ".")
+	if !differs {
+		a.say("probe-empty: the far-ahead page only alerts %q; not_open is not proposed (no date of the window answered otherwise without rows): if it is how a date not open yet answers, add not_open: {contains: %q}", text, text)
+		return true
+	}
 	if len(a.out.Requests) == 0 {
 		a.say("probe-empty: the far-ahead page only alerts %q: a date not open yet; not_open needs requests, so declare the page as requests and add not_open: {contains: %q}", text, text)
 		return true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -76,6 +77,51 @@ func TestSuggestProbesTheBookingWindow(t *testing.T) {
 		if !res.Complete || res.Rejected != 0 || len(res.NotOpenSets) == 0 || len(res.Listings) != len(sim.Visible(at)) {
 			t.Errorf("crawl at %s: complete %v (failed %v), %d rows rejected, %d sets not open, %d listings of %d visible",
 				at.Format("01-02 15:04"), res.Complete, res.FailedPages, res.Rejected, len(res.NotOpenSets), len(res.Listings), len(sim.Visible(at)))
+		}
+	}
+}
+
+// TestSuggestNotOpenOnlyWhenItDiffers (issue 49, item 5): a JSON API answering a date past its
+// booking window with rtnCode 9001 ("예약 가능한 일자가 아닙니다", no data) and a sold-out date
+// with rtnCode 0000 and an empty list. suggest took the far date's 9001 for empty_when, so every
+// sold-out date failed the crawl. The far answer is now compared with an empty date of the
+// window: it differs, so it is json.not_open_when, and the empty list is empty_when; the week's
+// crawls are complete.
+func TestSuggestNotOpenOnlyWhenItDiffers(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	clock := &simClock{t: simStart}
+	sim, srv := simServer(t, clock)
+	curl := "curl '" + srv.URL + sitesim.PathRtnCode + "?clubId=138&ymd=" + day.Format("20060102") + "'"
+	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim), Now: clock.Now})
+	if !sg.Complete {
+		t.Fatalf("not complete: missing %v, undecided %v", sg.Missing, sg.Undecided)
+	}
+	j := sg.Site.JSON
+	if len(j.NotOpenWhen) != 1 || j.NotOpenWhen[0] != (site.JSONCondition{Path: "rtnCode", Equals: sitesim.RtnCodeNotOpen}) {
+		t.Errorf("json.not_open_when %+v, want rtnCode equals %s", j.NotOpenWhen, sitesim.RtnCodeNotOpen)
+	}
+	for _, c := range j.EmptyWhen {
+		if c.Equals == sitesim.RtnCodeNotOpen {
+			t.Errorf("empty_when %+v holds for the not-open answer", j.EmptyWhen)
+		}
+	}
+	if !strings.Contains(stderr, "differs from") {
+		t.Errorf("stderr does not say the far answer differs from the window's empty one")
+	}
+	spec := sg.Site.SiteSpec
+	spec.Politeness = fastPoliteness()
+	entry, err := spec.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := simStart; at.Before(simStart.AddDate(0, 0, 7)); at = at.Add(9 * time.Hour) {
+		clock.Set(at)
+		res, err := crawler.Collect(t.Context(), entry, at, crawler.CollectDeps{Logger: testkit.Logger(t, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Complete || len(res.NotOpenSets) == 0 {
+			t.Errorf("crawl at %s: complete %v (failed %v), %d sets not open", at.Format("01-02 15:04"), res.Complete, res.FailedPages, len(res.NotOpenSets))
 		}
 	}
 }
