@@ -20,10 +20,10 @@ import (
 // The play date's spellings a request may carry, as Go layouts, longest first. Year-less ones
 // are only looked for when the date is given (--date): "1205" is also a tee time.
 var (
-	fullLayouts     = []string{"2006-01-02", "2006.01.02", "2006/01/02", "01/02/2006", "01-02-2006", "01.02.2006", "20060102"}
+	fullLayouts = []string{"2006-01-02", "2006.01.02", "2006/01/02", "01/02/2006", "01-02-2006", "01.02.2006", "20060102"}
 	// monthLayouts are the play date's month's spellings: a whole value that spells it (selYM=202612
 	// beside selDate=20261205) asks for the date's month.
-	monthLayouts = []string{"200601", "2006-01", "2006.01", "2006/01"}
+	monthLayouts    = []string{"200601", "2006-01", "2006.01", "2006/01"}
 	yearlessLayouts = []string{"01/02", "01-02", "01.02"}
 	reAnyFullDate   = regexp.MustCompile(`(?:^|[^0-9])((?:19|20)\d\d)(-|\.|/|%2F|)(0[1-9]|1[0-2])(-|\.|/|%2F|)(0[1-9]|[12]\d|3[01])(?:$|[^0-9])`)
 )
