@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // analysis is one run of Suggest past the request template: the fetches and what they showed.
@@ -69,6 +71,9 @@ func (a *analysis) run(ctx context.Context) error {
 	if err := a.checkPart(ctx); err != nil {
 		return err
 	}
+	if err := a.checkPersonal(ctx); err != nil {
+		return err
+	}
 	a.request()
 	if a.o.ProbeEmpty {
 		return a.probeEmpty(ctx)
@@ -78,6 +83,56 @@ func (a *analysis) run(ctx context.Context) error {
 		a.say("empty_when: %s is empty (a guess: --probe-empty=false did not ask for an empty date)", a.out.JSON.Rows)
 	}
 	return nil
+}
+
+// checkPersonal decides the golfer's own ids and phone numbers the request carries (msNum,
+// memberNo, tel2): left out of the entry when it reads the same listings without them (not the
+// same bytes: servers echo the request), else the entry is undecided, for a sites file does not
+// carry them. One more request.
+func (a *analysis) checkPersonal(ctx context.Context) error {
+	if len(a.t.personal) == 0 {
+		return nil
+	}
+	names := strings.Join(a.t.personal, ", ")
+	if len(a.missing) > 0 {
+		a.say("personal: %s left out of the output (the golfer's own id or phone number); not checked: the entry is partial", names)
+		return nil
+	}
+	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
+		return err
+	}
+	p, err := a.o.Fetcher.Fetch(ctx, a.t.withoutPersonal, a.t.target, a.date, a.t.secret)
+	if err != nil {
+		return err
+	}
+	a.say("personal: fetched %s without %s: status %d, %d bytes", p.Request, names, p.Status, len(p.Body))
+	with, errWith := a.readPage(ctx, a.page.Body, a.out.Fields)
+	without, errWithout := a.readPage(ctx, p.Body, a.out.Fields)
+	if p.Err == nil && errWith == nil && errWithout == nil && len(with.Listings) > 0 && sameListings(with.Listings, without.Listings) {
+		a.say("personal: %s left out of the output (the golfer's own id or phone number): without them the entry reads the same %d listing(s)", names, len(with.Listings))
+		return nil
+	}
+	a.say("undecided: personal: without %s the entry reads %d listing(s), with them %d: the page needs them, and a sites file does not carry a golfer's own id or phone number; they are left out: add them by hand where you keep the entry private",
+		names, len(without.Listings), len(with.Listings))
+	a.contested = append(a.contested, "personal")
+	return nil
+}
+
+// sameListings reports whether two reads of a page give the same listings (key, price, players).
+func sameListings(a, b []events.Listing) bool {
+	text := func(ls []events.Listing) []string {
+		var out []string
+		for _, l := range ls {
+			players := 0
+			if l.Players != nil {
+				players = *l.Players
+			}
+			out = append(out, fmt.Sprintf("%s|%d|%d", l.Key(), derefPrice(l.PriceKRW), players))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(text(a), text(b))
 }
 
 // compareBare says whether the page answers the same without the dropped credentials.
@@ -137,7 +192,24 @@ func (a *analysis) rows(ctx context.Context) error {
 		if !ok {
 			return a.noRows("no array of objects in the JSON answer has a member that looks like tee times")
 		}
-		a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
+		if jr.path == "" {
+			// The answer is the array itself: its elements that have a member every row has
+			// (#(key)#), and success is that the answer is an array (# is present).
+			key := ""
+			for _, c := range jr.cols {
+				if !slices.Contains(c.values, "") && len(c.sources) == 0 && !strings.Contains(c.where, regexSep) {
+					key = c.where
+					break
+				}
+			}
+			if key == "" {
+				return a.noRows("the answer is an array of objects, but no member is in every one of them to name its rows by")
+			}
+			jr.path = "#(" + key + ")#"
+			a.say("rows ← %s: the answer is an array of %d objects (the elements with %s), the one whose members look most like tee times", jr.path, jr.rows, key)
+		} else {
+			a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
+		}
 		a.out.Format = site.FormatJSON
 		a.out.JSON = &site.JSONPage{Rows: jr.path}
 		cols = jr.cols
@@ -265,7 +337,7 @@ func (p pick) field(isJSON bool) site.Field {
 	switch {
 	case p.value != "":
 	case isJSON:
-		f.Path = p.where
+		f.Path, f.Regex, _ = strings.Cut(p.where, regexSep) // a part of a list (listParts)
 	default:
 		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
 	}

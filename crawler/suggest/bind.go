@@ -218,6 +218,10 @@ func exampleCandidates(cols []column, cands, all []candidate, field string, ex [
 	return nil, fmt.Errorf("--example %s: nothing reads it as %s", by, field)
 }
 
+// exampleGiven reports whether an example row was given: then what it leaves out (players on a
+// page that shows none) the page does not show.
+func exampleGiven(ex []boundExample) bool { return len(ex) > 0 }
+
 // exampleReadsColumn reports whether column c reads, as cell, the value every example gives for
 // it (a name for the course or its part) in one of the example's rows.
 func exampleReadsColumn(ex []boundExample, c column, cell string, crawledAt time.Time) bool {
@@ -250,10 +254,13 @@ func exampleNames(ex []boundExample) (string, bool) {
 // is no player count, nor is a column whose name does not say players and whose values do not
 // vary across the tee times (a constant 1 or 4 that counts nothing: a site that shows no players
 // leaves them out).
-func meaningful(cols []column, cands []candidate, field string, say func(string, ...any)) []candidate {
-	var out []candidate
+func meaningful(cols []column, cands []candidate, field string, say func(string, ...any)) (out []candidate, constant []int) {
 	for _, c := range cands {
 		col := cols[c.i]
+		if w, ok := idName(col.name); ok && (field == "price" || field == "players") {
+			say("%s: %s is no candidate: its name says an id (%s), a number that names something", field, col.label(), w)
+			continue
+		}
 		switch field {
 		case "price":
 			if w, ok := perTeamFee(col.name); ok {
@@ -261,18 +268,25 @@ func meaningful(cols []column, cands []candidate, field string, say func(string,
 				continue
 			}
 		case "players":
+			if w, ok := partName(col.name); ok {
+				say("players: %s is no candidate: its name says a course part (%s), not a count", col.label(), w)
+				continue
+			}
 			if w, ok := flagName(col.name); ok {
 				say("players: %s is no candidate: its name says a flag or a code (%s), not a count", col.label(), w)
 				continue
 			}
 			if hint("players", col.name) == 0 && distinct(col.values) < 2 {
 				say("players: %s is no candidate: its name does not say players and its values do not vary across the tee times (%s)", col.label(), sample(col.values))
+				if p, err := site.ParsePlayers(sample(col.values)); err == nil && p != nil && *p >= 2 {
+					constant = append(constant, c.i) // a count of 2 or more may be the players of tee times all alike
+				}
 				continue
 			}
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, constant
 }
 
 // withFallback adds the sale-else-list fallback to price's candidates when one column (the sale

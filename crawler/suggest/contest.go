@@ -18,6 +18,9 @@ import (
 type contest struct {
 	cell string
 	cols []int // the winner first, then its rivals (indexes into assignment.cols)
+	// none: the cell may be none of them (a count alike in every row, under a name that does not
+	// say the cell); cols are the lookalikes, the entry leaves the cell out.
+	none bool
 }
 
 // rivals are the candidates of top (in order, the winner first) that read the rows as well as
@@ -97,6 +100,9 @@ func reading(cell, raw string) string {
 // contest's candidates read differently.
 func contestRow(cols []column, cs []contest) int {
 	c := cs[0]
+	if c.none {
+		return 0
+	}
 	for r := range cols[c.cols[0]].values {
 		first := reading(c.cell, cols[c.cols[0]].values[r])
 		for _, o := range c.cols[1:] {
@@ -122,7 +128,8 @@ func (a *analysis) sayContests(as assignment) {
 	for _, c := range as.contests {
 		cellsSaid = append(cellsSaid, c.cell)
 	}
-	a.say("undecided: %s: more than one column reads the %d sampled rows as well, and no rule tells them apart; only what the page shows decides", strings.Join(cellsSaid, ", "), len(cols[0].values))
+	a.say("undecided: %s: columns read the %d sampled rows alike, and no rule tells which one the page shows (or whether it shows one); only the page decides",
+		strings.Join(cellsSaid, ", "), len(cols[0].values))
 	rowText := a.rowText(as, r)
 	a.say("undecided: in the row of %s they read:", rowText)
 	var ex []string
@@ -139,6 +146,9 @@ func (a *analysis) sayContests(as assignment) {
 		var side []string
 		for _, i := range c.cols {
 			side = append(side, cols[i].label()+" "+orNone(site.CleanText(cols[i].values[r])))
+		}
+		if c.none {
+			side = append(side, "none (the page shows no "+c.cell+": leave it out of the example)")
 		}
 		a.say("  %s: %s", c.cell, strings.Join(side, " | "))
 		ex = append(ex, site.CleanText(cols[c.cols[0]].values[r]))

@@ -99,16 +99,24 @@ func rankedCandidates(cols []column, used map[int]bool, field string, byHint boo
 }
 
 // rowNumbers reports whether values are the rows' positions: at least three, each one more than
-// the one before (1, 2, 3, …; a later page may start at 11), empty ones skipped.
+// the one before (1, 2, 3, …; a later page may start at 11), or back to 1 where a group of rows
+// starts again (1, 2, 3, 1, 2, 3: the position within a course), empty ones skipped.
 func rowNumbers(values []string) bool {
-	prev, n := 0, 0
+	prev, n, run := 0, 0, 0
 	for _, v := range values {
 		v = strings.TrimSpace(site.CleanText(v))
 		if v == "" {
 			continue
 		}
 		k, err := strconv.Atoi(v)
-		if err != nil || (n > 0 && k != prev+1) {
+		switch {
+		case err != nil:
+			return false
+		case n == 0 || k == prev+1:
+			run++
+		case k == 1 && run >= 2:
+			run = 1
+		default:
 			return false
 		}
 		prev, n = k, n+1
@@ -308,41 +316,53 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 // only the cells chosen so far decide.
 func (a *analysis) pageReader(ctx context.Context) reader {
 	return func(fields map[string]pick, cell string) readScore {
-		spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
-			Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
-		if a.out.JSON != nil {
-			spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
-		}
-		spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+		f := site.Fields{}
 		for name, p := range fields {
-			spec.Fields[name] = p.field(spec.Format == site.FormatJSON)
+			f[name] = p.field(a.out.Format == site.FormatJSON)
 		}
-		for _, c := range site.Cells() {
-			if _, ok := spec.Fields[c.Name]; ok || !c.Required {
-				continue
-			}
-			v := "suggest"
-			if c.Name == "round_date" {
-				v = a.date.Format("2006-01-02")
-			}
-			spec.Fields[c.Name] = site.Field{Value: v}
-		}
-		st, err := spec.Compile()
-		if err != nil {
-			return readScore{err: err}
-		}
-		res, err := crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
-			Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body)})
+		res, err := a.readPage(ctx, a.page.Body, f)
 		if err != nil {
 			return readScore{err: err}
 		}
 		s := readScore{listings: len(res.Listings), rejected: res.Rejected, cell: cell}
 		show := cells[cell].Columns[0].Value
 		for _, l := range res.Listings {
-			if v := show(l); v != "" && v != "-" {
+			if v := show(l); v != "" && v != "-" && v != "0" { // a price or count of 0 is none
 				s.known++
 			}
 		}
 		return s
 	}
+}
+
+// readPage reads body through the crawler's parser with the rows found and fields; the required
+// cells not in fields are read from the request (a constant course and the fetched date).
+func (a *analysis) readPage(ctx context.Context, body []byte, fields site.Fields) (crawler.Result, error) {
+	spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
+		Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
+	if a.out.JSON != nil {
+		spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
+	}
+	spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+	for name, f := range fields {
+		if f.Value == "" { // a value from the request ({{.Target.name}}) is read as a constant below
+			spec.Fields[name] = f
+		}
+	}
+	for _, c := range site.Cells() {
+		if _, ok := spec.Fields[c.Name]; ok || !c.Required && fields[c.Name].Value == "" {
+			continue
+		}
+		v := "suggest"
+		if c.Name == "round_date" {
+			v = a.date.Format("2006-01-02")
+		}
+		spec.Fields[c.Name] = site.Field{Value: v}
+	}
+	st, err := spec.Compile()
+	if err != nil {
+		return crawler.Result{}, err
+	}
+	return crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body)})
 }

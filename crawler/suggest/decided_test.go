@@ -30,8 +30,8 @@ func jsonRowsServer(t *testing.T, rows func(date string) []string) *httptest.Ser
 
 var decidedDay = time.Date(2026, 12, 6, 0, 0, 0, 0, site.Seoul())
 
-// teeTimes are n tee times 7 minutes apart from 06:30.
-func teeTimes(n int) []string {
+// sampleTeeTimes are n tee times 7 minutes apart from 06:30.
+func sampleTeeTimes(n int) []string {
 	var out []string
 	for i := range n {
 		m := 6*60 + 30 + 7*i
@@ -47,7 +47,7 @@ func teeTimes(n int) []string {
 func TestSuggestCartFeeIsNoPrice(t *testing.T) {
 	srv := jsonRowsServer(t, func(date string) []string {
 		var rows []string
-		for i, tee := range teeTimes(8) {
+		for i, tee := range sampleTeeTimes(8) {
 			rows = append(rows, fmt.Sprintf(`{"TEE_TIME":"%s","GREEN_FEE":"%d","CART_FEE":"100000","PLAYERS":"%d"}`, tee, 130000+10000*i, 2+i%3))
 		}
 		return rows
@@ -71,7 +71,7 @@ func TestSuggestCartFeeIsNoPrice(t *testing.T) {
 // row, named alike: no rule tells which one a golfer pays.
 func crossingPrices(date string) []string {
 	var rows []string
-	for i, tee := range teeTimes(6) {
+	for i, tee := range sampleTeeTimes(6) {
 		a, b := 150000+10000*i, 200000-10000*i
 		rows = append(rows, fmt.Sprintf(`{"TEE_TIME":"%s","FEE_A":"%d","FEE_B":"%d"}`, tee, a, b))
 	}
@@ -136,7 +136,7 @@ func TestSuggestExampleNothingReads(t *testing.T) {
 func TestSuggestEndsWithPreview(t *testing.T) {
 	srv := jsonRowsServer(t, func(date string) []string {
 		var rows []string
-		for i, tee := range teeTimes(12) {
+		for i, tee := range sampleTeeTimes(12) {
 			rows = append(rows, fmt.Sprintf(`{"TEE_TIME":"%s","COURSE_NM":"%s","GREEN_FEE":"%d","PLAYERS":"%d"}`, tee, []string{"OUT", "IN"}[i%2], 130000+10000*i, 2+i%3))
 		}
 		return rows

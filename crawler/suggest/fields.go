@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
@@ -74,7 +75,7 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 			say("%s: %s is no candidate: its values are the rows' positions (1, 2, 3, …), a row number", field, s)
 		}
 		all := cands
-		cands = meaningful(cols, cands, field, say)
+		cands, constant := meaningful(cols, cands, field, say)
 		if field == "price" {
 			cols, cands = withFallback(cols, cands, say)
 		}
@@ -85,6 +86,11 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 		}
 		d := decide(cols, cands, field, fields, read)
 		if d.win == nil {
+			if len(constant) > 0 && !exampleGiven(ex) {
+				// A count alike in every row, under a name that does not say players: the players
+				// of tee times all open, or a number that counts nothing; only the page can say.
+				a.contests = append(a.contests, contest{cell: field, cols: constant, none: true})
+			}
 			return -1
 		}
 		used[d.win.i] = true
@@ -215,9 +221,12 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		}
 		w, byName := partName(c.name)
 		v, byValues := partValues(c.values)
+		code := codedBy(cols, c)
 		switch {
 		case byName:
 			why[i] = fmt.Sprintf("its name says %q", w)
+		case code >= 0 && partNamed(cols[code].name):
+			why[i] = fmt.Sprintf("it names the codes of %s, named like a part (X / X_NM: the name is what the page shows)", cols[code].label())
 		case byValues:
 			why[i] = fmt.Sprintf("its values name course parts (%s)", v)
 		default:
@@ -225,21 +234,44 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		}
 		parts = append(parts, i)
 	}
+	// Codes of parts (1, 2, 3; A, B) under a name that says part (p.resv's course attribute):
+	// not names to look at, but what the page keys its parts by.
+	for i, c := range cols {
+		if used[i] || i == course || slices.Contains(names, i) || len(c.sources) > 0 || nameSibling(cols, c) >= 0 {
+			continue
+		}
+		if w, ok := partName(c.name); ok && shortCodes(c.values) && reNotIdentity.FindString(c.name) == "" {
+			parts = append(parts, i)
+			why[i] = fmt.Sprintf("its name says %q, and its values are codes", w)
+		}
+	}
 	// Of two, the one named like a part, then the one first on the page.
 	slices.SortStableFunc(parts, func(x, y int) int {
 		_, nx := partName(cols[x].name)
 		_, ny := partName(cols[y].name)
 		return boolRank(ny) - boolRank(nx)
 	})
-	if names, ok := exampleNames(ex); ok && len(parts) > 0 {
+	if names, ok := exampleNames(ex); ok {
 		var reading []int
 		for _, i := range parts {
 			if exampleReadsColumn(ex, cols[i], "course_part", crawledAt) {
 				reading = append(reading, i)
 			}
 		}
-		if len(reading) > 0 && reading[0] != parts[0] {
-			say("course_part: the golfer's example (%s) is read by %s, not by %s", names, cols[reading[0]].label(), cols[parts[0]].label())
+		switch {
+		case len(reading) > 0 && reading[0] != parts[0]:
+			say("course_part: decided by the golfer's example (%s): %s reads it; not %s", names, cols[reading[0]].label(), cols[parts[0]].label())
+		case len(reading) == 0:
+			// No column named like a part or holding part names reads it: a name-like column
+			// that does (TeeType 1A, 1B) is the part the page shows.
+			for _, i := range names0(cols, used, course) {
+				if notIdentityName(cols[i]) == "" && exampleReadsColumn(ex, cols[i], "course_part", crawledAt) && !exampleReadsClub(ex, targetNames, clubName, crawledAt) {
+					reading = append(reading, i)
+					why[i] = "the golfer's example (" + names + ") names it"
+					say("course_part: decided by the golfer's example (%s): %s reads it", names, cols[i].label())
+					break
+				}
+			}
 		}
 		if len(reading) > 0 {
 			parts = reading
@@ -250,7 +282,11 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		a.fields["course_part"] = pick{where: cols[i].where}
 		a.part = &cols[i]
 		f := cols[i].fits(cells["course_part"], crawledAt)
-		say("course_part ← %s: %d of %d rows hold a name beside the club's (%s), and %s", cols[i].label(), f.n, f.rows, sample(cols[i].values), why[i])
+		if f.n > 0 {
+			say("course_part ← %s: %d of %d rows hold a name beside the club's (%s), and %s", cols[i].label(), f.n, f.rows, sample(cols[i].values), why[i])
+		} else {
+			say("course_part ← %s: %s (%s)", cols[i].label(), why[i], sample(cols[i].values))
+		}
 		return nil
 	}
 	// A club without parts sends the part's member empty: one named like a course still is the
@@ -265,6 +301,51 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		return nil
 	}
 	return nil
+}
+
+// names0 are the columns that read as names, not taken, not the course, and no code beside its
+// name: what may be a course part.
+func names0(cols []column, used map[int]bool, course int) []int {
+	var out []int
+	for i, c := range cols {
+		if i != course && !used[i] && len(c.sources) == 0 && nameSibling(cols, c) < 0 && c.fits(cells["course_part"], time.Time{}).ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// exampleReadsClub reports whether every example's name is the club's (a given target's, or
+// --name): then it names no part.
+func exampleReadsClub(ex []boundExample, targetNames []string, clubName string, crawledAt time.Time) bool {
+	clubs := append(slices.Clone(targetNames), clubName)
+	for _, e := range ex {
+		for _, v := range e.values {
+			if v.cell != nameCell && v.cell != "course_part" {
+				continue
+			}
+			if !slices.ContainsFunc(clubs, func(c string) bool { return c != "" && v.reads(c, "course", crawledAt) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shortCodes reports whether a column's non-empty values (one at least) are short codes: up to
+// four letters or digits.
+func shortCodes(values []string) bool {
+	n := 0
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if len([]rune(v)) > 4 || strings.IndexFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) >= 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // partNamed reports whether a name says a course part by a whole word.

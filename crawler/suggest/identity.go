@@ -98,7 +98,75 @@ func (a *analysis) checkPart(ctx context.Context) error {
 		}
 	}
 	a.say("course_part: rules (b) and (c) hold: a second fetch reads the same, and %s's values (at most %d a course) are among %s's", next.Format("2006-01-02"), most, a.date.Format("2006-01-02"))
+	return a.otherTargetPart(ctx)
+}
+
+// noneWords are what a part's cell says for a club without parts (없음: none): no part's name.
+var noneWords = []string{"없음", "해당없음", "미정", "none", "n/a"}
+
+// otherTargetPart fetches the play date for another given target than the request's and reads
+// its course part: a club without parts may say so in words (없음) where the sampled club names
+// its parts, and the crawl would key its listings by that word. When it does, the part's field
+// gets a regex that reads every value but that word (the cell then reads as no part). One more
+// request for each other target, maxOtherTargets at most, only with two targets or more.
+func (a *analysis) otherTargetPart(ctx context.Context) error {
+	if a.t.target == nil || len(a.o.Targets) < 2 {
+		return nil
+	}
+	f := a.out.Fields["course_part"]
+	if f.Regex != "" {
+		return nil
+	}
+	fetched := 0
+	for _, tg := range a.o.Targets {
+		if tg["id"] == "" || tg["id"] == a.t.target["id"] {
+			continue
+		}
+		if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
+			return err
+		}
+		p, err := a.o.Fetcher.Fetch(ctx, a.t.full, tg, a.date, a.t.secret)
+		if err != nil {
+			return err
+		}
+		a.say("course_part: fetched %s (the play date of target %s): status %d, %d bytes", p.Request, tg["name"], p.Status, len(p.Body))
+		if p.Err != nil {
+			continue
+		}
+		for _, vs := range a.partValues(p.Body) {
+			for _, v := range vs {
+				if w := strings.ToLower(v); slices.Contains(noneWords, w) {
+					f.Regex = notExactly(v)
+					a.out.Fields["course_part"] = f
+					a.say("course_part: target %s's rows say %q (none: a club without parts): the field reads every value but it (regex %s), so such a row has no part", tg["name"], v, f.Regex)
+					return nil
+				}
+			}
+		}
+		if fetched++; fetched == maxOtherTargets {
+			break
+		}
+	}
 	return nil
+}
+
+// maxOtherTargets bounds otherTargetPart's requests.
+const maxOtherTargets = 3
+
+// notExactly is a regex whose one group reads any non-empty text but w itself (RE2 has no
+// negative look-ahead: the text differs from w at some rune, or is longer, or a strict prefix).
+func notExactly(w string) string {
+	rs := []rune(w)
+	var alts []string
+	for i := range rs {
+		prefix := regexp.QuoteMeta(string(rs[:i]))
+		alts = append(alts, prefix+"[^"+regexp.QuoteMeta(string(rs[i]))+"].*")
+		if i > 0 {
+			alts = append(alts, prefix)
+		}
+	}
+	alts = append(alts, regexp.QuoteMeta(w)+".+")
+	return "^(" + strings.Join(alts, "|") + ")$"
 }
 
 func ofCourse(course string) string {
@@ -135,10 +203,10 @@ func (a *analysis) partValues(body []byte) map[string][]string {
 			}
 			k := ""
 			if course.Path != "" {
-				k = site.CleanText(r.Get(course.Path).String())
+				k = readJSONField(r, course)
 			}
-			k += "\x00" + site.CleanText(r.Get(tee.Path).String())
-			out[k] = append(out[k], site.CleanText(r.Get(part.Path).String()))
+			k += "\x00" + readJSONField(r, tee)
+			out[k] = append(out[k], readJSONField(r, part))
 		}
 		return sortedValuesOf(out)
 	}
@@ -158,6 +226,27 @@ func (a *analysis) partValues(body []byte) map[string][]string {
 	return sortedValuesOf(out)
 }
 
+// readJSONField reads a JSON field from a row: its path, narrowed by its regex's group.
+func readJSONField(row gjson.Result, f site.Field) string {
+	return narrow(row.Get(f.Path).String(), f.Regex)
+}
+
+// narrow is v narrowed by re's group ("" when it does not match); v itself without a regex.
+func narrow(v, re string) string {
+	if re != "" {
+		r, err := regexp.Compile(re)
+		if err != nil {
+			return ""
+		}
+		m := r.FindStringSubmatch(v)
+		if m == nil {
+			return ""
+		}
+		v = m[1]
+	}
+	return site.CleanText(v)
+}
+
 // readField reads an HTML field from a row as the crawl does: the selector's first element (the
 // row itself without one), its text or its attribute, narrowed by the regex's group.
 func readField(row *goquery.Selection, f site.Field) string {
@@ -169,18 +258,7 @@ func readField(row *goquery.Selection, f site.Field) string {
 	if f.Attr != "" {
 		v = el.AttrOr(f.Attr, "")
 	}
-	if f.Regex != "" {
-		re, err := regexp.Compile(f.Regex)
-		if err != nil {
-			return ""
-		}
-		m := re.FindStringSubmatch(v)
-		if m == nil {
-			return ""
-		}
-		v = m[1]
-	}
-	return site.CleanText(v)
+	return narrow(v, f.Regex)
 }
 
 // distinctParts is how many distinct values a date's course part takes across its rows (within a

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
 // jsonRows is the array of rows found in a JSON answer: its gjson path and its columns.
@@ -104,7 +108,111 @@ func objectColumns(arr []any) []column {
 	for i := range cols {
 		cols[i].name = strings.ReplaceAll(order[i], "\x00", ".")
 	}
-	return cols
+	return append(append(append(cols, listParts(cols)...), wholeParts(cols)...), timeParts(cols)...)
+}
+
+// reDateTime is a date and a time in one value (2025-12-29 06:30, 2025-12-29T06:30:00).
+var reDateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T](\d{1,2}:\d{2})(?::\d{2})?$`)
+
+// timeParts are the columns whose every value is a date and a time in one, read as their time by
+// a regex (the crawl's tee time reads a time alone).
+func timeParts(cols []column) []column {
+	var out []column
+	for _, c := range cols {
+		n := 0
+		for _, v := range c.values {
+			if v == "" {
+				continue
+			}
+			if !reDateTime.MatchString(v) {
+				n = -1
+				break
+			}
+			n++
+		}
+		if n <= 0 {
+			continue
+		}
+		t := column{name: c.name + " time", where: c.where + regexSep + `[ T]([0-9]{1,2}:[0-9]{2})`, values: make([]string, len(c.values))}
+		for r, v := range c.values {
+			if m := reDateTime.FindStringSubmatch(v); m != nil {
+				t.values[r] = m[1]
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// reCents is an amount with cents, as a database's decimal column prints it (150000.00).
+var reCents = regexp.MustCompile(`^\d+\.\d{1,2}$`)
+
+// wholeParts are the columns whose every value is an amount with cents, read without them by a
+// regex (150000.00 → 150000: the crawl's price reads whole won).
+func wholeParts(cols []column) []column {
+	var out []column
+	for _, c := range cols {
+		n := 0
+		for _, v := range c.values {
+			if v == "" {
+				continue
+			}
+			if !reCents.MatchString(v) {
+				n = -1
+				break
+			}
+			n++
+		}
+		if n <= 0 {
+			continue
+		}
+		whole := column{name: c.name + " without cents", where: c.where + regexSep + `^([0-9]+)\.`, values: make([]string, len(c.values))}
+		for r, v := range c.values {
+			whole.values[r], _, _ = strings.Cut(v, ".")
+		}
+		out = append(out, whole)
+	}
+	return out
+}
+
+// listParts are the parts of the columns whose values are comma-separated lists of one length
+// ("21,136000,N": a code, the amount, a flag, as one member): each part a column of its own,
+// read by the member's path and a regex whose group is that part. A value that is a price as a
+// whole (130,000) is no list.
+func listParts(cols []column) []column {
+	var out []column
+	for _, c := range cols {
+		n := 0
+		for _, v := range c.values {
+			if v == "" {
+				continue
+			}
+			k := strings.Count(v, ",") + 1
+			if _, err := site.ParsePrice(v); err == nil || k < 2 || n != 0 && k != n {
+				n = -1
+				break
+			}
+			n = k
+		}
+		if n < 2 {
+			continue
+		}
+		for k := range n {
+			part := column{name: fmt.Sprintf("%s part %d", c.name, k+1), where: c.where + regexSep + listPartRegex(k), values: make([]string, len(c.values))}
+			for r, v := range c.values {
+				if v != "" {
+					part.values[r] = strings.TrimSpace(strings.Split(v, ",")[k])
+				}
+			}
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// listPartRegex is the regex whose group is part k (0-based) of a comma-separated list.
+func listPartRegex(k int) string {
+	return `^` + strings.Repeat(`[^,]*,`, k) + `\s*([^,]*?)\s*(?:,|$)`
 }
 
 func flatten(obj map[string]any, prefix string, out map[string]string, keys *[]string) {

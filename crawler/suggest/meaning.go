@@ -14,7 +14,7 @@ import (
 // perTeamWords and perTeamKorean name a fee paid per team (a cart, a caddie), never the price of
 // a tee time a golfer pays.
 var (
-	perTeamWords  = []string{"cart", "caddie", "caddy", "team"}
+	perTeamWords  = []string{"cart", "caddie", "caddy", "buggy", "team"}
 	perTeamKorean = regexp.MustCompile(`카트|캐디|팀당`)
 )
 
@@ -25,6 +25,20 @@ func perTeamFee(name string) (string, bool) {
 	}
 	for _, w := range nameWords(name) {
 		if slices.Contains(perTeamWords, w) {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// idWords are the words of an id's name (ezlinksID, sponsorID, rsv_seq): a number that names
+// something is never a price or a player count.
+var idWords = []string{"id", "seq", "idx", "uuid"}
+
+// idName reports whether a column's name says an id; the word it says it by.
+func idName(name string) (string, bool) {
+	for _, w := range nameWords(name) {
+		if slices.Contains(idWords, w) {
 			return w, true
 		}
 	}
@@ -50,7 +64,17 @@ func flagName(name string) (string, bool) {
 
 // siblingSuffixes are what a column's name sibling adds to its name: the name of what the column
 // codes (BK_COS → BK_COS_NM, course → courseName, 코스 → 코스명).
-var siblingSuffixes = []string{"_nm", "_name", "nm", "name", "명", " 명", "_명"}
+var siblingSuffixes = []string{"_nm", "_name", "nm", "name", "명", " 명", "_명", "kor", "_kor", "kr", "_kr"}
+
+// codedBy is the column whose name sibling c is (BK_COS for BK_COS_NM), -1 for none.
+func codedBy(cols []column, c column) int {
+	for j, o := range cols {
+		if o.where != c.where && nameSibling(cols, o) >= 0 && cols[nameSibling(cols, o)].where == c.where {
+			return j
+		}
+	}
+	return -1
+}
 
 // nameSibling is the index of the column whose name is c's with a siblingSuffixes suffix (the
 // name beside c's code), -1 for none.

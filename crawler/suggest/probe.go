@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,7 +92,7 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 		}
 		return nil
 	}
-	a.emptyHTML(fp, soldOut != nil)
+	a.emptyHTML(fp, soldOut)
 	return nil
 }
 
@@ -220,22 +221,16 @@ func (a *analysis) soldOut(window []probed, far probed) (soldOut, alike *probed)
 func (a *analysis) lookAlike(x, y []byte) bool {
 	if !a.isJSON {
 		mx, my := reAlert.FindSubmatch(x), reAlert.FindSubmatch(y)
-		return (mx == nil) == (my == nil) && (mx == nil || string(mx[1]) == string(my[1]))
+		return (mx == nil) == (my == nil) && (mx == nil || string(mx[1]) == string(my[1])) && a.hasList(x) == a.hasList(y)
 	}
 	dx, dy := gjson.ParseBytes(x), gjson.ParseBytes(y)
 	same := true
 	for _, d := range []gjson.Result{dx, dy} {
-		d.ForEach(func(k, v gjson.Result) bool {
-			name := k.String()
-			if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() {
-				return true
-			}
-			path := gjsonPath([]string{name})
-			if dx.Get(path).String() != dy.Get(path).String() {
+		for _, m := range a.resultMembers(d) {
+			if dx.Get(m.path).String() != dy.Get(m.path).String() {
 				same = false
 			}
-			return same
-		})
+		}
 	}
 	rowsState := func(d gjson.Result) string {
 		v := d.Get(a.out.JSON.Rows)
@@ -248,6 +243,15 @@ func (a *analysis) lookAlike(x, y []byte) bool {
 		return "other"
 	}
 	return same && rowsState(dx) == rowsState(dy)
+}
+
+// hasList reports whether an HTML answer shows the element that holds the rows.
+func (a *analysis) hasList(body []byte) bool {
+	if a.out.List == "" {
+		return true
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+	return err == nil && doc.Find(a.out.List).Length() > 0
 }
 
 // pageRows counts the rows of an answer that hold a tee time, and for HTML the texts of the rows
@@ -302,19 +306,78 @@ func alertOnly(body []byte) bool { return reAlert.Match(body) }
 // the sold-out one in a result member (a code or message): the far-ahead date is not open yet.
 func (a *analysis) notOpenJSON(soldOut, far []byte) {
 	so, fa := gjson.ParseBytes(soldOut), gjson.ParseBytes(far)
-	fa.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.Type != gjson.String {
-			return true
+	for _, m := range a.resultMembers(fa) {
+		v, path := m.v, m.path
+		if v.Type != gjson.String || !steady(v.String()) {
+			continue
 		}
-		path := gjsonPath([]string{name})
 		if sv := so.Get(path); sv.Exists() && sv.String() != v.String() {
 			a.out.JSON.NotOpenWhen = []site.JSONCondition{{Path: path, Equals: v.String()}}
 			a.say("json.not_open_when ← %s equals %q: the far-ahead date says it where a sold-out date says %q: not open yet, it opens and closes nothing", path, v.String(), sv.String())
-			return false
+			return
+		}
+	}
+}
+
+// resultMember is a member of a JSON answer that may say how the request went.
+type resultMember struct {
+	path, name string
+	v          gjson.Result
+}
+
+// resultMembers are the scalar members of an answer's top level and of its objects one level
+// down (result.status) that resultName takes, in the answer's order.
+func (a *analysis) resultMembers(doc gjson.Result) []resultMember {
+	var out []resultMember
+	doc.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		switch {
+		case v.IsObject():
+			v.ForEach(func(k2, v2 gjson.Result) bool {
+				if n2 := k2.String(); !v2.IsObject() && !v2.IsArray() && a.resultName(n2) && a.resultName(name+"."+n2) {
+					out = append(out, resultMember{path: gjsonPath([]string{name, n2}), name: n2, v: v2})
+				}
+				return true
+			})
+		case !v.IsArray() && a.resultName(name):
+			out = append(out, resultMember{path: gjsonPath([]string{name}), name: name, v: v})
 		}
 		return true
 	})
+	return out
+}
+
+// steady reports whether a message is the same on every date it is said on: a code (9001,
+// NO_DATA), or a sentence without digits (a count or a date in it changes from day to day).
+func steady(s string) bool {
+	return reCode.MatchString(s) || !strings.ContainsAny(s, "0123456789")
+}
+
+// resultName reports whether a top-level member of a JSON answer may say how the request went
+// (a code, a message, a status): named so, and no echo of the request's own parameters (an answer
+// that repeats CourseCode=138 says nothing of the result, and another club's page would fail).
+func (a *analysis) resultName(name string) bool {
+	if !reCodeName.MatchString(name) {
+		return false
+	}
+	return !slices.ContainsFunc(requestNames(a.t.full), func(n string) bool { return strings.EqualFold(n, name) })
+}
+
+// requestNames are the names of a request's parameters: its query's, form's and JSON body's.
+func requestNames(rt site.RequestTemplate) []string {
+	var out []string
+	if u, err := url.Parse(rt.URL); err == nil {
+		for k := range u.Query() {
+			out = append(out, k)
+		}
+	}
+	for k := range rt.Form {
+		out = append(out, k)
+	}
+	for k := range rt.JSON {
+		out = append(out, k)
+	}
+	return out
 }
 
 var (
@@ -331,19 +394,18 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 	}
 	fullDoc, emptyDoc := gjson.ParseBytes(full), gjson.ParseBytes(empty)
 	var differs *site.JSONCondition
-	emptyDoc.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
-			return true
+	for _, m := range a.resultMembers(emptyDoc) {
+		v, path := m.v, m.path
+		if v.Type == gjson.Null {
+			continue
 		}
-		fv := fullDoc.Get(gjsonPath([]string{name}))
-		path := gjsonPath([]string{name})
+		fv := fullDoc.Get(path)
 		switch {
 		case !fv.Exists():
-		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(name), "code"):
+		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(m.name), "code"):
 			j.Success = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: the result code of both the answer with rows and the empty one", path, v.String())
-		case fv.String() != v.String() && differs == nil && v.Type == gjson.String:
+		case fv.String() != v.String() && differs == nil && v.Type == gjson.String && steady(v.String()):
 			differs = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("empty_when ← %s equals %q: it says %q when there are rows", path, v.String(), fv.String())
 			if j.Success == nil && reCode.MatchString(fv.String()) {
@@ -351,8 +413,7 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 				a.say("json.success ← %s equals %q: what the answer with rows says (an error answer fails the page)", path, fv.String())
 			}
 		}
-		return true
-	})
+	}
 	if differs != nil {
 		j.EmptyWhen = []site.JSONCondition{*differs}
 		return
@@ -367,19 +428,21 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 // successFromShared sets json.success to a status-like member both answers share: without one,
 // an is-condition would also hold for an error answer that lacks the rows (crawler check warns).
 func (a *analysis) successFromShared(full, empty gjson.Result) {
-	empty.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
-			return true
+	for _, m := range a.resultMembers(empty) {
+		v, path := m.v, m.path
+		if v.Type == gjson.Null {
+			continue
 		}
-		path := gjsonPath([]string{name})
 		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
 			a.out.JSON.Success = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
-			return false
+			break
 		}
-		return true
-	})
+	}
+	if a.out.JSON.Success == nil && full.IsArray() && empty.IsArray() {
+		a.out.JSON.Success = &site.JSONCondition{Path: "#", Is: "present"}
+		a.say("json.success ← # is present: both answers are an array (an error answer, an object, fails the page)")
+	}
 	if a.out.JSON.Success == nil {
 		a.say("json.success: no member that both answers share says success; an error answer without %s would read as sold out (crawler check warns)", a.out.JSON.EmptyWhen[0].Path)
 	}
@@ -421,7 +484,8 @@ func splitPath(p string) []string {
 
 // emptyHTML says what the far-ahead page shows; an alert-only one becomes not_open only when a
 // date of the window answered otherwise without rows (differs).
-func (a *analysis) emptyHTML(fp probed, differs bool) {
+func (a *analysis) emptyHTML(fp probed, soldOut *probed) {
+	differs := soldOut != nil
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(fp.page.Body)))
 	if err != nil {
 		return
@@ -436,9 +500,43 @@ func (a *analysis) emptyHTML(fp probed, differs bool) {
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", list)
 	case a.notOpen(fp.page.Body, differs):
+	case differs && a.notOpenText(fp, soldOut):
 	default:
 		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", list)
 	}
+}
+
+// notOpenText proposes not_open from a far-ahead page that lacks the list where a date of the
+// window without rows (soldOut) shows it: the first text of the far page that the other does not
+// show (a notice: "Tee times for this date are not available to members yet").
+func (a *analysis) notOpenText(fp probed, soldOut *probed) bool {
+	if soldOut == nil || len(a.out.Requests) == 0 {
+		return false
+	}
+	shown := site.CleanText(string(soldOut.page.Body))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(fp.page.Body))
+	if err != nil {
+		return false
+	}
+	text := ""
+	doc.Find("body *").EachWithBreak(func(_ int, el *goquery.Selection) bool {
+		if el.Children().Length() > 0 || goquery.NodeName(el) == "script" || goquery.NodeName(el) == "option" {
+			return true
+		}
+		t := strings.TrimRight(site.CleanText(el.Text()), ".")
+		if len([]rune(t)) >= 8 && len([]rune(t)) <= 80 && steady(t) && !strings.Contains(shown, t) {
+			text = t
+			return false
+		}
+		return true
+	})
+	if text == "" {
+		return false
+	}
+	a.out.NotOpen = &site.PageMatch{Contains: text}
+	a.say("not_open ← contains %q: the far-ahead page shows it and lacks %s, where %s's page without rows shows the list: a date not open yet, it opens and closes nothing",
+		text, a.out.List, soldOut.date.Format("2006-01-02"))
+	return true
 }
 
 // reAlert is the message of a page that only alerts and goes back, as classic club sites answer

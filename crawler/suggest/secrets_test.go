@@ -177,3 +177,43 @@ func TestSuggestDropsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestDropsPersonalIDs (issue 49, item 6): the copied request carries the logged-in
+// member's number and phone (msNum, tel2, tel3), and the answer echoes the request. They were
+// kept in the entry and printed on stderr. They are left out and named when the entry reads
+// the same listings without them; memberType (no id: a whole-word rule) stays.
+func TestSuggestDropsPersonalIDs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		// The answer echoes the request's own parameters, as the club's getTeeList does.
+		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
+		if r.PostForm.Get("date") == "20261205" {
+			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
+		}
+		fmt.Fprint(w, `]}`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=750010012345&tel1=010&tel2=5512&tel3=7734&memberType=1'"
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"})
+	for _, s := range []string{"750010012345", "5512", "7734"} {
+		if strings.Contains(string(sg.YAML), s) || strings.Contains(stderr, s) {
+			t.Errorf("%s reached the output or stderr", s)
+		}
+	}
+	if !sg.Complete {
+		t.Errorf("not complete: undecided %v, missing %v", sg.Undecided, sg.Missing)
+	}
+	if !strings.Contains(stderr, "personal: form msNum, form tel1, form tel2, form tel3 left out of the output") {
+		t.Errorf("stderr does not name the personal values left out")
+	}
+	if !strings.Contains(string(sg.YAML), "memberType: \"1\"") {
+		t.Errorf("memberType was left out")
+	}
+}
