@@ -9,6 +9,7 @@ help: ## list the targets
 	@grep -hE '^[a-z/-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 demo: ## the main job end to end: stack, migrate, consumer, simulated site crawled on a fast schedule, booking_lifetimes, then the dashboard's URL (served until Ctrl-C)
+	compose/dev/deps stack
 	compose/dev/demo
 
 alerts-demo: ## just the alerts (~20 s, no Kafka, no PostgreSQL): simulator, crawler run --watches and a local webhook that prints each alert
@@ -17,10 +18,10 @@ alerts-demo: ## just the alerts (~20 s, no Kafka, no PostgreSQL): simulator, cra
 practice: ## the replay practice walkthrough: ~7k events ingested once, replayed twice, nothing added
 	compose/dev/practice
 
-test: stack/up ## every test, against the real stack (starts it first)
+test: deps stack/up ## every test, against the real stack (installs what is missing and starts the stack first)
 	$(ENV); go vet ./... && go test $(GO_TEST_FLAGS) ./...
 
-test/race: stack/up ## every test with the race detector
+test/race: deps stack/up ## every test with the race detector
 	$(ENV); go test -race $(GO_TEST_FLAGS) ./...
 
 bench: stack/up ## every benchmark against the real stack; writes BENCHMARKS.md
@@ -45,6 +46,9 @@ lint: ## golangci-lint (.golangci.yml: staticcheck, errorlint, depguard import b
 	@[ -x $(GOLANGCI_LINT) ] || go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	$(GOLANGCI_LINT) run --build-tags chaos ./...
 
+deps: ## install what make test needs when it is missing (apt-get as root, else the one command to run): compose/dev/deps --help
+	compose/dev/deps test
+
 build: ## build both binaries into bin/
 	go build -o bin/ ./cmd/...
 
@@ -60,4 +64,4 @@ stack/status: ## what runs where
 stack/reset: ## stop the stack and wipe its data
 	$(STACK) reset
 
-.PHONY: help demo alerts-demo practice chaos chaos-cluster bench-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset
+.PHONY: help deps demo alerts-demo practice chaos chaos-cluster bench-cluster test test/race bench fuzz lint build stack/up stack/down stack/status stack/reset

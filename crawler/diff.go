@@ -365,13 +365,20 @@ func (d *differ) finish() ([]events.Event, Snapshot, DiffStats) {
 }
 
 // Collapsed reports whether a crawl found so few listings compared with the last complete crawl
-// (fewer than half; an empty page where there were listings) that it may have failed rather than
-// the course sold out: a changed page layout, a login wall, an error page served with status 200.
-// Diff then treats the crawl as incomplete, so that nothing closes on its evidence, until the
-// collapse has repeated with the same listings for DiffOptions.CollapseCrawls crawls. There is no
-// minimum: a small site's empty page is a collapse too.
-func Collapsed(lastCompleteCount, curCount int) bool {
-	return lastCompleteCount > 0 && curCount*2 < lastCompleteCount
+// (fewer than minCompleteRatio of them, a site's min_complete_ratio; half when it is 0; an empty
+// page where there were listings) that it may have failed rather than the course sold out: a
+// changed page layout, a login wall, an error page served with status 200. Diff then treats the
+// crawl as incomplete (Crawl.Collapsed), so that nothing closes on its evidence, until the collapse
+// has repeated with the same listings for DiffOptions.CollapseCrawls crawls. There is no minimum:
+// a small site's empty page is a collapse too.
+func Collapsed(minCompleteRatio float64, lastCompleteCount, curCount int) bool {
+	if lastCompleteCount <= 0 {
+		return false
+	}
+	if minCompleteRatio > 0 {
+		return float64(curCount) < minCompleteRatio*float64(lastCompleteCount)
+	}
+	return curCount*2 < lastCompleteCount
 }
 
 // checkListing reports why l cannot make a valid event in crawl c.

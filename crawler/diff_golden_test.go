@@ -38,7 +38,7 @@ func TestDiffGolden(t *testing.T) {
 		if snap.LastCompleteAt.IsZero() {
 			reference = snap.OpenCount()
 		}
-		c.Collapsed = c.Complete && Collapsed(reference, len(cur))
+		c.Collapsed = c.Complete && Collapsed(0, reference, len(cur))
 		if c.Complete && r.IntN(6) == 0 {
 			c.Withheld = func(l events.Listing) bool { return l.CourseName == "C1" }
 		}

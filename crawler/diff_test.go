@@ -341,14 +341,18 @@ func TestDiffTeeTimeInSeoul(t *testing.T) {
 func TestCollapsed(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
+		ratio     float64
 		prev, cur int
 		want      bool
 	}{
-		{0, 0, false}, {1, 0, true}, {2, 1, false}, {9, 0, true}, {9, 4, true}, {10, 0, true}, {10, 4, true}, {10, 5, false},
-		{11, 5, true}, {11, 6, false}, {100, 49, true}, {100, 50, false}, {100, 200, false},
+		{0, 0, 0, false}, {0, 1, 0, true}, {0, 2, 1, false}, {0, 9, 0, true}, {0, 9, 4, true}, {0, 10, 0, true},
+		{0, 10, 4, true}, {0, 10, 5, false}, {0, 11, 5, true}, {0, 11, 6, false}, {0, 100, 49, true},
+		{0, 100, 50, false}, {0, 100, 200, false},
+		// a site's min_complete_ratio replaces the half
+		{0.8, 0, 0, false}, {0.8, 10, 7, true}, {0.8, 10, 8, false}, {0.25, 100, 30, false}, {0.25, 100, 24, true},
 	} {
-		if got := Collapsed(c.prev, c.cur); got != c.want {
-			t.Errorf("Collapsed(%d, %d) = %v, want %v", c.prev, c.cur, got, c.want)
+		if got := Collapsed(c.ratio, c.prev, c.cur); got != c.want {
+			t.Errorf("Collapsed(%v, %d, %d) = %v, want %v", c.ratio, c.prev, c.cur, got, c.want)
 		}
 	}
 }

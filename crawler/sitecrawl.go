@@ -184,7 +184,7 @@ func crawlOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, s Si
 		reference = prev.OpenCount()
 	}
 	crawl = Crawl{ID: s.CrawlID, Source: st.Name, At: s.At, Complete: s.Complete,
-		Collapsed: s.Complete && collapsed(st, reference, len(res.Listings))}
+		Collapsed: s.Complete && Collapsed(st.MinCompleteRatio, reference, len(res.Listings))}
 	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
 		return crawl, reference
 	}
@@ -195,7 +195,7 @@ func crawlOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, s Si
 				before++
 			}
 		}
-		if !collapsed(st, before, len(res.Listings)) {
+		if !Collapsed(st.MinCompleteRatio, before, len(res.Listings)) {
 			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
@@ -313,13 +313,4 @@ func (r *Runner) abort(b spool.Batch) {
 	if r.Spool != nil {
 		r.Spool.Abort(b)
 	}
-}
-
-// collapsed applies the site's min_complete_ratio when it has one, else Collapsed, to the last
-// complete crawl's listing count.
-func collapsed(st *site.Site, lastCompleteCount, curCount int) bool {
-	if st.MinCompleteRatio > 0 {
-		return lastCompleteCount > 0 && float64(curCount) < st.MinCompleteRatio*float64(lastCompleteCount)
-	}
-	return Collapsed(lastCompleteCount, curCount)
 }

@@ -52,7 +52,7 @@ func guardTargets(st *site.Site, prev Snapshot, cur []events.Listing, c Crawl, c
 		}
 	}
 	for _, course := range slices.Sorted(maps.Keys(ref)) {
-		if ref[course] < MinTargetReference || !collapsed(st, ref[course], now[course]) {
+		if ref[course] < MinTargetReference || !Collapsed(st.MinCompleteRatio, ref[course], now[course]) {
 			continue
 		}
 		g.Refs[course] = ref[course]

@@ -65,7 +65,7 @@ type Lifetime struct {
 	ClosedAt      *time.Time    `db:"closed_at" json:"closed_at" csv:"closed_at"`
 	LastEventType string        `db:"last_event_type" json:"last_event_type"`
 	LastEventAt   time.Time     `db:"last_event_at" json:"last_event_at"`
-	Lifetime      time.Duration `db:"lifetime" json:"lifetime_seconds" csv:"lifetime"` // ClosedAt - OpenedAt, or now - OpenedAt while open
+	Duration      time.Duration `db:"lifetime" json:"lifetime_seconds" csv:"lifetime"` // the lifetime's length: ClosedAt - OpenedAt, or now - OpenedAt while open
 	OpenPriceKRW  *int64        `db:"open_price_krw" json:"open_price_krw" csv:"open_price_krw"`
 	LastPriceKRW  *int64        `db:"last_price_krw" json:"last_price_krw" csv:"last_price_krw"`
 	ChangeCount   int           `db:"change_count" json:"change_count" csv:"changes"` // listing_changed events in the current lifetime

@@ -18,7 +18,7 @@ func BenchmarkWriteLifetimesCSV(b *testing.B) {
 		closed := at.Add(time.Duration(i) * time.Minute)
 		rows[i] = store.Lifetime{ListingKey: "sim-golf|레이크&힐스 CC|서코스|2026-04-19|06:00", Source: "sim-golf",
 			CourseName: "레이크&힐스 CC", CoursePart: "서코스", PlayDate: "2026-04-19", TeeTime: "06:00",
-			Status: store.StatusBooked, OpenedAt: at, ClosedAt: &closed, Lifetime: closed.Sub(at),
+			Status: store.StatusBooked, OpenedAt: at, ClosedAt: &closed, Duration: closed.Sub(at),
 			OpenPriceKRW: &price, LastPriceKRW: &price, ChangeCount: i % 3}
 	}
 	b.ReportAllocs()

@@ -26,7 +26,7 @@ func TestLifetimesCSVNeutralisesFormulas(t *testing.T) {
 		{`'quoted CC`, `'quoted CC`},
 	} {
 		l := store.Lifetime{ListingKey: "=key|" + tc.course, Source: "@src", CourseName: tc.course, CoursePart: "-east",
-			PlayDate: "2026-04-19", TeeTime: "07:00", Status: store.StatusOpen, OpenedAt: at, Lifetime: time.Hour,
+			PlayDate: "2026-04-19", TeeTime: "07:00", Status: store.StatusOpen, OpenedAt: at, Duration: time.Hour,
 			OpenPriceKRW: &price, LastPriceKRW: &price}
 		var buf bytes.Buffer
 		if err := store.WriteLifetimesCSV(&buf, []store.Lifetime{l}, time.UTC); err != nil {

@@ -109,14 +109,14 @@ func TestBookingLifetimesScenarios(t *testing.T) {
 			t.Errorf("%s = %+v\nwant status %s opened %v closed %v prices %d->%d changes %d reopens %d",
 				key, l, status, opened, closed, openPrice, lastPrice, changes, reopens)
 		}
-		if closed != nil && l.Lifetime != closed.Sub(opened) {
-			t.Errorf("%s lifetime %v, want %v", key, l.Lifetime, closed.Sub(opened))
+		if closed != nil && l.Duration != closed.Sub(opened) {
+			t.Errorf("%s lifetime %v, want %v", key, l.Duration, closed.Sub(opened))
 		}
 	}
 	check(a.Key(), "booked", t0, ptr(t0.Add(3*time.Hour)), 100000, 90000, 1, 0)
 	check(b.Key(), "open", t0.Add(2*time.Hour), nil, 120000, 90000, 1, 1)
 	check(c.Key(), "expired", t0, ptr(t0.Add(10*time.Hour)), 80000, 80000, 0, 0)
-	if l := got[b.Key()]; l.LastEventType != "listing_changed" || !l.LastEventAt.Equal(t0.Add(4*time.Hour)) || l.Lifetime < 2*time.Hour {
+	if l := got[b.Key()]; l.LastEventType != "listing_changed" || !l.LastEventAt.Equal(t0.Add(4*time.Hour)) || l.Duration < 2*time.Hour {
 		t.Errorf("reopened listing = %+v", l)
 	}
 }
@@ -150,9 +150,9 @@ func TestBookingLifetimesMatchesRecomputation(t *testing.T) {
 		for key, evs := range byKey {
 			want := recompute(evs, now)
 			g := got[key]
-			g.Lifetime = 0 // depends on now() while open; checked below for closed listings
-			if g.ClosedAt != nil && (got[key].Lifetime != g.ClosedAt.Sub(g.OpenedAt)) {
-				t.Errorf("%s: lifetime %v != closed-opened", key, got[key].Lifetime)
+			g.Duration = 0 // depends on now() while open; checked below for closed listings
+			if g.ClosedAt != nil && (got[key].Duration != g.ClosedAt.Sub(g.OpenedAt)) {
+				t.Errorf("%s: lifetime %v != closed-opened", key, got[key].Duration)
 			}
 			if fmt.Sprint(norm(g)) != fmt.Sprint(norm(want)) {
 				t.Errorf("%s:\n view %+v\n want %+v", key, norm(g), norm(want))
@@ -246,13 +246,13 @@ func TestBookingLifetimesExpiresALostClose(t *testing.T) {
 	got := lifetimes(t, s)
 	tee := time.Date(2026, 5, 10, 7, 0, 0, 0, seoul)
 	l := got[lost.Key()]
-	if l.Status != store.StatusExpired || l.ClosedAt == nil || !l.ClosedAt.Equal(tee) || l.Lifetime != tee.Sub(t0) ||
+	if l.Status != store.StatusExpired || l.ClosedAt == nil || !l.ClosedAt.Equal(tee) || l.Duration != tee.Sub(t0) ||
 		l.LastEventType != "listing_changed" || !l.LastEventAt.Equal(t0.Add(time.Hour)) || l.ChangeCount != 1 ||
 		*l.LastPriceKRW != 90000 {
 		t.Errorf("listing without a close, tee time passed = %+v (closed_at %v)\nwant expired, closed at its tee time %v, lifetime %v",
 			l, l.ClosedAt, tee, tee.Sub(t0))
 	}
-	if a := got[ahead.Key()]; a.Status != store.StatusOpen || a.ClosedAt != nil || a.Lifetime < time.Since(t0)-time.Hour {
+	if a := got[ahead.Key()]; a.Status != store.StatusOpen || a.ClosedAt != nil || a.Duration < time.Since(t0)-time.Hour {
 		t.Errorf("listing without a close, tee time ahead = %+v, want open, no closed_at, lifetime now - opened_at", a)
 	}
 	if b := got[booked.Key()]; b.Status != store.StatusBooked || b.ClosedAt == nil || !b.ClosedAt.Equal(t0.Add(2*time.Hour)) {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,12 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
-
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/schema"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // asyncAPIDoc is events/schema/asyncapi.yaml as JSON values (numbers as json.Number).
@@ -28,19 +23,7 @@ func asyncAPIDoc(t *testing.T) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var y any
-	if err := yaml.Unmarshal(b, &y); err != nil {
-		t.Fatal(err)
-	}
-	j, err := json.Marshal(y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc.(map[string]any)
+	return testkit.YAMLDoc(t, b).(map[string]any)
 }
 
 // at follows a JSON pointer ("/a/b", "" for the root) in v.
@@ -105,23 +88,7 @@ func refs(v any, out *[]string) {
 func TestAsyncAPIDocument(t *testing.T) {
 	doc := asyncAPIDoc(t)
 
-	meta, err := os.Open(filepath.Join("testdata", "asyncapi", "asyncapi-3.0.0.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer meta.Close()
-	metaDoc, err := jsonschema.UnmarshalJSON(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("asyncapi-3.0.0.json", metaDoc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("asyncapi-3.0.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := testkit.JSONSchema(t, filepath.Join("testdata", "asyncapi", "asyncapi-3.0.0.schema.json"), "asyncapi-3.0.0.json")
 	if err := sch.Validate(doc); err != nil {
 		t.Fatalf("asyncapi.yaml is not a valid AsyncAPI 3.0.0 document: %v", err)
 	}

@@ -28,7 +28,7 @@ import (
 
 // The browser tests drive a real Chromium (Debian's /usr/bin/chromium, or $CHROMIUM) against
 // `booking-consumer serve` over a database holding the practice set. They never skip: without a
-// browser they fail and say how to install one (.ci/run installs it).
+// browser they fail and say how to install one (make test installs it: compose/dev/deps).
 
 const browserHostileCourse = `<script>alert("xss")</script> 악성 CC`
 
@@ -46,7 +46,7 @@ func chromiumPath(t *testing.T) string {
 		return p
 	}
 	t.Fatal("no Chromium for the dashboard's browser tests: install it with `apt-get install -y chromium fonts-nanum` " +
-		"(as .ci/run does), or set CHROMIUM to a Chrome/Chromium binary")
+		"(make test does it through compose/dev/deps), or set CHROMIUM to a Chrome/Chromium binary")
 	return ""
 }
 

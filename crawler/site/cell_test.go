@@ -15,11 +15,12 @@ type cellSample struct {
 	bad, reason string
 }
 
-// cellSamples holds one sample per row of cellTable; a new cell needs one here.
+// cellSamples holds one sample per row of cellTable; a new cell needs one here, and one of its two
+// valid values has one of the cell's shapes (TestNameIsNoOtherCellsShape).
 var cellSamples = map[string]cellSample{
 	"course":      {"Lake CC", "Hill CC", " ", RejectMissingCourse},
 	"course_part": {"East", "West", "", ""},
-	"round_date":  {"2026-05-01", "2026-05-02", "not a date", RejectBadRoundDate},
+	"round_date":  {"2026-05-01", "05/02", "not a date", RejectBadRoundDate},
 	"tee_time":    {"07:30", "08:00", "25:99", RejectBadTeeTime},
 	"price":       {"150,000", "160,000", "abc", RejectBadPrice},
 	"players":     {"4", "3", "many", RejectBadPlayers},
@@ -56,7 +57,7 @@ func TestCellTableRowsAreWhole(t *testing.T) {
 }
 
 // cellSite is a sites file reading every cell of cellTable from td.<name>.
-func cellSite(t *testing.T) *Site {
+func cellSite(t testing.TB) *Site {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("sites:\n  - name: cells\n    start_urls: [\"http://127.0.0.1:8089/x\"]\n    row: tr.r\n    fields:\n")

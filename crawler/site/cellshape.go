@@ -17,12 +17,32 @@ import (
 type Shape struct {
 	Name  string // what the evidence calls it: "a price (130,000원, 14만5천원)"
 	match func(s string) bool
+	// residual: the shape is what its match takes less what any other shape of the cell table
+	// takes (a name is text that is no time, price, count or date), so a new cell's shape is
+	// excluded from it without a list to keep ("18홀" is no name once a holes cell has its shape).
+	residual bool
 }
 
 // Match reports whether v, cleaned (CleanText) and trimmed, has the shape; empty text has none.
 func (sh Shape) Match(v string) bool {
 	s := strings.TrimSpace(CleanText(v))
-	return s != "" && sh.match(s)
+	if s == "" || !sh.match(s) {
+		return false
+	}
+	return !sh.residual || !valueShaped(s)
+}
+
+// valueShaped reports whether a shape of the cell table that is not residual takes s (cleaned and
+// trimmed): the shapes a residual one excludes, read from the table.
+func valueShaped(s string) bool {
+	for i := range cellTable {
+		for _, sh := range cellTable[i].Shapes {
+			if !sh.residual && sh.match(s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var (
@@ -44,26 +64,19 @@ func priceAtLeast1000(s string) bool {
 
 // The shapes of cellTable's cells, each list the most telling first.
 var (
-	shapeClockTime = Shape{"a time (06:30, 06시 30분, 오전 6:30, 6:30 AM)",
-		func(s string) bool { return reClockMark.MatchString(s) && teeTimeReads(s) }}
-	shapeCompactTime = Shape{"a time (0630)", reCompactTime.MatchString}
-	shapeMarkedPrice = Shape{"a price (130,000원, ₩150,000, 14만5천원)",
-		func(s string) bool { return rePriceMark.MatchString(s) && priceAtLeast1000(s) }}
-	shapeBarePrice    = Shape{"a price (130000)", func(s string) bool { return reBarePrice.MatchString(s) && priceAtLeast1000(s) }}
-	shapePlayers      = Shape{"a player count (1 to 9, 4명)", rePlayerCount.MatchString}
-	shapeYearlessDate = Shape{"a year-less date (12/05)", reYearless.MatchString}
-	// A name is text that no other shape takes and that is not a value a site shows instead of a
-	// price or count (마감, 문의): a course, a part.
-	shapeName = Shape{"a name", func(s string) bool {
-		if reDigitsOnly.MatchString(s) || len([]rune(s)) > 40 || unknownValues[strings.ToLower(s)] {
-			return false
-		}
-		for _, sh := range []Shape{shapeClockTime, shapeCompactTime, shapeMarkedPrice, shapeBarePrice, shapePlayers, shapeYearlessDate} {
-			if sh.match(s) {
-				return false
-			}
-		}
-		return true
+	shapeClockTime = Shape{Name: "a time (06:30, 06시 30분, 오전 6:30, 6:30 AM)",
+		match: func(s string) bool { return reClockMark.MatchString(s) && teeTimeReads(s) }}
+	shapeCompactTime = Shape{Name: "a time (0630)", match: reCompactTime.MatchString}
+	shapeMarkedPrice = Shape{Name: "a price (130,000원, ₩150,000, 14만5천원)",
+		match: func(s string) bool { return rePriceMark.MatchString(s) && priceAtLeast1000(s) }}
+	shapeBarePrice = Shape{Name: "a price (130000)",
+		match: func(s string) bool { return reBarePrice.MatchString(s) && priceAtLeast1000(s) }}
+	shapePlayers      = Shape{Name: "a player count (1 to 9, 4명)", match: rePlayerCount.MatchString}
+	shapeYearlessDate = Shape{Name: "a year-less date (12/05)", match: reYearless.MatchString}
+	// A name is text that no other shape of the cell table takes (residual) and that is not a value
+	// a site shows instead of a price or count (마감, 문의): a course, a part.
+	shapeName = Shape{Name: "a name", residual: true, match: func(s string) bool {
+		return !reDigitsOnly.MatchString(s) && len([]rune(s)) <= 40 && !unknownValues[strings.ToLower(s)]
 	}}
 )
 

@@ -42,3 +42,36 @@ func TestCellShapes(t *testing.T) {
 		}
 	}
 }
+
+// A name is what no other shape of the cell table takes: the name shape excludes every shape of the
+// table, read from it, so a new cell's values are no names as soon as the cell has its shape (a
+// holes cell's "18홀" would otherwise be "a name" and a holes column a candidate for course and
+// course_part). Every cell's samples (cellSamples, which a new cell needs) show one of its shapes,
+// and a sample with a shape that is not residual has no residual shape.
+func TestNameIsNoOtherCellsShape(t *testing.T) {
+	t.Parallel()
+	for _, c := range cellTable {
+		s := cellSamples[c.Name]
+		shaped := 0
+		for _, v := range []string{s.good, s.other} {
+			i := slices.IndexFunc(c.Shapes, func(sh Shape) bool { return sh.Match(v) })
+			if i < 0 {
+				continue
+			}
+			shaped++
+			if c.Shapes[i].residual {
+				continue
+			}
+			for _, o := range cellTable {
+				for _, sh := range o.Shapes {
+					if sh.residual && sh.Match(v) {
+						t.Errorf("%s's %q has its shape %q and is also %s (%s's shape)", c.Name, v, c.Shapes[i].Name, sh.Name, o.Name)
+					}
+				}
+			}
+		}
+		if shaped == 0 {
+			t.Errorf("cell %s: neither sample (%q, %q) has one of its shapes; give cellSamples one that does", c.Name, s.good, s.other)
+		}
+	}
+}

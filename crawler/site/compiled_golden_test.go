@@ -14,9 +14,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Every shipped sites file, and the fixtures the tests and the README build sites from, compile to
-// the same sites: the keys with their defaults filled in, the list the rows are looked for in, the
-// allowed domains, and what the site asks for on a fixed date (its start URLs, or its requests).
+// Every shipped sites file, the simulator's corpus entries (sitesim.CorpusYAML), and the fixtures
+// the tests and the README build sites from, compile to the same sites: the keys with their
+// defaults filled in, the list the rows are looked for in, the allowed domains, and what the site
+// asks for on a fixed date (its start URLs, or its requests).
 // The snapshot is written from the sites' YAML keys with zero values left out, so it holds whatever
 // shape the Go types take.
 func TestShippedSitesCompileGolden(t *testing.T) {
@@ -34,6 +35,7 @@ func TestShippedSitesCompileGolden(t *testing.T) {
 		{"readme-example", readmeSitesExample(t)},
 		{"sitesim-fixtures", "sites:\n" + sitesim.EUCKRSite("sim-euckr", "http://127.0.0.1:8089") +
 			sitesim.TeeListSite("sim-tee", "http://127.0.0.1:8089/tee")},
+		{"sitesim-corpus", string(sitesim.CorpusYAML)},
 	}
 	for _, f := range files {
 		sites, err := ParseSites([]byte(f.yaml))

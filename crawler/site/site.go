@@ -1,18 +1,15 @@
 package site
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"gopkg.in/yaml.v3"
 )
 
@@ -253,16 +250,23 @@ func ParseSites(b []byte) ([]*Site, error) {
 }
 
 // ParseSpecs reads the sites of a sites file as written: YAML with one top-level key, sites, a
-// list of SiteSpec. Unknown keys are errors (a typo must not silently drop a selector).
+// list of SiteSpec. Unknown keys are errors (a typo must not silently drop a selector), and so is
+// a value of the wrong kind: each with its line, where it is and what is allowed there
+// (shapeErrors), all at once.
 func ParseSpecs(b []byte) ([]SiteSpec, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, yamlErrors(err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, errors.New("the file is empty; it must list at least one site under \"sites\"")
+	}
+	if errs := shapeErrors(&doc); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	var f sitesFile
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the file is empty; it must list at least one site under \"sites\"")
-		}
-		return nil, fmt.Errorf("parse YAML: %w", err)
+	if err := doc.Decode(&f); err != nil {
+		return nil, yamlErrors(err)
 	}
 	if len(f.Sites) == 0 {
 		return nil, errors.New("no sites are listed under \"sites\"")
@@ -288,18 +292,18 @@ func (s SiteSpec) withDefaults() SiteSpec {
 
 func (p Politeness) withDefaults() Politeness {
 	if !p.NoDelay {
-		defaults.Zero(&p.Delay, Duration(DefaultDelay))
-		defaults.Zero(&p.RandomDelay, Duration(DefaultRandomDelay))
+		p.Delay = cmp.Or(p.Delay, Duration(DefaultDelay))
+		p.RandomDelay = cmp.Or(p.RandomDelay, Duration(DefaultRandomDelay))
 	}
-	defaults.Zero(&p.Parallelism, DefaultParallelism)
-	defaults.Zero(&p.RequestTimeout, Duration(DefaultRequestTimeout))
+	p.Parallelism = cmp.Or(p.Parallelism, DefaultParallelism)
+	p.RequestTimeout = cmp.Or(p.RequestTimeout, Duration(DefaultRequestTimeout))
 	if !p.NoRetry {
-		defaults.Zero(&p.Retries, DefaultRetries)
+		p.Retries = cmp.Or(p.Retries, DefaultRetries)
 	}
-	defaults.Zero(&p.BackoffBase, Duration(DefaultBackoffBase))
-	defaults.Zero(&p.BackoffCap, Duration(DefaultBackoffCap))
-	defaults.Zero(&p.MaxBodyBytes, DefaultMaxBodyBytes)
-	defaults.Zero(&p.MaxPages, DefaultMaxPages)
-	defaults.Zero(&p.UserAgent, DefaultUserAgent)
+	p.BackoffBase = cmp.Or(p.BackoffBase, Duration(DefaultBackoffBase))
+	p.BackoffCap = cmp.Or(p.BackoffCap, Duration(DefaultBackoffCap))
+	p.MaxBodyBytes = cmp.Or(p.MaxBodyBytes, DefaultMaxBodyBytes)
+	p.MaxPages = cmp.Or(p.MaxPages, DefaultMaxPages)
+	p.UserAgent = cmp.Or(p.UserAgent, DefaultUserAgent)
 	return p
 }

@@ -63,8 +63,8 @@ func TestParseSitesErrors(t *testing.T) {
 		name, edit, want string
 	}{
 		{"Empty", "", "empty"},
-		{"UnknownKey", minimalSite + "    politness: {}\n", "field politness not found"},
-		{"TypoInField", strings.Replace(minimalSite, "selector: \"td.c\"", "selectr: \"td.c\"", 1), "field selectr not found"},
+		{"UnknownKey", minimalSite + "    politness: {}\n", `unknown key "politness" (did you mean politeness?)`},
+		{"TypoInField", strings.Replace(minimalSite, "selector: \"td.c\"", "selectr: \"td.c\"", 1), `unknown key "selectr" (did you mean selector?)`},
 		{"NoURLs", strings.Replace(minimalSite, `start_urls: ["https://golf.example.kr/list"]`, "", 1), "set either start_urls or url_template"},
 		{"BothURLs", strings.Replace(minimalSite, "row:", "url_template: \"https://x/{{.Date.Format \\\"0102\\\"}}\"\n    row:", 1), "not both"},
 		{"BadScheme", strings.Replace(minimalSite, "https://golf", "ftp://golf", 1), "scheme must be http or https"},

@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/text/encoding"
@@ -27,8 +28,16 @@ const eucKRHead = `<html>
 <body>
 <p class="now">기준 시각: %s</p>
 <table id="teeList" border="0">
-<tr><th>골프장</th><th>코스</th><th>시간</th><th>그린피</th><th>인원</th></tr>
 `
+
+// eucKRColumns are the columns of the EUC-KR page's table (#teeList), in order.
+var eucKRColumns = []column{
+	{"골프장", "club", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Course) }},
+	{"코스", "cos", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Part) }},
+	{"시간", "tm", func(s *Site, l *listing, _ *int64, _ int) string { return s.shownTime(l, false) }},
+	{"그린피", "fee", func(_ *Site, _ *listing, price *int64, _ int) string { return shownPrice(price) }},
+	{"인원", "cnt", func(_ *Site, _ *listing, _ *int64, players int) string { return strconv.Itoa(players) + "명" }},
+}
 
 func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.Time) {
 	date, ok := s.parseDay(r.URL.Query().Get("book_date"), "20060102")
@@ -38,14 +47,17 @@ func (s *Site) serveEUCKRPage(w http.ResponseWriter, r *http.Request, now time.T
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, eucKRHead, "티타임 예약 "+date.Format("2006-01-02"), now.In(s.cfg.Location).Format("2006-01-02 15:04"))
+	b.WriteString("<tr>")
+	writeHeaders(&b, eucKRColumns)
+	b.WriteString("</tr>\n")
 	rows := s.visibleOn(date, now)
 	if len(rows) == 0 {
-		b.WriteString(noTeeTimesRow("none", 5))
+		b.WriteString(noTeeTimesRow("none", len(eucKRColumns)))
 	}
 	for _, l := range rows {
-		price, players := l.StateAt(now)
-		fmt.Fprintf(&b, "<tr class=\"res\"><td class=\"club\">%s</td><td class=\"cos\">%s</td><td class=\"tm\">%s</td><td class=\"fee\">%s</td><td class=\"cnt\">%d명</td></tr>\n",
-			html.EscapeString(l.Course), html.EscapeString(l.Part), s.shownTime(l, false), shownPrice(price), players)
+		b.WriteString("<tr class=\"res\">")
+		s.writeCells(&b, eucKRColumns, l, now)
+		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n</body>\n</html>\n")
 	writeEUCKR(w, b.Bytes())
@@ -65,20 +77,10 @@ func writeEUCKR(w http.ResponseWriter, page []byte) {
 }
 
 // EUCKRSite is the sites-file entry (a list item, indented for "sites:") that reads
-// PathEUCKRPage at base under name. It says nothing about the charset: the page's <meta> does.
+// PathEUCKRPage at base under name: corpus.yaml's sim-euckr (CorpusEntry), renamed. It says
+// nothing about the charset: the page's <meta> does.
 func EUCKRSite(name, base string) string {
-	return `  - name: ` + name + `
-    requests:
-      - url: '` + base + PathEUCKRPage + `?book_date={{.Date.Format "20060102"}}'
-    row: "#teeList tr.res"
-    fields:
-      course: {selector: "td.club"}
-      course_part: {selector: "td.cos"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td.tm"}
-      price: {selector: "td.fee"}
-      players: {selector: "td.cnt"}
-`
+	return strings.Replace(CorpusEntry("sim-euckr", base), "  - name: sim-euckr\n", "  - name: "+name+"\n", 1)
 }
 
 // TeeListSite is the sites-file entry (a list item, indented for "sites:") of a one-page tee list

@@ -74,16 +74,16 @@ func (s *Site) serveTee(w http.ResponseWriter, r *http.Request, now time.Time) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, pageHead, "티타임 예약 - "+roundDate(date), now.In(s.cfg.Location).Format("2006-01-02 15:04"))
 	s.writeTabs(&b, now, date)
-	b.WriteString("<table class=\"tee-list\">\n<thead><tr><th>골프장</th><th>코스</th><th>날짜</th><th>시간</th><th>그린피</th><th>인원</th></tr></thead>\n<tbody>\n")
+	b.WriteString("<table class=\"tee-list\">\n<thead><tr>")
+	writeHeaders(&b, teeListColumns)
+	b.WriteString("</tr></thead>\n<tbody>\n")
 	if len(rows) == 0 {
-		b.WriteString(noTeeTimesRow("empty", 6))
+		b.WriteString(noTeeTimesRow("empty", len(teeListColumns)))
 	}
 	for _, l := range rows {
-		price, players := l.StateAt(now)
-		fmt.Fprintf(&b, "<tr class=\"tee-row\" data-id=\"%s\"><td class=\"course\">%s</td><td class=\"part\">%s</td>"+
-			"<td class=\"date\">%s</td><td class=\"time\">&nbsp;%s</td><td class=\"price\">%s</td><td class=\"players\">%d명</td></tr>\n",
-			l.ID, html.EscapeString(l.Course), html.EscapeString(l.Part), html.EscapeString(l.RoundDate),
-			html.EscapeString(l.ShownTeeTime), shownPrice(price), players)
+		fmt.Fprintf(&b, "<tr class=\"tee-row\" data-id=\"%s\">", l.ID)
+		s.writeCells(&b, teeListColumns, l, now)
+		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n<div class=\"paging\">")
 	if page > 1 {
@@ -95,6 +95,39 @@ func (s *Site) serveTee(w http.ResponseWriter, r *http.Request, now time.Time) {
 	}
 	b.WriteString("</div>\n</body>\n</html>\n")
 	writeHTML(w, b.Bytes())
+}
+
+// column is one column of an HTML table of tee times: its header, its cells' class and a cell's
+// HTML (escaped) for a listing, given its price and players at the page's instant. A page's header,
+// cells and column count are written from one list of them, so a column is one line of the list.
+type column struct {
+	header, class string
+	value         func(s *Site, l *listing, price *int64, players int) string
+}
+
+// teeListColumns are the columns of /tee's table (table.tee-list), in order.
+var teeListColumns = []column{
+	{"골프장", "course", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Course) }},
+	{"코스", "part", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.Part) }},
+	{"날짜", "date", func(_ *Site, l *listing, _ *int64, _ int) string { return html.EscapeString(l.RoundDate) }},
+	{"시간", "time", func(_ *Site, l *listing, _ *int64, _ int) string { return "&nbsp;" + html.EscapeString(l.ShownTeeTime) }},
+	{"그린피", "price", func(_ *Site, _ *listing, price *int64, _ int) string { return shownPrice(price) }},
+	{"인원", "players", func(_ *Site, _ *listing, _ *int64, players int) string { return strconv.Itoa(players) + "명" }},
+}
+
+// writeHeaders writes the header cells of cols (<th>, without their row).
+func writeHeaders(b *bytes.Buffer, cols []column) {
+	for _, c := range cols {
+		fmt.Fprintf(b, "<th>%s</th>", c.header)
+	}
+}
+
+// writeCells writes the cells of cols for listing l at now (<td class=...>, without their row).
+func (s *Site) writeCells(b *bytes.Buffer, cols []column, l *listing, now time.Time) {
+	price, players := l.StateAt(now)
+	for _, c := range cols {
+		fmt.Fprintf(b, "<td class=\"%s\">%s</td>", c.class, c.value(s, l, price, players))
+	}
 }
 
 // shownPrice is a price as the HTML pages show it: won's format, or 전화문의 (call us) when the

@@ -532,25 +532,6 @@ func wonText(p *int64) string {
 	return string(b)
 }
 
-// handText is the shape's hand-written sites file for the run: its server's address in place of
-// BASE, and the run's targets (those suggest is given).
-func (r *corpusRun) handText() string {
-	text := strings.ReplaceAll(r.sh.hand, "BASE", r.base)
-	var targets []string
-	switch {
-	case r.sh.oneClub:
-		targets = append(targets, "{name: '"+r.sim.Clubs()[r.sh.clubs[0]].Name+"'}")
-	case !r.sh.noTargets:
-		for _, c := range r.sim.Clubs() {
-			targets = append(targets, "{id: '"+c.ID+"', name: '"+c.Name+"'}")
-		}
-	}
-	if len(targets) == 0 {
-		return text
-	}
-	return strings.Replace(text, "  - name: hand\n", "  - name: hand\n    targets: ["+strings.Join(targets, ", ")+"]\n", 1)
-}
-
 // recorder is the transport of a shape's suggest runs: the first run's fetches go to the
 // simulator and are recorded; after replay, the same requests get the same answers in the same
 // order, so that the run with an example sees exactly what the unedited run saw. A request the

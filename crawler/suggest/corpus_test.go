@@ -77,9 +77,9 @@ type corpusShape struct {
 	personal []string
 	// baseline: one of the 16 shapes of fdee6ed, which crawled the truth unedited; it must still.
 	baseline bool
-	// hand is a hand-written sites file ("BASE" for the server, one site named hand, its targets
-	// set by the test) that crawls the shape's truth: what a right entry looks like, and the proof
-	// that one exists (TestCorpusHandWritten).
+	// hand names the shape's hand-written entry in the simulator's corpus file
+	// (crawler/sitesim/corpus.yaml, sitesim.CorpusEntry), which crawls the shape's truth: what a
+	// right entry looks like, and the proof that one exists (TestCorpusHandWritten).
 	hand string
 }
 
@@ -100,7 +100,7 @@ func corpusShapes() []corpusShape {
 
 func baselineShapes() []corpusShape {
 	shapes := []corpusShape{
-		{name: "teescanner json get", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py",
+		{name: "teescanner json get", hand: "sim-teescanner", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py",
 			desc:    "JSON GET; names in HTML entities; `min_orgin_cost` (list price) beside `min_cost`, `caddie_name`, `benefit_comment`, `discount_yn`, `is_4p` per row",
 			players: true,
 			url: func(b string, d time.Time) string {
@@ -111,7 +111,7 @@ func baselineShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathAPIGet + "?club=138&roundDay=" + iso(d)
 			}},
-		{name: "caddie per row json get", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py (caddie_name)",
+		{name: "caddie per row json get", hand: "sim-json-caddie", source: "dlfmzlspdh764-svg/golf-fees-pohang-gyeongju-yeongcheon refresh.py (caddie_name)",
 			desc: "JSON GET; each row's caddie, changing every 6 hours", players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathJSONCaddie + "?ccId=139&ymd=" + d8(d)
@@ -122,40 +122,40 @@ func baselineShapes() []corpusShape {
 				return "curl '" + b + sitesim.PathAPIPost + "'" + browser(b+"/golf/138") +
 					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"clubId\":\"138\",\"date\":\"" + d8(d) + "\"}'"
 			}},
-		{name: "json mm/dd dates", source: "the project's own (sources_observed.go)", origin: fromOwn, players: true,
+		{name: "json mm/dd dates", hand: "sim-json-mmdd", source: "the project's own (sources_observed.go)", origin: fromOwn, players: true,
 			desc: "JSON GET; year-less `MM/DD` dates across the new year",
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathJSONMMDD + "?ccNo=139&playDate=" + d8(d)
 			}},
-		{name: "controller form post json", source: "jaehyunlee25/teezzim_webview_server script/search_core/allday.js", players: true,
+		{name: "controller form post json", hand: "sim-reservation-controller", source: "jaehyunlee25/teezzim_webview_server script/search_core/allday.js", players: true,
 			desc: "form POST answering JSON; `BK_BASIC_CHARGE` (list) and `BK_CHARGE` (paid) with commas",
 			curl: func(b string, d time.Time) string {
 				return formPost(b, sitesim.PathReservationController, "/reservation/real.asp", "method=getTeeList&coDiv=138&cos=All&part=All&date="+d8(d))
 			}},
-		{name: "ajax html list and sale price", source: "jaehyunlee25/teezzim_webview_server script/search_core/adelscott.js",
+		{name: "ajax html list and sale price", hand: "sim-realtime-list", source: "jaehyunlee25/teezzim_webview_server script/search_core/adelscott.js",
 			desc: "form POST answering an HTML fragment; 정상가 and 할인가, a benefit cell, a `No` column, a sold-out marker row",
 			curl: func(b string, d time.Time) string {
 				return formPost(b, sitesim.PathRealTimeList, "/GolfRes/onepage/real_reservation.asp",
 					"golfrestype=real&courseid=138&usrmemcd=13&pointdate="+d8(d)+"&openyn=1&dategbn=4&choice_time=00&cssncourseum=&inputtype=I")
 			}},
-		{name: "html list price struck through, meeting time", source: "jaehyunlee25/teezzim_webview_server script/search/lakeside.js",
+		{name: "html list price struck through, meeting time", hand: "sim-prices-html", source: "jaehyunlee25/teezzim_webview_server script/search/lakeside.js",
 			desc: "form POST answering an HTML table; 정상가 struck through (`<del>`) beside 할인가, a meeting time before the tee time",
 			curl: func(b string, d time.Time) string {
 				return formPost(b, sitesim.PathPricesHTML, "/reservation/real.do", "golfResType=real&clubCd=138&pointDate="+d8(d))
 			}},
-		{name: "json greenfee and onegreenfee", source: "jaehyunlee25/teezzim_webview_server script/search_core/cygnus.js",
+		{name: "json greenfee and onegreenfee", hand: "sim-prices-json", source: "jaehyunlee25/teezzim_webview_server script/search_core/cygnus.js",
 			desc: "JSON GET; `greenfee` (list) and `onegreenfee` (paid)",
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathPricesJSON + "?requestType=get&gc=138&chosenDate=" + iso(d)
 			}},
-		{name: "calendar then Book_time links, euc-kr", source: "jaehyunlee25/teezzim_webview_server script/search/island.js",
+		{name: "calendar then Book_time links, euc-kr", hand: "sim-book-calendar", source: "jaehyunlee25/teezzim_webview_server script/search/island.js",
 			desc:  "a calendar, then a form POST `book_date=YYYYMMDD`; values only in `JavaScript:Book_time(…)` links; EUC-KR by `<meta>`; a not-open alert past the window",
 			clubs: []int{sitesim.CalendarClub}, oneClub: true,
 			curl: func(b string, d time.Time) string {
 				return "curl '" + b + sitesim.PathBookCalendar + "'" + browser(b+sitesim.PathBookCalendar) +
 					" \\\n  -H 'content-type: application/x-www-form-urlencoded' \\\n  --data-raw 'book_date=" + d8(d) + "'"
 			}},
-		{name: "korean times and prices", source: "jaehyunlee25/teezzim_webview_server script/search_core/delphino.js",
+		{name: "korean times and prices", hand: "sim-korean-grid", source: "jaehyunlee25/teezzim_webview_server script/search_core/delphino.js",
 			desc: "form POST answering `div` rows of classless `span`s; `06시 30분`, `07시`, `14만5천원`",
 			curl: func(b string, d time.Time) string {
 				return formPost(b, sitesim.PathKoreanGrid, "/m.rsv.selectMobileRsvStep.dp", "fRsvD="+d8(d)+"&fJiyukCd=60&fStoreCd=138")
@@ -174,13 +174,13 @@ func baselineShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathClubPage + "?club_code=138&book_date=" + d8(d)
 			}},
-		{name: "old asp euc-kr, not open, sold-out row", source: "yeonjae0901/bearcreek bearcreek_checker.py", players: true,
+		{name: "old asp euc-kr, not open, sold-out row", hand: "sim-asp-euckr", source: "yeonjae0901/bearcreek bearcreek_checker.py", players: true,
 			desc: "GET, old ASP page in EUC-KR by `<meta>`, rows without classes, a sold-out row, a not-open alert",
 			cfg:  func(c *sitesim.Config, _ time.Time) { c.AlertPastWindow = true },
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathASP + "?gc=140&ymd=" + d.Format("2006.01.02")
 			}},
-		{name: "every club a page, euc-kr", source: "the project's own (euckr.go)", origin: fromOwn, players: true, noTargets: true,
+		{name: "every club a page, euc-kr", hand: "sim-euckr", source: "the project's own (euckr.go)", origin: fromOwn, players: true, noTargets: true,
 			desc: "GET, every club of a date on one EUC-KR page",
 			url:  func(b string, d time.Time) string { return b + sitesim.PathEUCKRPage + "?book_date=" + d8(d) }},
 		{name: "html list with pages", source: "the project's own (render.go)", origin: fromOwn, players: true, noTargets: true,
@@ -213,8 +213,7 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathGreenCartFee + "?golfId=138&playDate=" + iso(d)
 			},
-			hand: jsonHand("BASE"+sitesim.PathGreenCartFee+`?golfId={{.Target.id}}&playDate={{.Date.Format "2006-01-02"}}`, `{path: resultCode, equals: S0000}`,
-				"resultData.teeList", "", "course_part: {path: COURSE_NAME}", "tee_time: {path: TEE_TIME}", "price: {path: GREEN_FEE}")},
+			hand: "sim-green-cart-fee"},
 		{name: "course names unique on the sample date only", origin: fromOwn, source: "the project's own, from issue #49 (sources.go's JSON POST)",
 			desc:    "JSON POST; `CourseName` OUT, IN, EAST; the three nines tee off 3 minutes apart on the sample date only, so its tee times are unique without the name",
 			players: true,
@@ -232,61 +231,21 @@ func secondRoundShapes() []corpusShape {
 				return "curl '" + b + sitesim.PathAPIPost + "'" + browser(b+"/golf/138") +
 					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"clubId\":\"138\",\"date\":\"" + d8(d) + "\"}'"
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathAPIPost + `'
-        json: {clubId: '{{.Target.id}}', date: '{{.Date.Format "20060102"}}'}
-    format: json
-    json:
-      rows: list
-      success: {path: msg, equals: OK}
-      empty_when:
-        - {path: msg, equals: NO_DATA}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: CourseName}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: bookTime}
-      price: {path: greenFeeDC}
-      players: {path: visitorCnt}
-`},
+			hand: "sim-api-post-staggered"},
 		{name: "not-open code beside a sold-out empty list", origin: fromOwn, source: "the project's own, from issue #49 (sources_corpus2.go)",
 			desc:    "JSON GET; a date past the window answers `rtnCode` 9001 \"예약 가능한 일자가 아닙니다.\", a sold-out date 0000 and an empty list",
 			players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathRtnCode + "?clubId=138&ymd=" + d8(d)
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - url: 'BASE` + sitesim.PathRtnCode + `?clubId={{.Target.id}}&ymd={{.Date.Format "20060102"}}'
-    format: json
-    json:
-      rows: data.list
-      success: {path: rtnCode, equals: "0000"}
-      empty_when:
-        - {path: data.list, is: empty}
-      not_open_when:
-        - {path: rtnCode, equals: "9001"}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: cosNm}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: teeTime}
-      price: {path: fee}
-      players: {path: persons}
-`},
+			hand: "sim-rtn-code"},
 		{name: "the play date's month in the request", origin: fromOwn, source: "the project's own, from issue #49 item 5 (sources_corpus2.go)",
 			desc:    "JSON GET; `selYM=202512` beside `selDate=20251229`; a month that is not the date's is refused (`resultCode` 9100)",
 			players: true,
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathMonthTeeList + "?coDiv=138&selYM=" + d.Format("200601") + "&selDate=" + d8(d)
 			},
-			hand: jsonHand("BASE"+sitesim.PathMonthTeeList+`?coDiv={{.Target.id}}&selYM={{.Date.Format "200601"}}&selDate={{.Date.Format "20060102"}}`,
-				`{path: resultCode, equals: "0000"}`, "rows", "", "course_part: {path: COS_NM}", "tee_time: {path: TEE_TIME}",
-				"price: {path: GREEN_FEE}", "players: {path: PERSON}")},
+			hand: "sim-month-tee-list"},
 		{name: "itsone getTeeList.do, charge triple", origin: fromServer, backend: "Korean club booking backend on Spring/JSP (getTeeList.do, BK_* rows)",
 			source: "fnb-rnd-greenit/ROUTE52 ROUTE52/src/main/webapp/WEB-INF/jsp/hills/reservation/reservation.jsp (04da942), js/tools.js, js/globals.js",
 			desc:   "jQuery GET `?&date=YYYYMMDD&_=<ms>` answering JSON; `BK_COS` beside `BK_COS_NM`, `BK_CHARGE` \"21,180000,M\" (the price is the middle), `BK_BASIC_CHARGE` (list), `BK_PERSON_CD` 01/02, promotion and royal-time columns of zeros and X",
@@ -298,8 +257,7 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathITSONETeeList + "?&date=" + d8(d) + "&_=1766903100000"
 			},
-			hand: jsonHand("BASE"+sitesim.PathITSONETeeList+`?&date={{.Date.Format "20060102"}}`, `{path: resultCode, equals: "0000"}`,
-				"rows", "", "course_part: {path: BK_COS_NM}", "tee_time: {path: BK_TIME}", `price: {path: BK_CHARGE, regex: '^[^,]*,([0-9]+)'}`)},
+			hand: "sim-itsone-tee-list"},
 		{name: "member page, part only in a heading", origin: fromServer, backend: "a club's classic ASP server on IIS",
 			source: "ispope45/Script TestDir/sejong/reservation.real_timeList.asp (a recorded answer)",
 			desc:   "form POST `txtDate=YYYY-MM-DD` with the member's phone; the member's own bookings first; per part a `LAKE 코스` heading over rows of No., TIME, HOLE; the part's code only in `p.resv`'s `course`; header rows of `td`",
@@ -309,20 +267,7 @@ func secondRoundShapes() []corpusShape {
 				return formPost(b, sitesim.PathMemberTimeList, "/reservation/real_calendar.asp",
 					"txtFlag=&txtDate="+iso(d)+"&txtCourse=&txtCourseDesc=&txtTime=&txtStat=&txtRsvnNo=&txtMode=I&txtCaddy=&txtRemark=&tel1=010&tel2=5512&tel3=7734")
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathMemberTimeList + `'
-        form: {txtDate: '{{.Date.Format "2006-01-02"}}', txtMode: I}
-    row: "div.myRes-tables table.mR-table-1 tr:has(p.resv)"
-    list: "div.myRes-tables"
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "p.resv", attr: course}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td:nth-child(2)"}
-`},
+			hand: "sim-member-time-list"},
 		{name: "agency club page, team price, booked rows kept", origin: fromServer, backend: "a booking agency's JSP site (scriptlets over JDBC DAOs)",
 			source:    "perabopr/goodjob-golf trunk/GoodJob_Golf/forGolfbooking/detailReal.jsp",
 			desc:      "GET `golf=ID&date=<strip start>&cdate=YYYYMMDD`; a price box and a 14-day strip above table#tbReserveList; 할인요금(4人기준), a team of four's price; 없음 for a club without parts; booked tee times stay with a `btn_regist_no` image",
@@ -331,19 +276,7 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathAgencyDetail + "?menu=1&golf=138&date=" + d8(d.AddDate(0, 0, -1)) + "&cdate=" + d8(d)
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - url: 'BASE` + sitesim.PathAgencyDetail + `?menu=1&golf={{.Target.id}}&date={{.Date.Format "20060102"}}&cdate={{.Date.Format "20060102"}}'
-    row: "#tbReserveList tr:has(a[onclick])"
-    list: "#tbReserveList"
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "td:nth-child(3):not(:has(div))"}
-      round_date: {selector: "td:nth-child(1)"}
-      tee_time: {selector: "td:nth-child(2)"}
-      price: {selector: "td:nth-child(4) span.orange_s"}
-`},
+			hand: "sim-agency-detail"},
 		{name: "agency search, every club, pre-booking table", origin: fromServer, backend: "a booking agency's JSP site (scriptlets over JDBC DAOs)",
 			source:  "perabopr/goodjob-golf trunk/GoodJob_Golf/forGolfbooking/searchList.jsp",
 			desc:    "form POST of a date range (YYYY-MM-DD); every club's open tee times, one row each (date, club, time, part); a second table of pre-booking windows (`07:00~08:00`); no price",
@@ -352,20 +285,7 @@ func secondRoundShapes() []corpusShape {
 				return formPost(b, sitesim.PathAgencySearch, "/forGolfbooking/search.jsp",
 					"ddlSearchRegion=&ddlSearchMenu=1&txtSearchStartDate="+iso(d)+"&txtSearchEndDate="+iso(d))
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathAgencySearch + `'
-        form: {ddlSearchRegion: "", ddlSearchMenu: "1", txtSearchStartDate: '{{.Date.Format "2006-01-02"}}', txtSearchEndDate: '{{.Date.Format "2006-01-02"}}'}
-    row: "table[width='706'] tr:has(a[href*='menu=1'])"
-    list: "table[width='706']"
-    fields:
-      course: {selector: "td:nth-child(2)"}
-      course_part: {selector: "td:nth-child(4)"}
-      round_date: {selector: "td:nth-child(1)"}
-      tee_time: {selector: "td:nth-child(3)"}
-`},
+			hand: "sim-agency-search"},
 		{name: "member tee sheet, time in a submit button", origin: fromServer, backend: "US club software's Java servlets (member tee sheet)",
 			source: "uksubs66/java-v2 \"Java-v2 copy/Member_sheet.java\" (mobile branch)",
 			desc:   "GET `calDate=MM/DD/YYYY&displayOpt=All`; table#times; an open time only in its form's `input[type=submit]` value (`7:30 AM`), a full one as text; F/B the part; members' names in Players and in hidden `wasP1`…; a notice past the window",
@@ -374,18 +294,7 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathTeeSheet + "?calDate=" + url.QueryEscape(d.Format("01/02/2006")) + "&course=-ALL-&displayOpt=All"
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - url: 'BASE` + sitesim.PathTeeSheet + `?calDate={{.Date.Format "01/02/2006" | urlquery}}&course=-ALL-&displayOpt=All'
-    row: "table#times tr:has(input[type=submit])"
-    not_open: {contains: "not available to members yet"}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "td:nth-child(2)"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "input[type=submit]", attr: value}
-`},
+			hand: "sim-tee-sheet"},
 		{name: "ota api, tee types, fees per row", origin: fromServer, backend: "a Go (gin) course-management server's OTA API",
 			source: "cristianongan/golf controllers/CTeeTimeOTA.go, controllers/response/BookingOTARes.go, controllers/request/RBookingOTA.go",
 			desc:   "JSON POST `{Token, CourseCode, Date, OTA_Code, Guest_Code, Hole, TeeType}`; rows of `TeeOffStr`, `Part` (the wave), `TimeIndex`, `NumBook`, `TeeType` 1A/1B/1C (the part), `GreenFee` beside `CaddieFee` and `BuggyFee`; the request echoed",
@@ -399,25 +308,7 @@ func secondRoundShapes() []corpusShape {
 					" \\\n  -H 'content-type: application/json' \\\n  --data-raw '{\"Token\":\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08\",\"CourseCode\":\"138\",\"Date\":\"" + iso(d) +
 					"\",\"isMainCourse\":false,\"OTA_Code\":\"TEEZ-OTA\",\"Guest_Code\":\"GUEST-OTA-01\",\"Hole\":18,\"course\":\"\",\"TeeType\":\"\"}'"
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathOTATeeTimes + `'
-        json: {CourseCode: '{{.Target.id}}', Date: '{{.Date.Format "2006-01-02"}}', Hole: 18, isMainCourse: false}
-    format: json
-    json:
-      rows: data
-      success: {path: result.status, equals: "200"}
-      empty_when:
-        - {path: NumTeeTime, equals: "0"}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: TeeType}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: TeeOffStr}
-      price: {path: GreenFee}
-`},
+			hand: "sim-ota-tee-times"},
 		{name: "php api, top-level array, prices with cents", origin: fromDocs,
 			source:  "robinneb/golfzing issues #13 and #28 (GetCourseTeeTimes.php, described by its maintainers)",
 			desc:    "JSON GET answering a top-level array under `text/html`; every value a string; `time` HH:MM:SS; `rate` \"150000.00\" beside `rack`, `rewards_cost`; `available` beside `allowed_golfers` \"1,2,3,4\"",
@@ -425,8 +316,7 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathZingTeeTimes + "?nid=138&key=1234&date=" + iso(d)
 			},
-			hand: jsonHand("BASE"+sitesim.PathZingTeeTimes+`?nid={{.Target.id}}&key=1234&date={{.Date.Format "2006-01-02"}}`, arrayAnswer,
-				"#(time)#", "#(time)#", "tee_time: {path: time}", `price: {path: rate, regex: '^([0-9]+)\.'}`, "players: {path: available}")},
+			hand: "sim-zing-tee-times"},
 		{name: "foreup times api, date and time in one", origin: fromCrawler,
 			source:  "austinsomer/golfgpt-app services/scraper/src/scrapers/foreup.ts, types.ts",
 			desc:    "JSON GET `date=MM-DD-YYYY&schedule_id=..&api_key=no_limits` answering a top-level array; `time` \"2025-12-29 06:30\"; `available_spots`, `green_fee` (null when none); `false` for an unknown schedule",
@@ -434,16 +324,14 @@ func secondRoundShapes() []corpusShape {
 			url: func(b string, d time.Time) string {
 				return b + sitesim.PathForeUpTimes + "?time=all&date=" + d.Format("01-02-2006") + "&holes=all&players=0&schedule_id=138&specials_only=0&api_key=no_limits"
 			},
-			hand: jsonHand("BASE"+sitesim.PathForeUpTimes+`?time=all&date={{.Date.Format "01-02-2006"}}&holes=all&players=0&schedule_id={{.Target.id}}&specials_only=0&api_key=no_limits`, arrayAnswer,
-				"#(time)#", "#(time)#", `tee_time: {path: time, regex: ' ([0-9:]+)$'}`, "price: {path: green_fee}", "players: {path: available_spots}")},
+			hand: "sim-foreup-times"},
 		{name: "date in the path, top-level array", origin: fromCrawler,
 			source: "jaehyunlee25/teezzim_webview_server script/search_core/haera.js (geojeview.js, highest.js)",
 			desc:   "GET `/booking/time/YYYYMMDD` answering a top-level array; `bk_cours` A/B, `bk_green_fee` \"150,000\", `bk_time` HHMM",
 			clubs:  []int{0}, oneClub: true,
-			cfg: courses(sitesim.Course{Name: "해오름 CC", Parts: []string{"A", "B"}, BasePriceKRW: 150000}),
-			url: func(b string, d time.Time) string { return b + sitesim.PathBookingTimePrefix + d8(d) },
-			hand: jsonHand("BASE"+sitesim.PathBookingTimePrefix+`{{.Date.Format "20060102"}}`, arrayAnswer, "#(bk_time)#", "#(bk_time)#",
-				"course_part: {path: bk_cours}", "tee_time: {path: bk_time}", "price: {path: bk_green_fee}")},
+			cfg:  courses(sitesim.Course{Name: "해오름 CC", Parts: []string{"A", "B"}, BasePriceKRW: 150000}),
+			url:  func(b string, d time.Time) string { return b + sitesim.PathBookingTimePrefix + d8(d) },
+			hand: "sim-booking-time"},
 		{name: "part only in a data attribute, spaced times", origin: fromCrawler,
 			source: "jaehyunlee25/teezzim_webview_server script/search_core/hanmir.js",
 			desc:   "form POST `mode=mobile&date=YYYYMMDD` answering table.tbl02; the part only in `data-coursekor`, 1부/2부 in the first cell, `06 : 30`; no price",
@@ -452,21 +340,7 @@ func secondRoundShapes() []corpusShape {
 			curl: func(b string, d time.Time) string {
 				return formPost(b, sitesim.PathAjaxTimeList, "/Reservation/Reservation", "mode=mobile&date="+d8(d)+"&changeDate=&changeSeq=&course=")
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathAjaxTimeList + `'
-        form: {mode: mobile, date: '{{.Date.Format "20060102"}}'}
-    row: "table.tbl02 tbody tr"
-    empty_when:
-      - {selector: "td.nodata"}
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {attr: data-coursekor}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td:nth-child(2)"}
-`},
+			hand: "sim-ajax-time-list"},
 		{name: "aspx view state, fees in link arguments", origin: fromCrawler,
 			source: "jaehyunlee25/teezzim_webview_server script/search_core/hiddenvalley.js",
 			desc:   "ASP.NET form POST with `__VIEWSTATE` and `Choice_Date=YYYY-MM-DD`; `li.bt_reserved` links whose arguments hold the part's code, the time and, last, the list price after the paid one; spans show the part, time and paid price",
@@ -477,45 +351,6 @@ func secondRoundShapes() []corpusShape {
 					"__VIEWSTATE=%2FwEPDwUKMTY1NDU2MTA1Mg9kFgICAw9kFgICAQ8WAh4EVGV4dAUKMjAyNTEyMjg%3D&__VIEWSTATEGENERATOR=C5D2A3B1&__EVENTVALIDATION=%2FwEdAAS0hWm0&Choice_Date="+iso(d)+
 						"&Choice_Time=&Choice_Course=&Day_Gubun=1&hdnSeq=&choice_hole=&DaegiYN1=&htbArgs=")
 			},
-			hand: `sites:
-  - name: hand
-    requests:
-      - method: POST
-        url: 'BASE` + sitesim.PathASPXTimeList + `'
-        form: {Choice_Date: '{{.Date.Format "2006-01-02"}}', Day_Gubun: "1"}
-    row: "ul.time_list li.bt_reserved"
-    empty_when:
-      - {selector: "li.nodata"}
-    list: "ul.time_list"
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "span.course"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "span.time"}
-      price: {selector: "span.fee"}
-`},
+			hand: "sim-aspx-time-list"},
 	}
-}
-
-// arrayAnswer is the success of an API that answers a top-level array: there is one (its length,
-// #, is present).
-const arrayAnswer = `{path: "#", is: present}`
-
-// jsonHand is a hand-written JSON entry: one GET of u, rows at rows (empty: empty_when on it,
-// or on emptyPath when set), success when given, course from the target, round_date from the
-// request, and the other fields as written (one "cell: {...}" each).
-func jsonHand(u, success, rows, emptyPath string, fields ...string) string {
-	if emptyPath == "" {
-		emptyPath = rows
-	}
-	s := "sites:\n  - name: hand\n    requests:\n      - url: '" + u + "'\n    format: json\n    json:\n      rows: '" + rows + "'\n"
-	if success != "" {
-		s += "      success: " + success + "\n"
-	}
-	s += "      empty_when:\n        - {path: '" + emptyPath + "', is: empty}\n    fields:\n" +
-		"      course: {value: '{{.Target.name}}'}\n      round_date: {value: '{{.Date.Format \"2006-01-02\"}}'}\n"
-	for _, f := range fields {
-		s += "      " + f + "\n"
-	}
-	return s
 }

@@ -14,43 +14,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// The hand-written entries of the two shapes that show a list price beside the price a golfer
-// pays (sitesim's sources_prices.go).
-const priceSites = `sites:
-  - name: sim-prices-html
-    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
-    requests:
-      - method: POST
-        url: 'BASE/reservation/list/ajax_real_timeinfo_list.do'
-        form: {golfResType: real, clubCd: '{{.Target.id}}', pointDate: '{{.Date.Format "20060102"}}'}
-    row: "table.cm_time_list_tbl tr:has(td)"
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "td:nth-child(3)"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td:nth-child(2)"}
-      price: {selector: "td:nth-child(6)"}
-  - name: sim-prices-json
-    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
-    requests:
-      - url: 'BASE/booking/bookingModels.asp?requestType=get&gc={{.Target.id}}&chosenDate={{.Date.Format "2006-01-02"}}'
-    format: json
-    json:
-      rows: data
-      empty_when: [{path: data, is: empty}]
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: course}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: time}
-      price: {path: onegreenfee}
-`
-
-func priceSite(t *testing.T, name, base string) *site.Site {
-	t.Helper()
-	return siteOf(t, priceSites, name, base)
-}
-
 // TestSuggestDecidesByCrawling: pages where the shapes and names of the columns pick the wrong
 // one. The HTML table shows the 집합시간 (when the group meets, shared by the tee times of a half
 // hour) before the tee time, both named 시간 and shaped like times, and the 정상가 (struck
@@ -118,7 +81,7 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 					t.Errorf("stderr does not say %q", s)
 				}
 			}
-			sameEvents(t, crawlWeek(t, clock, noEnv, priceSite(t, tc.hand, srv.URL), sg.Site))
+			sameEvents(t, crawlWeek(t, clock, noEnv, corpusSite(t, tc.hand, srv.URL), sg.Site))
 		})
 	}
 }

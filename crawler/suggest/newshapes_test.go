@@ -8,73 +8,16 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
-// The hand-written entries of the two shapes the shipped sites file does not crawl (yet): they
-// are what a developer would write for them, the reference the suggestions are held to.
-const newShapesSites = `sites:
-  - name: sim-asp-euckr
-    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
-    requests:
-      - url: 'BASE/Reservation/TeeList.asp?gc={{.Target.id}}&ymd={{.Date.Format "2006.01.02"}}'
-    row: "table.tbl_list tr:has(td)"
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {selector: "td:nth-child(1)"}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {selector: "td:nth-child(2)"}
-      price: {selector: "td:nth-child(3)"}
-      players: {selector: "td:nth-child(4)"}
-  - name: sim-json-mmdd
-    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
-    requests:
-      - url: 'BASE/api/teeTimes.json?ccNo={{.Target.id}}&playDate={{.Date.Format "20060102"}}'
-    format: json
-    json:
-      rows: resultList
-      empty_when: [{path: rtnMsg, equals: "no data"}]
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: courseNm}
-      round_date: {path: playDay}
-      tee_time: {path: teeTm}
-      price: {path: greenFee}
-      players: {path: playerCnt}
-  - name: sim-json-caddie
-    targets: [{id: "137", name: 파인힐스 CC}, {id: "138", name: 레이크&힐스 CC}, {id: "139", name: 스카이밸리 GC}, {id: "140", name: 오션뷰 골프클럽}]
-    requests:
-      - url: 'BASE/api/caddie/teeList.json?ccId={{.Target.id}}&ymd={{.Date.Format "20060102"}}'
-    format: json
-    json:
-      rows: data
-      success: {path: resultCode, equals: "0000"}
-      empty_when: [{path: data, is: empty}]
-    fields:
-      course: {value: '{{.Target.name}}'}
-      course_part: {path: courseNm}
-      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
-      tee_time: {path: teeTime}
-      price: {path: greenFee}
-      players: {path: playerCnt}
-`
-
-func newShapeSite(t *testing.T, name, base string) *site.Site {
+// corpusSite is the hand-written entry name of the simulator's corpus (sitesim.CorpusEntry, the
+// shapes the shipped sites file does not crawl), its URLs at base: what a developer would write
+// for the shape, the reference the suggestions are held to.
+func corpusSite(t *testing.T, name, base string) *site.Site {
 	t.Helper()
-	return siteOf(t, newShapesSites, name, base)
-}
-
-// siteOf is the entry name of the hand-written sites file text, its URLs' BASE replaced by base.
-func siteOf(t *testing.T, sitesText, name, base string) *site.Site {
-	t.Helper()
-	sites, err := site.ParseSites([]byte(strings.ReplaceAll(sitesText, "BASE", base)))
+	sites, err := site.ParseSites([]byte("sites:\n" + sitesim.CorpusEntry(name, base)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range sites {
-		if s.Name == name {
-			return s
-		}
-	}
-	t.Fatalf("no site %s", name)
-	return nil
+	return sites[0]
 }
 
 // TestSuggestedEntryForYearlessJSONDates: JSON rows that carry the play date as MM/DD; the
@@ -92,12 +35,12 @@ func TestSuggestedEntryForYearlessJSONDates(t *testing.T) {
 	if !strings.Contains(stderr, "round_date ← playDay: ") || sg.Site.Fields["round_date"].Path != "playDay" {
 		t.Errorf("round_date is not read from the rows' MM/DD: %+v", sg.Site.Fields["round_date"])
 	}
-	sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-mmdd", srv.URL), sg.Site))
+	sameEvents(t, crawlWeek(t, clock, noEnv, corpusSite(t, "sim-json-mmdd", srv.URL), sg.Site))
 }
 
 // TestSuggestedEntryForEUCKRPage: old ASP pages in EUC-KR that say so only in their <meta>: one
 // club a page with rows without classes (sources_observed.go), and every club on one page
-// (sitesim.EUCKRSite); the suggestion reads them as the crawler decodes them, declares the
+// (sitesim.EUCKRSite, corpus.yaml's sim-euckr); the suggestion reads them as the crawler decodes them, declares the
 // charset, and crawls like the hand-written entry.
 func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 	day := simStart.AddDate(0, 0, 1)
@@ -108,15 +51,9 @@ func TestSuggestedEntryForEUCKRPage(t *testing.T) {
 		hand    func(base string) *site.Site
 	}{
 		{name: "one club a page", path: sitesim.PathASP + "?gc=140&ymd=" + day.Format("2006.01.02"), targets: true,
-			hand: func(base string) *site.Site { return newShapeSite(t, "sim-asp-euckr", base) }},
+			hand: func(base string) *site.Site { return corpusSite(t, "sim-asp-euckr", base) }},
 		{name: "every club on one page", path: sitesim.PathEUCKRPage + "?book_date=" + day.Format("20060102"),
-			hand: func(base string) *site.Site {
-				sites, err := site.ParseSites([]byte("sites:\n" + sitesim.EUCKRSite("sim-euckr", base)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return sites[0]
-			}},
+			hand: func(base string) *site.Site { return corpusSite(t, "sim-euckr", base) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &simClock{t: simStart}
@@ -159,7 +96,7 @@ func TestSuggestChecksIdentity(t *testing.T) {
 			if !strings.Contains(stderr, "caddie_name: rejected for the listing key by rule (d)") {
 				t.Errorf("stderr does not say that caddie_name was rejected, and by which rule")
 			}
-			sameEvents(t, crawlWeek(t, clock, noEnv, newShapeSite(t, "sim-json-caddie", srv.URL), sg.Site))
+			sameEvents(t, crawlWeek(t, clock, noEnv, corpusSite(t, "sim-json-caddie", srv.URL), sg.Site))
 		})
 	}
 }

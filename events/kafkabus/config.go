@@ -1,8 +1,8 @@
 package kafkabus
 
 import (
+	"cmp"
 	"errors"
-	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"log/slog"
 	"strings"
 	"time"
@@ -111,11 +111,13 @@ func RemovedEnv(getenv func(string) string) []string {
 	return out
 }
 
+// withDefaults fills in what was left out: a zero setting, or a negative one (which means nothing),
+// takes its default (cmp.Or(max(v, 0), d)).
 func (c PublisherConfig) withDefaults() PublisherConfig {
 	c.Brokers = ParseBrokers(strings.Join(c.Brokers, ","))
-	defaults.Zero(&c.Topic, DefaultTopic)
-	defaults.Positive(&c.BatchSize, DefaultBatchSize)
-	defaults.Zero(&c.ClientID, DefaultClientID)
+	c.Topic = cmp.Or(c.Topic, DefaultTopic)
+	c.BatchSize = cmp.Or(max(c.BatchSize, 0), DefaultBatchSize)
+	c.ClientID = cmp.Or(c.ClientID, DefaultClientID)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -14,6 +14,20 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
+// The reason logged (key "reason") with every event the SpoolPublisher gives up. Nothing is
+// given up by time or by a full queue: an event the broker has not acknowledged stays in the
+// spool (events/spool) until it does.
+const (
+	ReasonRejected    = "rejected"    // the broker refused it for good (e.g. too large, not authorised)
+	ReasonUnencodable = "unencodable" // Encode failed or the event exceeds MaxEventBytes
+)
+
+// writer is the part of *kafka.Writer the SpoolPublisher uses.
+type writer interface {
+	WriteMessages(ctx context.Context, msgs ...kafka.Message) error
+	Close() error
+}
+
 // SpoolPublisher sends the crawler's spool (events/spool) to Kafka: one goroutine reads the
 // committed batches after the spool's cursor, writes them with acks from all in-sync replicas and
 // moves the cursor past what was acknowledged. Nothing is given up by time: an outage of any

@@ -47,6 +47,7 @@
 package consumer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -55,7 +56,6 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	retrying "github.com/golfcrawler/golf-crawler/internal/retry"
 	"github.com/golfcrawler/golf-crawler/store"
 )
@@ -66,8 +66,8 @@ const (
 	// DefaultBatchSize is the most events a transaction may hold while the projection's trigger
 	// still takes one lock per listing (it takes its one exclusive lock past 2000 listings, which
 	// serialises the batches in flight and every other writer). Against 1000, with PostgreSQL's
-	// and the broker's CPU counted, it cost 10-20 % less CPU per event and drained 1.2-2.1× as
-	// fast, with or without a CPU hog, in every round measured (docs/performance.md, round 3).
+	// and the broker's CPU counted, it cost less CPU per event and drained faster, with or without
+	// a CPU hog (docs/performance.md, "What was changed, and why").
 	DefaultBatchSize = 2000
 	// DefaultMaxBatchBytes bounds a batch in bytes: 1000 real events are ~0.5 MB, so only junk
 	// (values near the 64 KiB limit) ever closes a batch by size.
@@ -138,20 +138,22 @@ type Config struct {
 	Now     func() time.Time // time.Now if nil
 }
 
+// withDefaults fills in what was left out: a zero setting, or a negative one (which means nothing),
+// takes its default (cmp.Or(max(v, 0), d)).
 func (c Config) withDefaults() Config {
-	defaults.Positive(&c.BatchSize, DefaultBatchSize)
-	defaults.Positive(&c.BatchWait, DefaultBatchWait)
-	defaults.Positive(&c.MaxBatchBytes, DefaultMaxBatchBytes)
-	defaults.Positive(&c.Inflight, DefaultInflight)
-	defaults.Positive(&c.Backoff.Base, DefaultBackoffBase)
-	defaults.Positive(&c.Backoff.Max, DefaultBackoffMax)
+	c.BatchSize = cmp.Or(max(c.BatchSize, 0), DefaultBatchSize)
+	c.BatchWait = cmp.Or(max(c.BatchWait, 0), DefaultBatchWait)
+	c.MaxBatchBytes = cmp.Or(max(c.MaxBatchBytes, 0), DefaultMaxBatchBytes)
+	c.Inflight = cmp.Or(max(c.Inflight, 0), DefaultInflight)
+	c.Backoff.Base = cmp.Or(max(c.Backoff.Base, 0), DefaultBackoffBase)
+	c.Backoff.Max = cmp.Or(max(c.Backoff.Max, 0), DefaultBackoffMax)
 	if c.Backoff.Max < c.Backoff.Base {
 		c.Backoff.Max = c.Backoff.Base
 	}
-	defaults.Positive(&c.ShutdownTimeout, DefaultShutdownTimeout)
-	defaults.Positive(&c.CommitTimeout, DefaultCommitTimeout)
-	defaults.Positive(&c.AlarmAfter, DefaultAlarmAfter)
-	defaults.Positive(&c.FetchStuckAfter, DefaultFetchStuckAfter)
+	c.ShutdownTimeout = cmp.Or(max(c.ShutdownTimeout, 0), DefaultShutdownTimeout)
+	c.CommitTimeout = cmp.Or(max(c.CommitTimeout, 0), DefaultCommitTimeout)
+	c.AlarmAfter = cmp.Or(max(c.AlarmAfter, 0), DefaultAlarmAfter)
+	c.FetchStuckAfter = cmp.Or(max(c.FetchStuckAfter, 0), DefaultFetchStuckAfter)
 	if c.Health == nil {
 		c.Health = &Health{}
 	}

@@ -17,6 +17,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/internal/defaults"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -186,10 +186,12 @@ func Run(ctx context.Context, in io.Reader, opts Options, deps Deps) (Report, er
 	return r.rep, nil
 }
 
+// withDefaults fills in what was left out: a zero setting, or a negative one (which means nothing),
+// takes its default (cmp.Or(max(v, 0), d)).
 func (o Options) withDefaults() Options {
-	defaults.Positive(&o.BatchSize, DefaultBatchSize)
-	defaults.Positive(&o.ProgressEvery, DefaultProgressEvery)
-	defaults.Positive(&o.AckTimeout, DefaultAckTimeout)
+	o.BatchSize = cmp.Or(max(o.BatchSize, 0), DefaultBatchSize)
+	o.ProgressEvery = cmp.Or(max(o.ProgressEvery, 0), DefaultProgressEvery)
+	o.AckTimeout = cmp.Or(max(o.AckTimeout, 0), DefaultAckTimeout)
 	return o
 }
 

@@ -40,6 +40,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -120,8 +121,9 @@ type Config struct {
 	Days         int           // how many days the events-per-hour chart covers (default 7)
 	QueryTimeout time.Duration // statement_timeout of every query (default 5 s)
 	Auth         Auth
-	// Lag reports the consumer lag per partition; nil: Kafka is not configured.
-	Lag func(context.Context) ([]PartitionLag, error)
+	// Lag reports the consumer lag per partition (kafkabus.GroupLag: the dashboard reaches Kafka only
+	// through events/kafkabus); nil: Kafka is not configured.
+	Lag func(context.Context) ([]kafkabus.PartitionLag, error)
 	// Metrics, if set, is shown on the pipeline page (the consumer's own registry under `run`).
 	Metrics prometheus.Gatherer
 	Logger  *slog.Logger

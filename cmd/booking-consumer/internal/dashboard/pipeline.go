@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/store"
 )
 
@@ -23,7 +24,7 @@ type pipelineData struct {
 	DeadRows   []deadRow
 	Kafka      bool
 	LagErr     string
-	Lag        []PartitionLag
+	Lag        []kafkabus.PartitionLag
 	TotalLag   int64
 	Metrics    []metricRow
 	MetricsErr string
