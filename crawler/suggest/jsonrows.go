@@ -133,7 +133,7 @@ func timeParts(cols []column) []column {
 		if n <= 0 {
 			continue
 		}
-		t := column{name: c.name + " time", where: c.where + regexSep + `[ T]([0-9]{1,2}:[0-9]{2})`, values: make([]string, len(c.values))}
+		t := column{name: c.name + " (its time)", where: c.where + regexSep + `[ T]([0-9]{1,2}:[0-9]{2})`, values: make([]string, len(c.values))}
 		for r, v := range c.values {
 			if m := reDateTime.FindStringSubmatch(v); m != nil {
 				t.values[r] = m[1]
@@ -166,7 +166,7 @@ func wholeParts(cols []column) []column {
 		if n <= 0 {
 			continue
 		}
-		whole := column{name: c.name + " without cents", where: c.where + regexSep + `^([0-9]+)\.`, values: make([]string, len(c.values))}
+		whole := column{name: c.name + " (whole won)", where: c.where + regexSep + `^([0-9]+)\.`, values: make([]string, len(c.values))}
 		for r, v := range c.values {
 			whole.values[r], _, _ = strings.Cut(v, ".")
 		}
@@ -198,7 +198,7 @@ func listParts(cols []column) []column {
 			continue
 		}
 		for k := range n {
-			part := column{name: fmt.Sprintf("%s part %d", c.name, k+1), where: c.where + regexSep + listPartRegex(k), values: make([]string, len(c.values))}
+			part := column{name: fmt.Sprintf("%s[%d]", c.name, k+1), where: c.where + regexSep + listPartRegex(k), values: make([]string, len(c.values))}
 			for r, v := range c.values {
 				if v != "" {
 					part.values[r] = strings.TrimSpace(strings.Split(v, ",")[k])
