@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,8 +152,8 @@ func distance(cell, a, b string) float64 {
 			}
 		case "tee_time":
 			if t, err := site.ParseTeeTime(s); err == nil {
-				var h, m int
-				fmt.Sscanf(t, "%d:%d", &h, &m)
+				h, _ := strconv.Atoi(t[:2]) // ParseTeeTime gives HH:MM
+				m, _ := strconv.Atoi(t[3:])
 				return float64(h*60 + m), true
 			}
 		}

@@ -193,7 +193,7 @@ func (a *analysis) rerun(example string) string {
 // shellQuote quotes s for a POSIX shell: in single quotes, each ' inside closed, escaped and reopened.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("-_./:=,@%+", r)
 	}) < 0 {
 		return s
 	}

@@ -155,6 +155,13 @@ func heldPart(cols []column, crawledAt time.Time) int {
 }
 
 func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames []string, clubName string, crawledAt time.Time, ex []boundExample, say func(string, ...any)) error {
+	names := nameColumns(cols, used, crawledAt, say)
+	course := a.chooseCourse(cols, names, used, targetNames, clubName, say)
+	return a.choosePart(cols, names, used, course, targetNames, clubName, crawledAt, ex, say)
+}
+
+// nameColumns are the columns not taken that read as names, but a code beside its name (said).
+func nameColumns(cols []column, used map[int]bool, crawledAt time.Time, say func(string, ...any)) []int {
 	var names []int
 	for i, c := range cols {
 		if !c.fits(cells["course"], crawledAt).ok || used[i] || len(c.sources) > 0 {
@@ -166,6 +173,12 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		}
 		names = append(names, i)
 	}
+	return names
+}
+
+// chooseCourse sets the course: a column of the given targets' names (or of club names, without
+// targets), else the target's name, else --name; it returns the column (-1: none).
+func (a *assignment) chooseCourse(cols []column, names []int, used map[int]bool, targetNames []string, clubName string, say func(string, ...any)) int {
 	course := -1
 	for _, i := range names {
 		n, total := 0, 0
@@ -205,9 +218,14 @@ func (a *assignment) assignCourse(cols []column, used map[int]bool, targetNames 
 		a.missing = append(a.missing, "course")
 		say("course: no column reads like a club's name and no --target was given; give --name 'Club CC' (a site of one club) or --target 'id=...,name=...'")
 	}
-	// The course part: a column whose name (a whole word) or values name one, that says no
-	// person, count or tag (rule (d)); rules (b) and (c), and that it varies across the rows of
-	// one of two dates, are checked on two more fetches (analysis.checkPart).
+	return course
+}
+
+// choosePart sets the course part: a column whose name (a whole word) or values name
+// one, that says no person, count or tag (rule (d)); rules (b) and (c), and that it varies across
+// the rows of one of two dates, are checked on two more fetches (analysis.checkPart).
+func (a *assignment) choosePart(cols []column, names []int, used map[int]bool, course int, targetNames []string, clubName string, crawledAt time.Time,
+	ex []boundExample, say func(string, ...any)) error {
 	var parts []int
 	why := map[int]string{}
 	for _, i := range names {

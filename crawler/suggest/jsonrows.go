@@ -108,69 +108,53 @@ func objectColumns(arr []any) []column {
 	for i := range cols {
 		cols[i].name = strings.ReplaceAll(order[i], "\x00", ".")
 	}
-	return append(append(append(cols, listParts(cols)...), wholeParts(cols)...), timeParts(cols)...)
+	return append(append(cols, listParts(cols)...), derivedParts(cols)...)
 }
 
-// reDateTime is a date and a time in one value (2025-12-29 06:30, 2025-12-29T06:30:00).
-var reDateTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T](\d{1,2}:\d{2})(?::\d{2})?$`)
-
-// timeParts are the columns whose every value is a date and a time in one, read as their time by
-// a regex (the crawl's tee time reads a time alone).
-func timeParts(cols []column) []column {
-	var out []column
-	for _, c := range cols {
-		n := 0
-		for _, v := range c.values {
-			if v == "" {
-				continue
-			}
-			if !reDateTime.MatchString(v) {
-				n = -1
-				break
-			}
-			n++
-		}
-		if n <= 0 {
-			continue
-		}
-		t := column{name: c.name + " (its time)", where: c.where + regexSep + `[ T]([0-9]{1,2}:[0-9]{2})`, values: make([]string, len(c.values))}
-		for r, v := range c.values {
-			if m := reDateTime.FindStringSubmatch(v); m != nil {
-				t.values[r] = m[1]
-			}
-		}
-		out = append(out, t)
-	}
-	return out
+// A derivation reads a part of every value of a column that has its shape: a column of its own,
+// read by the column's path and a regex whose one group is that part.
+type derivation struct {
+	suffix string         // added to the column's name
+	whole  *regexp.Regexp // the shape every non-empty value has; its first group is the part
+	regex  string         // the field's regex that reads the part
 }
 
-// reCents is an amount with cents, as a database's decimal column prints it (150000.00).
-var reCents = regexp.MustCompile(`^\d+\.\d{1,2}$`)
+// derivations: the time of a date and a time in one (2025-12-29 06:30, 2025-12-29T06:30:00: the
+// crawl's tee time reads a time alone), and an amount without its cents (150000.00, as a
+// database's decimal column prints it: the crawl's price reads whole won).
+var derivations = []derivation{
+	{" (its time)", regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T](\d{1,2}:\d{2})(?::\d{2})?$`), `[ T]([0-9]{1,2}:[0-9]{2})`},
+	{" (whole won)", regexp.MustCompile(`^(\d+)\.\d{1,2}$`), `^([0-9]+)\.`},
+}
 
-// wholeParts are the columns whose every value is an amount with cents, read without them by a
-// regex (150000.00 → 150000: the crawl's price reads whole won).
-func wholeParts(cols []column) []column {
+// derivedParts are the columns of the derivations whose shape every non-empty value of a column
+// has (one value at least).
+func derivedParts(cols []column) []column {
 	var out []column
-	for _, c := range cols {
-		n := 0
-		for _, v := range c.values {
-			if v == "" {
+	for _, d := range derivations {
+		for _, c := range cols {
+			n := 0
+			for _, v := range c.values {
+				if v == "" {
+					continue
+				}
+				if !d.whole.MatchString(v) {
+					n = -1
+					break
+				}
+				n++
+			}
+			if n <= 0 {
 				continue
 			}
-			if !reCents.MatchString(v) {
-				n = -1
-				break
+			part := column{name: c.name + d.suffix, where: c.where + regexSep + d.regex, values: make([]string, len(c.values))}
+			for r, v := range c.values {
+				if m := d.whole.FindStringSubmatch(v); m != nil {
+					part.values[r] = m[1]
+				}
 			}
-			n++
+			out = append(out, part)
 		}
-		if n <= 0 {
-			continue
-		}
-		whole := column{name: c.name + " (whole won)", where: c.where + regexSep + `^([0-9]+)\.`, values: make([]string, len(c.values))}
-		for r, v := range c.values {
-			whole.values[r], _, _ = strings.Cut(v, ".")
-		}
-		out = append(out, whole)
 	}
 	return out
 }

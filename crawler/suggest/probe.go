@@ -299,9 +299,6 @@ func (a *analysis) emptyWhenHTML(pages []probed) {
 	}
 }
 
-// alertOnly reports whether an answer only alerts (a date not open yet on a classic club site).
-func alertOnly(body []byte) bool { return reAlert.Match(body) }
-
 // notOpenJSON proposes json.not_open_when when the far-ahead answer says something else than
 // the sold-out one in a result member (a code or message): the far-ahead date is not open yet.
 func (a *analysis) notOpenJSON(soldOut, far []byte) {

@@ -62,23 +62,12 @@ func TestSuggestProbesTheBookingWindow(t *testing.T) {
 	if !strings.Contains(stderr, "warning: days_ahead 6 reaches") || !strings.Contains(stderr, "the last date that answered rows is "+lastRows) {
 		t.Errorf("no warning that days_ahead reaches past the last date with rows (%s)", lastRows)
 	}
-	site := sg.Site.SiteSpec
-	site.Politeness = fastPoliteness()
-	entry, err := site.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for at := simStart; at.Before(simStart.AddDate(0, 0, 7)); at = at.Add(9 * time.Hour) {
-		clock.Set(at)
-		res, err := crawler.Collect(t.Context(), entry, at, crawler.CollectDeps{Logger: testkit.Logger(t, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+	crawlEvery9Hours(t, clock, sg.Site, func(at time.Time, res crawler.Result) {
 		if !res.Complete || res.Rejected != 0 || len(res.NotOpenSets) == 0 || len(res.Listings) != len(sim.Visible(at)) {
 			t.Errorf("crawl at %s: complete %v (failed %v), %d rows rejected, %d sets not open, %d listings of %d visible",
 				at.Format("01-02 15:04"), res.Complete, res.FailedPages, res.Rejected, len(res.NotOpenSets), len(res.Listings), len(sim.Visible(at)))
 		}
-	}
+	})
 }
 
 // TestSuggestNotOpenOnlyWhenItDiffers (issue 49, item 5): a JSON API answering a date past its
@@ -108,7 +97,18 @@ func TestSuggestNotOpenOnlyWhenItDiffers(t *testing.T) {
 	if !strings.Contains(stderr, "differs from") {
 		t.Errorf("stderr does not say the far answer differs from the window's empty one")
 	}
-	spec := sg.Site.SiteSpec
+	crawlEvery9Hours(t, clock, sg.Site, func(at time.Time, res crawler.Result) {
+		if !res.Complete || len(res.NotOpenSets) == 0 {
+			t.Errorf("crawl at %s: complete %v (failed %v), %d sets not open", at.Format("01-02 15:04"), res.Complete, res.FailedPages, len(res.NotOpenSets))
+		}
+	})
+}
+
+// crawlEvery9Hours crawls the suggested entry (with fastPoliteness) every 9 hours over the
+// simulated week, the clock set to each crawl's instant, and hands each result to check.
+func crawlEvery9Hours(t *testing.T, clock *simClock, st *site.Site, check func(at time.Time, res crawler.Result)) {
+	t.Helper()
+	spec := st.SiteSpec
 	spec.Politeness = fastPoliteness()
 	entry, err := spec.Compile()
 	if err != nil {
@@ -120,8 +120,6 @@ func TestSuggestNotOpenOnlyWhenItDiffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Complete || len(res.NotOpenSets) == 0 {
-			t.Errorf("crawl at %s: complete %v (failed %v), %d sets not open", at.Format("01-02 15:04"), res.Complete, res.FailedPages, len(res.NotOpenSets))
-		}
+		check(at, res)
 	}
 }
