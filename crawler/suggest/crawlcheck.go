@@ -1,7 +1,6 @@
 package suggest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,11 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
-	"github.com/tidwall/gjson"
 )
 
 // crawlCheck runs the entry through the crawler's own parser on the answer suggest fetched (no
@@ -65,15 +62,15 @@ func (a *analysis) crawlCheck(ctx context.Context, st *site.Site) {
 		a.say("crawl check: warning: the crawler's parser reads %d listing(s) from the fetched page with this entry and rejects %d row(s) (%s): "+
 			"check the fields with crawler try --site %s --dump", len(res.Listings), res.Rejected, strings.Join(rs, ", "), st.Name)
 	}
-	if texts, n, total := a.pageSharedKeys(); n > 0 && !a.soldOutPage(reports) {
-		a.say("undecided: %d of the page's %d rows with a tee time share a listing key (course, part, date, tee time) with another row: the entry reads them as one; "+
+	if tee, n, total := sharedKeys(reports); n > 0 {
+		a.say("undecided: %d of the page's %d rows that make a listing share its key (course, part, date, tee time) with another row: the entry reads them as one; "+
 			"something the key lacks tells them apart (a course part?), and only the page can say what", n, total)
-		if first, dup, m := a.sharedKeys(); m > 0 {
+		if first, dup, m := a.sampledSharedKeys(); m > 0 {
 			a.sayCollapsed(first, dup)
 		} else {
-			a.say("undecided: for one, %q and %q", texts[0], texts[1])
+			a.say("undecided: for one, two rows read as %s", tee)
 			a.say("undecided: run again with what the page shows for one of them, its part included (put it for PART):")
-			a.say("  %s", a.rerun(texts[2]+" PART"))
+			a.say("  %s", a.rerun(tee+" PART"))
 		}
 		a.contested = append(a.contested, "course_part")
 	}
@@ -90,9 +87,9 @@ func (a *analysis) crawlCheck(ctx context.Context, st *site.Site) {
 	a.preview(listings)
 }
 
-// sharedKeys counts the sampled rows with a tee time whose listing key (as the entry reads the
+// sampledSharedKeys counts the sampled rows with a tee time whose listing key (as the entry reads the
 // identity cells) another row has already, with the first such pair.
-func (a *analysis) sharedKeys() (first, dup, n int) {
+func (a *analysis) sampledSharedKeys() (first, dup, n int) {
 	if len(a.cols) == 0 {
 		return 0, 0, 0
 	}
@@ -133,56 +130,24 @@ func (a *analysis) sharedKeys() (first, dup, n int) {
 	return first, dup, n
 }
 
-// pageSharedKeys reads every row of the fetched page as the entry does (its row, or its rows
-// path) and counts those with a tee time whose identity cells another row has already: the
-// crawl reads them as one listing. texts are the first two such rows' texts and their tee time.
-func (a *analysis) pageSharedKeys() (texts [3]string, n, total int) {
-	cells := []string{"course", "course_part", "round_date", "tee_time"}
-	seen := map[string]string{}
-	add := func(text string, read func(f site.Field) string) {
-		k := ""
-		for _, cell := range cells {
-			f, ok := a.out.Fields[cell]
-			if !ok || f.Value != "" {
+// sharedKeys counts the rows of the pages read whose listing's key another row's listing has
+// (the crawl keeps one of them), with the tee time of the first such.
+func sharedKeys(reports []crawler.PageReport) (tee string, n, total int) {
+	seen := map[string]bool{}
+	for _, p := range reports {
+		for _, l := range p.Listings {
+			total++
+			if seen[l.Key()] {
+				if n == 0 {
+					tee = l.TeeTime
+				}
+				n++
 				continue
 			}
-			v := reading(cell, read(f))
-			if cell == "tee_time" && v == "" {
-				return
-			}
-			k += "\x00" + v
+			seen[l.Key()] = true
 		}
-		total++
-		if other, dup := seen[k]; dup {
-			if n == 0 {
-				texts = [3]string{other, text, read(a.out.Fields["tee_time"])}
-			}
-			n++
-			return
-		}
-		seen[k] = text
 	}
-	if a.isJSON {
-		for _, r := range gjson.GetBytes(a.page.Body, a.out.JSON.Rows).Array() {
-			add(truncate(site.CleanText(r.Raw), 120), func(f site.Field) string { return readJSONField(r, f) })
-		}
-		return texts, n, total
-	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(a.page.Body)))
-	if err != nil || a.out.Row == "" {
-		return texts, 0, 0
-	}
-	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
-		add(truncate(site.CleanText(row.Text()), 120), func(f site.Field) string { return readField(row, f) })
-	})
-	return texts, n, total
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return tee, n, total
 }
 
 // colOf is the sampled column a field reads (-1: none, or the field comes from the request).
@@ -210,11 +175,6 @@ func (a *analysis) sayCollapsed(first, r int) {
 	a.say("undecided: rows %d and %d both read as %s; the columns that differ: %s", first+1, r+1, tee, orNone(strings.Join(side, "; ")))
 	a.say("undecided: run again with what the page shows for one of them, its part included (here %q, if the page shows that):", example)
 	a.say("  %s", a.rerun(strings.TrimSpace(tee+" "+example)))
-}
-
-// soldOutPage reports whether the page read was a sold-out answer (its marker rows are no rows).
-func (a *analysis) soldOutPage(reports []crawler.PageReport) bool {
-	return slices.ContainsFunc(reports, func(p crawler.PageReport) bool { return p.Empty })
 }
 
 // previewRows is how many listings the preview shows.

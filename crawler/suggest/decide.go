@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // topCandidates is how many candidate columns of a cell are read through the crawler's parser
@@ -335,17 +337,34 @@ func (a *analysis) pageReader(ctx context.Context) reader {
 	}
 }
 
-// readPage reads body through the crawler's parser with the rows found and fields; the required
-// cells not in fields are read from the request (a constant course and the fetched date).
+// readPage reads body through the crawler's parser with the rows found and fields (readSite).
 func (a *analysis) readPage(ctx context.Context, body []byte, fields site.Fields) (crawler.Result, error) {
+	st, err := a.readSite(fields)
+	if err != nil {
+		return crawler.Result{}, err
+	}
+	return crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body)})
+}
+
+// readSite is a site that reads one page (any URL) with the rows found and fields; the required
+// cells not in fields, and those from the request, are read as constants (readableFields).
+func (a *analysis) readSite(fields site.Fields) (*site.Site, error) {
 	spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
 		Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
 	if a.out.JSON != nil {
 		spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
 	}
 	spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+	a.readableFields(&spec, fields)
+	return spec.Compile()
+}
+
+// readableFields sets spec's fields to fields, a value from the request ({{.Target.name}}) and a
+// required cell not in fields read as a constant (the fetched date for round_date).
+func (a *analysis) readableFields(spec *site.SiteSpec, fields site.Fields) {
 	for name, f := range fields {
-		if f.Value == "" { // a value from the request ({{.Target.name}}) is read as a constant below
+		if f.Value == "" {
 			spec.Fields[name] = f
 		}
 	}
@@ -359,10 +378,21 @@ func (a *analysis) readPage(ctx context.Context, body []byte, fields site.Fields
 		}
 		spec.Fields[c.Name] = site.Field{Value: v}
 	}
-	st, err := spec.Compile()
+}
+
+// rowListings are the listings the entry's fields read from body, one per row that makes one, in
+// the page's order (rows that share a key each have theirs: the crawl's result keeps one).
+func (a *analysis) rowListings(ctx context.Context, body []byte) ([]events.Listing, error) {
+	st, err := a.readSite(a.out.Fields)
 	if err != nil {
-		return crawler.Result{}, err
+		return nil, err
 	}
-	return crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
-		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body)})
+	var (
+		mu  sync.Mutex
+		out []events.Listing
+	)
+	_, err = crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body),
+		OnPage: func(p crawler.PageReport) { mu.Lock(); out = append(out, p.Listings...); mu.Unlock() }})
+	return out, err
 }

@@ -1,7 +1,6 @@
 package suggest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -10,9 +9,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/tidwall/gjson"
 
-	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
@@ -28,7 +25,7 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	if a.part == nil {
 		return nil
 	}
-	first := a.partValues(a.page.Body)
+	first := a.partValues(ctx, a.page.Body)
 	if !a.t.dateFound {
 		a.say("course_part: rules (b) and (c) not checked: the request names no date to ask again or move")
 		if n := distinctParts(first); n < 2 {
@@ -42,7 +39,7 @@ func (a *analysis) checkPart(ctx context.Context) error {
 	}
 	a.say("course_part: fetched %s again (rule (b)): status %d, %d bytes", again.Request, again.Status, len(again.Body))
 	if again.Err == nil {
-		second := a.partValues(again.Body)
+		second := a.partValues(ctx, again.Body)
 		for tee, vs := range first {
 			if ws, ok := second[tee]; ok && len(ws) == len(vs) && !slices.Equal(ws, vs) {
 				a.rejectPart("b", fmt.Sprintf("a second fetch of %s reads %s at %s where the first read %s", a.date.Format("2006-01-02"),
@@ -57,7 +54,7 @@ func (a *analysis) checkPart(ctx context.Context) error {
 		return err
 	}
 	a.say("course_part: fetched %s (rule (c)): status %d, %d bytes", np.Request, np.Status, len(np.Body))
-	third := a.partValues(np.Body)
+	third := a.partValues(ctx, np.Body)
 	if np.Err != nil || len(third) == 0 {
 		a.say("course_part: rule (c) not checked: %s answered no rows", next.Format("2006-01-02"))
 		third = nil
@@ -133,7 +130,7 @@ func (a *analysis) otherTargetPart(ctx context.Context) error {
 		if p.Err != nil {
 			continue
 		}
-		for _, vs := range a.partValues(p.Body) {
+		for _, vs := range a.partValues(ctx, p.Body) {
 			for _, v := range vs {
 				if w := strings.ToLower(v); slices.Contains(noneWords, w) {
 					f.Regex = notExactly(v)
@@ -190,45 +187,27 @@ func (a *analysis) fetchAt(ctx context.Context, date time.Time) (Page, error) {
 	return a.o.Fetcher.Fetch(ctx, a.t.full, a.t.target, date, a.t.secret)
 }
 
-// partValues reads the course part column of an answer's rows: per course (when a column names
-// it) and tee time, joined by NUL, its values sorted (one per row at that time).
-func (a *analysis) partValues(body []byte) map[string][]string {
+// partValues reads the course part of an answer's rows as the entry reads them (the crawler's
+// parser): per course (when a column names it) and tee time, joined by NUL, its values sorted
+// (one per row at that time).
+func (a *analysis) partValues(ctx context.Context, body []byte) map[string][]string {
 	out := map[string][]string{}
-	tee, part, course := a.out.Fields["tee_time"], a.out.Fields["course_part"], a.out.Fields["course"]
-	if a.isJSON {
-		rows := gjson.GetBytes(body, a.out.JSON.Rows)
-		for i, r := range rows.Array() {
-			if i == SampleRows {
-				break
-			}
-			k := ""
-			if course.Path != "" {
-				k = readJSONField(r, course)
-			}
-			k += "\x00" + readJSONField(r, tee)
-			out[k] = append(out[k], readJSONField(r, part))
-		}
-		return sortedValuesOf(out)
-	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+	ls, err := a.rowListings(ctx, body)
 	if err != nil {
 		return out
 	}
-	doc.Find(a.out.Row).EachWithBreak(func(i int, row *goquery.Selection) bool {
-		k := ""
-		if course.Selector != "" {
-			k = readField(row, course)
+	for i, l := range ls {
+		if i == SampleRows {
+			break
 		}
-		k += "\x00" + readField(row, tee)
-		out[k] = append(out[k], readField(row, part))
-		return i+1 < SampleRows
-	})
+		k := ""
+		if f := a.out.Fields["course"]; f.Value == "" {
+			k = l.CourseName
+		}
+		k += "\x00" + l.TeeTime
+		out[k] = append(out[k], l.CoursePart)
+	}
 	return sortedValuesOf(out)
-}
-
-// readJSONField reads a JSON field from a row: its path, narrowed by its regex's group.
-func readJSONField(row gjson.Result, f site.Field) string {
-	return narrow(row.Get(f.Path).String(), f.Regex)
 }
 
 // narrow is v narrowed by re's group ("" when it does not match); v itself without a regex.
