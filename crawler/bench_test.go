@@ -12,7 +12,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
@@ -100,24 +99,25 @@ func median(xs []float64) float64 {
 	}
 }
 
-// cancelOnSource is an EventPublisher that cancels a run once an event of source is published,
-// i.e. once that site's crawl is done (crawlSite publishes last).
-type cancelOnSource struct {
-	source string
+// cancelAfterSite is an Alerts hook that cancels a run once site's crawl reaches its claims, i.e.
+// once it has collected and diffed (what is left, the save and the commit, does not wait on ctx).
+type cancelAfterSite struct {
+	site   string
 	cancel context.CancelFunc
 }
 
-func (p cancelOnSource) Publish(e events.Event) {
-	if e.Source == p.source {
-		p.cancel()
+func (c cancelAfterSite) Claim(_ context.Context, a AlertCrawl) error {
+	if a.Site == c.site {
+		c.cancel()
 	}
+	return nil
 }
 
 // BenchmarkHealthySiteBesideDeadSite measures the crawl time of a healthy site (the simulated
 // site, 15 play dates, zero politeness delay; its SiteSummary.Duration, what "site crawled" logs)
 // alone and with a dead site listed before it in the same run: the dead site's server accepts
 // connections and never answers (one attempt per page, 5-minute timeout, no deadline), so only
-// the run's cancellation, as soon as the healthy site's events are published, ends it. The two
+// the run's cancellation, as soon as the healthy site's crawl is done, ends it. The two
 // kinds of run take turns inside one loop. It reports the median ms of each and their ratio:
 //
 //	beside_dead_vs_alone   target ≤ 1.1 (< 1 s of delay): a dead site must not delay a healthy one;
@@ -139,7 +139,7 @@ func BenchmarkHealthySiteBesideDeadSite(b *testing.B) {
 
 // healthyBeside crawls healthy (a site named "healthy") alone and listed after other, taking
 // turns inside b.Loop, each run from an empty snapshot and cancelled once the healthy site's
-// events are published, and returns the medians of the healthy site's crawl time, in ms.
+// crawl is done, and returns the medians of the healthy site's crawl time, in ms.
 func healthyBeside(b *testing.B, healthy, other *site.Site) (alone, beside float64) {
 	quiet := slog.New(slog.DiscardHandler)
 	dir := b.TempDir()
@@ -151,7 +151,7 @@ func healthyBeside(b *testing.B, healthy, other *site.Site) (alone, beside float
 		ctx, cancel := context.WithCancel(b.Context())
 		defer cancel()
 		r := &Runner{Sites: sites, State: StateDir{Dir: state}, Logger: quiet,
-			Publisher: cancelOnSource{source: "healthy", cancel: cancel}}
+			Alerts: cancelAfterSite{site: "healthy", cancel: cancel}}
 		sum, _ := r.Run(ctx)
 		s := sum.Sites[len(sum.Sites)-1]
 		if s.Source != "healthy" || !s.Complete || s.Opened == 0 {
@@ -237,11 +237,11 @@ func benchHangingSite(b *testing.B, par int, timeout time.Duration) {
 
 // BenchmarkCrawlSpool measures the wall time of one crawl of the simulated site (as
 // BenchmarkCrawlBlackholedVsNoBroker: ~1600 events, zero politeness delay, every crawl from an
-// empty snapshot) without a spool (the no-op publisher of an empty KAFKA_BOOTSTRAP) and with the
-// spool of a Kafka crawler (one fsynced batch per site crawl, committed after the save, sent in
-// the background to the stack's broker by a SpoolPublisher). The two take turns inside one loop.
-// It reports the median ms of each, their ratio (target ≤ 1.3), and the median ms of the spool
-// append with its fsync alone (one batch of the crawl's size).
+// empty snapshot) by a crawler without Kafka (an empty KAFKA_BOOTSTRAP: its spool holds a batch
+// only until it is committed) and by a Kafka crawler (one fsynced batch per site crawl, committed
+// after the save, kept and sent in the background to the stack's broker by a SpoolPublisher). The
+// two take turns inside one loop. It reports the median ms of each, their ratio (target ≤ 1.3),
+// and the median ms of the spool append with its fsync alone (one batch of the crawl's size).
 //
 //	go test -bench CrawlSpool -run '^$' ./crawler/
 func BenchmarkCrawlSpool(b *testing.B) {
@@ -261,8 +261,7 @@ func BenchmarkCrawlSpool(b *testing.B) {
 			_ = p.Close(ctx)
 		}
 	})
-	var evs []events.Event
-	crawl := func(spooled bool) time.Duration {
+	crawl := func(kafka bool) time.Duration {
 		state, err := os.MkdirTemp(dir, "state-")
 		if err != nil {
 			b.Fatal(err)
@@ -272,8 +271,7 @@ func BenchmarkCrawlSpool(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer r.Unlock()
-		rec := &pubRecorder{}
-		if spooled {
+		if kafka {
 			sp, err := r.OpenSpool(spool.Options{Retain: true, Logger: quiet})
 			if err != nil {
 				b.Fatal(err)
@@ -281,8 +279,6 @@ func BenchmarkCrawlSpool(b *testing.B) {
 			defer sp.Close()
 			pub := kafkabus.NewSpoolPublisher(kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: quiet}, sp)
 			pubs = append(pubs, pub)
-		} else {
-			r.Publisher = rec
 		}
 		t0 := time.Now()
 		sum, err := r.Run(b.Context())
@@ -290,13 +286,11 @@ func BenchmarkCrawlSpool(b *testing.B) {
 		if err != nil || sum.Events() == 0 {
 			b.Fatalf("crawl: %v, %d events", err, sum.Events())
 		}
-		if !spooled && evs == nil {
-			evs = rec.events()
-		}
 		return d
 	}
 	crawl(false)
 	crawl(true)
+	evs := crawlEvents(b, st, clock.Now)
 	var rounds [2][]float64
 	i := 0
 	for b.Loop() {

@@ -21,10 +21,10 @@ func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]Si
 	var mu sync.Mutex
 	n := 0
 	st := pageSite(t, name, func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(n, 150000) })
-	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Diff: opt,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Diff: opt,
 		Metrics: newTestMetrics(nil), Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	written := eventsOut(t, r)
 	var sums []SiteSummary
 	for _, c := range counts {
 		mu.Lock()
@@ -34,7 +34,7 @@ func collapseRun(t *testing.T, name string, counts []int, opt DiffOptions) ([]Si
 		sums = append(sums, sum.Sites[0])
 		now = now.Add(10 * time.Minute)
 	}
-	return sums, r, pub.events()
+	return sums, r, written()
 }
 
 func closes(evs []events.Event) int {
@@ -112,10 +112,10 @@ func TestCollapseNeedsTheSameListings(t *testing.T) {
 	rows := nRows(40, 1)
 	show := rows
 	st := pageSite(t, "flaky", func() []pageRow { mu.Lock(); defer mu.Unlock(); return show })
-	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()},
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	written := eventsOut(t, r)
 	for i := range 6 {
 		if i > 0 {
 			mu.Lock()
@@ -128,7 +128,7 @@ func TestCollapseNeedsTheSameListings(t *testing.T) {
 		}
 		now = now.Add(10 * time.Minute)
 	}
-	if got := closes(pub.events()); got != 0 {
+	if got := closes(written()); got != 0 {
 		t.Errorf("%d closes from crawls that each showed a different handful of 40 listings", got)
 	}
 }

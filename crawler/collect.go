@@ -60,14 +60,17 @@ type CollectDeps struct {
 
 // Result is what one crawl of one site saw.
 type Result struct {
-	Site        string
-	Listings    []events.Listing // unique by Key, sorted by Key
-	Pages       int              // pages fetched and parsed
-	Rows        int              // rows seen, rejected ones included
-	Rejected    int              // rows skipped (see the Reject* reasons)
-	Retries     int              // page re-fetches
-	FailedPages []string         // URLs that failed after their retries, or were refused (robots.txt, size)
-	MaxPagesHit bool             // the max_pages guard stopped the crawl
+	Site     string
+	Listings []events.Listing // unique by Key, sorted by Key
+	Pages    int              // pages fetched and parsed
+	Rows     int              // rows seen, rejected ones included
+	Rejected int              // rows skipped (see the Reject* reasons)
+	// OtherDateRows are the rows of another play date than their page's, dropped: a site whose
+	// requests name the date and whose rows say theirs (a week's answer, grouped by date).
+	OtherDateRows int
+	Retries       int      // page re-fetches
+	FailedPages   []string // URLs that failed after their retries, or were refused (robots.txt, size)
+	MaxPagesHit   bool     // the max_pages guard stopped the crawl
 	// TimedOutHosts are the hosts the crawl stopped requesting after maxHostTimeouts timeouts
 	// in a row there (IncompleteTimeouts): one hanging site must not hold its host's slots.
 	TimedOutHosts []string
@@ -127,7 +130,7 @@ type crawl struct {
 	notOpen    map[int]bool    // page sets answered not_open
 	attributed map[string]bool // failed pages that belong to a page set
 	sess       *session
-	secrets    []string
+	secrets    *secretSet // the login's credentials and the captured values (capture.go)
 	jar        http.CookieJar
 }
 
@@ -170,7 +173,11 @@ func Collect(ctx context.Context, st *site.Site, crawledAt time.Time, deps Colle
 		ctx: ctx, site: st, deps: deps, crawledAt: crawledAt, c: c,
 		log:     deps.Logger.With("site", st.Name),
 		visited: map[string]bool{}, failed: map[string]bool{}, listings: map[string]events.Listing{},
-		holders: map[string]int{}, res: Result{Site: st.Name},
+		holders: map[string]int{}, res: Result{Site: st.Name}, secrets: &secretSet{},
+	}
+	if st.Login != nil || st.Captures() {
+		// the credentials and captured values never reach a log line (added as they are read)
+		cr.log = slog.New(redactHandler{h: cr.log.Handler(), secrets: cr.secrets})
 	}
 	c.OnResponse(cr.onResponse)
 	c.OnError(cr.onError)
@@ -284,7 +291,7 @@ func (cr *crawl) onResponse(r *colly.Response) {
 		return
 	}
 	body, dec := decodeBody(cr.site, responseContentType(r.Headers), r.Body)
-	pg, err := parsePage(cr.site, r.Request.URL, body, cr.deps.ListHint)
+	pg, err := parsePage(cr.site, r.Request.URL, body, cr.deps.ListHint, cr.crawledAt)
 	if err == nil {
 		err = checkDecoded(cr.site, pg.Rows, dec)
 	}

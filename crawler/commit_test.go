@@ -2,17 +2,23 @@ package crawler
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
+	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestEventsFileHoldsOnlySavedTransitions: the events file must never hold a line that the saved
@@ -38,16 +44,17 @@ func TestEventsFileHoldsOnlySavedTransitions(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
 	r := &Runner{Sites: []*site.Site{golfSite}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	failing := failSaves(t, r)
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	setRows(2, 200000)
 	now = now.Add(10 * time.Minute)
-	r.saveState = func(Snapshot) error { return fmt.Errorf("rename snapshot: operation not permitted") }
+	failing.Store(true)
 	if sum, _ := r.Run(context.Background()); sum.Sites[0].Err == nil {
 		t.Fatal("a failed save did not fail the crawl")
 	}
-	r.saveState = nil
+	failing.Store(false)
 	setRows(2, 140000)
 	now = now.Add(10 * time.Minute)
 	if _, err := r.Run(context.Background()); err != nil {
@@ -94,7 +101,7 @@ func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 	if err := r.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	r.EventsOut = out // after Lock, which would open a spool of its own for it
+	r.EventsOut = out
 	sp, err := r.OpenSpool(spool.Options{Retain: true, MaxBytes: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -108,5 +115,72 @@ func TestSpoolFullStillWritesTheEventsFile(t *testing.T) {
 	out.Close()
 	if evs := eventstest.ReadEvents(t, path); len(evs) != 3 || st.DroppedFull != 3 || st.Unsent != 0 {
 		t.Errorf("events file %d lines, spool %+v; want 3 lines and 3 dropped for Kafka", len(evs), st)
+	}
+}
+
+// TestSnapshotInPlaceCommitsDespiteADirSyncError (review 4, F1): a save whose rename succeeded
+// and whose directory sync failed (EIO on a real disk) left the new snapshot in place, naming the
+// batch, and aborted the batch: the crawl's events reached neither the events file nor Kafka, and
+// the next crawl, diffing against that snapshot, derived nothing. Judged by what is on disk, the
+// batch is committed: the crawl's changes reach the events file and the broker, and the next
+// crawl derives nothing twice.
+func TestSnapshotInPlaceCommitsDespiteADirSyncError(t *testing.T) {
+	t.Parallel()
+	addr := kafkatest.Bootstrap(t)
+	topic := kafkatest.Topic(t, addr, 1)
+	var mu sync.Mutex
+	price := int64(130000)
+	st := pageSite(t, "dirsync", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	out, err := OpenEventLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failSync atomic.Bool
+	state := StateDir{Dir: t.TempDir(), SyncDir: func(dir string) error {
+		if failSync.CompareAndSwap(true, false) {
+			return errors.New("sync: input/output error")
+		}
+		return atomicfile.SyncDir(dir)
+	}}
+	var logs testkit.SyncBuffer
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{st}, State: state, EventsOut: out,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Now: func() time.Time { return now }}
+	pub := kafkatest.SpoolRunner(t, r, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: slog.New(slog.DiscardHandler)})
+	crawl := func() SiteSummary {
+		t.Helper()
+		sum, _ := r.Run(t.Context())
+		now = now.Add(10 * time.Minute)
+		return sum.Sites[0]
+	}
+	crawl() // 3 openings
+	mu.Lock()
+	price = 120000
+	mu.Unlock()
+	failSync.Store(true)
+	if s := crawl(); s.Changed != 3 {
+		t.Fatalf("the crawl whose directory sync fails: %d changed, want 3 (err %v)", s.Changed, s.Err)
+	}
+	if s := crawl(); s.Opened+s.Changed+s.Closed != 0 {
+		t.Errorf("the next crawl derived %d opened, %d changed, %d closed, want nothing", s.Opened, s.Changed, s.Closed)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := pub.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs := eventstest.ReadEvents(t, path)
+	if changed := changedIDs(evs); len(evs) != 6 || len(changed) != 3 {
+		t.Errorf("events file: %d lines, %d distinct changes; want 3 openings and the 3 changes of the crawl whose sync failed", len(evs), len(changed))
+	}
+	if n, err := kafkatest.EndOffsets(ctx, addr, topic); err != nil || n != 6 {
+		t.Errorf("the topic holds %d messages (%v), want the 6 events", n, err)
+	}
+	if !strings.Contains(logs.String(), "snapshot saved, durability unknown") {
+		t.Errorf("the log does not say the snapshot is saved with its durability unknown:\n%s", logs.String())
 	}
 }

@@ -33,8 +33,9 @@
 // completeness, diff, append the events to the state dir's spool (Runner.Spool, one fsynced
 // batch), save the snapshot naming the batch, then commit the batch, which makes it sendable (by
 // kafkabus.SpoolPublisher, in the background: Kafka never blocks the crawl) and copies it to the
-// --events-out log (sitecrawl.go emit); a failed save publishes nothing, and the next crawl
-// derives the same events, same ids, again.
+// --events-out log (sitecrawl.go emit): the one way out of a crawl. A save that failed with the
+// old snapshot still in place publishes nothing, and the next crawl derives the same events,
+// same ids, again; one whose new snapshot is in place (only its directory sync failed) commits.
 // Sites are crawled in parallel (sitecrawl.go, up to Runner.MaxSites), each bounded by its
 // deadline, with politeness shared per host across them (hostlimit.go).
 // Schedule (schedule.go) runs the Runner on a robfig/cron spec in Asia/Seoul, skipping a run

@@ -215,7 +215,7 @@ sites:
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = parseJSONPage(sites[0], []byte(tc.body))
+			_, err = parseJSONPage(sites[0], []byte(tc.body), t0)
 			if empty := errors.Is(err, errEmptyPage); empty != tc.empty || (err != nil && !empty) != tc.fails {
 				t.Errorf("%s: err %v; want empty %v, fails %v", tc.body, err, tc.empty, tc.fails)
 			}

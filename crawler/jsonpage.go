@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	// gjson reads a value out of a JSON document by a dotted path ("data.teeTimeList",
 	// "list.#.bookTime") without decoding the whole document into maps. It was chosen over
@@ -90,7 +91,7 @@ func notOpen(j *site.JSONPage, body []byte) bool {
 
 // parseJSONPage reads the rows of a JSON response of site. It returns errEmptyPage when one of
 // empty_when holds; any other error fails the page.
-func parseJSONPage(st *site.Site, body []byte) ([]site.RawRow, error) {
+func parseJSONPage(st *site.Site, body []byte, crawledAt time.Time) ([]site.RawRow, error) {
 	if !gjson.ValidBytes(body) {
 		return nil, fmt.Errorf("the response is not JSON (starts %q)", truncate(string(body), 64))
 	}
@@ -114,6 +115,39 @@ func parseJSONPage(st *site.Site, body []byte) ([]site.RawRow, error) {
 			return nil, errEmptyPage
 		}
 	}
+	rows, err := jsonRows(j, doc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]site.RawRow, 0, len(rows))
+	for _, jr := range rows {
+		var r site.RawRow
+		for ci, c := range st.RowCells(&r) {
+			f := c.Field
+			if f.Path == "" && f.GroupKey == 0 {
+				continue
+			}
+			read := func(k int) (string, bool) { return readJSON(f, jr, k, ci == cellTeeTime) }
+			if _, ok := read(0); !ok && c.Required {
+				return nil, fmt.Errorf("row %d has no %s at path %q: the response changed shape (row %s)", jr.index, c.Name, f.Path, truncate(jr.row().Raw, 128))
+			}
+			c.Read(&r, crawledAt, read)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// jsonRows are the rows of doc at the page's rows path: the elements of the array there, or of a
+// path that flattens groups (flattenRows). No rows and no empty_when holding fails the page.
+func jsonRows(j *site.JSONPage, doc gjson.Result) ([]jsonRow, error) {
+	if parts := j.RowsLevels(); parts != nil {
+		rows, err := flattenRows(doc, parts)
+		if err == nil && len(rows) == 0 {
+			err = fmt.Errorf("rows path %q has no rows and no empty_when holds; declare empty_when if that is how the site answers a sold-out date", j.Rows)
+		}
+		return rows, err
+	}
 	rows := doc.Get(j.Rows)
 	if !rows.IsArray() {
 		what := "absent"
@@ -126,33 +160,33 @@ func parseJSONPage(st *site.Site, body []byte) ([]site.RawRow, error) {
 	if len(elems) == 0 {
 		return nil, fmt.Errorf("rows path %q is an empty array and no empty_when holds; declare empty_when if that is how the site answers a sold-out date", j.Rows)
 	}
-	out := make([]site.RawRow, 0, len(elems))
-	for i, row := range elems {
-		var r site.RawRow
-		for j, c := range st.RowCells(&r) {
-			if c.Field.Path == "" {
-				continue
-			}
-			v := row.Get(c.Field.Path)
-			if !v.Exists() {
-				if c.Required {
-					return nil, fmt.Errorf("row %d has no %s at path %q: the response changed shape (row %s)", i, c.Name, c.Field.Path, truncate(row.Raw, 128))
-				}
-				r.Missing = append(r.Missing, c.Name)
-				continue
-			}
-			s := jsonText(v)
-			if j == cellTeeTime && v.Type == gjson.Number && len(s) == 3 {
-				s = "0" + s // 630 → 0630
-			}
-			s, ok := c.Field.Narrow(s)
-			if !ok {
-				r.Missing = append(r.Missing, c.Name)
-				continue
-			}
-			*c.Dst = s
-		}
-		out = append(out, r)
+	out := make([]jsonRow, len(elems))
+	for i, e := range elems {
+		out[i] = jsonRow{groups: []gjson.Result{e}, index: i}
 	}
 	return out, nil
+}
+
+// readJSON is what the field's k-th source reads in a row: the text at that path in the row, or
+// in the group the field names (group), or the group's key (group_key); false when absent. A
+// tee time sent as a number of three digits is HHMM without its leading zero (630 is 06:30).
+func readJSON(f *site.CompiledField, jr jsonRow, k int, teeTime bool) (string, bool) {
+	group, key := f.FromGroup()
+	if key {
+		v := jr.keys[group-1]
+		return v, v != ""
+	}
+	base := jr.row()
+	if group > 0 {
+		base = jr.groups[group-1]
+	}
+	v := base.Get(f.Sources()[k])
+	if !v.Exists() {
+		return "", false
+	}
+	s := jsonText(v)
+	if teeTime && v.Type == gjson.Number && len(s) == 3 {
+		s = "0" + s // 630 → 0630
+	}
+	return s, true
 }

@@ -17,6 +17,7 @@ const (
 	FailNoList    = "no_list"    // an HTML page with neither rows nor its list: a maintenance or error page
 	FailBadAnswer = "bad_answer" // a JSON answer that is neither rows nor a declared empty answer
 	FailFetch     = "fetch"      // anything else: no answer, an error status, refused, too large, the login
+	FailCapture   = "capture"    // a capturing request's answer lacks a value it captures (capture.go)
 )
 
 // pageFailure is a page's failure with its reason; its text is the cause's.

@@ -169,8 +169,7 @@ func (cr *crawl) startSession(ctx context.Context, transport http.RoundTripper) 
 	for _, v := range creds {
 		s.secrets = append(s.secrets, v)
 	}
-	cr.secrets = s.secrets
-	cr.log = slog.New(redactHandler{h: cr.log.Handler(), secrets: s.secrets})
+	cr.secrets.add(s.secrets...)
 	lc, err := newCollector(ctx, cr.site, transport)
 	if err != nil {
 		s.err = err
@@ -214,13 +213,13 @@ func Redact(s string, secrets []string) string { return redact(s, secrets) }
 // attribute value, a second line of defence behind never logging a login form at all.
 type redactHandler struct {
 	h       slog.Handler
-	secrets []string
+	secrets *secretSet
 }
 
 func (r redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
 
 func (r redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, redact(rec.Message, r.secrets), rec.PC)
+	out := slog.NewRecord(rec.Time, rec.Level, r.secrets.redact(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(r.attr(a))
 		return true
@@ -232,7 +231,7 @@ func (r redactHandler) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, redact(v.String(), r.secrets))
+		return slog.String(a.Key, r.secrets.redact(v.String()))
 	case slog.KindGroup:
 		var as []any
 		for _, g := range v.Group() {
@@ -241,7 +240,7 @@ func (r redactHandler) attr(a slog.Attr) slog.Attr {
 		return slog.Group(a.Key, as...)
 	case slog.KindAny:
 		s := fmt.Sprint(v.Any())
-		if red := redact(s, r.secrets); red != s {
+		if red := r.secrets.redact(s); red != s {
 			return slog.String(a.Key, red)
 		}
 	}

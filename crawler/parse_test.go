@@ -31,7 +31,7 @@ func TestEveryCellReachesTheRawRow(t *testing.T) {
 	}
 	st := sites[0]
 	base, _ := url.Parse("http://127.0.0.1:8089/x")
-	pg, err := parsePage(st, base, []byte(page.String()), "")
+	pg, err := parsePage(st, base, []byte(page.String()), "", t0)
 	if err != nil || len(pg.Rows) != 1 {
 		t.Fatalf("parse: %d rows, %v", len(pg.Rows), err)
 	}
@@ -67,7 +67,7 @@ func FuzzParsePage(f *testing.F) {
 	f.Add([]byte("<table class=\"tee-list\"><tr class=\"tee-row\"><td class=\"course\">\u1105\u1166\u200e CC</td><td class=\"date\">12/06</td><td class=\"time\">07:00</td></tr></table>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		body, dec := decodeBody(st, "text/html", body)
-		pg, err := parsePage(st, base, body, "")
+		pg, err := parsePage(st, base, body, "", t0)
 		if err != nil || checkDecoded(st, pg.Rows, dec) != nil {
 			return
 		}

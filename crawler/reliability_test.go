@@ -9,13 +9,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
+	"github.com/golfcrawler/golf-crawler/events/spool"
+	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -61,18 +67,77 @@ func nRows(n int, p int64) []pageRow {
 	return rows
 }
 
-// pubRecorder is an EventPublisher that keeps what it is given.
-type pubRecorder struct {
-	mu  sync.Mutex
-	evs []events.Event
+// eventsOut gives r an events file in the test's temp dir and returns a reader of it: the events
+// the crawls committed, in order, as `crawler run --events-out` writes them (through the spool).
+func eventsOut(t testing.TB, r *Runner) func() []events.Event {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	out, err := OpenEventLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	r.EventsOut = out
+	return func() []events.Event { return eventstest.ReadEvents(t, path) }
 }
 
-func (p *pubRecorder) Publish(e events.Event) { p.mu.Lock(); p.evs = append(p.evs, e); p.mu.Unlock() }
-
-func (p *pubRecorder) events() []events.Event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]events.Event(nil), p.evs...)
+// failSaves stages failing saves on r through its fields, as a disk would: while the returned
+// switch is on, a save's directory sync (StateDir.SyncDir) puts back the snapshot files that were
+// in place when the crawl's batch was spooled (spool.Options.OnStep) and fails, so the old
+// snapshot is on disk, as after a save that failed before its rename. It takes r's lock and opens
+// its spool, released at the test's end.
+func failSaves(t testing.TB, r *Runner) *atomic.Bool {
+	t.Helper()
+	var on atomic.Bool
+	var mu sync.Mutex
+	var before map[string][]byte // the snapshot files when the batch was spooled; nil: not read
+	r.State.SyncDir = func(dir string) error {
+		if !on.Load() {
+			return atomicfile.SyncDir(dir)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if before != nil {
+			now, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.json"))
+			for _, f := range now {
+				if _, ok := before[f]; !ok {
+					_ = os.Remove(f)
+				}
+			}
+			for f, b := range before {
+				if err := os.WriteFile(f, b, 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+			before = nil
+		}
+		return errors.New("sync: input/output error")
+	}
+	onStep := func(step string) {
+		if step != spool.StepAppended || !on.Load() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		files, _ := filepath.Glob(filepath.Join(r.State.Dir, "snapshot-*.json"))
+		before = map[string][]byte{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Error(err)
+			}
+			before[f] = b
+		}
+	}
+	if err := r.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := r.OpenSpool(spool.Options{OnStep: onStep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sp.Close(); r.Unlock() })
+	return &on
 }
 
 // TestCrawlerRejectsOverlongRow (crawler side): a page with
@@ -87,11 +152,11 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 		pageRow{Course: "레이크 CC", Part: "OUT", Date: "12/02" + strings.Repeat(" 토", 30), Time: "07:20", Price: 1})
 	st := pageSite(t, "long", func() []pageRow { return rows })
 	var logs testkit.SyncBuffer
-	pub := &pubRecorder{}
 	m := newTestMetrics(nil)
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub, Metrics: m,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Metrics: m,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Now:    func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul()) }}
+	written := eventsOut(t, r)
 	sum, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +164,7 @@ func TestCrawlerRejectsOverlongRow(t *testing.T) {
 	if s := sum.Sites[0]; s.Rejected != 3 || s.Opened != 3 {
 		t.Errorf("rejected %d rows, opened %d listings; want 3 and 3", s.Rejected, s.Opened)
 	}
-	for _, e := range pub.events() {
+	for _, e := range written() {
 		if err := e.Validate(); err != nil || len(e.ListingKey) > 100 {
 			t.Errorf("published %q: %v", e.ListingKey, err)
 		}
@@ -239,29 +304,30 @@ func TestSaveBeforePublish(t *testing.T) {
 	price := int64(150000)
 	var mu sync.Mutex
 	st := pageSite(t, "save", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(3, price) })
-	pub := &pubRecorder{}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Publisher: pub,
+	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()},
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	written := eventsOut(t, r)
+	failing := failSaves(t, r)
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	price = 130000
 	mu.Unlock()
-	r.saveState = func(Snapshot) error { return fmt.Errorf("disk full") }
+	failing.Store(true)
 	for range 3 {
 		now = now.Add(10 * time.Minute)
 		if sum, _ := r.Run(context.Background()); sum.Sites[0].Err == nil {
 			t.Fatal("a failed save did not fail the crawl")
 		}
 	}
-	r.saveState = nil
+	failing.Store(false)
 	now = now.Add(10 * time.Minute)
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changed := changedIDs(pub.events())
+	changed := changedIDs(written())
 	if len(changed) != 3 {
 		t.Errorf("3 price changes published as %d distinct listing_changed events: %v", len(changed), changed)
 	}
@@ -278,10 +344,10 @@ func TestStateDirLock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	st := pageSite(t, "lock", func() []pageRow { return nRows(2, 1) })
-	pub1, pub2 := &pubRecorder{}, &pubRecorder{}
 	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul()) }
-	r1 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Publisher: pub1, Logger: slog.New(slog.DiscardHandler), Now: now}
-	r2 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Publisher: pub2, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r1 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Logger: slog.New(slog.DiscardHandler), Now: now}
+	r2 := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: dir}, Logger: slog.New(slog.DiscardHandler), Now: now}
+	written1, written2 := eventsOut(t, r1), eventsOut(t, r2)
 	if err := r1.Lock(); err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +361,8 @@ func TestStateDirLock(t *testing.T) {
 	if _, err := r1.Run(context.Background()); err != nil {
 		t.Fatalf("the lock holder's own run: %v", err)
 	}
-	if len(pub2.events()) != 0 || len(pub1.events()) != 2 {
-		t.Errorf("published %d events by the second crawler, %d by the first", len(pub2.events()), len(pub1.events()))
+	if len(written2()) != 0 || len(written1()) != 2 {
+		t.Errorf("published %d events by the second crawler, %d by the first", len(written2()), len(written1()))
 	}
 	r1.Unlock()
 	if _, err := r2.Run(context.Background()); err != nil {

@@ -24,11 +24,14 @@ import (
 
 // Keys of the colly request context for requests of a site's request templates.
 const (
-	setKey      = "golf-crawler.set"       // int: the page set
-	pageKeyKey  = "golf-crawler.key"       // string: site.PageRequest.key
-	origURLKey  = "golf-crawler.url"       // string: the URL as requested (before redirects)
-	loginGenKey = "golf-crawler.login-gen" // int: the login generation the request was sent under
-	reloggedKey = "golf-crawler.relogged"  // bool: the page already got a fresh login
+	setKey     = "golf-crawler.set" // int: the page set
+	pageKeyKey = "golf-crawler.key" // string: site.PageRequest.key
+	origURLKey = "golf-crawler.url" // string: the URL as requested (before redirects)
+	// string: the URL its listings carry: origURLKey without the parameters that hold a captured
+	// value or a credential
+	listingURLKey = "golf-crawler.listing-url"
+	loginGenKey   = "golf-crawler.login-gen" // int: the login generation the request was sent under
+	reloggedKey   = "golf-crawler.relogged"  // bool: the page already got a fresh login
 )
 
 // PageReport is what one page of a crawl gave, for CollectDeps.OnPage (`crawler try`).
@@ -42,6 +45,34 @@ type PageReport struct {
 	Empty    bool  // no rows, and a sold-out answer: one of empty_when held (JSON), the list shown (HTML)
 	NotOpen  bool  // the answer says the date is not open for booking yet (not_open, json.not_open_when)
 	Err      error // the page failed; nil otherwise
+	// Sources, beside Listings, are the sources that gave each listing's cells whose field has
+	// fallbacks (cell name → selector, path or "value"); nil without such a field.
+	Sources []map[string]string
+	// OtherDate counts the rows of another play date than the page's, dropped (site.ListingOrReject).
+	OtherDate int
+	// Grid are the page's rows as the rendered grid shows them (grid: true), cells inherited from
+	// a row above marked ↑.
+	Grid []string
+	// Captured names the values the page captured (a capturing request); never their values.
+	Captured []string
+}
+
+// report gives rep to CollectDeps.OnPage without the crawl's secrets: its request, body and
+// rejected rows redacted.
+func (cr *crawl) report(rep PageReport) {
+	rep.Request = cr.secrets.redact(rep.Request)
+	if rep.Body != nil {
+		rep.Body = []byte(cr.secrets.redact(string(rep.Body)))
+	}
+	for i, r := range rep.Rejected {
+		rep.Rejected[i].Raw = cr.secrets.redact(r.Raw)
+		if r.Err != nil {
+			if msg := cr.secrets.redact(r.Err.Error()); msg != r.Err.Error() {
+				rep.Rejected[i].Err = errors.New(msg)
+			}
+		}
+	}
+	cr.deps.OnPage(rep)
 }
 
 // RejectedRow is a row that did not make a listing: its reason (a Reject* constant), its raw
@@ -60,15 +91,18 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 	}
 	cr.sets, cr.failedSets = sets, map[int]bool{}
 	cr.attributed = map[string]bool{}
-	if cr.site.Login != nil {
+	if cr.site.Login != nil || cr.site.Captures() {
+		// the login's session, and the one a capturing request may start (a CSRF token's)
 		jar, err := cookiejar.New(nil)
 		if err != nil {
 			return fmt.Errorf("cookie jar: %w", err)
 		}
 		cr.jar = jar
 		cr.c.SetCookieJar(jar)
+	}
+	if cr.site.Login != nil {
 		if err := cr.startSession(ctx, cr.deps.Transport); err != nil {
-			cr.log.WarnContext(ctx, "login failed: every page of the crawl fails", "err", redact(err.Error(), cr.secrets))
+			cr.log.WarnContext(ctx, "login failed: every page of the crawl fails", "err", cr.secrets.redact(err.Error()))
 		}
 	}
 	for _, u := range urls {
@@ -80,6 +114,10 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		}
 		cr.visit(u)
 	}
+	if cr.site.Captures() {
+		cr.sendCapturing(reqs)
+		return nil
+	}
 	for _, pr := range reqs {
 		cr.visitRequest(pr)
 	}
@@ -88,7 +126,7 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 
 // visitRequest schedules one request unless it was already scheduled or max_pages is reached.
 func (cr *crawl) visitRequest(pr site.PageRequest) {
-	key := pr.Key()
+	key := cr.secrets.redact(pr.Key()) // a captured value, or a credential, shows as ***
 	if !cr.claim(key, "request") {
 		return
 	}
@@ -98,6 +136,7 @@ func (cr *crawl) visitRequest(pr site.PageRequest) {
 	rctx.Put(setKey, pr.Set)
 	rctx.Put(pageKeyKey, key)
 	rctx.Put(origURLKey, pr.URL)
+	rctx.Put(listingURLKey, site.DropParams(pr.ListingURL(), cr.secrets.holds))
 	if cr.sess != nil {
 		gen, err := cr.sess.generation()
 		if err != nil {
@@ -106,6 +145,14 @@ func (cr *crawl) visitRequest(pr site.PageRequest) {
 		}
 		rctx.Put(loginGenKey, gen)
 	}
+	body, hdr := requestParts(pr)
+	if err := scheduleErr(cr.c.Request(pr.Method, pr.URL, body, rctx, hdr)); err != nil {
+		cr.failSet(key, pr.Set, 0, nil, err)
+	}
+}
+
+// requestParts are the body (nil without one) and a copy of the headers a request is sent with.
+func requestParts(pr site.PageRequest) (io.Reader, http.Header) {
 	var body io.Reader
 	if len(pr.Body) > 0 {
 		body = bytes.NewReader(pr.Body)
@@ -114,14 +161,12 @@ func (cr *crawl) visitRequest(pr site.PageRequest) {
 	if hdr == nil {
 		hdr = http.Header{}
 	}
-	if err := scheduleErr(cr.c.Request(pr.Method, pr.URL, body, rctx, hdr)); err != nil {
-		cr.failSet(key, pr.Set, 0, nil, err)
-	}
+	return body, hdr
 }
 
 // failSet records a failed page of page set set (-1: none) and reports it.
 func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
-	if msg := redact(err.Error(), cr.secrets); msg != err.Error() {
+	if msg := cr.secrets.redact(err.Error()); msg != err.Error() {
 		err = &pageFailure{failReason(err), errors.New(msg)} // the reason survives; the secret does not
 	}
 	cr.fail(key, status, err)
@@ -132,7 +177,7 @@ func (cr *crawl) failSet(key string, set, status int, body []byte, err error) {
 	}
 	cr.mu.Unlock()
 	if cr.deps.OnPage != nil {
-		cr.deps.OnPage(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), Err: err})
+		cr.report(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), Err: err})
 	}
 }
 
@@ -169,11 +214,12 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	var (
 		rows  []site.RawRow
 		links []string
+		grid  []string
 		err   error
 		empty bool
 	)
 	if cr.site.Format == site.FormatJSON {
-		rows, err = parseJSONPage(cr.site, body)
+		rows, err = parseJSONPage(cr.site, body, cr.crawledAt)
 		switch {
 		case errors.Is(err, errEmptyPage):
 			empty, err = true, nil
@@ -182,11 +228,11 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		}
 	} else {
 		var pg page
-		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(body), cr.deps.ListHint)
+		pg, err = parsePage(cr.site, r.Request.URL, tableFragment(body), cr.deps.ListHint, cr.crawledAt)
 		if err == nil {
 			err = cr.seen(pg)
 		}
-		rows, links = pg.Rows, pg.Links
+		rows, links, grid = pg.Rows, pg.Links, pg.Grid
 		empty = err == nil && len(rows) == 0
 	}
 	if err == nil {
@@ -196,12 +242,16 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 		cr.failSet(key, set, r.StatusCode, body, err)
 		return true
 	}
-	pageURL, _ := r.Ctx.GetAny(origURLKey).(string)
+	pageURL, _ := r.Ctx.GetAny(listingURLKey).(string)
 	vars := cr.vars(set)
-	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty}
+	rep := PageReport{Request: key, Status: r.StatusCode, Body: body, Vars: vars, Empty: empty, Grid: grid}
 	markers := 0
 	for _, row := range rows {
 		lr := cr.site.FromRequest(row, vars, pageURL, cr.crawledAt)
+		if lr.OtherDate {
+			rep.OtherDate++ // a row of another date than the page's: the page of that date has it
+			continue
+		}
 		if lr.Err != nil && site.SoldOutMarker(row, lr.Reason) {
 			markers++ // a sold-out date's marker row (empty_when): no listing and no reject
 			continue
@@ -213,6 +263,10 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 			continue
 		}
 		rep.Listings = append(rep.Listings, lr.Listing)
+		if lr.Sources != nil || rep.Sources != nil {
+			rep.Sources = append(rep.Sources[:len(rep.Sources):len(rep.Sources)], make([]map[string]string, len(rep.Listings)-len(rep.Sources))...)
+			rep.Sources[len(rep.Listings)-1] = lr.Sources
+		}
 	}
 	if markers > 0 && markers == len(rows) {
 		rep.Empty, empty = true, true
@@ -221,6 +275,7 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	cr.res.Pages++
 	cr.res.Rows += len(rows)
 	cr.res.Rejected += len(rep.Rejected)
+	cr.res.OtherDateRows += rep.OtherDate
 	for _, l := range rep.Listings {
 		if _, dup := cr.listings[l.Key()]; !dup {
 			cr.listings[l.Key()] = l
@@ -228,9 +283,9 @@ func (cr *crawl) onRequestResponse(r *colly.Response) bool {
 	}
 	cr.mu.Unlock()
 	cr.log.DebugContext(cr.ctx, "page parsed", "url", key, "rows", len(rows), "rejected", len(rep.Rejected),
-		"links", len(links), "empty", empty)
+		"other_date", rep.OtherDate, "links", len(links), "empty", empty)
 	if cr.deps.OnPage != nil {
-		cr.deps.OnPage(rep)
+		cr.report(rep)
 	}
 	for _, link := range links {
 		cr.visitRequest(site.PageRequest{Method: http.MethodGet, URL: link, Header: http.Header{}, Set: set})
@@ -333,7 +388,7 @@ func (cr *crawl) notOpenPage(key string, set, status int, body []byte) {
 	}
 	cr.log.InfoContext(cr.ctx, "date not open for booking yet: the page opens and closes nothing", "url", key, "status", status)
 	if cr.deps.OnPage != nil {
-		cr.deps.OnPage(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), NotOpen: true})
+		cr.report(PageReport{Request: key, Status: status, Body: body, Vars: cr.vars(set), NotOpen: true})
 	}
 }
 

@@ -32,12 +32,6 @@ const (
 // DefaultMaxSites is how many sites a Run crawls at the same time when Runner.MaxSites is 0.
 const DefaultMaxSites = 4
 
-// EventPublisher is handed each site crawl's events once they are committed (tests, tools): a
-// Publish that never blocks. The product publishes through Spool instead.
-type EventPublisher interface {
-	Publish(e events.Event)
-}
-
 // Alerts is the runner's hook for crawler-side alerts (implemented in cmd/crawler; package
 // crawler imports no alert package). Claim is called once per site crawl, after the crawl's
 // events are in the events file and before its snapshot is saved, with every event of the crawl
@@ -63,8 +57,9 @@ type AlertCrawl struct {
 }
 
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
-// collects the site, diffs, writes the events to EventsOut, saves the next snapshot and publishes
-// (crawlSite). Up to MaxSites sites are crawled at the same time, so one slow or dead site does
+// collects the site, diffs, appends the events to the spool as a batch, saves the next snapshot
+// naming it and commits it (crawlSite, emit): the one way out of a crawl, to Kafka (the spool's
+// sender) and to EventsOut. Up to MaxSites sites are crawled at the same time, so one slow or dead site does
 // not hold the others; their politeness is per host across sites (hostLimits: the sites on one
 // host share the strictest of their limits), so parallel sites never add up their load on one
 // server. Each site's crawl is bounded by its deadline. A site that errors does not stop the
@@ -76,12 +71,11 @@ type Runner struct {
 	State  StateDir
 	Logger *slog.Logger
 
-	Publisher EventPublisher // nil: events are not published (only logged to EventsOut)
-	Alerts    Alerts         // nil: no crawler-side alerts
-	EventsOut *EventLog      // nil: no JSONL copy of the events (it is fed from Spool)
+	Alerts    Alerts    // nil: no crawler-side alerts
+	EventsOut *EventLog // nil: no JSONL copy of the events (it is fed from Spool)
 	// Spool is the state dir's outbox (OpenSpool): each site crawl's events are a batch in it,
-	// sendable and copied to EventsOut only once the snapshot naming the batch is saved. nil: Lock
-	// opens one (without retention) when EventsOut is set.
+	// sendable and copied to EventsOut only once the snapshot naming the batch is saved. nil: the
+	// first Run opens one (without retention: no Kafka) and Unlock closes it.
 	Spool     *spool.Spool
 	Metrics   RunMetrics          // nil: not counted (cmd/crawler: Prometheus)
 	Now       func() time.Time    // the crawl clock: crawl ids, occurred_at, play_date inference; nil: time.Now
@@ -98,9 +92,9 @@ type Runner struct {
 	hosts    *hostLimits   // the per-host politeness, built from Sites by the first Run
 	slots    chan struct{} // MaxSites, shared by concurrent RunSites
 
-	lock      *StateLock           // held by Lock, or by Run for its duration
-	ownSpool  bool                 // Lock opened Spool; Unlock closes it
-	saveState func(Snapshot) error // nil: State.Save; tests make saves fail with it
+	lock     *StateLock // held by Lock, or by Run for its duration
+	spoolMu  sync.Mutex // opening Spool in concurrent RunSites
+	ownSpool bool       // Run opened Spool; Unlock closes it
 }
 
 // SiteRun is one site's own settings of a Runner (Runner.PerSite).
@@ -125,19 +119,13 @@ func (r *Runner) Lock() error {
 		return err
 	}
 	r.lock = l
-	if r.Spool == nil && r.EventsOut != nil {
-		if _, err := r.OpenSpool(spool.Options{}); err != nil {
-			r.Unlock()
-			return err
-		}
-		r.ownSpool = true
-	}
 	return nil
 }
 
-// OpenSpool opens the spool in State.Dir/spool (under the lock, which must be held) with opts,
-// resolving a batch an interrupted crawl left by its site's saved snapshot and copying to
-// EventsOut what it lacks; it sets Spool. The caller closes it after Unlock unless Lock opened it.
+// OpenSpool opens the spool in State.Dir/spool (under the lock, which must be held, and before
+// the first Run) with opts, resolving a batch an interrupted crawl left by its site's saved
+// snapshot and copying to EventsOut what it lacks; it sets Spool. The caller closes it after
+// Unlock.
 func (r *Runner) OpenSpool(opts spool.Options) (*spool.Spool, error) {
 	if r.lock == nil {
 		return nil, errors.New("crawler runner: OpenSpool without the state dir's lock")
@@ -160,7 +148,22 @@ func (r *Runner) OpenSpool(opts spool.Options) (*spool.Spool, error) {
 	return sp, nil
 }
 
-// Unlock releases the lock taken by Lock (closing the spool Lock opened).
+// ownSpoolLocked opens Spool without options (no Kafka: a batch is done once in EventsOut) when
+// none was opened, for Unlock to close.
+func (r *Runner) ownSpoolLocked() error {
+	r.spoolMu.Lock()
+	defer r.spoolMu.Unlock()
+	if r.Spool != nil {
+		return nil
+	}
+	if _, err := r.OpenSpool(spool.Options{}); err != nil {
+		return err
+	}
+	r.ownSpool = true
+	return nil
+}
+
+// Unlock releases the lock taken by Lock (closing the spool Run opened).
 func (r *Runner) Unlock() {
 	if r.ownSpool && r.Spool != nil {
 		if err := r.Spool.Close(); err != nil && r.Logger != nil {
@@ -258,6 +261,10 @@ func (r *Runner) RunSites(ctx context.Context, sites []*site.Site) (RunSummary, 
 			return RunSummary{}, fmt.Errorf("%w: %w", ErrCrawlFailed, err)
 		}
 		defer r.Unlock()
+	}
+	if err := r.ownSpoolLocked(); err != nil {
+		r.Logger.ErrorContext(ctx, "crawl refused", "state_dir", r.State.Dir, "err", err)
+		return RunSummary{}, fmt.Errorf("%w: %w", ErrCrawlFailed, err)
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error

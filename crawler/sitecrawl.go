@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
-	"github.com/golfcrawler/golf-crawler/events/spool"
+	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 )
 
 // errSiteDeadline is the cause of a site's context ended by its deadline.
@@ -148,7 +148,7 @@ func (r *Runner) crawlSite(ctx context.Context, st *site.Site, now func() time.T
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	s.Err = r.emit(ctx, log, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
 	return s
 }
 
@@ -257,39 +257,35 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 // batch is aborted, nothing is published and the old snapshot stays, so the next crawl derives
 // the same transitions again, with the same ids (they do not depend on the crawl) but from the
 // page as it is then: no file ever holds the failed crawl's content. A claim already made is not
-// made again (its key is the watch, channel and event id). A crash between the save and the
-// commit is resolved at the next start by the snapshot (spool.Open). Without a spool, Publisher
-// (tests) gets the events after the save.
-func (r *Runner) emit(ctx context.Context, c AlertCrawl) error {
+// made again (its key is the watch, channel and event id). A failed save is judged by what is on
+// disk: when the new snapshot is in place (its rename done, the directory sync failed), it names
+// the batch and the next crawl diffs against it, so the batch is committed (savedAnyway). A crash
+// between the save and the commit is resolved at the next start by the snapshot (spool.Open).
+func (r *Runner) emit(ctx context.Context, log *slog.Logger, c AlertCrawl) error {
 	site, out, next := c.Site, c.Events, c.Next
-	var b spool.Batch
-	if r.Spool != nil {
-		var err error
-		if b, err = r.Spool.Prepare(site, out); err != nil {
-			return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
-		}
-		if b.ID != 0 {
-			next.SpoolBatch = b.ID
-		}
+	b, err := r.Spool.Prepare(site, out)
+	if err != nil {
+		return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
+	}
+	if b.ID != 0 {
+		next.SpoolBatch = b.ID
 	}
 	if r.Alerts != nil {
 		if err := r.Alerts.Claim(ctx, c); err != nil {
-			r.abort(b)
+			r.Spool.Abort(b)
 			return fmt.Errorf("claim alerts: %w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 		}
 	}
-	save := r.saveState
-	if save == nil {
-		save = r.State.Save
-	}
-	if err := save(next); err != nil {
-		r.abort(b)
-		return fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
-	}
-	if r.Spool != nil {
-		if err := r.Spool.Commit(b); err != nil {
-			return err
+	if err := r.State.Save(next); err != nil {
+		if !r.savedAnyway(next, err) {
+			r.Spool.Abort(b)
+			return fmt.Errorf("%w (the crawl's %d events are not published; the next crawl derives them again)", err, len(out))
 		}
+		log.WarnContext(ctx, "snapshot saved, durability unknown: the new snapshot is in place, so the crawl's events are committed "+
+			"(if a machine crash loses its rename, the next crawl derives them again under the same ids)", "err", err, "events", len(out))
+	}
+	if err := r.Spool.Commit(b); err != nil {
+		return err
 	}
 	if b.Dropped > 0 && r.EventsOut != nil {
 		// The spool was full: Kafka will not get them (counted there), the events file still
@@ -301,16 +297,17 @@ func (r *Runner) emit(ctx context.Context, c AlertCrawl) error {
 			return err
 		}
 	}
-	if r.Publisher != nil {
-		for _, e := range out {
-			r.Publisher.Publish(e)
-		}
-	}
 	return nil
 }
 
-func (r *Runner) abort(b spool.Batch) {
-	if r.Spool != nil {
-		r.Spool.Abort(b)
+// savedAnyway reports whether a save that failed with err left next in place, judged by the
+// snapshot on disk (it is next: the same crawl and batch), or by err (a failed directory sync
+// comes after the rename) when the snapshot cannot be read back. The old snapshot in place means
+// the save did not happen.
+func (r *Runner) savedAnyway(next Snapshot, err error) bool {
+	cur, lerr := r.State.Load(next.Source)
+	if lerr != nil {
+		return errors.Is(err, atomicfile.ErrDirNotSynced)
 	}
+	return cur.CrawlID == next.CrawlID && cur.SpoolBatch == next.SpoolBatch
 }

@@ -24,7 +24,7 @@ func FuzzParseJSONPage(f *testing.F) {
 	vars := &site.RequestVars{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Target: site.Target{"id": "137", "name": "레이크 CC"}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for i := range sites {
-			rows, err := parseJSONPage(sites[i], body)
+			rows, err := parseJSONPage(sites[i], body, t0)
 			if err != nil {
 				if len(rows) != 0 {
 					t.Fatalf("%s: a failed page with %d rows", sites[i].Name, len(rows))

@@ -27,7 +27,12 @@ const stateVersion = 2
 // StateDir stores one snapshot file per source in Dir. Each file is replaced atomically, so a
 // crash mid-save leaves the previous snapshot; a file is read only by Load of the same source.
 // One crawler process per Dir: Lock takes an exclusive lock on it (the Runner does).
-type StateDir struct{ Dir string }
+type StateDir struct {
+	Dir string
+	// SyncDir makes the rename of a saved snapshot durable; nil: atomicfile.SyncDir. A test makes
+	// it fail (after the rename, as EIO on a real disk does).
+	SyncDir func(dir string) error
+}
 
 // stateFile is the JSON layout of a snapshot file.
 type stateFile struct {
@@ -104,7 +109,9 @@ func (s StateDir) Load(source string) (Snapshot, error) {
 
 // Save replaces snap.Source's snapshot file atomically: it writes a temporary file in Dir, syncs
 // it, renames it over the old file and syncs Dir, so that after a crash the file is either the old
-// snapshot or the new one, never a mix. It creates Dir if needed.
+// snapshot or the new one, never a mix. It creates Dir if needed. An error of the directory sync,
+// after the rename, wraps atomicfile.ErrDirNotSynced: the new snapshot is in place, only its
+// durability is unknown.
 func (s StateDir) Save(snap Snapshot) error {
 	return s.save(snap, func(f *os.File, b []byte) error {
 		_, err := f.Write(b)
@@ -133,5 +140,5 @@ func (s StateDir) save(snap Snapshot, write func(*os.File, []byte) error) (err e
 		return err
 	}
 	data := append(b, '\n')
-	return atomicfile.Write(s.Path(snap.Source), 0o644, func(f *os.File) error { return write(f, data) })
+	return atomicfile.WriteSyncing(s.Path(snap.Source), 0o644, s.SyncDir, func(f *os.File) error { return write(f, data) })
 }

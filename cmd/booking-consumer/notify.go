@@ -4,20 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"log/slog"
 	"os"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
+	"github.com/golfcrawler/golf-crawler/store"
 )
 
 // Defaults of the notify subcommand.
@@ -28,6 +28,11 @@ const (
 	// 1000 messages; the consumer's own default (consumer.DefaultBatchSize) follows the
 	// projection's per-listing locks, which claims do not take.
 	defaultClaimBatch = 1000
+	// defaultNotifyBatchWait is notify's consume-loop batch wait: an alert waits at most this long
+	// for company in its claim transaction (the booking consumer's 200 ms would add latency).
+	defaultNotifyBatchWait = 50 * time.Millisecond
+	// defaultFailingAfter is how long a command channel's polls may fail before /healthz says so.
+	defaultFailingAfter = 30 * time.Minute
 )
 
 // notifyDefaults are notify's consumingFlags defaults.
@@ -37,18 +42,13 @@ var notifyDefaults = consumingDefaults{groupEnv: "NOTIFY_GROUP", group: defaultN
 
 type notifyConfig struct {
 	consumingFlags
+	alerts      alerts.Config // its flags; the rest is set by runNotifier
 	watchesFile string
-	maxAge      time.Duration
 	lease       time.Duration
-	maxAttempts int
-	retryBase   time.Duration
-	settle      time.Duration
 	dryRun      bool
-	noBacklog   bool
 	batchSize   int
 	batchWait   time.Duration
 	shutdown    time.Duration
-	watches     *notify.Config
 	secrets     []string
 }
 
@@ -66,17 +66,19 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	var cfg notifyConfig
 	cfg.define(fs, env.Getenv, notifyDefaults)
 	fs.StringVar(&cfg.watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file ($WATCHES_FILE; required)")
-	fs.DurationVar(&cfg.maxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time, or before a send, is skipped (stale)")
+	fs.DurationVar(&cfg.alerts.MaxAge, "max-age", notify.DefaultMaxAge, "freshness window: a match whose event occurred longer ago at claim time, or before a send, is skipped (stale)")
 	fs.DurationVar(&cfg.lease, "lease", pgclaims.DefaultLease, "how long a sender holds a claim it is sending; after a crash another sender takes it once this expired")
-	fs.IntVar(&cfg.maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
-	fs.DurationVar(&cfg.retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
-	fs.DurationVar(&cfg.settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
+	fs.IntVar(&cfg.alerts.MaxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors (timeouts, 5xx, 429) before it is marked failed")
+	fs.DurationVar(&cfg.alerts.RetryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m (a Retry-After answer wins)")
+	fs.DurationVar(&cfg.alerts.Settle, "settle", pgclaims.DefaultSettle, "how long a watch's matches from one crawl wait for more after the newest, to go out as one message")
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "print what would be sent to stdout; write nothing, send nothing (reads as group <group>-dry-run)")
-	fs.BoolVar(&cfg.noBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
+	fs.BoolVar(&cfg.alerts.NoBacklog, "no-backlog", false, "a new or changed watch claims nothing of what is open now (its fingerprint is recorded all the same); "+
 		"without it, its first answer is the listings open in booking_lifetimes, worded as already open and exempt from --max-age")
 	fs.IntVar(&cfg.batchSize, "batch-size", defaultClaimBatch, "max messages per claim transaction")
-	fs.DurationVar(&cfg.batchWait, "batch-wait", pgclaims.DefaultBatchWait, "how long to fill a batch after its first message")
+	fs.DurationVar(&cfg.batchWait, "batch-wait", defaultNotifyBatchWait, "how long to fill a batch after its first message")
 	fs.DurationVar(&cfg.shutdown, "shutdown-timeout", consumer.DefaultShutdownTimeout, "on SIGTERM, how long the claim transactions in flight may take to finish")
+	fs.DurationVar(&cfg.alerts.FailingAfter, "failing-after", defaultFailingAfter, "/healthz answers 503 when a channel's every send, or a command channel's "+
+		"every getUpdates, has failed for longer than this (crawler run's --alert-failing-after); 0 never")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -85,27 +87,22 @@ func notifyCmd(ctx context.Context, env cli.Env, args []string) error {
 	if cfg.watchesFile == "" {
 		errs = append(errs, errors.New("WATCHES_FILE is not set (or pass --watches)"))
 	}
-	if cfg.maxAge <= 0 || cfg.lease <= 0 || cfg.retryBase <= 0 || cfg.batchWait <= 0 || cfg.settle <= 0 {
-		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff, --batch-wait and --settle must be positive"))
+	a := cfg.alerts
+	if a.MaxAge <= 0 || cfg.lease <= 0 || a.RetryBase <= 0 || cfg.batchWait <= 0 || a.Settle <= 0 || a.FailingAfter < 0 {
+		errs = append(errs, errors.New("--max-age, --lease, --retry-backoff, --batch-wait and --settle must be positive, --failing-after not negative"))
 	}
-	if cfg.maxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
+	if a.MaxAttempts < 1 || cfg.batchSize < 1 || cfg.batchSize > 100_000 {
 		errs = append(errs, errors.New("--max-attempts must be at least 1 and --batch-size in 1..100000"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
 	}
-	watches, err := notify.LoadFile(cfg.watchesFile, env.Getenv)
-	if err != nil {
-		return fmt.Errorf("%w: notify: %w", cli.ErrUsage, err)
-	}
-	cfg.watches = watches
 	// Channel URLs and tokens never reach the logs, the errors or stdout.
-	cfg.secrets = watches.Secrets()
-	env.Stderr = cli.ScrubWriter(env.Stderr, cfg.secrets)
-	env.Stdout = cli.ScrubWriter(env.Stdout, cfg.secrets)
-	if env.Logger, err = cli.NewLogger(env.Getenv, env.Stderr); err != nil {
-		return err
+	watches, secrets, err := notifylist.LoadWatches(&env, cfg.watchesFile)
+	if err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
+	cfg.alerts.Watches, cfg.secrets = watches, secrets
 	err = runNotifier(ctx, env, cfg)
 	if stoppedBySignal(ctx, err) {
 		env.Logger.Info("stopped during start-up", "err", err)
@@ -120,69 +117,42 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	if cfg.dryRun {
 		group += "-dry-run"
 	}
-	channels := cfg.watches.UsedChannels()
+	channels := cfg.alerts.Watches.UsedChannels()
 	logger.InfoContext(ctx, "booking-notifier starting", "database_url", redact(cfg.databaseURL), "brokers", cfg.brokers,
-		"topic", cfg.topic, "group", group, "watches", len(cfg.watches.Watches), "channels", channels,
-		"max_age", cfg.maxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
+		"topic", cfg.topic, "group", group, "watches", len(cfg.alerts.Watches.Watches), "channels", channels,
+		"max_age", cfg.alerts.MaxAge.String(), "lease", cfg.lease.String(), "dry_run", cfg.dryRun)
 	p := newConsumerProcess(logger)
-	metrics := notify.NewMetrics(p.reg)
-	var commands []*notify.Channel
-	if !cfg.dryRun {
-		commands = commandChannels(cfg.watches)
-	}
 	// A command channel's poller holds a connection of its own (its bot's lock).
-	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+len(channels)+2*len(commands)+2)))
+	pool, stop, err := p.start(ctx, cfg.metricsAddr, cfg.startUpConfig(group, int32(consumer.DefaultInflight+3*len(channels)+2)))
 	if err != nil {
 		return err
 	}
 	defer stop()
-
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%1e9, 36))
-	wakes := notify.NewWakes(channels)
-	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.settle, Bots: map[string]string{}}
-	for _, ch := range commands {
-		claims.Bots[ch.Name], _ = pgclaims.BotKey(ch.Token)
+	claims := &pgclaims.Store{Pool: pool, Owner: owner, Lease: cfg.lease, Settle: cfg.alerts.Settle}
+	a := cfg.alerts
+	a.Open, a.Commands, a.Logger, a.Registerer = claims, !cfg.dryRun, logger, p.reg // booking_lifetimes answers the asking watches
+	if cfg.dryRun {
+		a.DryRun = env.Stdout
 	}
-	live := notify.NewLive(cfg.watches)
-	if err := loadChatWatches(ctx, claims, live, logger); err != nil {
-		return err
-	}
-	// Refused before consuming anything: another process polls a command channel's bot.
-	pollers, err := lockPollers(ctx, pool, commands)
+	svc, err := alerts.New(claims, a)
 	if err != nil {
 		return err
 	}
-	claimer := &pgclaims.Claimer{Store: claims, Live: live, MaxAge: cfg.maxAge, Metrics: metrics, Logger: logger,
-		Wake: wakes.Wake}
-	if cfg.dryRun {
-		claimer.DryRun = env.Stdout
-	}
-	sctx, stopSenders := context.WithCancel(context.WithoutCancel(ctx))
-	var senders sync.WaitGroup
-	if !cfg.dryRun {
-		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		for _, name := range channels {
-			s := &notify.Sender{Store: claims, Channel: cfg.watches.Channels[name], Live: live, MaxAge: cfg.maxAge,
-				MaxAttempts: cfg.maxAttempts, BackoffBase: cfg.retryBase, Settle: cfg.settle, Client: client, Wake: wakes[name],
-				Metrics: metrics, Logger: logger, Secrets: cfg.secrets}
-			senders.Go(func() { s.Run(sctx) })
-		}
-	}
-	if _, err := claimer.Backlog(ctx, cfg.noBacklog); err != nil {
-		stopSenders()
-		senders.Wait()
-		pollers.stop()
+	p.health.Check("alerts", svc.Problems)
+	// Refused before consuming anything: another process polls a command channel's bot.
+	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	pctx, stopPolls := context.WithCancel(ctx)
-	defer func() { stopPolls(); pollers.stop() }()
-	pollers.run(pctx, commands, claims, live, claimer, cfg.noBacklog, metrics, p.health, logger, cfg.secrets)
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
-		claimer, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
+		claimSink{svc: svc, logger: logger}, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {
-			stopSenders() // a send in flight is abandoned: its lease expires and it is sent again, same key
-			senders.Wait()
+			// The sends in flight get --shutdown-timeout; one abandoned then is sent again, same key,
+			// once its lease expired.
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdown)
+			defer cancel()
+			_ = svc.Stop(sctx)
 		})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
@@ -190,91 +160,27 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 	return nil
 }
 
-// notificationsCmd is `booking-consumer notifications`: the notifications table, newest first.
-func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
-	if len(args) > 0 && args[0] == "resend" {
-		return resendCmd(ctx, env, args[1:])
-	}
-	fs := newFlagSet(env, "notifications", "List tee-time alert notifications (the notifier's claims), newest claim first:\n"+
-		"status sending (claimed, being delivered), sent, failed (with the error), unknown (a chat channel\n"+
-		"timed out after the request was sent: maybe delivered, never re-sent) or skipped (with the reason).\n"+
-		"`booking-consumer notifications resend --status failed` sends the failed ones again (see its --help).")
-	var dbURL, status, watch, tz string
-	var asJSON bool
-	var limit int
-	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&status, "status", "", "only this status: sending, sent, failed, unknown or skipped")
-	fs.StringVar(&tz, "tz", defaultTZ, "time `zone` of the printed timestamps")
-	fs.StringVar(&watch, "watch", "", "only this watch")
-	fs.BoolVar(&asJSON, "json", false, "JSON lines instead of a table")
-	fs.IntVar(&limit, "limit", 1000, "at most this many rows")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if status != "" && !slices.Contains(notify.Statuses, status) {
-		return fmt.Errorf("%w: notifications: --status %q: want one of %s", cli.ErrUsage, status, strings.Join(notify.Statuses, ", "))
-	}
-	if limit < 1 {
-		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
-	}
-	loc, err := cli.Location(tz)
-	if err != nil {
-		return err
-	}
-	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	rows, err := (&pgclaims.Store{Pool: pool}).List(ctx, notify.Filter{Status: notify.Status(status), Watch: watch, Limit: limit})
-	if err != nil {
-		return err
-	}
-	return notifylist.Write(env.Stdout, rows, loc, asJSON)
+// claimSink is the notifier's sink for the consume loop: each batch's events claimed by the alert
+// service in one transaction, so that the loop commits the batch's offsets only once every match
+// is durable. Undecodable messages are ignored (the booking consumer dead-letters them).
+type claimSink struct {
+	svc    *alerts.Service
+	logger *slog.Logger
 }
 
-// resendCmd is `booking-consumer notifications resend`: the failed notifications sent again by
-// this process, under a lease of its own (a running notifier leaves them to it; if this process
-// dies, the notifier takes them once the lease expired).
-func resendCmd(ctx context.Context, env cli.Env, args []string) error {
-	fs := newFlagSet(env, "notifications resend", notifylist.ResendUsage)
-	var dbURL, watchesFile string
-	var maxAttempts int
-	var retryBase, lease time.Duration
-	fs.StringVar(&dbURL, "database-url", "", "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&watchesFile, "watches", env.Getenv("WATCHES_FILE"), "watches YAML file with the channels ($WATCHES_FILE; required)")
-	fs.IntVar(&maxAttempts, "max-attempts", notify.DefaultMaxAttempts, "attempts per message on transient errors")
-	fs.DurationVar(&retryBase, "retry-backoff", time.Second, "first wait before a retry; doubles per attempt up to 1m")
-	fs.DurationVar(&lease, "lease", pgclaims.DefaultLease, "how long this process holds a notification it is sending")
-	var rf notifylist.ResendFlags
-	rf.Define(fs)
-	if err := cli.Parse(fs, args); err != nil {
-		return err
+func (c claimSink) Ingest(ctx context.Context, batch []store.Message) (store.Result, error) {
+	evs := make([]*events.Event, 0, len(batch))
+	for _, m := range batch {
+		if m.Err == nil && m.Event != nil {
+			evs = append(evs, m.Event)
+		}
 	}
-	f, err := rf.Filter(time.Now())
+	if invalid := len(batch) - len(evs); invalid > 0 {
+		c.logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
+	}
+	claimed, err := c.svc.Claim(ctx, alerts.Crawl{Events: evs})
 	if err != nil {
-		return err
+		return store.Result{}, fmt.Errorf("a batch of %d: %w", len(batch), err)
 	}
-	if watchesFile == "" || maxAttempts < 1 || retryBase <= 0 || lease <= 0 {
-		return fmt.Errorf("%w: notifications resend: --watches (WATCHES_FILE) is required, --max-attempts at least 1, --retry-backoff and --lease positive", cli.ErrUsage)
-	}
-	watches, secrets, err := notifylist.LoadWatches(&env, watchesFile)
-	if err != nil {
-		return err
-	}
-	pool, err := cli.OpenDatabase(ctx, cli.DatabaseURL(env.Getenv, dbURL), 0)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	// A chat watch's claims are sent as the notifier sends them, not skipped as watch_removed.
-	live := notify.NewLive(watches)
-	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	// No settling: the claims of a message are put back together.
-	st := &pgclaims.Store{Pool: pool, Owner: fmt.Sprintf("%s/%d/resend", host, os.Getpid()), Lease: lease, Settle: time.Millisecond}
-	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: maxAttempts, BackoffBase: retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "booking-consumer notifications")
+	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
 }

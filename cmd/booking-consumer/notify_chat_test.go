@@ -156,6 +156,9 @@ func TestNotifyChatWatchFiresOnce(t *testing.T) {
 	}
 	n.stop(t)
 	checkNoSecrets(t, "the notifier's logs", n.Logs.String())
+	if lines := n.Logs.Lines("answer a command"); len(lines) > 0 {
+		t.Errorf("answered commands logged as failures: %q", lines)
+	}
 }
 
 // TestNotifyChatStrangersAndGroups: on the central path, a command from another chat, from a
@@ -290,5 +293,66 @@ func TestNotificationsResendSendsAChatWatchsFailed(t *testing.T) {
 	}
 	if m := testkit.Recv(t, bot.Sent, 10*time.Second, "the resent alert"); !strings.Contains(m.Text, "레이크") {
 		t.Fatalf("resent %q", m.Text)
+	}
+}
+
+// TestNotifyChatFloodOfLargeUpdates (review 4 F3, central path): two commands, then 100 updates
+// of ~50 KB each (replies to a long message from a stranger: ~4.9 MB as the Bot API writes them,
+// over the 4 MiB read), then a third command, all queued before the notifier starts: the three
+// commands are answered, in order; getUpdates failing for longer than --failing-after puts
+// /healthz at 503 ("alerts_commands: failing (since …)").
+func TestNotifyChatFloodOfLargeUpdates(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, secretEnv...)
+	bot := telegramtest.New(t, tgToken)
+	watches := chatWatches(t, bot, "100", "")
+	ids := []int64{bot.Say(100, "private", 100, "/watch 레이크"), bot.Say(100, "private", 100, "/watches")}
+	long := strings.Repeat("가", 4096)
+	for range 100 {
+		bot.SayReply(999, "private", 999, long, long)
+	}
+	ids = append(ids, bot.Say(100, "private", 100, "/watch 파인"))
+	addr := testkit.FreeAddr(t)
+	n := startNotifier(t, s.bin, s.env, s.args(kafkatest.Name(t, "g"), watches, "--metrics-addr", addr, "--failing-after", "1s")...)
+	for i, want := range []string{"chat-1", "chat-1 [채팅]", "chat-2"} {
+		var m telegramtest.Message
+		waitUntil(t, 60*time.Second, fmt.Sprintf("the answer to command %d", i+1), func() bool {
+			select {
+			case m = <-bot.Sent:
+				return true
+			default:
+				return false
+			}
+		}, n)
+		if m.ReplyTo != ids[i]*10 || !strings.Contains(m.Text, want) {
+			t.Fatalf("answer %d: %q to message %d; want %q to %d", i+1, m.Text, m.ReplyTo, want, ids[i]*10)
+		}
+	}
+	bot.FailUpdates(502)
+	bot.Say(100, "private", 100, "/help") // ends the long poll: the next ones fail
+	waitUntil(t, 60*time.Second, "/healthz to report the failing poller", func() bool {
+		code, body := testkit.Get(t, "http://"+addr+"/healthz")
+		return code == 503 && strings.Contains(body, "alerts_commands: channel tg: failing (since ")
+	}, n)
+	n.stop(t)
+	checkNoSecrets(t, "the notifier's logs", n.Logs.String())
+	if lines := n.Logs.Lines("answer a command"); len(lines) > 0 {
+		t.Errorf("answered commands logged as failures: %q", lines)
+	}
+}
+
+// TestNotifyWatchesListsWithoutTheSecrets (issue #50 item 6): `booking-consumer watches` lists
+// the watches without the channels' secrets in the environment (it sends nothing).
+func TestNotifyWatchesListsWithoutTheSecrets(t *testing.T) {
+	t.Parallel()
+	_, dbURL := storetest.NewDBURL(t)
+	watches := writeWatches(t, `channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "100", commands: true}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg]}
+`)
+	out, _, err := runCLI(t, t.Context(), map[string]string{"DATABASE_URL": dbURL}, "watches", "--watches", watches)
+	if err != nil || !strings.Contains(strings.Join(strings.Fields(out), " "), "far file tg - course has 'nowhere'") {
+		t.Fatalf("booking-consumer watches without TG_TOKEN: %v\n%s", err, out)
 	}
 }

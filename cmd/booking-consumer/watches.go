@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
@@ -28,7 +29,7 @@ func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if watchesFile == "" {
 		return fmt.Errorf("%w: watches: --watches (or WATCHES_FILE) is required", cli.ErrUsage)
 	}
-	cfg, err := notify.LoadFile(watchesFile, env.Getenv)
+	cfg, err := notify.LoadFile(watchesFile, nil) // a listing reads no secret
 	if err != nil {
 		return fmt.Errorf("%w: watches: %w", cli.ErrUsage, err)
 	}
@@ -41,9 +42,13 @@ func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	live := notify.NewLive(cfg)
-	if err := loadChatWatches(ctx, &pgclaims.Store{Pool: pool}, live, env.Logger); err != nil {
+	svc, err := alerts.New(&pgclaims.Store{Pool: pool}, alerts.Config{Watches: cfg, Logger: env.Logger})
+	if err != nil {
 		return err
 	}
-	return notifylist.WriteWatches(env.Stdout, live.Load().Watches, asJSON)
+	ws, err := svc.Watches(ctx)
+	if err != nil {
+		return err
+	}
+	return notifylist.WriteWatches(env.Stdout, ws, asJSON)
 }

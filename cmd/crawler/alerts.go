@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/liteclaims"
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/events"
 )
@@ -31,16 +34,13 @@ const alertsEnvHelp = `  WATCHES_FILE                the watches file of the cra
                               no alerts. The alerts' claims live in <state dir>/` + alertsFile + ` (SQLite)
 `
 
-// alertsConfig is the configuration of the crawler-side alerts (--watches and the --alert-* flags).
+// alertsConfig is the configuration of the crawler-side alerts (--watches and the --alert-* flags):
+// the service's (Commands and FailingAfter in run; Now, the claim clock, set by tests) and once's
+// wait.
 type alertsConfig struct {
-	WatchesFile  string
-	NoBacklog    bool          // new and changed watches hear only of what enters them from now
-	Wait         time.Duration // once: how long to wait for the sends after the crawl
-	MaxAge       time.Duration
-	MaxAttempts  int
-	RetryBase    time.Duration
-	Retention    time.Duration
-	FailingAfter time.Duration // run: /healthz reports a channel failing for longer
+	alerts.Config
+	WatchesFile string
+	Wait        time.Duration // once: how long to wait for the sends after the crawl
 }
 
 // define defines the alert flags on fs (the once-only and run-only ones by scheduled).
@@ -53,6 +53,7 @@ func (c *alertsConfig) define(fs *flag.FlagSet, getenv func(string) string, sche
 	fs.IntVar(&c.MaxAttempts, "alert-max-attempts", notify.DefaultMaxAttempts, "attempts per alert message on transient errors (timeouts, 5xx, 429) before it is marked failed")
 	fs.DurationVar(&c.RetryBase, "alert-retry-backoff", time.Second, "first wait before an alert's retry; doubles per attempt up to 1m (a Retry-After answer wins, capped at 5m)")
 	fs.DurationVar(&c.Retention, "alert-retention", defaultAlertRetention, "sent and skipped alerts claimed longer ago than this are deleted from "+alertsFile+" (at start-up and after each run)")
+	c.Commands = scheduled
 	if scheduled {
 		fs.DurationVar(&c.FailingAfter, "alert-failing-after", defaultChannelFailingAfter, "/healthz answers 503 when an alert channel has failed every send for longer than this; 0 never")
 	} else {
@@ -77,106 +78,86 @@ func (c *alertsConfig) validate(scheduled bool) error {
 // alertsPath is the claim database of the state dir.
 func alertsPath(stateDir string) string { return filepath.Join(stateDir, alertsFile) }
 
-// crawlAlerts is the Runner's Alerts hook: it matches a site crawl's events against the watches
-// and claims the matches through the engine's Intake (one transaction of the claim store), which
-// wakes the channels' senders. A watch new or changed on a site (its fingerprint, kept in the
-// store per watch and site, differs) also claims, in that transaction, the backlog: what matches
-// in the snapshot about to be saved, worded as already open (notify.Watch.BacklogClaims).
-type crawlAlerts struct {
-	live      *notify.Live // the file's watches and the chat's, swapped whole on a change
-	intake    *notify.Intake
-	fps       fingerprintStore
-	noBacklog bool // --no-backlog: new and changed watches start from now
-	wakes     notify.Wakes
-	maxAge    time.Duration
-	now       func() time.Time
-
-	mu    sync.Mutex
-	known map[string]map[string]string // site → watch → fingerprint recorded (a cache of fps)
+// alertsRuntime is the crawler-side alerts of one crawler process: the alert service over the
+// claim store in the state dir (SQLite), and the Runner's hook into it.
+type alertsRuntime struct {
+	svc   *alerts.Service
+	store *liteclaims.Store
+	hook  crawlHook
 }
 
-// fingerprintStore reads the fingerprints the watches were last evaluated with on a site
-// (liteclaims.Store).
-type fingerprintStore interface {
-	Fingerprints(ctx context.Context, source string) (map[string]string, error)
-}
-
-var _ crawler.Alerts = (*crawlAlerts)(nil)
-
-func newCrawlAlerts(live *notify.Live, store alertStore, maxAge time.Duration, noBacklog bool, logger *slog.Logger, metrics *notify.Metrics) *crawlAlerts {
-	wakes := notify.NewWakes(live.File().UsedChannels())
-	return &crawlAlerts{live: live, maxAge: maxAge, now: time.Now, wakes: wakes, fps: store, noBacklog: noBacklog,
-		known: map[string]map[string]string{}, intake: &notify.Intake{Store: store, Metrics: metrics, Logger: logger, Wake: wakes.Wake}}
-}
-
-// Claim claims the matches of one site crawl (crawler.Alerts): every match of one watch and
-// channel in the crawl is claimed in the one transaction, so they go out as one message. On the
-// first crawl of a site every event is the opening of a listing that was open before the crawler
-// looked: those are claimed as the backlog of every watch (worded as already open), not as
-// openings.
-func (a *crawlAlerts) Claim(ctx context.Context, c crawler.AlertCrawl) error {
-	now := a.now()
-	ptrs := make([]*events.Event, len(c.Events))
-	for i := range c.Events {
-		ptrs[i] = &c.Events[i]
-	}
-	watches := a.live.Load()
-	b := watches.Batch(ptrs, now, a.maxAge)
-	if c.First {
-		b.Claims = nil
-	}
-	asking, err := a.asking(ctx, watches, c.Site, c.First)
+// openAlertStore opens (creating it if needed) the alerts database of stateDir. A database that
+// cannot be read (a truncated file, a bad header) is an error naming the file, never a fresh
+// start that would alert everything again.
+func openAlertStore(ctx context.Context, stateDir string) (*liteclaims.Store, error) {
+	st, err := liteclaims.Open(ctx, alertsPath(stateDir))
 	if err != nil {
-		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
+		return nil, fmt.Errorf("alerts: %w", err)
 	}
-	if len(asking) > 0 {
-		var open []*events.Event
-		if !a.noBacklog {
-			evs := c.Next.Openings()
-			open = make([]*events.Event, len(evs))
-			for i := range evs {
-				open[i] = &evs[i]
-			}
+	return st, nil
+}
+
+// openAlerts opens the state dir's alerts database for watches and builds the alert service over
+// it, its metrics, the oldest unsent claim's age and its /healthz sections registered on m. The
+// caller holds the state dir's lock.
+func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsConfig, watches *notify.Config,
+	m *crawlerMetrics) (*alertsRuntime, error) {
+	st, err := openAlertStore(ctx, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	acfg := cfg.Config
+	acfg.Watches, acfg.Logger = watches, env.Logger
+	if m != nil {
+		acfg.Registerer = m.reg
+	}
+	svc, err := alerts.New(st, acfg)
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	if m != nil {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
+			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, func() float64 { return svc.OldestUnsent().Seconds() }))
+		for _, h := range svc.Health() {
+			m.health.AddHealthCheck(h.Name, h.Check)
 		}
-		b.AddBacklog(asking, open, c.Site, a.noBacklog)
 	}
-	if _, err := a.intake.Claim(ctx, b); err != nil {
+	return &alertsRuntime{svc: svc, store: st, hook: crawlHook{svc}}, nil
+}
+
+// close stops the service, giving the sends in flight grace to be answered and marked, and
+// closes the database.
+func (a *alertsRuntime) close(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	return errors.Join(a.svc.Stop(ctx), a.store.Close())
+}
+
+// crawlHook is the Runner's Alerts hook: a site crawl's events, with the snapshot about to be
+// saved as what is open now, claimed by the service before the snapshot is saved.
+type crawlHook struct{ svc *alerts.Service }
+
+var _ crawler.Alerts = crawlHook{}
+
+func (h crawlHook) Claim(ctx context.Context, c crawler.AlertCrawl) error {
+	evs := make([]*events.Event, len(c.Events))
+	for i := range c.Events {
+		evs[i] = &c.Events[i]
+	}
+	if _, err := h.svc.Claim(ctx, alerts.Crawl{Events: evs, Site: c.Site, First: c.First, Open: snapshot(c.Next)}); err != nil {
 		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
 	}
-	a.mu.Lock()
-	for _, f := range b.Fingerprints {
-		a.known[c.Site][f.Watch] = f.Fingerprint
-	}
-	a.mu.Unlock()
 	return nil
 }
 
-// asking returns the watches (not muted) that ask site for the first time with their current
-// conditions: all of them on the site's first crawl, else those whose recorded fingerprint is
-// another or none.
-func (a *crawlAlerts) asking(ctx context.Context, watches *notify.Config, site string, first bool) ([]*notify.Watch, error) {
-	a.mu.Lock()
-	known, ok := a.known[site]
-	a.mu.Unlock()
-	if !ok {
-		fps, err := a.fps.Fingerprints(ctx, site)
-		if err != nil {
-			return nil, err
-		}
-		a.mu.Lock()
-		a.known[site], known = fps, fps
-		a.mu.Unlock()
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return watches.Asking(known, first), nil
-}
+// snapshot is what is open now after a site crawl: the openings of the snapshot about to be saved.
+type snapshot crawler.Snapshot
 
-// unsent counts the claims still waiting to be sent.
-func unsent(ctx context.Context, store notify.ClaimStore) (int, error) {
-	rows, err := store.List(ctx, notify.Filter{Status: notify.StatusSending, Limit: 1_000_000})
-	if err != nil {
-		return 0, err
+func (s snapshot) OpenListings(context.Context, string) ([]*events.Event, error) {
+	evs := crawler.Snapshot(s).Openings()
+	out := make([]*events.Event, len(evs))
+	for i := range evs {
+		out[i] = &evs[i]
 	}
-	return len(rows), nil
+	return out, nil
 }

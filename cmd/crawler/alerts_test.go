@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler"
@@ -62,13 +63,14 @@ func newAlertsRig(t *testing.T, sim sitesim.Config, days int, watchesPath string
 	dir := t.TempDir()
 	logger := testkit.Logger(t, slog.LevelWarn)
 	m := newCrawlerMetrics(nil)
-	a, err := openAlerts(t.Context(), cli.Env{Logger: logger}, dir, alertsConfig{MaxAge: 365 * 24 * time.Hour,
-		MaxAttempts: 20, RetryBase: time.Millisecond, Retention: 365 * 24 * time.Hour}, watches, m)
+	a, err := openAlerts(t.Context(), cli.Env{Logger: logger}, dir, alertsConfig{Config: alerts.Config{MaxAge: 365 * 24 * time.Hour,
+		MaxAttempts: 20, RetryBase: time.Millisecond, Retention: 365 * 24 * time.Hour, Now: clock.Now}}, watches, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.hook.now = clock.Now
-	a.start(t.Context())
+	if err := a.svc.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if err := a.close(0); err != nil {
 			t.Error(err)
@@ -90,7 +92,7 @@ func (g *alertsRig) crawl(t *testing.T) {
 	if _, err := g.runner.Run(t.Context()); err != nil {
 		t.Logf("crawl at %s: %v", g.clock.Now().Format(time.DateTime), err) // the sim's bad rows make some crawls incomplete
 	}
-	left, err := g.alerts.wait(t.Context(), time.Minute)
+	left, err := g.alerts.svc.Wait(t.Context(), time.Minute)
 	if err != nil || left != 0 {
 		t.Fatalf("after the crawl at %s: %d alerts unsent after a minute (%v)", g.clock.Now().Format(time.DateTime), left, err)
 	}
@@ -222,8 +224,8 @@ func TestHungChannelDoesNotHoldUpTheCrawl(t *testing.T) {
 		}
 		g.clock.Add(time.Hour)
 	}
-	v, _ := g.alerts.health.check()
-	if st := v.(map[string]any)["channels"].(map[string]channelState)["hung"]; st.Requests != 1 || st.Failures != 0 {
+	v, _ := g.alerts.svc.Health()[0].Check()
+	if st := v.(map[string]any)["channels"].(map[string]alerts.ChannelState)["hung"]; st.Requests != 1 || st.Failures != 0 {
 		t.Errorf("health of the hung channel: %+v", st)
 	}
 }

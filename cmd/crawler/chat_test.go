@@ -116,24 +116,10 @@ watches:
 // command poller of `crawler run`, and /healthz answers 503 naming the channel, without the token.
 func TestChatConflictInHealthz(t *testing.T) {
 	t.Parallel()
-	site := teePage(t, func() []teeRow { return nil })
 	const token = "4343:conflict-token"
 	bot := telegramtest.New(t, token)
 	bot.Conflict(true)
-	watches := testkit.WriteTemp(t, "watches.yaml", fmt.Sprintf(`channels:
-  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "100", base_url: %s, commands: true}
-watches:
-  - {name: far, courses: [nowhere], channels: [tg]}
-`, bot.URL()))
-	addr := testkit.FreeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	var out testkit.SyncBuffer
-	go func() {
-		done <- run(ctx, []string{"run", "--sites", teeSitesFile(t, site.URL), "--watches", watches, "--state-dir", t.TempDir(),
-			"--no-initial-crawl", "--metrics-addr", addr, "--schedule", "0 0 1 1 *"},
-			env(map[string]string{"KAFKA_BOOTSTRAP": "", "LOG_FORMAT": "text", "TG_TOKEN": token}), &out, &out)
-	}()
+	addr, out, stop := commandRun(t, bot, token)
 	var body string
 	testkit.WaitFor(t, 60*time.Second, "/healthz to report the conflict", func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
@@ -151,6 +137,74 @@ watches:
 	if !strings.Contains(out.String(), "409 Conflict") {
 		t.Errorf("no log of the conflict:\n%s", tail(out.String()))
 	}
-	cancel()
-	testkit.NoErr(t, done, 30*time.Second, "crawler run stops")
+	stop()
+}
+
+// TestChatPollFailuresInHealthz (review 4 F3): getUpdates failing for longer than
+// --alert-failing-after puts `crawler run`'s /healthz at 503 with alerts_commands "failing
+// (since …)"; once a poll succeeds again it is back to "polling".
+func TestChatPollFailuresInHealthz(t *testing.T) {
+	t.Parallel()
+	const token = "4344:failing-token"
+	bot := telegramtest.New(t, token)
+	bot.FailUpdates(http.StatusBadGateway)
+	addr, out, stop := commandRun(t, bot, token, "--alert-failing-after", "1s")
+	healthz := func() (int, string) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	var body string
+	testkit.WaitForf(t, 60*time.Second, func() string { return "/healthz to report the failing poller; last:\n" + body }, func() bool {
+		var code int
+		code, body = healthz()
+		return code == http.StatusServiceUnavailable && strings.Contains(body, `"tg":"failing (since `) &&
+			strings.Contains(body, "alerts_commands: channel tg: failing (since ")
+	})
+	if strings.Contains(body, token) || strings.Contains(out.String(), token) {
+		t.Fatalf("the token leaked: %s\n%s", body, out.String())
+	}
+	bot.FailUpdates(0)
+	id := bot.Say(100, "private", 100, "/help")
+	if m := testkit.Recv(t, bot.Sent, 90*time.Second, "the answer to /help"); m.ReplyTo != id*10 {
+		t.Fatalf("answer %q to %d", m.Text, m.ReplyTo)
+	}
+	testkit.WaitForf(t, 30*time.Second, func() string { return "/healthz to be ok again; last:\n" + body }, func() bool {
+		var code int
+		code, body = healthz()
+		return code == http.StatusOK && strings.Contains(body, `"tg":"polling"`)
+	})
+	stop()
+	if lines := out.Lines("answer a command"); len(lines) > 0 {
+		t.Errorf("an answered command logged as a failure: %q", lines)
+	}
+}
+
+// commandRun is `crawler run` (no crawl due) with a watches file whose command channel tg is on
+// bot, /metrics and /healthz on addr; stop stops it and waits for it.
+func commandRun(t *testing.T, bot *telegramtest.Bot, token string, extra ...string) (addr string, out *testkit.SyncBuffer, stop func()) {
+	t.Helper()
+	site := teePage(t, func() []teeRow { return nil })
+	watches := testkit.WriteTemp(t, "watches.yaml", fmt.Sprintf(`channels:
+  tg: {type: telegram, token_env: TG_TOKEN, chat_id: "100", base_url: %s, commands: true}
+watches:
+  - {name: far, courses: [nowhere], channels: [tg]}
+`, bot.URL()))
+	addr = testkit.FreeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	out = &testkit.SyncBuffer{}
+	go func() {
+		done <- run(ctx, append([]string{"run", "--sites", teeSitesFile(t, site.URL), "--watches", watches, "--state-dir", t.TempDir(),
+			"--no-initial-crawl", "--metrics-addr", addr, "--schedule", "@every 192h"}, extra...),
+			env(map[string]string{"KAFKA_BOOTSTRAP": "", "LOG_FORMAT": "text", "TG_TOKEN": token}), out, out)
+	}()
+	return addr, out, func() {
+		cancel()
+		testkit.NoErr(t, done, 30*time.Second, "crawler run stops")
+	}
 }

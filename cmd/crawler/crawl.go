@@ -193,11 +193,18 @@ func envDur(getenv func(string) string, name string, def time.Duration, errp *er
 	return d
 }
 
+// faults are the crawl's fault seams: zero in the product; a test that re-executes its binary as
+// the crawler sets them in the child (replay_crash_test.go).
+type faults struct {
+	onStep  func(step string)      // spool.Options.OnStep: called at each step of a site crawl's commit
+	syncDir func(dir string) error // crawler.StateDir.SyncDir: the state dir's sync after a snapshot's rename
+}
+
 // crawlDeps are the pieces both crawl subcommands build from a crawlConfig.
 type crawlDeps struct {
 	runner  *crawler.Runner
 	pub     interface{ Close(context.Context) error }
-	spool   *spool.Spool // nil: neither Kafka nor --events-out
+	spool   *spool.Spool
 	kafka   bool
 	metrics *crawlerMetrics
 	out     *crawler.EventLog
@@ -208,7 +215,7 @@ type crawlDeps struct {
 // help), their flags (schedule ones too when scheduled), parsed and validated, the watches file
 // loaded (its channels' secrets are scrubbed from env's output and logs from here on), then
 // setup.
-func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*crawlConfig, *crawlDeps, error) {
+func prepare(env *cli.Env, name, usage string, args []string, scheduled bool, f faults) (*crawlConfig, *crawlDeps, error) {
 	fs := env.NewFlagSet(name, usage, crawlEnvHelp+alertsEnvHelp+logEnvHelp)
 	cfg, validate := crawlFlags(fs, env.Getenv, scheduled)
 	if err := cli.Parse(fs, args); err != nil {
@@ -225,7 +232,7 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool) (*
 		}
 		watches = w
 	}
-	d, err := setup(*env, cfg, watches)
+	d, err := setup(*env, cfg, watches, f)
 	return cfg, d, err
 }
 
@@ -241,7 +248,7 @@ func removedFlag(err error) error {
 
 // setup loads the sites and builds the publisher, metrics, events file, runner and, with
 // watches, the alerts.
-func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, error) {
+func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config, f faults) (*crawlDeps, error) {
 	env.Logger.Info("crawler config", "sites", cfg.Sites, "state_dir", cfg.StateDir, "events_out", cfg.EventsOut,
 		"schedule", cfg.Schedule, "metrics_addr", cfg.MetricsAddr, "misses_to_close", cfg.MissesToClose,
 		"collapse_crawls", cfg.CollapseCrawls, "unhealthy_after", cfg.UnhealthyAfter,
@@ -263,7 +270,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 		}
 	}
 	d.runner = &crawler.Runner{
-		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir}, Logger: env.Logger,
+		Sites: sites, State: crawler.StateDir{Dir: cfg.StateDir, SyncDir: f.syncDir}, Logger: env.Logger,
 		Metrics: d.metrics, Now: time.Now,
 		Diff:     crawler.DiffOptions{MissesToClose: cfg.MissesToClose, CollapseCrawls: cfg.CollapseCrawls},
 		MaxSites: cfg.MaxSites, SiteDeadline: cfg.SiteDeadline,
@@ -273,7 +280,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	if err := d.runner.Lock(); err != nil {
 		return nil, errors.Join(err, closeLog(d.out))
 	}
-	if err := d.openSpool(env, cfg); err != nil {
+	if err := d.openSpool(env, cfg, f); err != nil {
 		d.runner.Unlock()
 		return nil, errors.Join(err, closeLog(d.out))
 	}
@@ -286,20 +293,17 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config) (*crawlDeps, e
 	return d, nil
 }
 
-// openSpool opens <state-dir>/spool (under the lock) when Kafka or --events-out is set, and
-// starts the publisher that sends it: with KAFKA_BOOTSTRAP set the spool keeps every event until
-// Kafka acknowledges it; unset, nothing is kept for Kafka (the events file is still fed through
-// the spool, which then holds a batch only until it is in the file).
-func (d *crawlDeps) openSpool(env cli.Env, cfg *crawlConfig) error {
+// openSpool opens <state-dir>/spool (under the lock), the crawl's one way out, and starts the
+// publisher that sends it: with KAFKA_BOOTSTRAP set the spool keeps every event until Kafka
+// acknowledges it; unset, nothing is kept for Kafka (the spool holds a batch only until it is
+// committed and, with --events-out, in the events file).
+func (d *crawlDeps) openSpool(env cli.Env, cfg *crawlConfig, f faults) error {
 	d.kafka = len(cfg.Publisher.Brokers) > 0
 	if !d.kafka {
 		env.Logger.Info("kafka publishing disabled: KAFKA_BOOTSTRAP is empty, booking events are not published or spooled for Kafka")
 	}
-	if !d.kafka && d.out == nil {
-		return nil
-	}
 	d.runner.EventsOut = d.out
-	sp, err := d.runner.OpenSpool(spool.Options{MaxBytes: cfg.SpoolMaxBytes, Retain: d.kafka, Logger: env.Logger})
+	sp, err := d.runner.OpenSpool(spool.Options{MaxBytes: cfg.SpoolMaxBytes, Retain: d.kafka, Logger: env.Logger, OnStep: f.onStep})
 	if err != nil {
 		return err
 	}
@@ -374,24 +378,26 @@ func (d *crawlDeps) close(ctx context.Context, env cli.Env, alertGrace time.Dura
 }
 
 // onceCmd is `crawler once`.
-func onceCmd(ctx context.Context, env cli.Env, args []string) error {
+func onceCmd(ctx context.Context, env cli.Env, args []string, f faults) error {
 	cfg, d, err := prepare(&env, "once", "Crawl every site of the sites file once, publish the events, save the snapshots and\n"+
 		"exit: status 0 when every site's crawl was complete, 1 when any errored or was incomplete, whatever\n"+
 		"Kafka did (events Kafka has not acknowledged after the 10s flush stay in <state-dir>/spool for the next run).\n"+
 		"With --watches, the crawl's alerts are claimed in the state dir and sent during the crawl and for up\n"+
 		"to --alert-wait after it; the ones still unsent stay claimed and go out at the next run (logged). The\n"+
 		"alerts never change the exit status.",
-		args, false)
+		args, false, f)
 	if err != nil {
 		return err
 	}
 	if d.alerts != nil {
-		d.alerts.start(ctx)
+		if err := d.alerts.svc.Start(ctx); err != nil {
+			return errors.Join(err, d.close(ctx, env, 0))
+		}
 	}
 	_, runErr := d.runner.Run(ctx)
 	grace := time.Duration(0) // the wait below was the alerts' time
 	if d.alerts != nil {
-		d.alerts.waitAndReport(ctx, cfg.Alerts.Wait)
+		_, _ = d.alerts.svc.Wait(ctx, cfg.Alerts.Wait)
 		if ctx.Err() != nil {
 			grace = cfg.Alerts.Wait // SIGTERM: the sends in flight get --alert-wait from it
 		}
@@ -400,7 +406,7 @@ func onceCmd(ctx context.Context, env cli.Env, args []string) error {
 }
 
 // scheduleCmd is `crawler run`.
-func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
+func scheduleCmd(ctx context.Context, env cli.Env, args []string, f faults) error {
 	cfg, d, err := prepare(&env, "run", "Crawl every site of the sites file once at start-up (unless --no-initial-crawl), then on\n"+
 		"the cron schedule (Asia/Seoul) until SIGINT or SIGTERM. A run still going when the next is due makes that one skip (logged, counted in\n"+
 		"crawler_skipped_runs_total). A site with schedule:, active_hours:, jitter: or burst: keys is crawled on its own\n"+
@@ -413,7 +419,7 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		"sent again under its Idempotency-Key. A telegram channel with commands: true takes /watch, /watches,\n"+
 		"/mute, /unmute, /remove, /test and /help from its chat (getUpdates, offset in alerts.db; docs/alerts.md,\n"+
 		"\"Watches from the chat\").",
-		args, true)
+		args, true, f)
 	if err != nil {
 		return err
 	}
@@ -428,11 +434,13 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string) error {
 		metricsDone = make(chan error, 1)
 		go func() { metricsDone <- d.metrics.Serve(mctx, ln, env.Logger) }()
 	}
+	var schedErr error
 	if d.alerts != nil {
-		d.alerts.start(ctx)
-		d.alerts.startCommands(ctx)
+		schedErr = d.alerts.svc.Start(ctx)
 	}
-	schedErr := runSchedule(ctx, env, cfg, d)
+	if schedErr == nil {
+		schedErr = runSchedule(ctx, env, cfg, d)
+	}
 	closeErr := d.close(ctx, env, cfg.ShutdownTimeout)
 	stopMetrics()
 	var metricsErr error
@@ -452,7 +460,7 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		// The runner has logged each site's failure; the schedule goes on.
 		_, _ = d.runner.RunSites(ctx, sites)
 		if d.alerts != nil {
-			d.alerts.afterRun(ctx)
+			d.alerts.svc.Prune(ctx)
 		}
 	}
 	sites := d.runner.Sites

@@ -74,9 +74,14 @@ Run "crawler <subcommand> --help" for the subcommand's flags.
 
 // run is main without the process: args without the program name, the environment as getenv.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runWith(ctx, args, getenv, stdout, stderr, faults{})
+}
+
+// runWith is run with the crawl's fault seams set (a test's child process).
+func runWith(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, f faults) error {
 	cmds := map[string]func(context.Context, cli.Env, []string) error{
-		"run":           scheduleCmd,
-		"once":          onceCmd,
+		"run":           func(ctx context.Context, env cli.Env, args []string) error { return scheduleCmd(ctx, env, args, f) },
+		"once":          func(ctx context.Context, env cli.Env, args []string) error { return onceCmd(ctx, env, args, f) },
 		"sim":           simCmd,
 		"healthcheck":   healthcheckCmd,
 		"try":           tryCmd,

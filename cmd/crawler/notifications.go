@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
@@ -29,23 +27,13 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		"`crawler notifications resend --status failed` sends the failed ones again (see its --help).",
 		"Environment:\n  CRAWLER_STATE_DIR           snapshot directory (--state-dir; default "+defaultStateDir+")\n"+logEnvHelp)
 	stateDir := flags.String("state-dir", cli.EnvOr(env.Getenv, "CRAWLER_STATE_DIR", defaultStateDir), "the crawler's state `directory` [CRAWLER_STATE_DIR]")
-	status := flags.String("status", "", "only this `status`: sending, sent, failed, unknown or skipped")
-	watch := flags.String("watch", "", "only this `watch`")
-	tz := flags.String("tz", "Asia/Seoul", "time `zone` of the printed timestamps")
-	asJSON := flags.Bool("json", false, "JSON lines instead of a table")
-	limit := flags.Int("limit", 1000, "at most this many `rows`")
+	var lf notifylist.ListFlags
+	lf.Define(flags, "Asia/Seoul")
 	if err := cli.Parse(flags, args); err != nil {
 		return err
 	}
-	if *status != "" && !slices.Contains(notify.Statuses, *status) {
-		return fmt.Errorf("%w: notifications: --status %q: want one of %s", cli.ErrUsage, *status, strings.Join(notify.Statuses, ", "))
-	}
-	loc, err := cli.Location(*tz)
-	if err != nil {
+	if err := lf.Check(); err != nil {
 		return err
-	}
-	if *limit < 1 {
-		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
 	}
 	if _, err := os.Stat(alertsPath(*stateDir)); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no alerts database at %s: the crawler has not run with --watches on this state dir", alertsPath(*stateDir))
@@ -55,11 +43,7 @@ func notificationsCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	rows, err := st.List(ctx, notify.Filter{Status: notify.Status(*status), Watch: *watch, Limit: *limit})
-	if err != nil {
-		return fmt.Errorf("list alerts: %w", err)
-	}
-	return notifylist.Write(env.Stdout, rows, loc, *asJSON)
+	return lf.List(ctx, env.Stdout, st)
 }
 
 // resendCmd is `crawler notifications resend`: the failed alerts of the state dir sent again by
@@ -101,13 +85,12 @@ func resendCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	// A chat watch's claims are sent as `crawler run` sends them, not skipped as watch_removed.
-	live := notify.NewLive(watches)
-	if err := loadChatWatches(ctx, st, live, env.Logger); err != nil {
+	svc, err := alerts.New(st, alerts.Config{Watches: watches, MaxAttempts: *maxAttempts, RetryBase: *retryBase, Logger: env.Logger})
+	if err != nil {
 		return err
 	}
-	return notifylist.Resend(ctx, env.Stdout, st, live.Load(), f, notify.Sender{MaxAttempts: *maxAttempts, BackoffBase: *retryBase,
-		Client: &http.Client{}, Logger: env.Logger, Secrets: secrets}, "crawler notifications")
+	// A chat watch's claims are sent as `crawler run` sends them, not skipped as watch_removed.
+	return notifylist.Resend(ctx, env.Stdout, svc, f, secrets, "crawler notifications")
 }
 
 // loadWatches is notifylist.LoadWatches, its error pointing at crawler check.

@@ -21,17 +21,18 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer/consumertest"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
-	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // crashChildEnv makes this test binary a `crawler once` that SIGKILLs itself the first time it
-// reaches the crash point named by crashAtEnv (internal/crashpoint), instead of running tests.
+// reaches the step of a site crawl's commit named by crashAtEnv (spool.Steps, through the
+// spool's OnStep option: faults.onStep), instead of running tests.
 const (
 	crashChildEnv = "GOLF_TEST_CRASH_CHILD" // the once arguments, separated by \x1f
-	crashAtEnv    = "GOLF_TEST_CRASH_AT"    // a crashpoint step; empty: no crash
+	crashAtEnv    = "GOLF_TEST_CRASH_AT"    // a step of spool.Steps; empty: no crash
 )
 
 func TestMain(m *testing.M) {
@@ -43,15 +44,16 @@ func TestMain(m *testing.M) {
 
 // crashChild runs `crawler once args` in this process, killed at the crash point if one is set.
 func crashChild(args []string) int {
+	var f faults
 	if at := os.Getenv(crashAtEnv); at != "" {
-		crashpoint.Set(func(step string) {
+		f.onStep = func(step string) {
 			if step == at {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 				select {} // the signal is on its way
 			}
-		})
+		}
 	}
-	if err := run(context.Background(), append([]string{"once"}, args...), os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := runWith(context.Background(), append([]string{"once"}, args...), os.Getenv, os.Stdout, os.Stderr, f); err != nil {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 1
 	}
@@ -98,7 +100,7 @@ func TestReplayEqualsLiveAfterCrashes(t *testing.T) {
 		func(r []teeRow) []teeRow { r[0].Price = 130000; return append(r, teeRow{day, "07:30", 160000}) }, // a change, an open
 		func(r []teeRow) []teeRow { return append(r[1:], teeRow{day, "07:10", 155000}) },                  // 07:00 closes, 07:10 reopens
 	}
-	for i, step := range crashpoint.Steps {
+	for i, step := range spool.Steps() {
 		page(edits[i])
 		p := testkit.Start(t, os.Args[0], append(childEnv, crashAtEnv+"="+step))
 		err := testkit.Recv(t, p.Exited, 2*time.Minute, "the crawler killed at "+step)
@@ -144,7 +146,7 @@ func TestReplayEqualsLiveAfterCrashes(t *testing.T) {
 	testkit.WaitFor(t, time.Minute, fmt.Sprintf("the rebuilt database holds the file's %d events", len(content)),
 		func() bool { return storetest.CountEvents(t, replayDB) >= int64(len(content)) })
 
-	t.Logf("%d crawls killed, one at each step; %d lines, %d ids in the events file", len(crashpoint.Steps), len(lines), len(content))
+	t.Logf("%d crawls killed, one at each step; %d lines, %d ids in the events file", len(spool.Steps()), len(lines), len(content))
 	asOf := time.Now().Add(time.Hour).Format(time.RFC3339Nano) // one clock for both views (open lifetimes)
 	for _, q := range []string{
 		// booking_events without what Kafka and the insert add (topic, partition, offset, time).

@@ -25,7 +25,8 @@ type kafkaCheck struct {
 	Cause        string     `json:"cause,omitempty"`
 	FailingSince *time.Time `json:"failing_since,omitempty"`
 	DroppedFull  int64      `json:"dropped_spool_full,omitempty"`
-	Corrupt      int        `json:"corrupt_segments,omitempty"`
+	Damaged      int        `json:"damaged_records,omitempty"`
+	LeftBehind   int        `json:"left_behind_events,omitempty"`
 	DiskFull     string     `json:"disk_full,omitempty"`
 }
 
@@ -45,14 +46,16 @@ func (m *crawlerMetrics) watchSpool(sp *spool.Spool, pub spoolFailing, alarm tim
 			}
 			return m.now().Sub(s.OldestUnsent).Seconds()
 		})
-	gauge("crawler_spool_corrupt_segments", "Spool segments set aside as corrupt at start-up (their events are not sent; see the log).",
-		func(s spool.Stats) float64 { return float64(s.Corrupt) })
+	gauge("crawler_spool_damaged_records", "Damaged spool records skipped at start-up (a batch record among them is not sent; see the log).",
+		func(s spool.Stats) float64 { return float64(s.Damaged) })
+	gauge("crawler_spool_left_behind_events", "Events of batches whose commit or abort damage took, written to spool/left-behind-*-undecided.jsonl at start-up and not sent.",
+		func(s spool.Stats) float64 { return float64(s.LeftBehind) })
 	m.dropped.mu.Lock()
 	m.dropped.spool = sp
 	m.dropped.mu.Unlock()
 	check := func() (any, []string) {
 		st := sp.Stats()
-		v := kafkaCheck{Unsent: st.Unsent, SpoolBytes: st.Bytes, DroppedFull: st.DroppedFull, Corrupt: st.Corrupt}
+		v := kafkaCheck{Unsent: st.Unsent, SpoolBytes: st.Bytes, DroppedFull: st.DroppedFull, Damaged: st.Damaged, LeftBehind: st.LeftBehind}
 		var bad []string
 		if st.DiskFull {
 			v.DiskFull = st.LastErr.Error()

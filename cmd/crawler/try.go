@@ -156,24 +156,41 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 			fmt.Fprintf(b, "   status %d: the date is not open for booking yet (not_open holds): it opens and closes nothing\n", p.Status)
 		case p.Empty:
 			fmt.Fprintf(b, "   status %d: a sold-out answer (empty_when holds, or the list is shown without rows): no tee times\n", p.Status)
+		case len(p.Captured) > 0:
+			fmt.Fprintf(b, "   status %d: captured %s for the requests after it (a secret: never shown)\n", p.Status, strings.Join(p.Captured, ", "))
 		default:
-			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)\n", p.Status, len(p.Listings), len(p.Rejected))
+			fmt.Fprintf(b, "   status %d: %d listing(s), %d rejected row(s)", p.Status, len(p.Listings), len(p.Rejected))
+			if p.OtherDate > 0 {
+				fmt.Fprintf(b, ", %d row(s) of other dates dropped", p.OtherDate)
+			}
+			b.WriteString("\n")
 		}
 		if len(p.Listings) > 0 {
 			var cols []site.ShownColumn
 			for _, c := range site.Cells() {
 				cols = append(cols, c.Columns...)
 			}
+			from := fallbackCells(p.Sources) // which source gave the cells with fallbacks
 			var t cli.Table
-			header := make([]string, len(cols))
-			for i, c := range cols {
-				header[i] = c.Header
+			header := make([]string, 0, len(cols)+len(from))
+			for _, c := range cols {
+				header = append(header, c.Header)
+			}
+			for _, name := range from {
+				header = append(header, name+" from")
 			}
 			t.Add(header...)
-			for _, l := range p.Listings {
-				row := make([]string, len(cols)) // the table keeps it
-				for i, c := range cols {
-					row[i] = c.Value(l)
+			for i, l := range p.Listings {
+				row := make([]string, 0, len(header)) // the table keeps it
+				for _, c := range cols {
+					row = append(row, c.Value(l))
+				}
+				for _, name := range from {
+					src := ""
+					if i < len(p.Sources) {
+						src = p.Sources[i][name]
+					}
+					row = append(row, src)
 				}
 				t.Add(row...)
 			}
@@ -189,7 +206,28 @@ func writeTry(b *strings.Builder, reports []crawler.PageReport, dump bool) {
 		if dump && p.Body != nil {
 			fmt.Fprintf(b, "   --- raw response (%d bytes) ---\n%s\n   --- end ---\n", len(p.Body), strings.TrimRight(string(p.Body), "\n"))
 		}
+		if dump && len(p.Grid) > 0 {
+			fmt.Fprintf(b, "   --- the rows as the grid shows them (grid: true; ↑ a cell of a row above, ← a cell's further column) ---\n")
+			for _, line := range p.Grid {
+				b.WriteString("   " + line + "\n")
+			}
+			b.WriteString("   --- end ---\n")
+		}
 	}
+}
+
+// fallbackCells are the cells some listing's Sources name, in the cell table's order.
+func fallbackCells(sources []map[string]string) []string {
+	var out []string
+	for _, c := range site.Cells() {
+		for _, m := range sources {
+			if _, ok := m[c.Name]; ok {
+				out = append(out, c.Name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // checkCmd is `crawler check`: validate every site of the sites file, and the watches file,

@@ -143,7 +143,7 @@ sites:
 		t.Fatalf("check of a bad file: %v", err)
 	}
 	for _, want := range []string{`site "a": requests do not expand`, `map has no entry for key "nope"`,
-		`site "b": json: rows path "list..x": empty component`, `site "c": fields.course selector "td[" is invalid`,
+		`site "b": json: rows path "list..x": empty component`, `line 16: site "c": fields.course selector "td[" is invalid`,
 		`site "d": fields.tee_time needs a selector, attr, path or value`} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
@@ -29,22 +30,26 @@ func watchesCmd(ctx context.Context, env cli.Env, args []string) error {
 	if *watchesFile == "" {
 		return fmt.Errorf("%w: watches: --watches (or WATCHES_FILE) is required", cli.ErrUsage)
 	}
-	cfg, err := notify.LoadFile(*watchesFile, env.Getenv)
+	cfg, err := notify.LoadFile(*watchesFile, nil) // a listing reads no secret
 	if err != nil {
 		return err
 	}
-	live := notify.NewLive(cfg)
+	ws := cfg.Watches
 	if _, err := os.Stat(alertsPath(*stateDir)); err == nil {
 		st, err := openAlertStore(ctx, *stateDir)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		if err := loadChatWatches(ctx, st, live, env.Logger); err != nil {
+		svc, err := alerts.New(st, alerts.Config{Watches: cfg, Logger: env.Logger})
+		if err != nil {
+			return err
+		}
+		if ws, err = svc.Watches(ctx); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("alerts database: %w", err)
 	}
-	return notifylist.WriteWatches(env.Stdout, live.Load().Watches, *asJSON)
+	return notifylist.WriteWatches(env.Stdout, ws, *asJSON)
 }

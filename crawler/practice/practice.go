@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -35,6 +36,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/spool"
 )
 
 // Defaults of Options. With these the set holds 7,072 events for seed 1 (3,752 opened, 354
@@ -126,15 +128,18 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 	if err != nil {
 		return stats, fmt.Errorf("generate practice set: %w", err)
 	}
-	pub := &collector{}
 	runner := &crawler.Runner{
 		Sites:     []*site.Site{sim},
 		State:     crawler.StateDir{Dir: dir},
 		Logger:    opts.Logger,
-		Publisher: pub,
 		Now:       clock,
 		Transport: handlerTransport{st},
 	}
+	sp, err := openSpool(runner)
+	if err != nil {
+		return stats, fmt.Errorf("generate practice set: %w", err)
+	}
+	defer func() { _ = sp.Close(); runner.Unlock() }()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	end := opts.Start.Add(time.Duration(opts.Days) * 24 * time.Hour)
 	for at := opts.Start; at.Before(end); at = at.Add(opts.Interval) {
@@ -145,7 +150,6 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 		mu.Lock()
 		now = at
 		mu.Unlock()
-		pub.evs = pub.evs[:0]
 		sum, err := runner.Run(ctx)
 		if err != nil && ctx.Err() != nil {
 			_ = bw.Flush()
@@ -161,7 +165,12 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Stats, error) {
 				stats.Incomplete++
 			}
 		}
-		if err := writeEvents(bw, pub.evs, &stats); err != nil {
+		evs, err := committed(ctx, sp)
+		if err != nil {
+			_ = bw.Flush()
+			return stats, fmt.Errorf("generate practice set: crawl at %s: %w", at.Format(time.RFC3339), err)
+		}
+		if err := writeEvents(bw, evs, &stats); err != nil {
 			return stats, fmt.Errorf("generate practice set: %w", err)
 		}
 		if stats.First.IsZero() {
@@ -196,10 +205,39 @@ func writeEvents(bw *bufio.Writer, evs []events.Event, stats *Stats) error {
 	return nil
 }
 
-// collector is the runner's publisher: it keeps the events of the current crawl in order.
-type collector struct{ evs []events.Event }
+// openSpool takes r's state dir lock and opens its spool as a Kafka crawler's (kept until a
+// cursor acknowledges it), with a cursor at its start: the crawls' way out, read by committed.
+func openSpool(r *crawler.Runner) (*spool.Spool, error) {
+	if err := r.Lock(); err != nil {
+		return nil, err
+	}
+	sp, err := r.OpenSpool(spool.Options{Retain: true, Logger: r.Logger})
+	if err == nil {
+		_, err = sp.OpenCursor("practice", "practice")
+	}
+	if err != nil {
+		if sp != nil {
+			_ = sp.Close()
+		}
+		r.Unlock()
+		return nil, err
+	}
+	return sp, nil
+}
 
-func (c *collector) Publish(e events.Event) { c.evs = append(c.evs, e) }
+// committed returns the events the crawls committed since the last call, in order (within a
+// crawl, as Diff sorts them), and acknowledges them.
+func committed(ctx context.Context, sp *spool.Spool) ([]events.Event, error) {
+	items, err := sp.Next(ctx, math.MaxInt, false)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	evs := make([]events.Event, len(items))
+	for i, it := range items {
+		evs[i] = it.Event
+	}
+	return evs, sp.Ack(items[len(items)-1].After)
+}
 
 // simSite is the DefaultSource entry of the simulator's sites (sitesim.SitesYAML, their one
 // definition; compose/dev/sites.yaml is derived from it), pointed at the in-memory host, with no

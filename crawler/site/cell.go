@@ -172,6 +172,10 @@ type RawRow struct {
 	v       [len(cellTable)]string
 	Missing []string
 	Marked  bool // the row matches an empty_when entry (SoldOutMarker)
+	// for the cells whose field has fallbacks (sources.go): whether a row source gave a value,
+	// and which source gave the cell's text
+	given [len(cellTable)]bool
+	src   [len(cellTable)]string
 }
 
 // SoldOutMarker reports whether a row that did not make a listing (reason) is a sold-out date's
@@ -214,6 +218,7 @@ type RowCell struct {
 	Field    *CompiledField
 	Dst      *string
 	Required bool
+	i        int // its index in the cell table
 }
 
 // RowCells lists r's cells as the site declares them, in report order.
@@ -221,7 +226,7 @@ func (s *Site) RowCells(r *RawRow) []RowCell {
 	out := make([]RowCell, len(cellTable))
 	for i := range cellTable {
 		c := &cellTable[i]
-		out[i] = RowCell{c.Name, &s.fields[i], &r.v[i], c.Required}
+		out[i] = RowCell{c.Name, &s.fields[i], &r.v[i], c.Required, i}
 	}
 	return out
 }
@@ -279,22 +284,30 @@ func (s *Site) compileFields(fail func(string, ...any) error) error {
 		name := cellTable[i].Name
 		f := &s.fields[i]
 		f.Field = s.Fields[name]
+		bad := func(err error) error { return fail("%w", &keyError{key: "fields." + name, err: err}) }
 		if cellTable[i].Required && !f.mapped() {
 			return fail("fields.%s needs a selector, attr, path or value; %s are required", name, requiredCells())
 		}
-		if err := s.compileField(name, f); err != nil {
-			return fail("%v", err)
+		if err := s.compileSourcesOf(&cellTable[i], f); err != nil {
+			return bad(err)
 		}
-		if err := checkSelector(f.Selector); err != nil {
-			return fail("fields.%s selector %q is invalid: %v", name, f.Selector, err)
+		if err := s.compileField(name, f); err != nil {
+			return bad(err)
+		}
+		if f.Path == "" {
+			for _, sel := range f.Sources() {
+				if err := checkSelector(sel); err != nil {
+					return bad(fmt.Errorf("fields.%s selector %q is invalid: %v", name, sel, err))
+				}
+			}
 		}
 		if f.Regex != "" {
 			re, err := regexp.Compile(f.Regex)
 			if err != nil {
-				return fail("fields.%s regex %q does not compile: %v", name, f.Regex, err)
+				return bad(fmt.Errorf("fields.%s regex %q does not compile: %v", name, f.Regex, err))
 			}
 			if re.NumSubexp() != 1 {
-				return fail("fields.%s regex %q has %d capture groups; it needs exactly one, the value", name, f.Regex, re.NumSubexp())
+				return bad(fmt.Errorf("fields.%s regex %q has %d capture groups; it needs exactly one, the value", name, f.Regex, re.NumSubexp()))
 			}
 			f.re = re
 		}
@@ -313,22 +326,22 @@ func cellNames() string {
 
 // mapped reports whether the field is read from somewhere: the row (selector, attr, path) or the
 // request (value).
-func (f Field) mapped() bool { return f.Configured() || f.Path != "" || f.Value != "" }
+func (f Field) mapped() bool { return f.fromRow() || f.Value != "" }
 
 // compileField checks the keys of one field that request.go and jsonpage.go added and compiles
 // its value template.
 func (s *Site) compileField(name string, f *CompiledField) error {
 	switch {
-	case f.Value != "" && (f.Selector != "" || f.Attr != "" || f.Path != ""):
-		return fmt.Errorf("fields.%s: value comes from the request; it excludes selector, attr and path", name)
 	case s.Format == FormatJSON && (f.Selector != "" || f.Attr != ""):
 		return fmt.Errorf("fields.%s: format json reads path, not selector or attr", name)
 	case s.Format != FormatJSON && f.Path != "":
 		return fmt.Errorf("fields.%s: path only applies to format json", name)
 	}
 	if f.Path != "" {
-		if err := CheckPath(f.Path); err != nil {
-			return fmt.Errorf("fields.%s path %q: %w", name, f.Path, err)
+		for _, p := range f.Sources() {
+			if err := CheckPath(p); err != nil {
+				return fmt.Errorf("fields.%s path %q: %w", name, p, err)
+			}
 		}
 	}
 	if f.Value == "" {
@@ -361,6 +374,11 @@ type ListingOrReject struct {
 	Reason  string
 	Err     error
 	Raw     string
+	// Sources are the sources that gave the cells whose field has fallbacks (RawRow.Sources).
+	Sources map[string]string
+	// OtherDate: the row is of another play date than its request's (a date read from the row,
+	// of a site whose requests name the date): it is no listing of this page, nor a reject.
+	OtherDate bool
 }
 
 // FromRequest fills the row's cells declared with value from the request's variables, then makes
@@ -368,8 +386,11 @@ type ListingOrReject struct {
 // inference) and round_date the rendered text.
 func (s *Site) FromRequest(r RawRow, vars *RequestVars, pageURL string, crawledAt time.Time) (l ListingOrReject) {
 	for _, c := range s.RowCells(&r) {
-		if c.Field.value == nil {
+		if c.Field.value == nil || r.given[c.i] {
 			continue
+		}
+		if c.Field.hasFallback() {
+			r.src[c.i] = "value"
 		}
 		if vars == nil {
 			r.Missing = append(r.Missing, c.Name)
@@ -399,7 +420,9 @@ func (s *Site) FromRequest(r RawRow, vars *RequestVars, pageURL string, crawledA
 	if fromReq {
 		r.v[cellRoundDate] = shown
 	}
-	return ListingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String()}
+	other := err == nil && !fromReq && vars != nil && !vars.Date.IsZero() && s.namesDate &&
+		lst.PlayDate != vars.Date.Format("2006-01-02")
+	return ListingOrReject{Listing: lst, Reason: reason, Err: err, Raw: r.String(), Sources: r.Sources(), OtherDate: other}
 }
 
 // Attribution is what a page set's request names of its listings: the play date when round_date

@@ -33,9 +33,12 @@ func CheckSites(path string, getenv func(string) string) ([]SiteCheck, error) {
 	}
 	seen := map[string]bool{}
 	out := make([]SiteCheck, 0, len(specs))
-	for _, spec := range specs {
+	for i, spec := range specs {
 		c := SiteCheck{Name: spec.Name}
 		c.Site, c.Err = spec.Compile()
+		if c.Err != nil {
+			c.Err = withLine(b, i, spec.Name, c.Err)
+		}
 		if c.Err == nil && seen[spec.Name] {
 			c.Err = fmt.Errorf("site name %q is used twice; names are event sources and must be unique", spec.Name)
 		}
@@ -94,8 +97,19 @@ func (s *Site) describeShape() string {
 	switch {
 	case len(s.Requests) > 0:
 		targets := max(1, len(s.Targets))
-		d := fmt.Sprintf("%s, %d request(s) x %d target(s) x %d day(s) = %d requests a crawl", s.Format, len(s.Requests), targets,
-			s.DaysAhead+1, len(s.Requests)*targets*(s.DaysAhead+1))
+		rows, captures := 0, 0
+		for _, rt := range s.Requests {
+			if len(rt.Capture) > 0 {
+				captures++
+			} else {
+				rows++
+			}
+		}
+		d := fmt.Sprintf("%s, %d request(s) x %d target(s) x %d day(s) = %d requests a crawl", s.Format, rows, targets,
+			s.DaysAhead+1, rows*targets*(s.DaysAhead+1))
+		if captures > 0 {
+			d += fmt.Sprintf(", after %d capturing request(s) (each distinct one once a crawl)", captures)
+		}
 		if s.Login != nil {
 			d += ", login " + s.Login.URL
 		}

@@ -27,6 +27,8 @@ type Site struct {
 	fields    [len(cellTable)]CompiledField // indexed like cellTable; unset cells are zero
 	list      string                        // List, or the one derived from Row; empty: the holder remembered from a page with rows
 	times     SiteTimes                     // the site's own times; its schedule is nil without a schedule: key (Times fills in the global one)
+
+	namesDate bool // the requests name the play date: rows of another date are dropped (FromRequest)
 }
 
 // ListSelector is the selector of the element that holds the rows: List, or the one derived from
@@ -123,6 +125,9 @@ func (s *Site) compile() error {
 	}
 	if s.Row == "" && s.Format != FormatJSON {
 		return fail("row (the selector of one listing) is required")
+	}
+	if s.Grid && s.Format == FormatJSON {
+		return fail("%w", &keyError{key: "grid", err: errors.New("grid reads the rows of an HTML table; format json has no table")})
 	}
 	for _, sel := range []struct{ name, sel string }{{"row", s.Row}, {"list", s.List}, {"next_page", s.NextPage}, {"follow", s.Follow}} {
 		if err := checkSelector(sel.sel); err != nil {

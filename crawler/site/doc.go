@@ -8,7 +8,10 @@
 // crawler suggest recognises each cell by), the normalisers (normalize.go, playdate.go), a site's
 // times under `crawler run` (sitetimes.go), its request templates and their expansion
 // (request.go), the specs of its login (login.go) and of its JSON answers (jsonpage.go), and the
-// sites file's loading and check (site.go, compile.go, check.go).
+// sites file's loading and check (site.go, compile.go, check.go). The forms that say what real
+// club servers answer: a cell's fallback sources, a table's grid columns and a JSON row's groups
+// (sources.go, fieldyaml.go for a field's YAML), and values captured from an earlier answer for
+// the requests after it (capture.go).
 //
 // Sites show the round date without a year ("12/05(토)", "12월 5일 (토)"); PlayDate places it in
 // the one year that puts it between 7 days before and 335 days after the crawl's date in

@@ -17,6 +17,10 @@ import (
 // a non-empty array at Rows fails the page, so a changed response never reads as "everything
 // sold out" and closes every listing. A row that lacks a required field's path fails the page too
 // (the shape changed); a value that does not parse rejects only its row.
+//
+// Rows nested in groups are flattened by a rows path with []: each [] takes the elements of an
+// array (or the members of an object) at that point, "dates[][].times[]" the times of every course
+// of every date (RowsLevels); a field reads a group's key or member with group_key and group.
 type JSONPage struct {
 	Rows      string          `yaml:"rows"`
 	Success   *JSONCondition  `yaml:"success,omitempty"`
@@ -39,7 +43,11 @@ func (j *JSONPage) validate() error {
 	if j.Rows == "" {
 		return errors.New("rows (the path of the rows array) is required")
 	}
-	if err := CheckPath(j.Rows); err != nil {
+	if j.RowsLevels() != nil {
+		if err := j.checkRowsLevels(); err != nil {
+			return err
+		}
+	} else if err := CheckPath(j.Rows); err != nil {
 		return fmt.Errorf("rows path %q: %w", j.Rows, err)
 	}
 	if j.Success != nil {

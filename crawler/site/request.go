@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,15 +36,21 @@ type RequestTemplate struct {
 	Headers map[string]string `yaml:"headers,omitempty"`
 	Form    map[string]string `yaml:"form,omitempty"`
 	JSON    map[string]any    `yaml:"json,omitempty"`
+	// Capture, optional, makes the request's answer a source of values for the requests after it
+	// ({{.Captured.NAME}}), not of rows (capture.go): a CSRF token in a form page, a session id
+	// in a link. Captured values are secrets.
+	Capture map[string]Capture `yaml:"capture,omitempty"`
 }
 
 // RequestVars are the variables of one request, the data of its templates and of the fields
 // declared with value: Date is the play date (midnight, Asia/Seoul), Index its day offset from the
-// crawl's date, Target the target (nil when the site declares none).
+// crawl's date, Target the target (nil when the site declares none), Captured the values the
+// requests before it captured (capture.go; never a field's).
 type RequestVars struct {
-	Date   time.Time
-	Index  int
-	Target Target
+	Date     time.Time
+	Index    int
+	Target   Target
+	Captured map[string]string
 }
 
 // PageRequest is one expanded request of a crawl.
@@ -53,16 +60,28 @@ type PageRequest struct {
 	Header http.Header
 	Body   []byte
 	Set    int // index of its page set (its RequestVars) in the crawl
+	Tmpl   int // index of its template in the site's requests
+
+	// key and public are the request's key and URL with every captured value left out
+	// (capture.go); empty when it carries none.
+	key, public string
 }
 
 // Key identifies the request in a crawl and in crawler.Result.FailedPages: the URL for a GET,
-// the method, URL and body for anything else.
+// the method, URL and body for anything else; a captured value shows as ***.
 func (p PageRequest) Key() string {
+	if p.key != "" {
+		return p.key
+	}
 	if p.Method == http.MethodGet && len(p.Body) == 0 {
 		return p.URL
 	}
 	return p.Method + " " + p.URL + " " + string(p.Body)
 }
+
+// ListingURL is the URL a listing read from the request's answer carries: the request's URL
+// without the parameters that hold a captured value.
+func (p PageRequest) ListingURL() string { return cmp.Or(p.public, p.URL) }
 
 type compiledRequest struct {
 	method  string
@@ -103,7 +122,7 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 			return fail("row, list, next_page and follow are CSS selectors of format html; format json reads json.rows")
 		}
 		if err := s.JSON.validate(); err != nil {
-			return fail("json: %v", err)
+			return fail("json: %w", err)
 		}
 	} else if s.JSON != nil {
 		return fail("the json block only applies to format json")
@@ -129,8 +148,16 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 			cr.reqs = append(cr.reqs, c)
 		}
 		s.req = cr
-		if _, _, err := s.PageRequests(sampleDate); err != nil {
+		if err := s.compileCaptures(); err != nil {
+			return fail("%w", err)
+		}
+		reqs, _, err := s.PageRequests(sampleDate)
+		if err != nil {
 			return fail("requests do not expand for the sample date %s: %v", sampleDate.Format("2006-01-02"), err)
+		}
+		next, _, _ := s.PageRequests(sampleDate.AddDate(0, 0, 1))
+		for i := range reqs {
+			s.namesDate = s.namesDate || i < len(next) && reqs[i].Key() != next[i].Key()
 		}
 	}
 	if err := s.compileNotOpen(fail); err != nil {
@@ -367,13 +394,17 @@ func (s *Site) PageRequests(crawledAt time.Time) (reqs []PageRequest, sets []Req
 		for _, t := range targets {
 			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t}
 			sets = append(sets, vars)
-			for j, c := range s.req.reqs {
-				pr, err := c.expand(vars)
+			var captured map[string]string // what the requests so far capture, as ***
+			for j := range s.req.reqs {
+				v := vars
+				v.Captured = captured
+				pr, err := s.Expand(j, v)
 				if err != nil {
 					return nil, nil, fmt.Errorf("request %d for %s%s: %w", j, vars.Date.Format("2006-01-02"), targetLabel(t), err)
 				}
 				pr.Set = len(sets) - 1
 				reqs = append(reqs, pr)
+				captured = hidden(captured, s.Requests[j].Capture)
 			}
 		}
 	}

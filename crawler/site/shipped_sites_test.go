@@ -97,17 +97,20 @@ func TestREADMESitesExample(t *testing.T) {
 
 // readmeSitesExample is the sites example of docs/sites.md (after "One example per shape"), which
 // was the README's before the reference moved to docs/.
-func readmeSitesExample(t *testing.T) string {
+func readmeSitesExample(t *testing.T) string { return docsSitesExample(t, "One example per shape") }
+
+// docsSitesExample is the first YAML block of docs/sites.md after the text after.
+func docsSitesExample(t *testing.T, after string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "sites.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(b), "One example per shape")
-	_, after, ok2 := strings.Cut(after, "```yaml\n")
-	example, _, ok3 := strings.Cut(after, "```\n")
+	_, rest, ok := strings.Cut(string(b), after)
+	_, rest, ok2 := strings.Cut(rest, "```yaml\n")
+	example, _, ok3 := strings.Cut(rest, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("docs/sites.md has no sites example after \"One example per shape\"")
+		t.Fatalf("docs/sites.md has no sites example after %q", after)
 	}
 	return example
 }

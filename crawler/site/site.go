@@ -73,7 +73,11 @@ type SiteSpec struct {
 	// (crawler.Snapshot.ListSeen).
 	List string `yaml:"list,omitempty"`
 	// Row selects one element per listing; Fields are read relative to it.
-	Row    string `yaml:"row,omitempty"`
+	Row string `yaml:"row,omitempty"`
+	// Grid, optional (HTML), reads a row inside a <table> as the rendered grid: rowspan and
+	// colspan expanded first, so that the row has the cells of the rows above that span it, and
+	// td:nth-child(N) and a field's column: N count the columns a reader sees (grid.go).
+	Grid   bool   `yaml:"grid,omitempty"`
 	Fields Fields `yaml:"fields,omitempty"`
 	// EmptyWhen, optional (HTML), recognises the marker row a page shows for a sold-out date
 	// ("예약 가능한 시간이 없습니다"): a row that matches Row, makes no listing for want of a
@@ -149,20 +153,34 @@ func (f Fields) MarshalYAML() (any, error) {
 
 // Field says how to read one cell: the text (or attribute Attr) of the first element matching
 // Selector within the row (an empty Selector means the row itself), optionally narrowed by Regex,
-// whose one capture group is the value.
+// whose one capture group is the value. Its YAML form is fieldyaml.go's.
 type Field struct {
 	Selector string `yaml:"selector,omitempty"`
-	Attr     string `yaml:"attr,omitempty"`
-	Regex    string `yaml:"regex,omitempty"`
+	// Column (HTML with grid: true), 1-based, reads the row's cell in that column of the
+	// rendered grid (Selector, if any, within it).
+	Column int    `yaml:"column,omitempty"`
+	Attr   string `yaml:"attr,omitempty"`
+	Regex  string `yaml:"regex,omitempty"`
 	// Path (format json only) is the gjson path of the value within a row. Value is a template over
 	// the request's variables ({{.Date}}, {{.Target.name}}, ...) or a constant: the field then comes
 	// from the request, not the row (see request.go).
-	Path  string `yaml:"path,omitempty"`
-	Value string `yaml:"value,omitempty"`
+	Path string `yaml:"path,omitempty"`
+	// Group (JSON, a rows path with []) reads Path in the group the row was found in, the N-th []
+	// of the rows path (1: the outermost); GroupKey reads that group's key (the member name of an
+	// object's member) instead.
+	Group    int    `yaml:"group,omitempty"`
+	GroupKey int    `yaml:"group_key,omitempty"`
+	Value    string `yaml:"value,omitempty"`
+	// Fallbacks are further sources of the same kind as the first, tried in order when it gives
+	// no value (sources.go): `path: [BK_S_CHARGE_NM, BK_B_CHARGE_NM]` is Path BK_S_CHARGE_NM and
+	// Fallbacks [BK_B_CHARGE_NM]; with Selector, selectors. Value after a row source is the last
+	// fallback. Only for cells that identify nothing (price, players).
+	Fallbacks []string `yaml:"-"`
 }
 
-// Configured reports whether the field is read from the row's HTML: a selector or an attribute.
-func (f Field) Configured() bool { return f.Selector != "" || f.Attr != "" }
+// Configured reports whether the field is read from the row's HTML: a selector, an attribute or
+// a column.
+func (f Field) Configured() bool { return f.Selector != "" || f.Attr != "" || f.Column > 0 }
 
 // Politeness bounds how hard a crawl presses on the site. Zero values mean the defaults above,
 // except where noted.
@@ -235,10 +253,10 @@ func ParseSites(b []byte) ([]*Site, error) {
 	}
 	seen := map[string]bool{}
 	sites := make([]*Site, 0, len(specs))
-	for _, spec := range specs {
+	for i, spec := range specs {
 		s, err := spec.Compile()
 		if err != nil {
-			return nil, err
+			return nil, withLine(b, i, spec.Name, err)
 		}
 		if seen[s.Name] {
 			return nil, fmt.Errorf("site name %q is used twice; names are event sources and must be unique", s.Name)

@@ -39,6 +39,9 @@ func (w *shapeWalker) walk(n *yaml.Node, t reflect.Type, site, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if shape, ok := writtenAs[t]; ok {
+		t = shape // a type that reads itself, whose keys are checked here all the same
+	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		return // reads itself (durations, charsets) and says what is wrong in its own words
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
 // A sites file's mistakes are told in its own language: the line, where in the file, the key, and
@@ -14,7 +16,7 @@ import (
 // never a Go type.
 func TestSitesFileErrorsSpeakItsLanguage(t *testing.T) {
 	t.Parallel()
-	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, not_open, requests, format, json, list, row, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
+	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, not_open, requests, format, json, list, row, grid, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
 	for _, tc := range []struct {
 		name, file string
 		want       []string
@@ -27,9 +29,9 @@ func TestSitesFileErrorsSpeakItsLanguage(t *testing.T) {
 			[]string{`line 10: site "s": politeness: unknown key "delai" (did you mean delay?); the keys allowed here: delay, random_delay, parallelism, request_timeout, retries, backoff_base, backoff_cap, max_body_bytes, max_pages, user_agent, ignore_robots_txt, no_delay, no_retry`,
 				`line 10: site "s": politeness: unknown key "paralelism" (did you mean parallelism?)`}},
 		{"a field of a cell", strings.Replace(minimalSite, `selector: "td.c"`, `selectr: "td.c"`, 1),
-			[]string{`line 7: site "s": fields.course: unknown key "selectr" (did you mean selector?); the keys allowed here: selector, attr, regex, path, value`}},
+			[]string{`line 7: site "s": fields.course: unknown key "selectr" (did you mean selector?); the keys allowed here: selector, column, attr, regex, path, group, group_key, value`}},
 		{"a request", strings.Replace(minimalSite, `    start_urls: ["https://golf.example.kr/list"]`, "    requests:\n      - url: https://golf.example.kr/list\n        heders: {A: b}", 1),
-			[]string{`line 6: site "s": requests[0]: unknown key "heders" (did you mean headers?); the keys allowed here: method, url, headers, form, json`}},
+			[]string{`line 6: site "s": requests[0]: unknown key "heders" (did you mean headers?); the keys allowed here: method, url, headers, form, json, capture`}},
 		{"nothing alike", minimalSite + "    green_speed: 3\n",
 			[]string{`line 10: site "s": unknown key "green_speed"; the keys allowed here: name,`}},
 		{"a list where a mapping goes", minimalSite + "    politeness: [delay]\n",
@@ -70,6 +72,10 @@ func FuzzSitesFileShape(f *testing.F) {
 	f.Add([]byte(minimalSite + "    politeness: {delai: 1s}\n"))
 	f.Add([]byte(minimalSite + "    days_ahead: 99999999999999999999\n"))
 	f.Add([]byte("sites:\n  - &a {name: s}\n  - {<<: *a, row: tr}\n"))
+	for _, name := range sitesim.LangSiteNames() { // fallbacks, grid, grouped rows, captures
+		f.Add([]byte("sites:\n" + sitesim.LangSite(name, "http://127.0.0.1:8089")))
+	}
+	f.Add([]byte(minimalSite + "      price: {selector: [td.s, {a: b}], colum: 2}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var doc yaml.Node
 		if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 || len(shapeErrors(&doc)) > 0 {

@@ -107,6 +107,8 @@ type Site struct {
 	perPage  map[string]int // page requests so far per request URI, drives the *First faults
 	logins   int            // successful logins (sources.go)
 	sessions map[string]int // live session tokens: guarded requests left (0: unlimited)
+
+	tokens map[string]string // sessions of the capture routes (sources_lang.go): id → CSRF token
 }
 
 // New returns a site over cfg (defaults applied).

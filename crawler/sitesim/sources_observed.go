@@ -39,7 +39,8 @@ const PathJSONCaddie = "/api/caddie/teeList.json"
 var caddies = []string{"김민지 캐디", "이서연 캐디", "박지훈 캐디", "최유나 캐디", "정하늘 캐디", "강도윤 캐디", "윤세아 캐디", "임태양 캐디", "한별 캐디"}
 
 // moreSources are the routes of the shapes beyond sources.go's: the observed ones here, the
-// corpus's (sources_corpus.go) and the list-and-sale-price ones (sources_prices.go).
+// corpus's (sources_corpus.go), the list-and-sale-price ones (sources_prices.go) and those of the
+// sites language (sources_lang.go).
 var moreSources = map[string]func(*Site, http.ResponseWriter, *http.Request, time.Time){
 	PathASP:                   (*Site).serveASP,
 	PathJSONMMDD:              (*Site).serveJSONMMDD,
@@ -51,6 +52,14 @@ var moreSources = map[string]func(*Site, http.ResponseWriter, *http.Request, tim
 	PathKoreanGrid:            (*Site).serveKoreanGrid,
 	PathPricesHTML:            (*Site).servePricesHTML,
 	PathPricesJSON:            (*Site).servePricesJSON,
+	PathGetTeeList:            (*Site).serveGetTeeList,
+	PathTimeTable:             (*Site).serveTimeTable,
+	PathGroupedTimes:          (*Site).serveGroupedTimes,
+	PathCSRFForm:              (*Site).serveCSRFForm,
+	PathCSRFToken:             (*Site).serveCSRFToken,
+	PathCSRFTimes:             (*Site).serveCSRFTimes,
+	PathSIDMain:               (*Site).serveSIDMain,
+	PathSIDList:               (*Site).serveSIDList,
 }
 
 func isMoreSourcePath(path string) bool {

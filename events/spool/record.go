@@ -28,7 +28,18 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 var errTorn = errors.New("torn record")
 
-// parseRecord parses the record at the start of b: its type, payload and length.
+// record is one record as scan reads it.
+type record struct {
+	typ   byte
+	id    uint64
+	n     int // bytes, header included
+	site  string
+	count int       // recBatch
+	at    time.Time // recBatch
+}
+
+// parseRecord parses the record at the start of b: its type, payload and length. errTorn: b ends
+// before the record does (a write cut short, or a damaged length running past the end).
 func parseRecord(b []byte) (byte, []byte, int, error) {
 	if len(b) < headerLen {
 		return 0, nil, 0, errTorn
@@ -40,11 +51,48 @@ func parseRecord(b []byte) (byte, []byte, int, error) {
 	if len(b) < headerLen+n {
 		return 0, nil, 0, errTorn
 	}
+	if !knownType(b[headerLen]) {
+		return 0, nil, 0, fmt.Errorf("unknown record type %q", b[headerLen])
+	}
 	body := b[headerLen : headerLen+n]
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(b[4:]) {
 		return 0, nil, 0, errors.New("checksum mismatch")
 	}
 	return body[0], body[1:], headerLen + n, nil
+}
+
+func knownType(t byte) bool {
+	return t == recBatch || t == recCommit || t == recAbort || t == recCopied
+}
+
+// decodeRecord reads the whole record at the start of b: its length, type and CRC check and its
+// payload has the fields of its type. (A batch's events are decoded only when they are read.)
+func decodeRecord(b []byte) (record, error) {
+	typ, payload, n, err := parseRecord(b)
+	if err != nil {
+		return record{}, err
+	}
+	if len(payload) < 8 {
+		return record{}, fmt.Errorf("record %q too short", typ)
+	}
+	r := record{typ: typ, id: binary.BigEndian.Uint64(payload), n: n}
+	if typ == recBatch {
+		if r.site, r.count, r.at, err = batchHeader(payload); err != nil {
+			return record{}, err
+		}
+	}
+	return r, nil
+}
+
+// resync returns the offset of the first whole, valid record in b after from (-1: none): where a
+// damaged record's neighbours resume.
+func resync(b []byte, from int) int {
+	for off := from; off+headerLen < len(b); off++ {
+		if _, err := decodeRecord(b[off:]); err == nil {
+			return off
+		}
+	}
+	return -1
 }
 
 func batchHeader(p []byte) (site string, count int, at time.Time, err error) {

@@ -4,7 +4,6 @@
 package spool
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +21,7 @@ func (s *Spool) leaveBehind() {
 		return
 	}
 	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
-	n, err := s.export(path)
+	n, err := s.export(path, s.unsent())
 	if n == 0 && err == nil {
 		_ = os.Remove(path)
 	}
@@ -57,66 +56,97 @@ func (s *Spool) load() error {
 	return nil
 }
 
-// scan reads seg's records. A record cut short at the end (a write a crash or a full disk
-// interrupted) is cut off; a complete record that fails its checksum, or does not parse, makes the
-// whole segment suspect: it is set aside and named, and the rest of the spool is used.
+// scan reads seg's records into the index, marking each batch by the commit, abort or copy
+// records that follow it. A record cut short at the end (a write a crash or a full disk
+// interrupted: its length runs past the end and no whole record follows) is cut off, as are
+// zeros to the end (space a crash allocated and never wrote). Any other record that does not read
+// (its length, type or CRC does not check) is damage: it is skipped up to the next offset where a
+// whole record checks, kept beside the segment, logged and counted. Damage costs the records it
+// covers: a batch record in it is not sent, and a batch still undecided after it may have had its
+// commit or abort there, so resolve leaves it behind rather than ask the snapshot.
 func (s *Spool) scan(seg *segment) error {
 	b, err := os.ReadFile(seg.path)
 	if err != nil {
 		return fmt.Errorf("open spool: read %s: %w", seg.path, err)
 	}
-	var found []*batch
-	done := map[uint64]byte{}
-	off := int64(0)
-	for off < int64(len(b)) {
-		typ, payload, n, rerr := parseRecord(b[off:])
-		if errors.Is(rerr, errTorn) {
-			s.cutTorn(seg, b, off)
+	off := 0
+	for off < len(b) {
+		r, rerr := decodeRecord(b[off:])
+		if rerr == nil {
+			s.apply(seg, int64(off), r)
+			off += r.n
+			continue
+		}
+		next := resync(b, off+1)
+		if next < 0 && (errors.Is(rerr, errTorn) || allZero(b[off:])) {
+			s.cutTorn(seg, b, int64(off))
 			break
 		}
-		if rerr == nil {
-			rerr = s.apply(seg, off, typ, payload, &found, done)
+		if next < 0 {
+			next = len(b)
 		}
-		if rerr != nil {
-			s.setAside(seg, off, rerr)
-			return nil
-		}
-		off += int64(n)
+		s.damaged(seg, b, off, next, rerr)
+		off = next
 	}
-	seg.size = min(off, int64(len(b)))
+	seg.size = int64(min(off, len(b)))
 	s.segs = append(s.segs, seg)
 	s.total += seg.size
-	s.batches = append(s.batches, found...)
-	for id, typ := range done {
-		s.mark(id, typ)
-	}
 	return nil
 }
 
-// apply adds a record to what scan found.
-func (s *Spool) apply(seg *segment, off int64, typ byte, payload []byte, found *[]*batch, done map[uint64]byte) error {
-	if len(payload) < 8 {
-		return fmt.Errorf("record %q too short", typ)
+// apply adds a record to the index: a batch, or what happened to one (the first commit or abort
+// decides; a copy implies a commit).
+func (s *Spool) apply(seg *segment, off int64, r record) {
+	s.lastID = max(s.lastID, r.id)
+	if r.typ == recBatch {
+		s.batches = append(s.batches, &batch{id: r.id, site: r.site, seg: seg, off: off, count: r.count, at: r.at})
+		return
 	}
-	id := binary.BigEndian.Uint64(payload)
-	switch typ {
-	case recBatch:
-		site, count, at, err := batchHeader(payload)
-		if err != nil {
-			return err
-		}
-		*found = append(*found, &batch{id: id, site: site, seg: seg, off: off, count: count, at: at})
-		s.lastID = max(s.lastID, id)
-	case recCopied:
-		done[id] = recCopied // implies committed
-	case recCommit, recAbort:
-		if done[id] == 0 {
-			done[id] = typ
-		}
-	default:
-		return fmt.Errorf("unknown record type %q", typ)
+	b := s.find(r.id)
+	if b == nil {
+		return // its batch record was damaged, or its segment deleted
 	}
-	return nil
+	switch {
+	case r.typ == recCopied:
+		b.state, b.copied = committed, true
+	case b.state != pending:
+	case r.typ == recCommit:
+		b.state = committed
+	case r.typ == recAbort:
+		b.state = aborted
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// damaged skips the damaged bytes b[off:next] of seg: it keeps them beside the segment (once),
+// marks the batches still undecided (their commit or abort may have been in them), logs and
+// counts.
+func (s *Spool) damaged(seg *segment, b []byte, off, next int, why error) {
+	aside := fmt.Sprintf("%s.damaged-%d", seg.path, off)
+	if _, err := os.Stat(aside); err != nil {
+		if err := os.WriteFile(aside, b[off:next], 0o644); err != nil {
+			aside = "(not kept: " + err.Error() + ")"
+		}
+	}
+	undecided := 0
+	for _, bt := range s.batches {
+		if bt.state == pending && !bt.undecided {
+			bt.undecided = true
+			undecided++
+		}
+	}
+	s.stats.Damaged++
+	s.log.Error("spool: damaged record skipped (disk damage); a batch in it is not sent, the records around it are",
+		"segment", seg.path, "offset", off, "bytes", next-off, "err", why, "kept_as", aside, "resumes_at", next,
+		"undecided_batches_before_it", undecided)
 }
 
 // cutTorn truncates seg at off, keeping the cut bytes beside it, and says so.
@@ -127,29 +157,29 @@ func (s *Spool) cutTorn(seg *segment, b []byte, off int64) {
 		aside = "(not kept: " + err.Error() + ")"
 	}
 	if err := os.Truncate(seg.path, off); err != nil {
-		s.log.Error("spool: torn last record not cut; the segment is set aside", "segment", seg.path, "err", err)
+		s.log.Error("spool: torn last record not cut; the records appended after it skip it as damage at the next start", "segment", seg.path, "err", err)
 	}
 	s.stats.Torn++
 	s.log.Warn("spool: torn last record cut (a write cut short by a crash or a full disk; its batch was never committed)",
 		"segment", seg.path, "offset", off, "bytes", len(tail), "kept_as", aside)
 }
 
-// setAside renames a corrupt segment to *.corrupt, logs and counts it.
-func (s *Spool) setAside(seg *segment, off int64, why error) {
-	aside := seg.path + ".corrupt"
-	if err := os.Rename(seg.path, aside); err != nil {
-		aside = "(rename failed: " + err.Error() + ")"
-	}
-	s.stats.Corrupt++
-	s.log.Error("spool: corrupt segment set aside; its events are not sent (the rest of the spool is)",
-		"segment", seg.path, "offset", off, "err", why, "moved_to", aside)
-}
-
 // resolve commits or aborts every batch left pending by the last process, by what its site's
-// saved snapshot names.
+// saved snapshot names. A batch that damage may have decided (Spool.damaged) is not asked of the
+// snapshot, which names only the site's last saved batch: a batch aborted before it would be sent.
+// It is left behind instead (leaveUndecided).
 func (s *Spool) resolve() {
+	var undecided []*batch
 	for _, b := range s.batches {
 		if b.state != pending {
+			continue
+		}
+		if b.undecided && s.acked(b, b.count) {
+			b.state = committed // Kafka has it: only a committed batch is sent
+			continue
+		}
+		if b.undecided {
+			undecided = append(undecided, b)
 			continue
 		}
 		named := uint64(0)
@@ -174,6 +204,39 @@ func (s *Spool) resolve() {
 		}
 		s.log.Info("spool: batch of an interrupted crawl "+what, "batch", b.id, "site", b.site, "events", b.count, "snapshot_batch", named)
 	}
+	s.leaveUndecided(undecided)
+}
+
+// leaveUndecided writes the batches whose commit or abort was lost to damage to a left-behind
+// file for `crawler replay` (neither sent nor copied to the events file: they may have been
+// aborted), names each in the log and counts their events; an abort record then closes each in
+// the spool, so that the next start does not write them again. If the file cannot be written,
+// they are set aside for this run only (nothing waits behind them) and tried again at the next
+// start.
+func (s *Spool) leaveUndecided(bs []*batch) {
+	if len(bs) == 0 {
+		return
+	}
+	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s-undecided.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
+	n, err := s.export(path, bs)
+	for _, b := range bs {
+		b.state = aborted
+		if err != nil {
+			continue
+		}
+		if werr := s.writeRecord(recAbort, b.id, nil); werr != nil {
+			s.log.Warn("spool: left-behind batch not recorded; it is written to a file again at the next start", "batch", b.id, "err", werr)
+		}
+		s.log.Warn("spool: batch left behind: damage took its commit or abort, so it may have been aborted; it is not sent",
+			"batch", b.id, "site", b.site, "events", b.count, "file", path,
+			"note", "crawler replay FILE publishes it (an id the next crawl derived again keeps the content stored first)")
+	}
+	if err != nil {
+		s.log.Error("spool: batches whose commit or abort damage took are not written to a file; they are not sent, and tried again at the next start",
+			"batches", len(bs), "file", path, "err", err)
+		return
+	}
+	s.stats.LeftBehind += n
 }
 
 // copyPending copies the committed batches the events file lacks, in order.

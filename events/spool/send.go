@@ -109,7 +109,7 @@ func (s *Spool) OpenCursor(topic, clusterID string) (left int, err error) {
 		}
 	case c.Topic != topic || c.ClusterID != clusterID:
 		path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
-		left, err = s.export(path)
+		left, err = s.export(path, s.unsent())
 		s.log.Warn("spool: topic or Kafka cluster changed; a new cursor starts at the spool's end",
 			"old_topic", c.Topic, "old_cluster_id", c.ClusterID, "topic", topic, "cluster_id", clusterID,
 			"unsent_left_behind", left, "file", path, "note", "crawler replay FILE publishes them")
@@ -128,14 +128,22 @@ func (s *Spool) OpenCursor(topic, clusterID string) (left int, err error) {
 	return left, nil
 }
 
-// export writes the unsent events to path (JSONL).
-func (s *Spool) export(path string) (int, error) {
+// unsent returns the committed batches the cursor has not acknowledged (wholly).
+func (s *Spool) unsent() []*batch {
+	var bs []*batch
+	for _, b := range s.batches {
+		if b.state == committed && !s.acked(b, b.count) {
+			bs = append(bs, b)
+		}
+	}
+	return bs
+}
+
+// export writes the events of bs that the cursor has not acknowledged to path (JSONL).
+func (s *Spool) export(path string, bs []*batch) (int, error) {
 	n := 0
 	err := atomicfile.Write(path, 0o644, func(f *os.File) error {
-		for _, b := range s.batches {
-			if b.state != committed || s.acked(b, b.count) {
-				continue
-			}
+		for _, b := range bs {
 			evs, err := s.read(b)
 			if err != nil {
 				return err

@@ -26,7 +26,6 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
-	"github.com/golfcrawler/golf-crawler/internal/crashpoint"
 	"github.com/golfcrawler/golf-crawler/internal/diskfull"
 )
 
@@ -58,6 +57,30 @@ type Options struct {
 	Out     Out // nil: no events file
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// OnStep, when set, is called as a site crawl's commit passes each of its steps (Steps, in
+	// order): a test stops the process there to see what the next Open makes of the files.
+	OnStep func(step string)
+}
+
+// The steps of a site crawl's commit, in the order it passes them (docs/spool.md, "The commit
+// rule"), as Options.OnStep names them.
+const (
+	StepAppended    = "spool-appended"      // the batch is in the spool, fsynced; the snapshot is not saved yet
+	StepSaved       = "snapshot-saved"      // the snapshot naming the batch is saved; no commit record yet
+	StepCommitted   = "commit-written"      // the commit record is written; the events file has not the batch yet
+	StepOutAppended = "events-out-appended" // the batch is appended to the events file, not synced yet
+	StepOutSynced   = "events-out-synced"   // the events file is synced; the record saying so is not written yet
+)
+
+// Steps returns the steps in order.
+func Steps() []string {
+	return []string{StepAppended, StepSaved, StepCommitted, StepOutAppended, StepOutSynced}
+}
+
+func (s *Spool) step(name string) {
+	if s.opts.OnStep != nil {
+		s.opts.OnStep(name)
+	}
 }
 
 // Batch is what Prepare appended: ID names it in the snapshot (0: nothing was appended).
@@ -84,6 +107,9 @@ type batch struct {
 	at     time.Time
 	state  state
 	copied bool
+	// undecided: pending when damage was found after it, which may have held its commit or abort
+	// (resolve leaves it behind instead of asking the snapshot).
+	undecided bool
 }
 
 type segment struct {
@@ -98,7 +124,8 @@ type Stats struct {
 	Unsent       int       // committed events not acknowledged by the cursor (Retain only)
 	OldestUnsent time.Time // spool time of the oldest of them; zero: none
 	DroppedFull  int64     // events not spooled because the spool was full
-	Corrupt      int       // segments set aside as corrupt since Open
+	Damaged      int       // damaged records skipped at Open (each logged, kept beside its segment)
+	LeftBehind   int       // events of batches whose commit or abort damage took, written to a left-behind file at Open
 	Torn         int       // torn records cut at Open
 	LastErr      error     // the last failed append (nil after a successful one)
 	DiskFull     bool      // LastErr is a full disk
@@ -159,23 +186,6 @@ func Open(dir string, opts Options) (*Spool, error) {
 	return s, nil
 }
 
-// mark applies a commit, abort or copy record found by scan to the batch it names (in any segment
-// scanned so far).
-func (s *Spool) mark(id uint64, typ byte) {
-	b := s.find(id)
-	if b == nil {
-		return
-	}
-	switch typ {
-	case recCommit:
-		b.state = committed
-	case recAbort:
-		b.state = aborted
-	case recCopied:
-		b.state, b.copied = committed, true
-	}
-}
-
 func (s *Spool) find(id uint64) *batch {
 	i, ok := slices.BinarySearchFunc(s.batches, id, func(b *batch, id uint64) int { return cmp.Compare(b.id, id) })
 	if !ok {
@@ -198,8 +208,21 @@ func (s *Spool) openActive() error {
 	return nil
 }
 
-// roll starts a new segment named after the next batch id.
+// roll starts a new segment named after the next batch id. The full one is synced first: its last
+// commit and abort records were not, and the new segment's synced batches must not outlive them
+// (a batch without its abort, before a later batch the snapshot names, would be committed at the
+// next start).
 func (s *Spool) roll() error {
+	return s.rollAfter(true)
+}
+
+// rollAfter is roll; sync false moves on from a segment a failed write left broken.
+func (s *Spool) rollAfter(sync bool) error {
+	if s.active != nil && sync {
+		if err := s.active.Sync(); err != nil {
+			return fmt.Errorf("spool: sync the full segment: %w", err)
+		}
+	}
 	first := s.nextID()
 	path := filepath.Join(s.dir, fmt.Sprintf("seg-%020d.log", first))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -230,11 +253,11 @@ func (s *Spool) copyOut(b *batch, evs []events.Event) error {
 	if err := s.opts.Out.Append(evs); err != nil {
 		return err
 	}
-	crashpoint.Hit(crashpoint.OutAppended)
+	s.step(StepOutAppended)
 	if err := s.opts.Out.Sync(); err != nil {
 		return err
 	}
-	crashpoint.Hit(crashpoint.OutSynced)
+	s.step(StepOutSynced)
 	b.copied = true
 	// Not synced: if it is lost, the batch is copied again, with the same content.
 	return s.writeRecord(recCopied, b.id, nil)
@@ -279,7 +302,7 @@ func (s *Spool) writeRaw(rec []byte, sync bool) error {
 	}
 	if err != nil {
 		if terr := s.active.Truncate(seg.size); terr != nil {
-			_ = s.roll()
+			_ = s.rollAfter(false)
 		}
 		return err
 	}
@@ -339,7 +362,7 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 	s.stats.LastErr, s.stats.DiskFull = nil, false
 	s.lastID = id
 	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:])))})
-	crashpoint.Hit(crashpoint.Appended)
+	s.step(StepAppended)
 	return Batch{ID: id, Events: evs}, nil
 }
 
@@ -359,7 +382,7 @@ func (s *Spool) Commit(b Batch) error {
 	if b.ID == 0 {
 		return nil
 	}
-	crashpoint.Hit(crashpoint.Saved)
+	s.step(StepSaved)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	bt := s.find(b.ID)
@@ -368,7 +391,7 @@ func (s *Spool) Commit(b Batch) error {
 	}
 	bt.state = committed
 	werr := s.writeRecord(recCommit, b.ID, nil)
-	crashpoint.Hit(crashpoint.Committed)
+	s.step(StepCommitted)
 	s.notify()
 	var oerr error
 	if s.opts.Out != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,9 +112,10 @@ func TestTornLastRecordIsCut(t *testing.T) {
 	}
 }
 
-// TestCorruptSegmentSetAside: a segment with a damaged record is renamed aside, named and
-// counted; the other segments still send and start-up does not refuse.
-func TestCorruptSegmentSetAside(t *testing.T) {
+// TestDamageNamedAndKeptBeside: damage in the middle of one segment of three is skipped, named
+// in the log (segment and offset), kept beside the segment and counted; the other segments' batches
+// and the records after the damage still send, and start-up does not refuse.
+func TestDamageNamedAndKeptBeside(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, _ := open(t, dir, spool.Options{Retain: true, SegmentBytes: 1})
@@ -129,23 +131,51 @@ func TestCorruptSegmentSetAside(t *testing.T) {
 		t.Fatalf("%d segments, want 3", len(segs))
 	}
 	b, _ := os.ReadFile(segs[1])
-	b[len(b)/2] ^= 0xff
+	b[len(b)/2] ^= 0xff // in the batch record
 	if err := os.WriteFile(segs[1], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s2, log := open(t, dir, spool.Options{Retain: true})
-	if st := s2.Stats(); st.Corrupt != 1 {
-		t.Errorf("corrupt segments: %d, want 1", st.Corrupt)
+	if st := s2.Stats(); st.Damaged != 1 || st.LeftBehind != 0 {
+		t.Errorf("damaged records %d, left behind %d: want 1 and 0", st.Damaged, st.LeftBehind)
 	}
-	if !strings.Contains(log.String(), "corrupt segment set aside") || !strings.Contains(log.String(), filepath.Base(segs[1])) {
-		t.Errorf("the corrupt segment is not named:\n%s", log)
+	if !strings.Contains(log.String(), "damaged record skipped") || !strings.Contains(log.String(), filepath.Base(segs[1])) {
+		t.Errorf("the damage is not named:\n%s", log)
 	}
-	if _, err := os.Stat(segs[1] + ".corrupt"); err != nil {
-		t.Error(err)
+	if aside, _ := filepath.Glob(segs[1] + ".damaged-*"); len(aside) != 1 {
+		t.Errorf("damaged bytes kept as %v, want one file", aside)
 	}
 	mustCursor(t, s2, "t", "c")
 	if got := drain(t, s2); len(got) != 4 {
 		t.Errorf("sendable: %d events, want the 4 of the other segments", len(got))
+	}
+}
+
+// TestZerosAtTheEndAreATornTail: zeros to the end of the last segment (space a machine crash
+// allocated and never wrote: here where the last commit record was) are cut like a torn record,
+// so the snapshot decides the batch before them.
+func TestZerosAtTheEndAreATornTail(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, _ := open(t, dir, spool.Options{Retain: true})
+	b1, _ := s.Prepare("a", eventstest.Events(2, "one", time.Now()))
+	if err := s.Commit(b1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*.log"))
+	b, _ := os.ReadFile(segs[0])
+	clear(b[len(b)-17:]) // the commit record
+	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := open(t, dir, spool.Options{Retain: true, Resolve: func(string) (uint64, error) { return b1.ID, nil }})
+	if st := s2.Stats(); st.Torn != 1 || st.Damaged != 0 || st.LeftBehind != 0 {
+		t.Errorf("torn %d, damaged %d, left behind %d: want 1, 0, 0", st.Torn, st.Damaged, st.LeftBehind)
+	}
+	mustCursor(t, s2, "t", "c")
+	if got := drain(t, s2); len(got) != 2 {
+		t.Errorf("sendable: %d events, want the batch the snapshot names", len(got))
 	}
 }
 
@@ -242,5 +272,23 @@ func TestUnsentSurviveRestartAndKafkaOff(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
 	if len(files) != 1 || len(eventstest.ReadEvents(t, files[0])) != 4 || !strings.Contains(log.String(), "unsent_left_behind=4") {
 		t.Errorf("Kafka off: left-behind files %v; log:\n%s", files, log)
+	}
+}
+
+// TestOnStepNamesEachStepInOrder: a crawl's Prepare and Commit, with an events file, pass every
+// step of the commit rule once, in Steps' order.
+func TestOnStepNamesEachStepInOrder(t *testing.T) {
+	t.Parallel()
+	var steps []string
+	s, _ := open(t, t.TempDir(), spool.Options{Out: &memOut{}, OnStep: func(step string) { steps = append(steps, step) }})
+	b, err := s.Prepare("a", eventstest.Events(2, "x", time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(steps, spool.Steps()) {
+		t.Errorf("steps %v, want %v", steps, spool.Steps())
 	}
 }

@@ -5,8 +5,10 @@ package chaos_test
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,7 +21,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
@@ -49,8 +51,7 @@ func TestBrokerRestart(t *testing.T) {
 	} {
 		t.Run(phase.sig.String(), func(t *testing.T) {
 			logs := &testkit.SyncBuffer{}
-			rec := &recorder{ids: map[uuid.UUID]bool{}}
-			sched := env.schedule(t, rec, addr, topic, slog.New(slog.NewTextHandler(logs, nil)))
+			sched, rec := env.schedule(t, addr, topic, slog.New(slog.NewTextHandler(logs, nil)))
 
 			time.Sleep(6 * time.Second)
 			before := sched.runs()
@@ -66,7 +67,7 @@ func TestBrokerRestart(t *testing.T) {
 			time.Sleep(6 * time.Second)
 			ps := sched.stop(t, 2*time.Minute)
 
-			handed := rec.count()
+			handed := rec.count(t)
 			t.Logf("runs %d (max duration %v), events committed %d: published %d, failed %d, unsent %d",
 				sched.runs(), sched.maxDuration(), handed, ps.Published, ps.Failed, ps.Queued)
 			if ps.Published != int64(handed) || ps.Failed != 0 || ps.Queued != 0 {
@@ -149,10 +150,10 @@ type scheduled struct {
 	maxDur time.Duration
 }
 
-func (p *pipeline) schedule(t *testing.T, rec *recorder, addr, topic string, logger *slog.Logger) *scheduled {
+func (p *pipeline) schedule(t *testing.T, addr, topic string, logger *slog.Logger) (*scheduled, *recorder) {
 	s := &scheduled{done: make(chan error, 1)}
-	runner := &crawler.Runner{Sites: []*site.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler),
-		Publisher: rec, Now: p.clock}
+	runner := &crawler.Runner{Sites: []*site.Site{p.site}, State: p.state, Logger: slog.New(slog.DiscardHandler), Now: p.clock}
+	rec := newRecorder(t, runner)
 	s.pub = kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger})
 	ctx, cancel := context.WithCancel(t.Context())
 	s.cancel = cancel
@@ -166,7 +167,7 @@ func (p *pipeline) schedule(t *testing.T, rec *recorder, addr, topic string, log
 			s.mu.Unlock()
 		}}
 	go func() { s.done <- sched.Run(ctx) }()
-	return s
+	return s, rec
 }
 
 func (s *scheduled) runs() int {
@@ -189,32 +190,36 @@ func (s *scheduled) stop(t *testing.T, flush time.Duration) kafkabus.PublisherSt
 	return s.pub.CloseWithin(flush)
 }
 
-// recorder remembers the ids of the events a Runner committed (it publishes them after the commit).
-type recorder struct {
-	mu  sync.Mutex
-	ids map[uuid.UUID]bool
+// recorder is a Runner's events file (in a temporary dir of its own): the ids of the events its
+// crawls committed, read back.
+type recorder struct{ path string }
+
+// newRecorder gives r an events file (before its spool is opened, which copies to it).
+func newRecorder(t testing.TB, r *crawler.Runner) *recorder {
+	t.Helper()
+	rec := &recorder{path: filepath.Join(t.TempDir(), "events.jsonl")}
+	out, err := crawler.OpenEventLog(rec.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	r.EventsOut = out
+	return rec
 }
 
-func (r *recorder) Publish(e events.Event) {
-	r.mu.Lock()
-	r.ids[e.EventID] = true
-	r.mu.Unlock()
+func (r *recorder) ids(t testing.TB) map[uuid.UUID]bool {
+	ids := map[uuid.UUID]bool{}
+	for _, e := range eventstest.ReadEvents(t, r.path) {
+		ids[e.EventID] = true
+	}
+	return ids
 }
 
-func (r *recorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.ids)
-}
+func (r *recorder) count(t testing.TB) int { return len(r.ids(t)) }
 
 // storedIDs returns how many of the recorded events are in booking_events.
 func (r *recorder) storedIDs(t testing.TB, db *pgxpool.Pool) int {
-	r.mu.Lock()
-	ids := make([]uuid.UUID, 0, len(r.ids))
-	for id := range r.ids {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
+	ids := slices.Collect(maps.Keys(r.ids(t)))
 	var n int
 	if err := db.QueryRow(t.Context(), "select count(*) from booking_events where event_id = any($1)", ids).Scan(&n); err != nil {
 		t.Fatal(err)

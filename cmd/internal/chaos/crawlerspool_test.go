@@ -4,14 +4,8 @@ package chaos_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
-	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -19,12 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
-	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
-	"github.com/golfcrawler/golf-crawler/store/storetest"
 )
 
 // TestCrawlerOutageSpool: the crawler binary (`crawler run`, 1 s schedule, Kafka and
@@ -38,80 +29,26 @@ import (
 // content; the file holds no id with two contents (a kill between a spool append and its
 // snapshot save re-derives the change under the same id at a new price); nothing else is stored.
 func TestCrawlerOutageSpool(t *testing.T) {
-	s := stack(t)
-	outage := testkit.EnvDuration(t, "CHAOS_CRAWLER_OUTAGE", 40*time.Second)
-	kills := testkit.EnvInt(t, "CHAOS_CRAWLER_KILLS", 6)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d (outage %s, %d kills)", seed, outage, kills)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	r := newOutageRig(t, "spool", "CHAOS_CRAWLER_OUTAGE", "CHAOS_CRAWLER_KILLS", 40*time.Second, 6)
+	s, db, page := r.s, r.db, r.page
+	out := filepath.Join(r.dir, "events.jsonl")
+	k := &crawlerKills{rng: r.rng, start: r.crawlerBinary(t, "--events-out", out)}
 
-	addr := kafkatest.Bootstrap(t)
-	topic := kafkatest.Topic(t, addr, 3)
-	db := storetest.NewDB(t)
-	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "spool"), db, slog.New(slog.DiscardHandler))
-
-	var requests atomic.Int64
-	var frozen atomic.Bool
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n := requests.Load()
-		if !frozen.Load() {
-			n = requests.Add(1)
-		}
-		var b strings.Builder
-		b.WriteString(`<html><body><table class="tee-list">`)
-		for i := range 6 {
-			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">스풀 CC</td><td class="part">OUT</td><td class="date">12/20</td>`+
-				`<td class="time">07:%02d</td><td class="price">%d</td><td class="players">4</td></tr>`, i*10, 100000+1000*((n+int64(i))%50))
-		}
-		b.WriteString(`</table></body></html>`)
-		_, _ = io.WriteString(w, b.String())
-	}))
-	t.Cleanup(site.Close)
-	dir := t.TempDir()
-	sites := filepath.Join(dir, "sites.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("spool", site.URL+"/tee"))
-	out := filepath.Join(dir, "events.jsonl")
-	bin := builtBinary(t, "crawler")
-	env := []string{"KAFKA_BOOTSTRAP=" + addr, "KAFKA_TOPIC=" + topic, "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
-	start := func() *testkit.Proc {
-		return testkit.Start(t, bin, env, "run", "--sites", sites, "--state-dir", filepath.Join(dir, "state"),
-			"--events-out", out, "--schedule", "@every 1s")
-	}
-	var logs strings.Builder
-	kill := func(p *testkit.Proc) *testkit.Proc {
-		if rng.IntN(2) == 0 {
-			time.Sleep(time.Duration(300+rng.IntN(2200)) * time.Millisecond) // the seeded random moment
-		} else {
-			// Right after a crawl's collection, 0-15 ms before or into its spool append, save
-			// and commit: the window the commit rule is about.
-			n := strings.Count(p.Logs.String(), `msg="crawl finished"`)
-			testkit.WaitFor(t, 30*time.Second, "a crawl to finish collecting", func() bool {
-				return strings.Count(p.Logs.String(), `msg="crawl finished"`) > n
-			})
-			time.Sleep(time.Duration(rng.IntN(15)) * time.Millisecond)
-		}
-		p.Alive(t, "before its SIGKILL")
-		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
-		_ = p.Wait(t, 10*time.Second)
-		logs.WriteString(p.Logs.String())
-		return start()
-	}
-
-	p := start()
+	p := k.start()
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
 	s.stopKafka(t, syscall.SIGKILL)
 	down := time.Now()
-	for range kills / 2 {
-		p = kill(p)
+	for range r.kills / 2 {
+		p = k.kill(t, p, nil)
 	}
-	time.Sleep(time.Until(down.Add(outage))) // the outage lasts its length, whatever the kills took
+	time.Sleep(time.Until(down.Add(r.outage))) // the outage lasts its length, whatever the kills took
 	t.Logf("when the broker returned after %s: %d events in the file, %d stored", time.Since(down).Round(time.Second),
 		len(fileEvents(t, out)), count(t, db, "booking_events"))
 	s.up(t)
-	for range kills - kills/2 {
-		p = kill(p)
+	for range r.kills - r.kills/2 {
+		p = k.kill(t, p, nil)
 	}
-	frozen.Store(true)
+	page.frozen.Store(true)
 	var want map[string]events.Event
 	testkit.WaitForf(t, 3*time.Minute, func() string {
 		return fmt.Sprintf("the %d events of the file stored (%d stored)", len(want), count(t, db, "booking_events"))
@@ -119,14 +56,12 @@ func TestCrawlerOutageSpool(t *testing.T) {
 		want = fileEvents(t, out)
 		return count(t, db, "booking_events") >= len(want) && len(want) > 0
 	})
-	p.Stop(t, 30*time.Second)
-	logs.WriteString(p.Logs.String())
-	cons.stop(t)
+	all := k.stop(t, p)
+	r.cons.stop(t)
 	want = fileEvents(t, out)
 	checkStoredAsFile(t, db, want)
-	all := logs.String()
 	t.Logf("%d requests, %d events in the file; %d crawls failed, %d interrupted batches resolved at start-up (%d kept), %d torn records cut",
-		requests.Load(), len(want), strings.Count(all, `msg="site crawl failed"`), strings.Count(all, "batch of an interrupted crawl"),
+		page.requests.Load(), len(want), strings.Count(all, `msg="site crawl failed"`), strings.Count(all, "batch of an interrupted crawl"),
 		strings.Count(all, "kept: its snapshot was saved"), strings.Count(all, "torn last record cut"))
 }
 

@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -53,10 +52,10 @@ func TestReadOnlyStateDir(t *testing.T) {
 	t.Cleanup(func() { mount.unmount(t) }) // before TempDir's removal (cleanups run last in, first out)
 
 	logs := &testkit.SyncBuffer{}
-	rec := &recorder{ids: map[uuid.UUID]bool{}}
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
-	runner := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: dir}, Publisher: rec,
+	runner := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: dir},
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), Now: func() time.Time { return now }}
+	rec := newRecorder(t, runner) // outside the state dir, which turns read-only
 	pub := kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	crawl := func(wantErr bool) {
 		t.Helper()
@@ -160,9 +159,9 @@ func checkROStateStored(t *testing.T, db *pgxpool.Pool, rec *recorder, logs *tes
 	}
 	failedSaves := len(logs.Lines("site crawl failed"))
 	t.Logf("3 crawls with a read-only state dir (%d failed saves logged), then 3 good ones: %d event ids handed to Kafka, stored by type %v",
-		failedSaves, rec.count(), byType)
-	if rec.count() != 5 || byType["listing_opened"] != 3 || byType["listing_changed"] != 1 || byType["listing_closed"] != 1 {
-		t.Errorf("want exactly the real transitions (3 opened, 1 changed, 1 closed): %d ids published, stored %v", rec.count(), byType)
+		failedSaves, rec.count(t), byType)
+	if rec.count(t) != 5 || byType["listing_opened"] != 3 || byType["listing_changed"] != 1 || byType["listing_closed"] != 1 {
+		t.Errorf("want exactly the real transitions (3 opened, 1 changed, 1 closed): %d ids published, stored %v", rec.count(t), byType)
 	}
 	if failedSaves != 3 {
 		t.Errorf("%d failed crawls logged, want 3", failedSaves)

@@ -71,6 +71,23 @@
 //     the claim fails as "disk full" naming alerts.db (never "corrupt"), the other site is crawled
 //     on; after a stop and freeing the space, a new crawler starts on the same alerts.db and every
 //     match (the 350 claimed again) is delivered once.
+//   - TestSpoolDamageDuringOutage: the crawler binary (`run`, Kafka only, 1 s schedule) crawls a
+//     page whose six prices change at every request through a CHAOS_DAMAGE_OUTAGE (40 s) broker
+//     outage and is SIGKILLed CHAOS_DAMAGE_KILLS (4) times during it; before each restart one
+//     byte of a spool record (a commit record, a batch record, an abort record, in turn) is
+//     flipped in its length, CRC or payload; one more kill after the broker is back. Once the
+//     spool drained and its left-behind files are replayed, each listing's stored events (with the
+//     damaged batch records' own, which are not sent) form one unbroken chain of price changes
+//     ending at the page's price: nothing else lost, no id with another content.
+//   - TestDirSyncFailsDuringOutage: the test binary re-executed as a crawler (Kafka, an events
+//     file, 1 s schedule) whose state dir's directory sync (StateDir.SyncDir) fails one time in
+//     three, after the snapshot's rename, crawls the same page through a CHAOS_SYNCFAIL_OUTAGE
+//     (40 s) broker outage and is killed CHAOS_SYNCFAIL_KILLS (6) times, half during it: every
+//     other start kills itself when a crawl whose sync failed reaches its commit (spool's OnStep),
+//     the others are SIGKILLed at seeded moments. Each such crawl is committed ("snapshot saved,
+//     durability unknown", or kept at the next start): the events file is one unbroken chain of
+//     price changes per listing ending at the page's price, no id with two contents, and
+//     PostgreSQL holds exactly the file.
 //
 // The in-process consumer runs the way the binary is deployed (compose: restart: unless-stopped):
 // consumer.Run returns an error when its Reader fails (a refused broker makes FetchMessage fail),

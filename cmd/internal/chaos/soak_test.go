@@ -20,7 +20,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -54,9 +53,8 @@ func TestSoak(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cons := startConsumer(t, addr, topic, kafkatest.Name(t, "soak"), db, logger)
 
-	rec := &recorder{ids: map[uuid.UUID]bool{}}
-	runner := &crawler.Runner{Sites: []*site.Site{golfSite}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger,
-		Publisher: rec, Now: clock}
+	runner := &crawler.Runner{Sites: []*site.Site{golfSite}, State: crawler.StateDir{Dir: t.TempDir()}, Logger: logger, Now: clock}
+	rec := newRecorder(t, runner)
 	pub := kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: []string{addr}, Topic: topic, Logger: logger})
 	sched := startSoakSchedule(t, runner, clock, logger)
 	samples, flaps := soakFlapping(t, st, soak, flap)
@@ -73,9 +71,9 @@ func TestSoak(t *testing.T) {
 	}
 	stored := count(t, db, "booking_events")
 	t.Logf("soak %v: %d crawls (%d complete), %d broker flaps, committed %d, published %d, failed %d, unsent %d, stored %d",
-		soak, len(runs), complete, flaps, rec.count(), ps.Published, ps.Failed, ps.Queued, stored)
-	if ps.Failed+ps.Queued != 0 || ps.Published != int64(rec.count()) || stored != rec.count() || rec.storedIDs(t, db) != stored {
-		t.Errorf("lost events: failed %d, unsent %d; published %d and stored %d of %d committed", ps.Failed, ps.Queued, ps.Published, stored, rec.count())
+		soak, len(runs), complete, flaps, rec.count(t), ps.Published, ps.Failed, ps.Queued, stored)
+	if ps.Failed+ps.Queued != 0 || ps.Published != int64(rec.count(t)) || stored != rec.count(t) || rec.storedIDs(t, db) != stored {
+		t.Errorf("lost events: failed %d, unsent %d; published %d and stored %d of %d committed", ps.Failed, ps.Queued, ps.Published, stored, rec.count(t))
 	}
 
 	checkSoakFlat(t, samples)

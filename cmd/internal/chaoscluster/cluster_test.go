@@ -97,7 +97,7 @@ func (e *env) scenario(t *testing.T, fault func(t *testing.T, e *env, sample fun
 
 	st := cr.stop(t)
 	stopped := time.Now()
-	ids := cr.idList()
+	ids := cr.idList(t)
 	lost := int(st.Failed + st.Queued)
 	if logged := cr.lossesLogged(t); logged != lost {
 		t.Errorf("%d events counted lost (%s) but %d logged with their event_id", lost, summary(st), logged)

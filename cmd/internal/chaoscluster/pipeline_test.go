@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,37 +24,36 @@ import (
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
-	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // crawl is the crawler side: the simulated site crawled every second, its events spooled in the
-// state dir and sent by the SpoolPublisher (as `crawler run` does); the runner hands each
-// committed event to crawl, which remembers its id.
+// state dir and sent by the SpoolPublisher (as `crawler run` does), and copied to an events file
+// of the crawl's own once committed (the ids it remembers).
 type crawl struct {
 	pub    *kafkatest.Spooled
 	logs   *testkit.SyncBuffer
 	cancel context.CancelFunc
 	done   chan struct{}
+	events string // the events file
 	mu     sync.Mutex
-	ids    map[uuid.UUID]bool
 	runs   int
-}
-
-func (c *crawl) Publish(e events.Event) {
-	c.mu.Lock()
-	c.ids[e.EventID] = true
-	c.mu.Unlock()
 }
 
 // startCrawl starts crawling with a new publisher; state (and its spool) persists across crawls.
 func startCrawl(t testing.TB, brokers []string, topic string, st *site.Site, clock func() time.Time, state crawler.StateDir) *crawl {
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(t.Context())
-	c := &crawl{logs: logs, cancel: cancel, done: make(chan struct{}), ids: map[uuid.UUID]bool{}}
-	runner := &crawler.Runner{Sites: []*site.Site{st}, State: state, Logger: slog.New(slog.DiscardHandler), Publisher: c, Now: clock}
+	c := &crawl{logs: logs, cancel: cancel, done: make(chan struct{}), events: filepath.Join(t.TempDir(), "events.jsonl")}
+	out, err := crawler.OpenEventLog(c.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	runner := &crawler.Runner{Sites: []*site.Site{st}, State: state, Logger: slog.New(slog.DiscardHandler), EventsOut: out, Now: clock}
 	c.pub = kafkatest.SpoolRunner(t, runner, kafkabus.PublisherConfig{Brokers: brokers, Topic: topic,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	go func() {
@@ -96,14 +97,13 @@ func (c *crawl) lossesLogged(t *testing.T) int {
 	return n
 }
 
-func (c *crawl) idList() []uuid.UUID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]uuid.UUID, 0, len(c.ids))
-	for id := range c.ids {
-		out = append(out, id)
+// idList is the ids of the events the crawls committed (the events file's, once each).
+func (c *crawl) idList(t testing.TB) []uuid.UUID {
+	ids := map[uuid.UUID]bool{}
+	for _, e := range eventstest.ReadEvents(t, c.events) {
+		ids[e.EventID] = true
 	}
-	return out
+	return slices.Collect(maps.Keys(ids))
 }
 
 // fastSim serves the simulated site on a clock 600× real time; simSite is compose/dev/sites.yaml's

@@ -12,6 +12,18 @@ import (
 type Health struct {
 	mu       sync.Mutex
 	problems map[string]string
+	checks   map[string]func() []string
+}
+
+// Check adds a source of problems asked at every Problems call (the alert service's pollers): its
+// reasons join the ones Set. A second Check of key replaces the first.
+func (h *Health) Check(key string, check func() []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.checks == nil {
+		h.checks = map[string]func() []string{}
+	}
+	h.checks[key] = check
 }
 
 // Set records (or replaces) the problem named key.
@@ -38,6 +50,9 @@ func (h *Health) Problems() []string {
 	var out []string
 	for _, r := range h.problems {
 		out = append(out, r)
+	}
+	for _, check := range h.checks {
+		out = append(out, check()...)
 	}
 	slices.Sort(out)
 	return out

@@ -39,7 +39,13 @@ type Channel struct {
 	// the user ids in AllowFrom.
 	Commands  bool
 	AllowFrom []int64
+	// MaxChatWatches is how many watches the chat may make (`max_chat_watches`, default 50):
+	// /watch past it is refused, saying so.
+	MaxChatWatches int
 }
+
+// defaultMaxChatWatches is a command channel's max_chat_watches when the file gives none.
+const defaultMaxChatWatches = 50
 
 // fileChannel is a channel's shape in the file, decoded with KnownFields from yaml.v3 nodes (so
 // every error has a line).
@@ -55,6 +61,7 @@ type fileChannel struct {
 	Timeout     string  `yaml:"timeout"`
 	Commands    bool    `yaml:"commands"`
 	AllowFrom   []int64 `yaml:"allow_from"`
+	MaxChat     *int    `yaml:"max_chat_watches"`
 }
 
 // parseChannel validates channel name's mapping n; its secrets come from getenv.
@@ -76,6 +83,16 @@ func parseChannel(name string, n *yaml.Node, getenv func(string) string, errs *l
 	}
 	if len(f.AllowFrom) > 0 && !f.Commands {
 		errs.add(field(n, "allow_from"), "channel %q: allow_from without commands: true does nothing", name)
+	}
+	ch.MaxChatWatches = defaultMaxChatWatches
+	if f.MaxChat != nil {
+		ch.MaxChatWatches = *f.MaxChat
+		switch {
+		case !f.Commands:
+			errs.add(field(n, "max_chat_watches"), "channel %q: max_chat_watches without commands: true does nothing", name)
+		case *f.MaxChat < 1 || *f.MaxChat > 1000:
+			errs.add(field(n, "max_chat_watches"), "channel %q: max_chat_watches %d is out of range 1..1000", name, *f.MaxChat)
+		}
 	}
 	ch.BaseURL = strings.TrimRight(f.BaseURL, "/")
 	if f.Language != "" {
@@ -123,6 +140,9 @@ func (p channelParse) duration(key, v string, def time.Duration) time.Duration {
 func (p channelParse) fromEnv(key, env string) string {
 	if !envRE.MatchString(env) {
 		p.errs.add(field(p.n, key), "channel %q: %s %q is not an environment variable name", p.name, key, env)
+		return ""
+	}
+	if p.getenv == nil { // listing: no secret is read
 		return ""
 	}
 	v := strings.TrimSpace(p.getenv(env))

@@ -20,8 +20,8 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// TelegramAPI is the Telegram Bot API base (a channel's base_url overrides it).
-const TelegramAPI = "https://api.telegram.org"
+// telegramAPI is the Telegram Bot API base (a channel's base_url overrides it).
+const telegramAPI = "https://api.telegram.org"
 
 // Message is one delivery: the matches of one watch from one crawl on one channel.
 type Message struct {
@@ -47,11 +47,11 @@ type WebhookBody struct {
 	Channel        string         `json:"channel"`
 	CrawlID        string         `json:"crawl_id"`
 	Text           string         `json:"text"` // the same text the chat channels get
-	Matches        []WebhookMatch `json:"matches"`
+	Matches        []webhookMatch `json:"matches"`
 }
 
-// WebhookMatch is one event of a WebhookBody.
-type WebhookMatch struct {
+// webhookMatch is one event of a WebhookBody.
+type webhookMatch struct {
 	EventID          uuid.UUID `json:"event_id"`
 	EventType        string    `json:"event_type"`
 	Source           string    `json:"source"`
@@ -69,6 +69,16 @@ type WebhookMatch struct {
 	AlreadyOpen bool `json:"already_open,omitempty"`
 }
 
+// BotAPI is the Bot API URL of method for a telegram channel (its base_url honoured); it holds
+// the token: never print it.
+func (ch *Channel) BotAPI(method string) string {
+	base := telegramAPI
+	if ch.BaseURL != "" {
+		base = ch.BaseURL
+	}
+	return base + "/bot" + ch.Token + "/" + method
+}
+
 // Request builds the HTTP request for m on ch. Every channel gets the Idempotency-Key header
 // (only the generic webhook's receivers are expected to honour it).
 func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error) {
@@ -81,9 +91,9 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 	switch ch.Type {
 	case Webhook:
 		wb := WebhookBody{IdempotencyKey: m.Key.String(), Watch: m.Watch, Channel: ch.Name, CrawlID: m.CrawlID, Text: text,
-			Matches: []WebhookMatch{}}
+			Matches: []webhookMatch{}}
 		for i, e := range m.Events {
-			wm := WebhookMatch{AlreadyOpen: i < len(m.Backlog) && m.Backlog[i], EventID: e.EventID, EventType: string(e.EventType), Source: e.Source,
+			wm := webhookMatch{AlreadyOpen: i < len(m.Backlog) && m.Backlog[i], EventID: e.EventID, EventType: string(e.EventType), Source: e.Source,
 				CourseName: e.CourseName, CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime,
 				PriceKRW: e.PriceKRW, Players: e.Players, OccurredAt: e.OccurredAt}
 			if d, err := time.Parse(events.DateLayout, e.PlayDate); err == nil {
@@ -100,7 +110,7 @@ func (ch *Channel) Request(ctx context.Context, m Message) (*http.Request, error
 	case Discord:
 		body = map[string]any{"content": text, "allowed_mentions": map[string]any{"parse": []string{}}}
 	case Telegram:
-		target = TelegramAPI + "/bot" + ch.Token + "/sendMessage"
+		target = telegramAPI + "/bot" + ch.Token + "/sendMessage" // base_url applied below
 		body = map[string]any{"chat_id": ch.ChatID, "text": text, "disable_web_page_preview": true}
 	default:
 		return nil, fmt.Errorf("channel %s: unknown type %q", ch.Name, ch.Type)
@@ -184,11 +194,11 @@ var (
 // with the same key is delivered once: only the generic webhook's receivers are expected to.
 func (ch *Channel) Idempotent() bool { return ch.Type == Webhook }
 
-// SendError is a failed delivery. Transient ones are worth retrying (after RetryAfter, if the
+// sendError is a failed delivery. Transient ones are worth retrying (after RetryAfter, if the
 // channel said so). Unknown ones may have been delivered: the request was sent, no answer came,
 // and the channel honours no idempotency key, so a retry could post it twice. Its text never holds
 // the channel's URL or token.
-type SendError struct {
+type sendError struct {
 	Transient  bool
 	Unknown    bool
 	Status     int
@@ -196,14 +206,24 @@ type SendError struct {
 	Msg        string
 }
 
-func (e *SendError) Error() string { return e.Msg }
+func (e *sendError) Error() string { return e.Msg }
 
-// noRedirects is a delivery's redirect policy: a 3xx is the answer (a followed 301/302/303 turns
-// the POST into a bodiless GET whose 2xx would count as delivered).
+// noRedirects is the redirect policy of every alert request (a delivery, a test message, the
+// chat's getUpdates and answers): a 3xx is the answer (a followed 301/302/303 turns the POST into
+// a bodiless GET whose 2xx would count as delivered).
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
+// NewClient is the HTTP client of alert requests over transport (nil: a clone of Go's default
+// transport): it follows no redirect (noRedirects).
+func NewClient(transport http.RoundTripper) *http.Client {
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &http.Client{Transport: transport, CheckRedirect: noRedirects}
+}
+
 // Send delivers m on ch with client (its redirect policy replaced by noRedirects), classifying
-// the outcome: nil (2xx), or a *SendError.
+// the outcome: nil (2xx), or a *sendError.
 func (ch *Channel) Send(ctx context.Context, client *http.Client, m Message) error {
 	_, err := ch.Exchange(ctx, client, m)
 	return err
@@ -224,7 +244,7 @@ func (ch *Channel) Exchange(ctx context.Context, client *http.Client, m Message)
 		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) }})
 	req, err := ch.Request(rctx, m)
 	if err != nil {
-		return Answer{}, &SendError{Msg: err.Error()}
+		return Answer{}, &sendError{Msg: err.Error()}
 	}
 	c := *client
 	c.CheckRedirect = noRedirects
@@ -238,7 +258,7 @@ func (ch *Channel) Exchange(ctx context.Context, client *http.Client, m Message)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return answer, nil
 	}
-	se := &SendError{Status: resp.StatusCode,
+	se := &sendError{Status: resp.StatusCode,
 		Msg: fmt.Sprintf("channel %s: HTTP %d: %s", ch.Name, resp.StatusCode, strings.TrimSpace(string(snippet)))}
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
@@ -261,7 +281,7 @@ func (ch *Channel) Exchange(ctx context.Context, client *http.Client, m Message)
 // lost its connection is transient under the webhook's Idempotency-Key and Unknown on a chat
 // channel. A URL the client refuses outright (unsendable) is permanent. During shutdown (ctx
 // ended) nothing unsent is transient: the claim stays for later.
-func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendError {
+func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *sendError {
 	// *url.Error carries the full URL (a Slack or Discord URL, a Telegram token): keep only the
 	// cause.
 	var ue *url.Error
@@ -273,7 +293,7 @@ func (ch *Channel) noAnswer(ctx context.Context, err error, sent bool) *SendErro
 	if errors.Is(cause, context.DeadlineExceeded) || ue != nil && ue.Timeout() {
 		msg = fmt.Sprintf("no answer within %v", ch.Timeout)
 	}
-	se := &SendError{Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
+	se := &sendError{Msg: fmt.Sprintf("channel %s: %s", ch.Name, msg)}
 	switch {
 	case unsendable(cause):
 		// Nothing left, and no retry can change that: permanent (failed at once).

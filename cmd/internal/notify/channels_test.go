@@ -115,7 +115,7 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 		srv, _ := receiver(t, tc.status, tc.header, tc.body)
 		ch := &Channel{Name: "c", Type: Telegram, Token: "999:SeCrEt", ChatID: "1", BaseURL: srv.URL, Timeout: 5 * time.Second}
 		err := ch.Send(t.Context(), srv.Client(), Message{Key: uuid.New(), Watch: "w"})
-		var se *SendError
+		var se *sendError
 		if !errors.As(err, &se) {
 			t.Fatalf("%d: err = %v", tc.status, err)
 		}
@@ -129,7 +129,7 @@ func TestSendClassifiesAnswersWithoutLeakingTheURL(t *testing.T) {
 	// A refused connection: the url.Error would print the URL with the token.
 	ch := &Channel{Name: "c", Type: Telegram, Token: "999:SeCrEt", ChatID: "1", BaseURL: "http://127.0.0.1:1", Timeout: time.Second}
 	err := ch.Send(t.Context(), http.DefaultClient, Message{Key: uuid.New(), Watch: "w"})
-	var se *SendError
+	var se *sendError
 	if !errors.As(err, &se) || !se.Transient || strings.Contains(err.Error(), "SeCrEt") {
 		t.Errorf("refused connection: %v", err)
 	}
@@ -224,7 +224,7 @@ func TestChatRequestIsNotReplayedByTheTransport(t *testing.T) {
 	err := ch.Send(t.Context(), client, Message{Key: uuid.New(), Watch: "w"})
 	mu.Lock()
 	defer mu.Unlock()
-	var se *SendError
+	var se *sendError
 	if requests != 2 || !errors.As(err, &se) || se.Transient {
 		t.Errorf("the second message reached the channel in %d requests (err %v), want 1 and an unknown outcome", requests-1, err)
 	}

@@ -51,7 +51,7 @@ func TestChannelURLsThatCanNeverWorkFailParse(t *testing.T) {
 func TestUnsupportedSchemeIsPermanent(t *testing.T) {
 	ch := &Channel{Name: "hook", Type: Webhook, URL: "ftp://127.0.0.1:1/hook?api_key=HOOKSECRET1", Timeout: time.Second}
 	err := ch.Send(t.Context(), http.DefaultClient, Message{Key: uuid.New(), Watch: "w"})
-	var se *SendError
+	var se *sendError
 	if !errors.As(err, &se) || se.Transient || se.Unknown || strings.Contains(err.Error(), "HOOKSECRET1") {
 		t.Errorf("ftp URL: %+v, want a permanent error without the URL", se)
 	}

@@ -1,10 +1,6 @@
 package notify
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,68 +21,4 @@ var keySpace = uuid.MustParse("6f1d0c1e-8a55-4c0b-9a0e-6b1f7a3c2d15")
 // Idempotency-Key of a message carrying that one notification.
 func ClaimKey(watch, channel string, eventID uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(keySpace, []byte(watch+"\x00"+channel+"\x00"+eventID.String()))
-}
-
-// Intake claims batches into a store, counts them and wakes the senders of the channels that got
-// new claims: the one claim path of both the Kafka consumer and the crawler.
-type Intake struct {
-	Store   ClaimStore
-	Metrics *Metrics
-	Logger  *slog.Logger
-	// Wake is called after a commit with the channels that got new claims; may be nil.
-	Wake func(channels []string)
-}
-
-// Claim claims b in one transaction of the store and returns how many claims it created sending.
-func (in *Intake) Claim(ctx context.Context, b ClaimBatch) (int, error) {
-	if len(b.Claims) == 0 && len(b.Closes) == 0 && len(b.Fingerprints) == 0 {
-		return 0, nil
-	}
-	created, err := in.Store.Claim(ctx, b)
-	if err != nil {
-		return 0, fmt.Errorf("claim %d matches: %w", len(b.Claims), err)
-	}
-	claimed, skipped := 0, 0
-	var woken []string
-	for _, c := range created {
-		if c.Status == StatusSending {
-			claimed++
-			if !slices.Contains(woken, c.Channel) {
-				woken = append(woken, c.Channel)
-			}
-		} else {
-			skipped++
-			in.Metrics.skipped(c.Reason, 1)
-		}
-	}
-	in.Metrics.claimed(claimed)
-	if len(woken) > 0 && in.Wake != nil {
-		in.Wake(woken)
-	}
-	if in.Logger != nil && (claimed > 0 || skipped > 0) {
-		in.Logger.InfoContext(ctx, "claimed matches", "claimed", claimed, "skipped", skipped, "matches", len(b.Claims))
-	}
-	return claimed, nil
-}
-
-// Wakes are the wake channels of a set of senders, by channel name.
-type Wakes map[string]chan struct{}
-
-// NewWakes makes one wake channel per name.
-func NewWakes(names []string) Wakes {
-	w := Wakes{}
-	for _, n := range names {
-		w[n] = make(chan struct{}, 1)
-	}
-	return w
-}
-
-// Wake wakes the senders of channels without blocking (Intake.Wake).
-func (w Wakes) Wake(channels []string) {
-	for _, c := range channels {
-		select {
-		case w[c] <- struct{}{}:
-		default:
-		}
-	}
 }

@@ -12,8 +12,9 @@ const maxIndexedDays = 400
 
 // watchIndex finds the watches an event may enter without looking at every watch: by source,
 // then by play date (a bounded date range, enumerated with its weekdays) or by weekday (no bounded
-// range). What it returns are candidates, in config order: Watch.enters still checks every
-// condition (course substrings, tee time, price, players, next_days).
+// range). Muted watches are not in it. What it returns are candidates, in config order:
+// Watch.enters still checks every condition (course substrings, tee time, price, players,
+// next_days), unless the index decided every one of them (entry.decided).
 type watchIndex struct {
 	n      int                  // len(Config.Watches) it was built from
 	bySrc  map[string]*dayIndex // watches naming the source
@@ -31,6 +32,11 @@ type entry struct {
 	i       int32  // the watch's index in Config.Watches
 	teeFrom int16  // tee_time.from in minutes (noMinute: none), against an "HH:MM" tee time
 	teeTo   int16  // tee_time.to in minutes (noMinute: none)
+	// decided: for an event with an "HH:MM" tee time, this entry's filters and its bucket decide
+	// every condition of the watch (it names no course, and its dates are the bucket's: a
+	// bounded range enumerated by day, or no dates but weekdays or none), so that an opening
+	// that passes them matches without a look at the watch.
+	decided bool
 }
 
 // noMinute is entry's "no tee-time bound" and query's "no HH:MM tee time".
@@ -109,6 +115,9 @@ func buildIndex(ws []*Watch) *watchIndex {
 		if w.MinPlayers != nil {
 			f.minPl = int32(*w.MinPlayers) // 1..100 (Parse)
 		}
+		if w.Muted {
+			continue // it enters nothing
+		}
 		if len(w.Sources) == 0 {
 			ix.anySrc.add(f, w)
 			continue
@@ -132,6 +141,7 @@ func buildIndex(ws []*Watch) *watchIndex {
 func (d *dayIndex) add(f entry, w *Watch) {
 	bounded := !w.DateFrom.IsZero() && !w.DateTo.IsZero() && !w.DateTo.Before(w.DateFrom) &&
 		w.DateTo.Sub(w.DateFrom) <= maxIndexedDays*24*time.Hour
+	f.decided = len(w.Courses) == 0 && len(w.CoursesExact) == 0 && (bounded || w.DateFrom.IsZero() && w.DateTo.IsZero())
 	switch {
 	case bounded:
 		for day := w.DateFrom; !day.After(w.DateTo); day = day.AddDate(0, 0, 1) {
@@ -190,9 +200,11 @@ func hourOf(s string) (int, bool) {
 	return h, h < 24
 }
 
-// candidates appends to out the indexes of the watches v's event may enter, sorted. The hours
-// and next_days filters run as the buckets are appended (most candidates fail them), on day
-// numbers and bit masks computed once per event.
+// candidates appends to out the watches v's event may enter, sorted, each as its index i in
+// Config.Watches shifted left by one, the low bit set when the index decided every condition of
+// the watch for this event (entry.decided, and the event's tee time is "HH:MM"). The hours and
+// next_days filters run as the buckets are appended (most candidates fail them), on day numbers
+// and bit masks computed once per event.
 func (ix *watchIndex) candidates(v *view, out []int) []int {
 	q := query{hours: ^uint32(0), minute: minuteOf(v.e.TeeTime), v: v}
 	if v.e.TeeTime == "" {
@@ -245,7 +257,11 @@ func (q *query) keep(es []entry, out []int) []int {
 		if f.minPl != noLimit && (v.e.Players == nil || int(*v.e.Players) < int(f.minPl)) {
 			continue
 		}
-		out = append(out, int(f.i))
+		x := int(f.i) << 1
+		if f.decided && q.minute != noMinute {
+			x |= 1
+		}
+		out = append(out, x)
 	}
 	return out
 }

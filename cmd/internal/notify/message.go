@@ -67,19 +67,11 @@ func wordingOf(lang string) *wording {
 
 // Text is the message of one watch's matches from one crawl, in lang ("ko" or "en"): per match
 // the course and part, play date with weekday, tee time, price, players, and how long ago it
-// opened (or changed), relative to now. It is the generic webhook's text: not escaped, not bounded.
-func Text(lang, watch string, evs []*events.Event, now time.Time) string {
-	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, nil, now, 0, 0)
-}
-
-// BacklogText is Text for backlog matches (listings open before the watch asked): every line
-// worded as already open ("open for N days") since the event's first-seen time.
-func BacklogText(lang, watch string, evs []*events.Event, now time.Time) string {
-	open := make([]bool, len(evs))
-	for i := range open {
-		open[i] = true
-	}
-	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, open, now, 0, 0)
+// opened (or changed), relative to now; a backlog match (backlog[i], when backlog is not nil: a
+// listing open before the watch asked) worded as already open ("open for N days") since its
+// first-seen time. It is the generic webhook's text: not escaped, not bounded.
+func Text(lang, watch string, evs []*events.Event, backlog []bool, now time.Time) string {
+	return layout{w: wordingOf(lang), escape: plain}.text(watch, evs, backlog, now, 0, 0)
 }
 
 // layout is how one channel writes a message: its wording, the escaping of its markup and its
@@ -272,12 +264,59 @@ func (w *wording) ago(d time.Duration) string {
 	}
 }
 
-// TestMessage is the message `alerts test` sends on channel ch: a fresh key, no matches, a text
-// in the channel's language saying what it is.
-func TestMessage(ch *Channel, now time.Time) Message {
+// TestMessage is the message `alerts test` (and a chat's /test) sends on the channel: a fresh
+// key, no matches, a text in the channel's language saying what it is.
+func (ch *Channel) TestMessage(now time.Time) Message {
 	text := "golf-crawler 테스트 메시지: 채널 " + ch.Name + "에 알림이 이렇게 옵니다. (" + now.Format(time.RFC3339) + ")"
 	if ch.Language == "en" {
 		text = "golf-crawler test message: alerts on channel " + ch.Name + " arrive here. (" + now.Format(time.RFC3339) + ")"
 	}
 	return Message{Key: uuid.New(), Watch: "test", CrawlID: "test", Now: now, Text: text}
+}
+
+// SplitLines puts lines (a command's answer) in as few messages as the channel's limit allows: see
+// splitLines.
+func (ch *Channel) SplitLines(lines []string, title string) []string {
+	return ch.layout().splitLines(lines, title)
+}
+
+// splitLines puts lines in as few messages as the layout's limit allows (one, as they are, when
+// they fit); split, each message starts with a header line of title (a format of the number of
+// lines) and "(part/parts)", and a line is never cut across two (one line alone over the limit
+// is shortened with "…").
+func (l layout) splitLines(lines []string, title string) []string {
+	whole := strings.Join(lines, "\n")
+	if l.limit == 0 || textLen(whole) <= l.limit {
+		return []string{whole}
+	}
+	header := func(part, parts int) string {
+		return fmt.Sprintf(title, len(lines)) + fmt.Sprintf(" (%d/%d)", part, parts)
+	}
+	budget := l.limit - textLen(header(99, 99)) - 1 // the header and its newline at their longest
+	var groups [][]string
+	size := 0
+	for _, ln := range lines {
+		if textLen(ln) > budget {
+			ln = shorten(ln, budget)
+		}
+		if n := len(groups); n == 0 || size+1+textLen(ln) > budget {
+			groups, size = append(groups, nil), -1
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], ln)
+		size += 1 + textLen(ln)
+	}
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = header(i+1, len(groups)) + "\n" + strings.Join(g, "\n")
+	}
+	return out
+}
+
+// shorten cuts s to at most n (UTF-16 units) with "…" at its end.
+func shorten(s string, n int) string {
+	rs := []rune(s)
+	for len(rs) > 0 && textLen(string(rs))+1 > n {
+		rs = rs[:len(rs)-1]
+	}
+	return string(rs) + "…"
 }

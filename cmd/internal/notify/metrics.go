@@ -2,14 +2,12 @@ package notify
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// Metrics are the notifier's Prometheus series (the consume loop's own, lag included, come from
-// cmd/internal/consumer). A nil *Metrics records nothing.
+// Metrics are the notifier's Prometheus series (the chat's are notify/chat's; the consume loop's
+// own, lag included, come from cmd/internal/consumer). A nil *Metrics records nothing.
 type Metrics struct {
 	sentC, failedC, unknownC, retriesC *prometheus.CounterVec
 	skippedC                           *prometheus.CounterVec
 	claimedC                           prometheus.Counter
-	commandsC                          *prometheus.CounterVec
-	pollerC                            *prometheus.GaugeVec
 }
 
 // NewMetrics registers the notifier's series on reg.
@@ -27,12 +25,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Matches recorded as skipped, by reason (stale, closed, watch_removed, watch_muted)."}, []string{"reason"}),
 		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
 			Help: "Matches claimed for sending."}),
-		commandsC: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "booking_notifier_commands_total",
-			Help: "Chat messages a command channel received, by result: accepted, ignored_stranger (another chat), ignored_not_allowed (a group member not in allow_from), ignored_not_command."}, []string{"channel", "result"}),
-		pollerC: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "booking_notifier_command_poller_conflict",
-			Help: "1 when a command channel's getUpdates poller stopped on Telegram's 409 Conflict (another process polls the bot)."}, []string{"channel"}),
 	}
-	reg.MustRegister(m.sentC, m.failedC, m.unknownC, m.retriesC, m.skippedC, m.claimedC, m.commandsC, m.pollerC)
+	reg.MustRegister(m.sentC, m.failedC, m.unknownC, m.retriesC, m.skippedC, m.claimedC)
 	return m
 }
 
@@ -60,26 +54,16 @@ func (m *Metrics) retry(ch string) {
 	}
 }
 
-func (m *Metrics) skipped(reason string, n int) {
+// Skipped counts n matches recorded as skipped for reason (at claim time, or at send time).
+func (m *Metrics) Skipped(reason string, n int) {
 	if m != nil {
 		m.skippedC.WithLabelValues(reason).Add(float64(n))
 	}
 }
 
-func (m *Metrics) claimed(n int) {
+// Claimed counts n matches claimed for sending.
+func (m *Metrics) Claimed(n int) {
 	if m != nil {
 		m.claimedC.Add(float64(n))
-	}
-}
-
-func (m *Metrics) command(ch, result string) {
-	if m != nil {
-		m.commandsC.WithLabelValues(ch, result).Inc()
-	}
-}
-
-func (m *Metrics) pollerConflict(ch string, v float64) {
-	if m != nil {
-		m.pollerC.WithLabelValues(ch).Set(v)
 	}
 }

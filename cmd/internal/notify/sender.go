@@ -18,8 +18,8 @@ import (
 
 // Sender tuning defaults.
 const (
-	DefaultPoll       = time.Second
-	DefaultBatchLimit = 200
+	defaultPoll       = time.Second
+	defaultBatchLimit = 200
 	// MaxEventsPerMessage bounds one message's matches; the channel's limit on its length may
 	// cut a group in more messages (Channel.Split).
 	MaxEventsPerMessage = 20
@@ -37,15 +37,16 @@ type Sender struct {
 	// Watches is the watches file as loaded now: a claim of a watch no longer in it is skipped
 	// (watch_removed), one of a muted watch (enabled: false) skipped (watch_muted). Nil: no check.
 	Watches *Config
-	// Live, when set, is used instead of Watches: the file's watches and the chat's in force now.
-	Live *Live
+	// InForce, when set, is used instead of Watches: the watches in force now, the file's and the
+	// chat's (the alert service's).
+	InForce func() *Config
 	// MaxAge: a claim whose event occurred longer ago than this when its group is picked is skipped
 	// (stale); DefaultMaxAge if zero.
 	MaxAge      time.Duration
 	MaxAttempts int           // DefaultMaxAttempts if zero
 	BackoffBase time.Duration // first retry wait, doubling to BackoffMax (defaults 1s, 1m)
 	BackoffMax  time.Duration
-	Poll        time.Duration // how often to look for claims without a wake; DefaultPoll if zero
+	Poll        time.Duration // how often to look for claims without a wake; defaultPoll if zero
 	// Settle, when set, is how long the sender waits after a wake before it picks, so that claims
 	// made in quick succession (several consumer batches of one crawl) are picked together.
 	Settle time.Duration
@@ -80,7 +81,7 @@ func (s *Sender) defaults() {
 		s.BackoffMax = max(time.Minute, s.BackoffBase)
 	}
 	if s.Poll <= 0 {
-		s.Poll = DefaultPoll
+		s.Poll = defaultPoll
 	}
 	if s.Client == nil {
 		s.Client = &http.Client{}
@@ -132,7 +133,7 @@ func (s *Sender) Run(ctx context.Context) {
 // does not count, so that Run waits for its next poll instead of picking it again at once).
 func (s *Sender) Once(ctx context.Context) (int, error) {
 	s.defaults()
-	groups, err := s.Store.Pick(ctx, s.Channel, s.Now(), DefaultBatchLimit)
+	groups, err := s.Store.Pick(ctx, s.Channel, s.Now(), defaultBatchLimit)
 	if err != nil {
 		return 0, fmt.Errorf("pick %s: %w", s.Channel.Name, err)
 	}
@@ -162,10 +163,10 @@ func groupKey(keys []uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(keySpace, []byte(strings.Join(ss, ",")))
 }
 
-// watches is the watches in force (Live's, else Watches).
+// watches is the watches in force (InForce's, else Watches).
 func (s *Sender) watches() *Config {
-	if s.Live != nil {
-		return s.Live.Load()
+	if s.InForce != nil {
+		return s.InForce()
 	}
 	return s.Watches
 }
@@ -222,7 +223,7 @@ func (s *Sender) skip(ctx context.Context, log *slog.Logger, g Group) (Group, bo
 		sk := g
 		sk.Claims = cs
 		if s.finish(ctx, log, sk, Outcome{Status: StatusSkipped, Reason: r}) {
-			s.Metrics.skipped(r, len(cs))
+			s.Metrics.Skipped(r, len(cs))
 			log.InfoContext(ctx, "notification skipped at send time", "reason", r, "claims", len(cs))
 		}
 	}
@@ -279,7 +280,7 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 			return done
 		}
 		msg := s.scrub(err.Error())
-		var se *SendError
+		var se *sendError
 		if errors.As(err, &se) && se.Unknown {
 			// Possibly delivered on a channel without idempotency: never re-sent automatically
 			// (also when shutting down: no other sender may take it).

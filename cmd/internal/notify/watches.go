@@ -1,31 +1,3 @@
-// Package notify is the tee-time alert engine: watches, the entering rule (Rule), claim batches
-// (Config.Batch), message groups (Groups), messages, channels (generic webhook, Slack, Discord,
-// Telegram) and the per-channel Sender. It keeps its claims behind ClaimStore and imports no
-// database: internal/notify/pgclaims is the PostgreSQL store of `booking-consumer notify` (a
-// second consumer group on booking-events, its Claimer the consume loop's sink),
-// internal/notify/liteclaims the SQLite store of the crawler's state dir. Both pass
-// internal/notify/claimstoretest.
-//
-// The guarantees, and why they hold:
-//
-//   - A match is claimed once. A claim key is a uuid v5 over (watch, channel, event id); the
-//     store's Claim creates nothing for a key it has, in one durable transaction (the consume
-//     loop commits offsets only after it).
-//   - Nothing stale is sent. At claim time a match whose event occurred more than MaxAge ago, or
-//     whose listing already has a later close stored, is recorded as skipped with the reason
-//     (see Rule). Before it sends a picked group, the Sender checks again: claims older than
-//     MaxAge by then, whose listing closed since, or of a watch removed from (watch_removed) or
-//     muted in (watch_muted) the watches file are skipped too.
-//   - A claim is delivered once in effect. A message has a stable Idempotency-Key (Group.Key);
-//     a process that dies between the channel's answer and the mark sends it again with the same
-//     key (generic webhook: a deduplicating receiver sees one delivery). Slack, Discord and
-//     Telegram have no such key: there that crash window, and only it, can repeat a message
-//     once; a request they may have received (a timeout after it was sent) is never re-sent
-//     (StatusUnknown).
-//   - A slow or broken channel blocks nothing else: one sender per channel, each rate-limited,
-//     transient errors (not-sent connection errors, 5xx, 408, 429 with Retry-After; timeouts
-//     after sending on the webhook) retried with backoff up to MaxAttempts, permanent ones (3xx,
-//     other 4xx) failing only that notification.
 package notify
 
 import (
@@ -131,7 +103,9 @@ type fileWatch struct {
 	Backlog      *bool      `yaml:"backlog"`
 }
 
-// LoadFile reads and validates a watches file; secrets come from getenv.
+// LoadFile reads and validates a watches file; secrets come from getenv. A nil getenv reads no
+// secret (a channel's URL from url_env and token stay empty, and none missing is an error): for
+// commands that list and send nothing (`crawler watches`, `booking-consumer watches`).
 func LoadFile(path string, getenv func(string) string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -176,7 +150,8 @@ func field(m *yaml.Node, key string) *yaml.Node {
 }
 
 // Parse validates a watches file strictly: unknown fields, wrong types, unknown channels, bad
-// dates, times, weekdays and missing environment variables are errors, each with its line.
+// dates, times, weekdays and missing environment variables are errors, each with its line (a
+// nil getenv: secrets are not read, see LoadFile).
 func Parse(b []byte, getenv func(string) string) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {

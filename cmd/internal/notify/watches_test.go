@@ -164,13 +164,13 @@ func TestTextSaysEverything(t *testing.T) {
 	e := ev(events.ListingOpened, "레이크사이드", "2026-12-05", "07:30", 150000, 4)
 	e.OccurredAt = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	now := e.OccurredAt.Add(3 * time.Minute)
-	ko := Text("ko", "w", []*events.Event{e}, now)
+	ko := Text("ko", "w", []*events.Event{e}, nil, now)
 	for _, want := range []string{"레이크사이드 (East)", "2026-12-05 (토)", "07:30", "150,000원", "4명", "3분 전 오픈"} {
 		if !strings.Contains(ko, want) {
 			t.Errorf("ko text %q lacks %q", ko, want)
 		}
 	}
-	en := Text("en", "w", []*events.Event{changed(e, 180000, 4)}, now)
+	en := Text("en", "w", []*events.Event{changed(e, 180000, 4)}, nil, now)
 	for _, want := range []string{"2026-12-05 (Sat)", "₩150,000 (was ₩180,000)", "4 players", "changed 3 min ago"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("en text %q lacks %q", en, want)
@@ -212,5 +212,23 @@ func TestEnabledFalseMutesAWatch(t *testing.T) {
 	_, err = Parse([]byte("channels:\n  a: {type: webhook, url: http://x/}\nwatches:\n  - name: w\n    enabled: maybe\n    channels: [a]\n"), env(nil))
 	if err == nil || !strings.Contains(err.Error(), "line 5") {
 		t.Errorf("enabled: maybe: %v, want an error on line 5", err)
+	}
+}
+
+// TestOnePollerPerBotToken: two command channels on one bot token are refused, naming both.
+func TestOnePollerPerBotToken(t *testing.T) {
+	file := `channels:
+  a: {type: telegram, token_env: TG, chat_id: "1", commands: true}
+  b: {type: telegram, token_env: TG, chat_id: "2", commands: true}
+  c: {type: telegram, token_env: TG, chat_id: "3"}
+watches:
+  - {name: w, channels: [a, b, c]}
+`
+	_, err := Parse([]byte(file), func(string) string { return "123456:fake-token" })
+	if err == nil || !strings.Contains(err.Error(), `channels "a" and "b"`) || strings.Contains(err.Error(), "123456:fake-token") {
+		t.Fatalf("err %v; want a refusal naming a and b, without the token", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(file, `"2", commands: true`, `"2"`, 1)), func(string) string { return "123456:fake-token" }); err != nil {
+		t.Fatalf("one command channel refused: %v", err)
 	}
 }

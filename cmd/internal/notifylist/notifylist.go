@@ -4,9 +4,14 @@ package notifylist
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +21,48 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/textfmt"
 )
+
+// ListFlags are the flags of both commands' `notifications` (the listing): --status, --watch,
+// --tz, --json, --limit.
+type ListFlags struct {
+	status, watch, tz string
+	asJSON            bool
+	limit             int
+}
+
+// Define defines the flags on fs, times in tz by default.
+func (l *ListFlags) Define(fs *flag.FlagSet, tz string) {
+	fs.StringVar(&l.status, "status", "", "only this `status`: sending, sent, failed, unknown or skipped")
+	fs.StringVar(&l.watch, "watch", "", "only this `watch`")
+	fs.StringVar(&l.tz, "tz", tz, "time `zone` of the printed timestamps")
+	fs.BoolVar(&l.asJSON, "json", false, "JSON lines instead of a table")
+	fs.IntVar(&l.limit, "limit", 1000, "at most this many `rows`")
+}
+
+// Check refuses flags that select nothing (a usage error), before any store is opened.
+func (l *ListFlags) Check() error {
+	if l.status != "" && !slices.Contains(notify.Statuses, l.status) {
+		return fmt.Errorf("%w: notifications: --status %q: want one of %s", cli.ErrUsage, l.status, strings.Join(notify.Statuses, ", "))
+	}
+	if l.limit < 1 {
+		return fmt.Errorf("%w: notifications: --limit must be at least 1", cli.ErrUsage)
+	}
+	_, err := cli.Location(l.tz)
+	return err
+}
+
+// List lists st's claims the flags select (Check first) and writes them to w (Write).
+func (l *ListFlags) List(ctx context.Context, w io.Writer, st notify.ClaimStore) error {
+	loc, err := cli.Location(l.tz)
+	if err != nil {
+		return err
+	}
+	rows, err := st.List(ctx, notify.Filter{Status: notify.Status(l.status), Watch: l.watch, Limit: l.limit})
+	if err != nil {
+		return fmt.Errorf("list alerts: %w", err)
+	}
+	return Write(w, rows, loc, l.asJSON)
+}
 
 // Write writes rows to w, times in loc spelled by events.FormatTimeIn: JSON lines when asJSON,
 // else a table.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
@@ -57,7 +58,7 @@ func (r *ResendFlags) Filter(now time.Time) (notify.ResendFilter, error) {
 
 // WriteResent prints a resend's outcomes, one line per message, and a summary; it returns how
 // many messages failed again (failed or unknown).
-func WriteResent(w io.Writer, n int, rs []notify.Resent) (int, error) {
+func WriteResent(w io.Writer, n int, rs []alerts.Resent) (int, error) {
 	if n == 0 {
 		_, err := fmt.Fprintln(w, "nothing to resend")
 		return 0, err
@@ -82,14 +83,14 @@ func WriteResent(w io.Writer, n int, rs []notify.Resent) (int, error) {
 	return failed, err
 }
 
-// Resend is the end of both commands' `notifications resend`: notify.Resend with tmpl's sender
-// settings, its outcomes printed to w; the error (secrets scrubbed) says how many failed again,
-// list naming the command that shows why.
-func Resend(ctx context.Context, w io.Writer, st notify.ClaimStore, cfg *notify.Config, f notify.ResendFilter, tmpl notify.Sender, list string) error {
-	n, rs, err := notify.Resend(ctx, st, cfg, f, tmpl)
+// Resend is the end of both commands' `notifications resend`: the service's Resend, its outcomes
+// printed to w; the error (secrets scrubbed) says how many failed again, list naming the command
+// that shows why.
+func Resend(ctx context.Context, w io.Writer, svc *alerts.Service, f notify.ResendFilter, secrets []string, list string) error {
+	n, rs, err := svc.Resend(ctx, f)
 	failed, werr := WriteResent(w, n, rs)
 	if err = cmp.Or(err, werr); err != nil {
-		return cli.ScrubError(err, tmpl.Secrets)
+		return cli.ScrubError(err, secrets)
 	}
 	if failed > 0 {
 		return fmt.Errorf("notifications resend: %d messages failed again (%s --status failed shows why)", failed, list)

@@ -20,7 +20,7 @@ const TestUsage = "Send one test message on a channel of the watches file and pr
 	"No claim is made, nothing is retried; the channel's URL and token are never printed. Exit\n" +
 	"status 1 when the channel did not accept it."
 
-// TestChannel sends notify.TestMessage on channel name of cfg and prints its answer to w.
+// TestChannel sends the test message (notify.Channel.TestMessage) on channel name of cfg and prints its answer to w.
 func TestChannel(ctx context.Context, w io.Writer, cfg *notify.Config, name string) error {
 	ch := cfg.Channels[name]
 	if ch == nil {
@@ -31,7 +31,7 @@ func TestChannel(ctx context.Context, w io.Writer, cfg *notify.Config, name stri
 		slices.Sort(names)
 		return fmt.Errorf("%w: alerts test: no channel %q in the watches file (channels: %s)", cli.ErrUsage, name, strings.Join(names, ", "))
 	}
-	ans, err := ch.Exchange(ctx, &http.Client{}, notify.TestMessage(ch, time.Now()))
+	ans, err := ch.Exchange(ctx, notify.NewClient(nil), ch.TestMessage(time.Now()))
 	if ans.Status != 0 {
 		fmt.Fprintf(w, "channel %s (%s): HTTP %d %s\n", ch.Name, ch.Type, ans.Status, http.StatusText(ans.Status))
 		if body := strings.Join(strings.Fields(ans.Body), " "); body != "" {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/chat"
 )
 
 // The chat's watches and offsets (migration 4).
@@ -26,7 +27,48 @@ var (
 	chatOffsetSQL string
 	//go:embed queries/chat_set_offset.sql
 	chatSetOffsetSQL string
+	//go:embed queries/chat_specs.sql
+	chatSpecsSQL string
+	//go:embed queries/chat_spec_set.sql
+	chatSpecSetSQL string
 )
+
+// upgradeChatSpecs is migration 6: every chat watch stored before it (its spec /watch's arguments
+// as typed, read by the grammar of then) is rewritten in its canonical form with the meaning it
+// had (chat.UpgradeSpec). One that no longer parses is left as it is (it was left out
+// before too).
+func upgradeChatSpecs(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, chatSpecsSQL)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id   int64
+		spec string
+	}
+	var old []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.spec); err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, r)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, r := range old {
+		spec, err := chat.UpgradeSpec(r.spec)
+		if err != nil || spec == r.spec {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, chatSpecSetSQL, r.id, spec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 var _ notify.ChatStore = (*Store)(nil)
 

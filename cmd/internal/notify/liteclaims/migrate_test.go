@@ -2,6 +2,7 @@ package liteclaims_test
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/claimstoretest"
 )
 
 // TestOpenMigratesAnOlderFile: a file made before the split (schema.sql alone, user_version 0)
@@ -42,4 +44,38 @@ func TestOpenMigratesAnOlderFile(t *testing.T) {
 		}
 		st.Close()
 	}
+}
+
+// TestOpenRewritesChatSpecsOfBefore (review 4 F7): a file whose chat watches fdee6ed stored
+// (/watch's arguments as typed, schema version 5) is migrated to their canonical form with the
+// meaning fdee6ed gave them ("88 CC": a cap of 88원 and the course cc).
+func TestOpenRewritesChatSpecsOfBefore(t *testing.T) {
+	t.Parallel()
+	claimstoretest.CheckLegacyChatSpecs(t, func(t *testing.T, specs []string) notify.ChatStore {
+		path := filepath.Join(t.TempDir(), "alerts.db")
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"schema.sql", "migrate_1_send_part.sql", "migrate_2_backlog.sql", "migrate_3_resend.sql",
+			"migrate_4_chat.sql", "migrate_5_listing_index.sql"} {
+			b, err := os.ReadFile(filepath.Join("queries", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(string(b)); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+		}
+		for i, spec := range specs { // as fdee6ed's chat_add.sql and chat_name.sql left them
+			if _, err := db.Exec("insert into chat_watches (name, channel, spec, created_at) values (?, 'tg', ?, 1)", fmt.Sprintf("chat-%d", i+1), spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Exec("pragma user_version = 5"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		return open(t, path)
+	})
 }

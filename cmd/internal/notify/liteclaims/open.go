@@ -34,7 +34,8 @@ var (
 	//go:embed queries/schema.sql
 	schemaSQL string
 	// migrations are the changes to schema.sql's tables, in order: migration i+1 is migrations[i],
-	// applied once, in the transaction that sets pragma user_version to i+1.
+	// applied once, in the transaction that sets pragma user_version to i+1 (6 rewrites the chat's
+	// watches, in Go: upgradeChatSpecs).
 	//go:embed queries/migrate_1_send_part.sql
 	migrate1 string
 	//go:embed queries/migrate_2_backlog.sql
@@ -44,9 +45,19 @@ var (
 	//go:embed queries/migrate_4_chat.sql
 	migrate4 string
 	//go:embed queries/migrate_5_listing_index.sql
-	migrate5   string
-	migrations = []string{migrate1, migrate2, migrate3, migrate4, migrate5}
+	migrate5 string
+	//go:embed queries/migrate_6_chat_specs.sql
+	migrate6   string
+	migrations = []migration{{sql: migrate1}, {sql: migrate2}, {sql: migrate3}, {sql: migrate4}, {sql: migrate5},
+		{sql: migrate6, fn: upgradeChatSpecs}}
 )
+
+// migration is one change of the schema: its SQL, then (fn, when set) what Go does in the same
+// transaction.
+type migration struct {
+	sql string
+	fn  func(ctx context.Context, tx *sql.Tx) error
+}
 
 // BusyTimeout is how long a statement waits for the database's lock.
 const BusyTimeout = 10 * time.Second
@@ -110,8 +121,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for v := version; v < len(migrations); v++ {
 		err := s.tx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			if _, err := tx.ExecContext(ctx, migrations[v].sql); err != nil {
 				return err
+			}
+			if fn := migrations[v].fn; fn != nil {
+				if err := fn(ctx, tx); err != nil {
+					return err
+				}
 			}
 			_, err := tx.ExecContext(ctx, fmt.Sprintf("pragma user_version = %d", v+1))
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/chat"
 )
 
 // The chat's watches and offsets (migration 012).
@@ -27,12 +28,20 @@ var (
 	chatOffsetSQL string
 	//go:embed queries/chat_set_offset.sql
 	chatSetOffsetSQL string
+	//go:embed queries/chat_specs_typed.sql
+	chatSpecsTypedSQL string
+	//go:embed queries/chat_spec_set.sql
+	chatSpecSetSQL string
 )
 
 var _ notify.ChatStore = (*Store)(nil)
 
-// ChatWatches implements notify.ChatStore: the chat's watches, oldest first.
+// ChatWatches implements notify.ChatStore: the chat's watches, oldest first, each spec in its
+// canonical form (upgradeSpecs).
 func (s *Store) ChatWatches(ctx context.Context) ([]notify.ChatWatch, error) {
+	if err := s.upgradeSpecs(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.Pool.Query(ctx, chatListSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read chat watches: %w", err)
@@ -118,4 +127,35 @@ func (s *Store) offsetKey(channel string) string {
 		return k
 	}
 	return channel
+}
+
+// upgradeSpecs rewrites every chat watch still stored as /watch's arguments as typed (spec_form 1:
+// written before migration 013, or by a notifier of then during an upgrade) in its canonical form,
+// with the meaning it had (chat.UpgradeSpec). One that no longer parses is left as it is (it
+// was left out before too).
+func (s *Store) upgradeSpecs(ctx context.Context) error {
+	rows, err := s.Pool.Query(ctx, chatSpecsTypedSQL)
+	if err != nil {
+		return fmt.Errorf("read chat watches: %w", err)
+	}
+	var ids []int64
+	var specs []string
+	var id int64
+	var spec string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &spec}, func() error {
+		ids, specs = append(ids, id), append(specs, spec)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read chat watches: %w", err)
+	}
+	for i, id := range ids {
+		canonical, err := chat.UpgradeSpec(specs[i])
+		if err != nil {
+			continue
+		}
+		if _, err := s.Pool.Exec(ctx, chatSpecSetSQL, id, canonical); err != nil {
+			return fmt.Errorf("rewrite chat watch %d in its canonical form: %w", id, err)
+		}
+	}
+	return nil
 }

@@ -71,7 +71,7 @@ func deliverOne(t *testing.T, channelYAML string, maxAttempts int) row {
 		t.Fatal(err)
 	}
 	st := &pgclaims.Store{Pool: db, Owner: "test", Settle: time.Millisecond}
-	c := &pgclaims.Claimer{Store: st, Config: cfg}
+	c := &claimer{Store: st, Config: cfg}
 	if res, err := c.Ingest(t.Context(), msgs(events.Opened(listing("레이크 CC"), "crawl-1", time.Now()))); err != nil || res.Inserted != 1 {
 		t.Fatalf("claim: %d, %v", res.Inserted, err)
 	}

@@ -8,10 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
 var (
@@ -78,6 +81,22 @@ func LockPoller(ctx context.Context, pool *pgxpool.Pool, token, channel, host st
 		return nil, fmt.Errorf("channel %s: name the bot's poller: %w", channel, err)
 	}
 	return &PollerLock{conn: conn, key: key}, nil
+}
+
+// LockPoller takes the getUpdates poller of ch's bot for this process (the package's LockPoller,
+// named by the host and pid) and keeps the channel's offset under its bot (Bots); release gives
+// it back. The alert service calls it for every command channel before it polls.
+func (s *Store) LockPoller(ctx context.Context, ch *notify.Channel) (release func(), err error) {
+	host, _ := os.Hostname()
+	l, err := LockPoller(ctx, s.Pool, ch.Token, ch.Name, host, os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	if s.Bots == nil {
+		s.Bots = map[string]string{}
+	}
+	s.Bots[ch.Name], _ = BotKey(ch.Token)
+	return l.Release, nil
 }
 
 // Release gives the lock back (closing its connection, which ends the session's locks).

@@ -37,7 +37,7 @@ func TestMatchesOfOneCrawlInTwoBatchesGoOutAsOneMessage(t *testing.T) {
 	}
 	wake := make(chan struct{}, 1)
 	st := &pgclaims.Store{Pool: db, Owner: "test", Settle: 2 * time.Second}
-	c := &pgclaims.Claimer{Store: st, Config: cfg, Logger: testkit.Logger(t, 0),
+	c := &claimer{Store: st, Config: cfg, Logger: testkit.Logger(t, 0),
 		Wake: func([]string) {
 			select {
 			case wake <- struct{}{}:

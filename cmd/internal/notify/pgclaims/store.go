@@ -1,7 +1,8 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
 // migrations 005, 006, 010 and 011) and chat store (the chat's watches, getUpdates offsets and
-// pollers of migration 012), used by `booking-consumer notify`: several notifier processes share it
-// under leases. Claimer adapts it to the Kafka consume loop. Its SQL is in queries/.
+// pollers of migrations 012 and 013), used by `booking-consumer notify` through the alert service
+// (cmd/internal/alerts): several notifier processes share it under leases; OpenListings is what is
+// open now in booking_lifetimes, the service's answer to a watch that asks. Its SQL is in queries/.
 package pgclaims
 
 import (
@@ -303,8 +304,9 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 }
 
 // Fingerprints returns the fingerprint each watch was last answered with (by watch); the
-// notifier's watches are evaluated on every source at once, so Source is not kept.
-func (s *Store) Fingerprints(ctx context.Context) (map[string]string, error) {
+// notifier's watches are evaluated on every source at once, so the source is not kept (any
+// source's are every source's).
+func (s *Store) Fingerprints(ctx context.Context, _ string) (map[string]string, error) {
 	rows, err := s.Pool.Query(ctx, fingerprintsReadSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read fingerprints: %w", err)
@@ -317,10 +319,13 @@ func (s *Store) Fingerprints(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
-// OpenListings returns the listings open now in booking_lifetimes, each as the opening of its
-// current lifetime (the backlog's events, notify.Watch.BacklogClaims): the start event's id and
-// first-seen time, the values of its last event, crawl crawlID (the message it goes out in).
-func (s *Store) OpenListings(ctx context.Context, crawlID string) ([]*events.Event, error) {
+// OpenListings returns the listings open now in booking_lifetimes, of every source (the
+// notifier's watches are answered on every source at once; source is not read), each as the
+// opening of its current lifetime (the backlog's events, notify.Watch.BacklogClaims): the start
+// event's id and first-seen time, the values of its last event, and one crawl id for all of them,
+// "backlog-<now>", so that a watch's answer on a channel goes out as one message.
+func (s *Store) OpenListings(ctx context.Context, _ string) ([]*events.Event, error) {
+	crawlID := "backlog-" + time.Now().UTC().Format("20060102T150405Z")
 	rows, err := s.Pool.Query(ctx, openListingsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("read open listings: %w", err)

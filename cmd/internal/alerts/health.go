@@ -1,4 +1,4 @@
-package main
+package alerts
 
 import (
 	"fmt"
@@ -21,11 +21,11 @@ type channelHealth struct {
 	after time.Duration // 0: never unhealthy
 
 	mu sync.Mutex
-	ch map[string]*channelState
+	ch map[string]*ChannelState
 }
 
-// channelState is one channel's entry in /healthz's checks.alerts.channels.
-type channelState struct {
+// ChannelState is one channel's entry in /healthz's checks.alerts.channels.
+type ChannelState struct {
 	LastOK       *time.Time `json:"last_ok,omitempty"`
 	FailingSince *time.Time `json:"failing_since,omitempty"`
 	LastFailure  string     `json:"last_failure,omitempty"`
@@ -35,9 +35,9 @@ type channelState struct {
 }
 
 func newChannelHealth(now func() time.Time, after time.Duration, channels []string) *channelHealth {
-	h := &channelHealth{now: now, after: after, ch: map[string]*channelState{}}
+	h := &channelHealth{now: now, after: after, ch: map[string]*ChannelState{}}
 	for _, c := range channels {
-		h.ch[c] = &channelState{}
+		h.ch[c] = &ChannelState{}
 	}
 	return h
 }
@@ -63,10 +63,10 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func (h *channelHealth) state(channel string) *channelState {
+func (h *channelHealth) state(channel string) *ChannelState {
 	s := h.ch[channel]
 	if s == nil {
-		s = &channelState{}
+		s = &ChannelState{}
 		h.ch[channel] = s
 	}
 	return s
@@ -108,7 +108,7 @@ func (h *channelHealth) check() (any, []string) {
 	now := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make(map[string]channelState, len(h.ch))
+	out := make(map[string]ChannelState, len(h.ch))
 	var bad []string
 	names := make([]string, 0, len(h.ch))
 	for name := range h.ch {
@@ -131,4 +131,61 @@ func (h *channelHealth) check() (any, []string) {
 		out[name] = s
 	}
 	return map[string]any{"channels": out}, bad
+}
+
+// inFlight counts the requests of every channel begun and not ended.
+func (h *channelHealth) inFlight() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, s := range h.ch {
+		n += len(s.inFlight)
+	}
+	return n
+}
+
+// HealthSection is one section of /healthz: its name and its check, which returns the section's
+// value and the reasons it is unhealthy (none: healthy).
+type HealthSection struct {
+	Name  string
+	Check func() (any, []string)
+}
+
+// Health is the service's /healthz sections: "alerts", every channel's sends (a channel whose every
+// send failed, or whose request has hung, for longer than FailingAfter is a reason), and, with
+// command channels polled, "alerts_commands", each poller ("polling"; a poller stopped by 409, or
+// whose every getUpdates failed for longer than FailingAfter, "failing (since …)", is a reason).
+func (s *Service) Health() []HealthSection {
+	out := []HealthSection{{Name: "alerts", Check: s.health.check}}
+	if len(s.pollers) > 0 {
+		out = append(out, HealthSection{Name: "alerts_commands", Check: s.commandsCheck})
+	}
+	return out
+}
+
+// Problems are the reasons of every section of Health that is unhealthy now.
+func (s *Service) Problems() []string {
+	var out []string
+	for _, h := range s.Health() {
+		_, bad := h.Check()
+		out = append(out, bad...)
+	}
+	return out
+}
+
+// commandsCheck is the alerts_commands section.
+func (s *Service) commandsCheck() (any, []string) {
+	out := map[string]string{}
+	var bad []string
+	for _, p := range s.pollers {
+		name := p.Commander.Channel.Name
+		if err := p.Status(); err != nil {
+			msg := s.scrub(err.Error())
+			out[name] = msg
+			bad = append(bad, "alerts_commands: channel "+name+": "+msg)
+			continue
+		}
+		out[name] = "polling"
+	}
+	return out, bad
 }

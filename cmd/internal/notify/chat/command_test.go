@@ -1,10 +1,12 @@
-package notify
+package chat
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
 
 func TestParseWatchCommand(t *testing.T) {
@@ -35,7 +37,7 @@ func TestParseWatchCommand(t *testing.T) {
 		if cmd.Verb != VerbWatch || cmd.Watch == nil {
 			t.Fatalf("%q: %+v", c.text, cmd)
 		}
-		if got := Describe(cmd.Watch, c.lang); got != c.want {
+		if got := notify.Describe(cmd.Watch, c.lang); got != c.want {
 			t.Errorf("%q: understood %q, want %q", c.text, got, c.want)
 		}
 	}
@@ -44,7 +46,7 @@ func TestParseWatchCommand(t *testing.T) {
 func TestParseCommandRefusals(t *testing.T) {
 	bad := []string{
 		"/watch", "/watch 08:00-05:00", "/watch 25:00-26:00", "/watch 15만 20만", "/watch 05:00-06:00 07:00-08:00",
-		"/watch 18홀", "/mute", "/mute two words", "/remove ../x",
+		"/watch 88", "/mute", "/mute two words", "/remove ../x",
 	}
 	for _, text := range bad {
 		if _, err := ParseCommand(text, "ko"); err == nil || errors.Is(err, ErrNotCommand) {
@@ -71,7 +73,8 @@ func TestParseCommandRefusals(t *testing.T) {
 // FuzzParseCommand: any text parses or is refused without a panic, and a parsed watch is one
 // Describe can say and whose window is ordered.
 func FuzzParseCommand(f *testing.F) {
-	for _, s := range []string{"/watch 토,일 05:00-08:00 15만 레이크", "/watch sat 1:00~2:00 150,000원", "/mute a", "/watch 주말,평일 ,, 0"} {
+	for _, s := range []string{"/watch 토,일 05:00-08:00 15만 레이크", "/watch sat 1:00~2:00 150,000원", "/mute a", "/watch 주말,평일 ,, 0",
+		"/watch 88CC 주말 토, 레이크", "/watch ,sun valley 이하 15만", "/watch o'neil 360도CC,2코스"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -82,22 +85,48 @@ func FuzzParseCommand(f *testing.F) {
 		if c.Watch.TimeFrom > c.Watch.TimeTo {
 			t.Fatalf("%q: window %s-%s", s, c.Watch.TimeFrom, c.Watch.TimeTo)
 		}
-		if c.Watch.MaxPriceKRW != nil && *c.Watch.MaxPriceKRW < 0 {
-			t.Fatalf("%q: negative price", s)
+		if c.Watch.MaxPriceKRW != nil && *c.Watch.MaxPriceKRW < MinPriceCapKRW {
+			t.Fatalf("%q: a price cap of %d", s, *c.Watch.MaxPriceKRW)
 		}
-		_ = Describe(c.Watch, "en")
+		_ = notify.Describe(c.Watch, "en")
+		// What is stored reads back as the same watch.
+		back, err := ReadSpec(CanonicalSpec(c.Watch))
+		if err != nil || !reflect.DeepEqual(back, c.Watch) {
+			t.Fatalf("%q: stored as %q, read back as %+v, %v; want %+v", s, CanonicalSpec(c.Watch), back, err, c.Watch)
+		}
 	})
 }
 
-// TestDescribeFileWatch: /watches and `crawler watches` say a file watch's other conditions too.
-func TestDescribeFileWatch(t *testing.T) {
-	p, n := int64(90000), 3
-	w := &Watch{Sources: []string{"sim-golf"}, CoursesExact: []string{"파인 CC"}, NextDays: 14, MaxPriceKRW: &p, MinPlayers: &n,
-		DateFrom: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	if got, want := Describe(w, "en"), "2026-12-01~, within 14 days, up to 90,000 KRW, 3+ players, course is '파인 CC', sites sim-golf"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+// TestWatchNumbersAndClubNames (review 4 F7): a bare number below 10,000 is no price (refused
+// with a hint), from 10,000 it is one in won; a word of digits and letters is part of the
+// course (88CC, 360도CC, 2코스); a cap below 10,000 in any form is refused.
+func TestWatchNumbersAndClubNames(t *testing.T) {
+	for args, want := range map[string]string{
+		"88CC":           "코스에 '88cc'",
+		"360도CC 주말":      "토·일, 코스에 '360도cc'",
+		"88컨트리클럽 15만":    "150,000원 이하, 코스에 '88컨트리클럽'",
+		"레이크 2코스":        "코스에 '레이크 2코스'",
+		"코스2100":         "코스에 '코스2100'",
+		"18홀 레이크":        "코스에 '18홀 레이크'",
+		"10000 레이크":      "10,000원 이하, 코스에 '레이크'",
+		"150000":         "150,000원 이하",
+		"평일 88CC 12만 이하": "월·화·수·목·금, 120,000원 이하, 코스에 '88cc'",
+	} {
+		w, err := ParseWatchSpec(args, "ko")
+		if err != nil {
+			t.Errorf("%q: %v", args, err)
+			continue
+		}
+		if got := notify.Describe(w, "ko"); got != want {
+			t.Errorf("%q: understood %q, want %q", args, got, want)
+		}
 	}
-	if got := Describe(&Watch{}, "ko"); got != "모든 티타임" {
-		t.Errorf("no conditions: %q", got)
+	for args, hint := range map[string]string{
+		"88 CC": "88CC", "36 홀": "15만", "레이크 9": "88CC", "1": "15만", "9,999 파인": "15만",
+		"00:00-23:59 0원": "10,000", "5천원": "10,000",
+	} {
+		if w, err := ParseWatchSpec(args, "ko"); err == nil || !strings.Contains(err.Error(), hint) {
+			t.Errorf("%q: %v, %v; want a refusal with the hint %q", args, w, err, hint)
+		}
 	}
 }

@@ -1,7 +1,7 @@
-package notify
+package chat
 
 // The chat's commands: the grammar of /watch and its siblings, parsed without any I/O (the
-// Commander in chat.go runs them).
+// Commander in commander.go runs them), and the stored form of a chat watch.
 
 import (
 	"errors"
@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 )
 
@@ -35,8 +37,8 @@ const (
 type Command struct {
 	Verb  Verb
 	Args  string
-	Watch *Watch // /watch: the conditions (no name, no channel yet)
-	Name  string // /mute, /unmute, /remove
+	Watch *notify.Watch // /watch: the conditions (no name, no channel yet)
+	Name  string        // /mute, /unmute, /remove
 }
 
 // ErrNotCommand is ParseCommand's error for a message that is no command of ours (ignored).
@@ -81,6 +83,9 @@ func ParseCommand(text, lang string) (Command, error) {
 	return Command{}, ErrNotCommand
 }
 
+// nameRE is a watch's name (the watches file's rule).
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
 func say(lang, ko, en string) string {
 	if lang == "en" {
 		return en
@@ -104,13 +109,36 @@ var (
 //
 //   - weekdays, comma-separated: 토,일 or sat,sun (월..일, mon..sun, or 주말/weekend, 평일/weekdays);
 //   - a tee-time window HH:MM-HH:MM (or H:MM, '~' for '-');
-//   - a price cap in the forms the crawler reads (site.ParsePrice): 15만, 150,000원, 150000;
+//   - a price cap in the forms the crawler reads (site.ParsePrice): 15만, 150,000원, 150000; at
+//     least MinPriceCapKRW (a bare number below it is refused with a hint: a club's number is
+//     written joined to its name, 88CC, a price with its unit, 15만);
 //   - anything else is the course: a case-insensitive substring of the course name (words joined
-//     by a space; commas separate several courses).
+//     by a space; commas separate several courses), a word of digits and letters (88CC, 2코스)
+//     included.
 //
 // At least one condition is required. The watch has no name and no channel (the Commander sets them).
-func ParseWatchSpec(args, lang string) (*Watch, error) {
-	w := &Watch{}
+func ParseWatchSpec(args, lang string) (*notify.Watch, error) {
+	return parseSpec(args, lang, chatGrammar)
+}
+
+// MinPriceCapKRW is the lowest price cap /watch takes: below any green fee, a smaller one is a
+// misread ("88 CC") and would never fire.
+const MinPriceCapKRW = 10_000
+
+// grammar is a version of /watch's words.
+type grammar int
+
+const (
+	// chatGrammar is ParseWatchSpec's.
+	chatGrammar grammar = iota
+	// fdee6edGrammar is /watch's before review 4 (fdee6ed), which the specs stored then were
+	// written in: every word with a digit is a price (a bare 88 is 88원, a cap of any size), and a
+	// word of digits and letters is refused. Only UpgradeSpec reads it.
+	fdee6edGrammar
+)
+
+func parseSpec(args, lang string, g grammar) (*notify.Watch, error) {
+	w := &notify.Watch{}
 	var course []string
 	words := strings.Fields(args)
 	if len(words) == 0 {
@@ -143,9 +171,21 @@ func ParseWatchSpec(args, lang string) (*Watch, error) {
 		}
 		if strings.ContainsAny(word, "0123456789") {
 			p, err := site.ParsePrice(word)
+			if (err != nil || p == nil) && g == chatGrammar && strings.ContainsFunc(word, unicode.IsLetter) {
+				course = append(course, word) // 88CC, 2코스: a name
+				continue
+			}
 			if err != nil || p == nil {
 				return nil, fmt.Errorf(say(lang, "가격 %q를 읽지 못했습니다 (예: 15만, 150,000원, 150000)",
 					"price %q not understood (e.g. 15만, 150,000원, 150000)"), word)
+			}
+			if g == chatGrammar && *p < MinPriceCapKRW {
+				if bareNumberRE.MatchString(word) {
+					return nil, fmt.Errorf(say(lang, "%q: 10,000보다 작은 숫자는 가격으로 읽지 않습니다. 골프장 이름이면 붙여 쓰고 (예: 88CC), 가격이면 원 단위로 써 주세요 (예: 15만, 150000)",
+						"%q: a number below 10,000 is not read as a price: join a club's number to its name (e.g. 88CC), write a price in won (e.g. 15만, 150000)"), word)
+				}
+				return nil, fmt.Errorf(say(lang, "가격 상한 %q는 10,000원보다 낮아 알림이 오지 않습니다 (예: 15만)",
+					"a price cap of %q is below 10,000 KRW: nothing would match (e.g. 15만)"), word)
 			}
 			if w.MaxPriceKRW != nil {
 				return nil, errors.New(say(lang, "가격 상한은 하나만 주세요", "give one price cap"))
@@ -166,6 +206,76 @@ func ParseWatchSpec(args, lang string) (*Watch, error) {
 	return w, nil
 }
 
+// bareNumberRE is a number without a unit: 88, 9,999, 150000.
+var bareNumberRE = regexp.MustCompile(`^[0-9][0-9,]*$`)
+
+// A chat watch is stored in its canonical form: what the /watch answer prints in Korean
+// (Describe), for example "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'". It names every
+// condition unambiguously whatever /watch's words become, so a stored watch keeps its meaning
+// when the grammar changes (specs stored before review 4 are rewritten by UpgradeSpec).
+
+// CanonicalSpec is w's stored form (its Korean description).
+func CanonicalSpec(w *notify.Watch) string { return notify.Describe(w, "ko") }
+
+// UpgradeSpec rewrites a spec stored before review 4 (fdee6ed: /watch's arguments as typed,
+// read by the grammar of then) into the canonical form, so that the watch keeps the meaning it was
+// made with: "88 CC" (then a cap of 88원 and the course cc) becomes "88원 이하, 코스에 'cc'".
+func UpgradeSpec(old string) (string, error) {
+	w, err := parseSpec(old, "en", fdee6edGrammar)
+	if err != nil {
+		return "", err
+	}
+	return CanonicalSpec(w), nil
+}
+
+// ReadSpec reads a chat watch's stored spec: its canonical form, else /watch's arguments (a spec
+// given to the store as typed). It is the parse of notify.Config.WithChat.
+func ReadSpec(spec string) (*notify.Watch, error) {
+	if w, ok := parseCanonical(spec); ok {
+		return w, nil
+	}
+	return ParseWatchSpec(spec, "en")
+}
+
+var canonicalWindowRE = regexp.MustCompile(`^([0-9]{2}:[0-9]{2})–([0-9]{2}:[0-9]{2})$`)
+
+// parseCanonical reads a canonical spec (CanonicalSpec); ok false when spec is not one.
+func parseCanonical(spec string) (*notify.Watch, bool) {
+	w := &notify.Watch{}
+	if spec == "모든 티타임" {
+		return w, true
+	}
+	for _, part := range strings.Split(spec, ", ") {
+		if c, ok := strings.CutPrefix(part, "코스에 '"); ok && strings.HasSuffix(c, "'") && len(c) > 1 {
+			w.Courses = append(w.Courses, strings.TrimSuffix(c, "'"))
+			continue
+		}
+		if p, ok := strings.CutSuffix(part, "원 이하"); ok {
+			n, err := strconv.ParseInt(strings.ReplaceAll(p, ",", ""), 10, 64)
+			if err != nil || n < 0 || w.MaxPriceKRW != nil {
+				return nil, false
+			}
+			w.MaxPriceKRW = &n
+			continue
+		}
+		for _, f := range strings.Fields(part) {
+			if m := canonicalWindowRE.FindStringSubmatch(f); m != nil && w.TimeFrom == "" {
+				w.TimeFrom, w.TimeTo = m[1], m[2]
+				continue
+			}
+			for d := range strings.SplitSeq(f, "·") {
+				wd, ok := notify.Weekday(d)
+				if !ok || slices.Contains(w.Weekdays, wd) {
+					return nil, false
+				}
+				w.Weekdays = append(w.Weekdays, wd)
+			}
+		}
+	}
+	slices.Sort(w.Weekdays)
+	return w, CanonicalSpec(w) == spec // in Describe's order and spelling, nothing else
+}
+
 // parseDays reads a comma-separated list of weekdays (or weekday groups); ok false if any part
 // is not one.
 func parseDays(word string) ([]time.Weekday, bool) {
@@ -176,17 +286,11 @@ func parseDays(word string) ([]time.Weekday, bool) {
 			out = append(out, g...)
 			continue
 		}
-		if d, ok := weekday[part]; ok {
-			out = append(out, d)
-			continue
+		d, ok := notify.Weekday(part)
+		if !ok {
+			return nil, false
 		}
-		if len(part) >= 3 && part[0] < utf8.RuneSelf {
-			if d, ok := weekday[part[:3]]; ok && strings.HasPrefix(strings.ToLower(d.String()), part) {
-				out = append(out, d)
-				continue
-			}
-		}
-		return nil, false
+		out = append(out, d)
 	}
 	return out, len(out) > 0
 }
@@ -204,81 +308,11 @@ func window(m []string) (from, to string, ok bool) {
 	return from, to, from <= to
 }
 
-var (
-	dayKO = [7]string{"일", "월", "화", "수", "목", "금", "토"}
-	dayEN = [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
-)
-
-// Describe says what a watch asks, in lang: "토·일 05:00–08:00, 150,000원 이하, 코스에 '레이크'".
-func Describe(w *Watch, lang string) string {
-	var parts []string
-	when := ""
-	if len(w.Weekdays) > 0 {
-		days := slices.Clone(w.Weekdays)
-		// Korean golfers read the weekend as 토·일: Monday first, Sunday last.
-		slices.SortFunc(days, func(a, b time.Weekday) int { return (int(a)+6)%7 - (int(b)+6)%7 })
-		names := make([]string, len(days))
-		for i, d := range days {
-			names[i] = say(lang, dayKO[d], dayEN[d])
-		}
-		when = strings.Join(names, "·")
-	}
-	if w.TimeFrom != "" || w.TimeTo != "" {
-		when = strings.TrimSpace(when + " " + w.TimeFrom + "–" + w.TimeTo)
-	}
-	if when != "" {
-		parts = append(parts, when)
-	}
-	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() {
-		d := func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.Format("2006-01-02")
-		}
-		parts = append(parts, d(w.DateFrom)+"~"+d(w.DateTo))
-	}
-	if w.NextDays > 0 {
-		parts = append(parts, fmt.Sprintf(say(lang, "%d일 안", "within %d days"), w.NextDays))
-	}
-	if w.MaxPriceKRW != nil {
-		parts = append(parts, fmt.Sprintf(say(lang, "%s원 이하", "up to %s KRW"), thousands(*w.MaxPriceKRW)))
-	}
-	if w.MinPlayers != nil {
-		parts = append(parts, fmt.Sprintf(say(lang, "%d명 이상", "%d+ players"), *w.MinPlayers))
-	}
-	for _, c := range w.Courses {
-		parts = append(parts, fmt.Sprintf(say(lang, "코스에 '%s'", "course has '%s'"), c))
-	}
-	for _, c := range w.CoursesExact {
-		parts = append(parts, fmt.Sprintf(say(lang, "코스 = '%s'", "course is '%s'"), c))
-	}
-	if len(w.Sources) > 0 {
-		parts = append(parts, say(lang, "사이트 ", "sites ")+strings.Join(w.Sources, "·"))
-	}
-	if len(parts) == 0 {
-		return say(lang, "모든 티타임", "every tee time")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// thousands writes n with comma separators: 150000 → "150,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
-// CommandHelp is /help's answer: the grammar with examples in Korean and English.
-const CommandHelp = `명령 / commands
-/watch 조건…  새 알림 / a new watch. 조건 (순서 무관 / any order):
+// commandHelp is /help's answer: the grammar with examples in Korean and English, and how many
+// watches a chat may make (most).
+func commandHelp(most int) string {
+	return fmt.Sprintf(`명령 / commands
+/watch 조건…  새 알림 / a new watch (이 채팅에 최대 %[1]d개 / at most %[1]d in this chat). 조건 (순서 무관 / any order):
   요일 / weekdays: 토,일 · 주말 · 평일 · sat,sun · weekend · weekdays
   시간 / tee time: 05:00-08:00
   가격 상한 / price cap: 15만 · 150,000원 · 150000
@@ -289,4 +323,5 @@ const CommandHelp = `명령 / commands
 /mute 이름       알림 끄기 / mute a watch     /unmute 이름  다시 켜기 / unmute
 /remove 이름     채팅에서 만든 알림 지우기 / remove a watch made in the chat
 /test           시험 메시지 / a test message
-/help           이 도움말 / this help`
+/help           이 도움말 / this help`, most)
+}

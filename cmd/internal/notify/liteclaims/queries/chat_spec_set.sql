@@ -1,0 +1,1 @@
+update chat_watches set spec = ?2 where id = ?1;

@@ -1,0 +1,1 @@
+select id, spec from chat_watches order by id;
