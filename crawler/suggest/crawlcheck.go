@@ -152,7 +152,14 @@ func sharedKeys(reports []crawler.PageReport) (tee string, n, total int) {
 
 // colOf is the sampled column a field reads (-1: none, or the field comes from the request).
 func (a *analysis) colOf(f site.Field) int {
-	return slices.IndexFunc(a.cols, func(c column) bool { return pickOf(c).field(a.isJSON) == f })
+	return slices.IndexFunc(a.cols, func(c column) bool { return sameField(pickOf(c).field(a.isJSON), f) })
+}
+
+// sameField reports whether two fields read the same (their sources, attribute, regex, column,
+// group and value).
+func sameField(x, y site.Field) bool {
+	return x.Selector == y.Selector && x.Attr == y.Attr && x.Regex == y.Regex && x.Path == y.Path && x.Value == y.Value &&
+		x.Column == y.Column && x.Group == y.Group && x.GroupKey == y.GroupKey && slices.Equal(x.Fallbacks, y.Fallbacks)
 }
 
 // sayCollapsed shows two sampled rows that share a listing key, with the name-like columns that
