@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -223,6 +225,10 @@ func (a *analysis) rows(ctx context.Context) error {
 		}
 		a.say("row ← %s: %d elements of one kind, their cells hold tee times; list ← %s, the element that holds them", hr.row, hr.rows, hr.list)
 		a.out.Row, a.out.List = hr.row, hr.list
+		if hr.grid {
+			a.out.Grid = true
+			a.say("grid: true: cells of the rows span others (rowspan, colspan): the rows are read as the rendered grid, every row with every column, a field by its column")
+		}
 		if hr.next != "" {
 			a.out.NextPage = hr.next
 			a.say("next_page ← %s: a link that says next (to %s)", hr.next, hr.nextHref)
@@ -327,7 +333,21 @@ func (a *analysis) setField(name string, p pick) {
 	if a.out.Fields == nil {
 		a.out.Fields = site.Fields{}
 	}
-	a.out.Fields[name] = p.field(a.isJSON)
+	a.out.Fields[name] = a.fieldOf(p)
+}
+
+// reGridColumn is a grid column's cell: td:nth-child(N) reads column N of the rendered grid.
+var reGridColumn = regexp.MustCompile(`^td:nth-child\((\d+)\)$`)
+
+// fieldOf is the field that reads p on this page: p.field, with a grid's td:nth-child(N) as
+// column: N.
+func (a *analysis) fieldOf(p pick) site.Field {
+	f := p.field(a.isJSON)
+	if m := reGridColumn.FindStringSubmatch(f.Selector); a.out.Grid && m != nil && f.Attr == "" && f.Regex == "" && len(f.Fallbacks) == 0 {
+		f.Column, _ = strconv.Atoi(m[1])
+		f.Selector = ""
+	}
+	return f
 }
 
 // field is the sites file's field that reads p: its value, its path (JSON), or its selector
@@ -336,8 +356,24 @@ func (p pick) field(isJSON bool) site.Field {
 	f := site.Field{Value: p.value}
 	switch {
 	case p.value != "":
+	case len(p.sources) > 0: // a fallback: its sources in order (withFallback: plain paths or selectors)
+		if isJSON {
+			f.Path = p.sources[0]
+		} else {
+			f.Selector = p.sources[0]
+		}
+		f.Fallbacks = p.sources[1:]
 	case isJSON:
-		f.Path, f.Regex, _ = strings.Cut(p.where, regexSep) // a part of a list (listParts)
+		where := p.where
+		level, rest, key := splitGroupWhere(where)
+		switch {
+		case key:
+			f.GroupKey = level
+			return f
+		case level > 0:
+			f.Group, where = level, rest
+		}
+		f.Path, f.Regex, _ = strings.Cut(where, regexSep) // a part of a list (listParts)
 	default:
 		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
 	}

@@ -253,8 +253,9 @@ func exampleNames(ex []boundExample) (string, bool) {
 // meaningful drops the candidates a column's name rules out for field, saying why: a fee per
 // team (cart, caddie) is no price; a flag or a code (*_YN, *ROUNDF*, *_DIV, *_CD, *_GU, *FLAG*)
 // is no player count, nor is a column whose name does not say players and whose values do not
-// vary across the tee times (a constant 1 or 4 that counts nothing: a site that shows no players
-// leaves them out).
+// vary across the tee times (a constant 1 or 2 that counts nothing, a business-day code: a site
+// that shows no players leaves them out); a constant 4 (every tee time open for a team of four)
+// is returned in constant, for the cell to be undecided rather than left out.
 func meaningful(cols []column, cands []candidate, field string, say func(string, ...any)) (out []candidate, constant []int) {
 	for _, c := range cands {
 		col := cols[c.i]
@@ -279,8 +280,8 @@ func meaningful(cols []column, cands []candidate, field string, say func(string,
 			}
 			if hint("players", col.name) == 0 && distinct(col.values) < 2 {
 				say("players: %s is no candidate: its name does not say players and its values do not vary across the tee times (%s)", col.label(), sample(col.values))
-				if p, err := site.ParsePlayers(sample(col.values)); err == nil && p != nil && *p >= 2 {
-					constant = append(constant, c.i) // a count of 2 or more may be the players of tee times all alike
+				if p, err := site.ParsePlayers(sample(col.values)); err == nil && p != nil && *p == 4 {
+					constant = append(constant, c.i) // 4 may be the players of tee times all open, a team of four each
 				}
 				continue
 			}
@@ -296,9 +297,6 @@ func meaningful(cols []column, cands []candidate, field string, say func(string,
 // the sale price, else the list price. It is a column of its own (its values the fallback's
 // reading, its sources the two), read and decided like any other.
 func withFallback(cols []column, cands []candidate, say func(string, ...any)) ([]column, []candidate) {
-	if !fallbackSources {
-		return cols, cands
-	}
 	priced := func(v string) (int64, bool) {
 		p, err := site.ParsePrice(v)
 		return derefPrice(p), err == nil && p != nil && *p > 0
@@ -306,7 +304,7 @@ func withFallback(cols []column, cands []candidate, say func(string, ...any)) ([
 	for _, s := range cands {
 		for _, l := range cands {
 			sale, list := cols[s.i], cols[l.i]
-			if s.i == l.i || len(sale.sources) > 0 || len(list.sources) > 0 {
+			if s.i == l.i || !plainSource(sale) || !plainSource(list) {
 				continue
 			}
 			gaps, both, below, above := 0, 0, 0, 0
@@ -337,7 +335,8 @@ func withFallback(cols []column, cands []candidate, say func(string, ...any)) ([
 			fb := column{name: sale.name + " else " + list.name, where: sale.where + " else " + list.where, values: values,
 				sources: []string{sale.where, list.where}}
 			cols = append(cols, fb)
-			cands = append(cands, candidate{i: len(cols) - 1, f: fb.fits(cells["price"], time.Time{}), hint: max(s.hint, l.hint)})
+			// First: it is read with the candidates it is made of (decide reads the best three).
+			cands = append([]candidate{{i: len(cols) - 1, f: fb.fits(cells["price"], time.Time{}), hint: max(s.hint, l.hint)}}, cands...)
 			say("price: %s is empty in %d row(s) where %s has a price, and below it in %d of the %d that show both: the sale price, else the list price (the fallback %s)",
 				sale.label(), gaps, list.label(), below, both, fb.label())
 			return cols, cands
@@ -346,9 +345,11 @@ func withFallback(cols []column, cands []candidate, say func(string, ...any)) ([
 	return cols, cands
 }
 
-// fallbackSources says whether the sites language reads a field from sources in order (path:
-// [A, B]); until it does, no fallback is proposed.
-const fallbackSources = false
+// plainSource reports whether a column is read by a path or selector alone (no attribute, regex
+// or fallback of its own): what a fallback's list of sources can name.
+func plainSource(c column) bool {
+	return len(c.sources) == 0 && !strings.Contains(c.where, regexSep) && !strings.Contains(c.where, linkSep) && !strings.HasPrefix(c.where, linkSep[1:])
+}
 
 func derefPrice(p *int64) int64 {
 	if p == nil {

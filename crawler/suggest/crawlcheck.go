@@ -152,7 +152,7 @@ func sharedKeys(reports []crawler.PageReport) (tee string, n, total int) {
 
 // colOf is the sampled column a field reads (-1: none, or the field comes from the request).
 func (a *analysis) colOf(f site.Field) int {
-	return slices.IndexFunc(a.cols, func(c column) bool { return sameField(pickOf(c).field(a.isJSON), f) })
+	return slices.IndexFunc(a.cols, func(c column) bool { return sameField(a.fieldOf(pickOf(c)), f) })
 }
 
 // sameField reports whether two fields read the same (their sources, attribute, regex, column,

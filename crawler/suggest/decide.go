@@ -157,7 +157,7 @@ func decide(cols []column, cands []candidate, field string, fields map[string]pi
 		d.read = true
 		for k, c := range top {
 			try := maps.Clone(fields)
-			try[field] = pick{where: cols[c.i].where}
+			try[field] = pickOf(cols[c.i])
 			scores[k] = read(try, field)
 		}
 	}
@@ -320,7 +320,7 @@ func (a *analysis) pageReader(ctx context.Context) reader {
 	return func(fields map[string]pick, cell string) readScore {
 		f := site.Fields{}
 		for name, p := range fields {
-			f[name] = p.field(a.out.Format == site.FormatJSON)
+			f[name] = a.fieldOf(p)
 		}
 		res, err := a.readPage(ctx, a.page.Body, f)
 		if err != nil {
@@ -350,7 +350,7 @@ func (a *analysis) readPage(ctx context.Context, body []byte, fields site.Fields
 // readSite is a site that reads one page (any URL) with the rows found and fields; the required
 // cells not in fields, and those from the request, are read as constants (readableFields).
 func (a *analysis) readSite(fields site.Fields) (*site.Site, error) {
-	spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
+	spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List, Grid: a.out.Grid,
 		Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
 	if a.out.JSON != nil {
 		spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}

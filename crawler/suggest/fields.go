@@ -131,6 +131,10 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 	}
 	if choose("round_date", false) >= 0 {
 		a.yearless = true
+	} else if i := groupDate(cols); i >= 0 && failed == nil {
+		a.fields["round_date"], a.yearless = pickOf(cols[i]), true
+		used[i] = true
+		say("round_date ← %s: the key of the rows' group is their play date (%s)", cols[i].label(), sample(cols[i].values))
 	}
 	if failed != nil {
 		return a, failed
@@ -140,6 +144,20 @@ func assignFields(cols []column, targetNames []string, clubName string, crawledA
 		return a, err
 	}
 	return a, nil
+}
+
+// groupDate is the column of a group's key whose every value is a date (dates → courses →
+// times: the rows' play date), -1 for none.
+func groupDate(cols []column) int {
+	for i, c := range cols {
+		if _, _, key := splitGroupWhere(c.where); !key || sample(c.values) == "" {
+			continue
+		}
+		if !slices.ContainsFunc(c.values, func(v string) bool { return v != "" && !reFullDate.MatchString(v) }) {
+			return i
+		}
+	}
+	return -1
 }
 
 // heldPart is the column the cells are read with as the course part until it is decided: the

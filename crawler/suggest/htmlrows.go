@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ type htmlRows struct {
 	rows int
 	cols []column
 	next string // the selector of the next-page link ("" none)
+	// grid: the rows are a table's with cells that span rows or columns, read as its rendered
+	// grid (the entry's grid: true), their columns the grid's
+	grid bool
 	// booking is the selector of the booking link only some rows with a tee time have ("" none):
 	// the rows without it are not bookable (booked, as the page keeps them), no listings.
 	booking string
@@ -130,6 +134,18 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 	if bestN == 0 {
 		return htmlRows{}, false, nil
 	}
+	best, err = refineRows(ctx, doc, best, bestN, bestHeader)
+	if err != nil {
+		return htmlRows{}, false, err
+	}
+	best.next, best.nextHref = nextLink(doc)
+	return best, true, nil
+}
+
+// refineRows completes the group found (best, with bestN tee times and its header row's names)
+// with what the crawl reads: every element the row selector matches, without layout rows; a
+// table with spanning cells as its grid; only the rows with the booking link some lack.
+func refineRows(ctx context.Context, doc *goquery.Document, best htmlRows, bestN int, bestHeader []string) (htmlRows, error) {
 	// The crawl reads every element the row selector matches, not only the group's: the rows of
 	// the other tables of the list's kind (a table per course part) are sampled too, and a layout
 	// row that holds a whole table is no row.
@@ -144,7 +160,27 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 		if cols, cerr := cellColumns(ctx, rows, bestHeader); cerr == nil && teeTimes(cols) >= bestN {
 			best.cols, best.rows = cols, all.Length()
 		} else if cerr != nil {
-			return htmlRows{}, false, cerr
+			return best, cerr
+		}
+	}
+	// A table whose cells span rows or columns (a course cell with rowspan over its course's
+	// rows) is read as its rendered grid (grid: true): each row then has every column.
+	if spans(all) {
+		read := crawler.GridReader()
+		var rows []*goquery.Selection
+		all.Slice(0, min(all.Length(), SampleRows)).Each(func(_ int, r *goquery.Selection) {
+			if tr, ok := read(r.Nodes[0]); ok {
+				rows = append(rows, &goquery.Selection{Nodes: []*html.Node{tr}})
+			}
+		})
+		if len(rows) > 0 {
+			cols, cerr := cellColumns(ctx, rows, bestHeader)
+			if cerr != nil {
+				return best, cerr
+			}
+			if teeTimes(cols) > 0 {
+				best.cols, best.grid = cols, true
+			}
 		}
 	}
 	var n int
@@ -153,8 +189,19 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 		best.row += ":has(" + best.booking + ")"
 		best.rows = n
 	}
-	best.next, best.nextHref = nextLink(doc)
-	return best, true, nil
+	return best, nil
+}
+
+// spans reports whether rows have a cell that spans rows or columns (rowspan or colspan over 1).
+func spans(rows *goquery.Selection) bool {
+	return rows.Find("td[rowspan], td[colspan], th[rowspan], th[colspan]").FilterFunction(func(_ int, c *goquery.Selection) bool {
+		for _, a := range []string{"rowspan", "colspan"} {
+			if n, err := strconv.Atoi(strings.TrimSpace(c.AttrOr(a, "1"))); err == nil && n > 1 {
+				return true
+			}
+		}
+		return false
+	}).Length() > 0
 }
 
 // teeTimes is the most values of one column that have a tee time's shape.

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
-	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -208,36 +205,6 @@ func (a *analysis) partValues(ctx context.Context, body []byte) map[string][]str
 		out[k] = append(out[k], l.CoursePart)
 	}
 	return sortedValuesOf(out)
-}
-
-// narrow is v narrowed by re's group ("" when it does not match); v itself without a regex.
-func narrow(v, re string) string {
-	if re != "" {
-		r, err := regexp.Compile(re)
-		if err != nil {
-			return ""
-		}
-		m := r.FindStringSubmatch(v)
-		if m == nil {
-			return ""
-		}
-		v = m[1]
-	}
-	return site.CleanText(v)
-}
-
-// readField reads an HTML field from a row as the crawl does: the selector's first element (the
-// row itself without one), its text or its attribute, narrowed by the regex's group.
-func readField(row *goquery.Selection, f site.Field) string {
-	el := row
-	if f.Selector != "" {
-		el = row.Find(f.Selector).First()
-	}
-	v := el.Text()
-	if f.Attr != "" {
-		v = el.AttrOr(f.Attr, "")
-	}
-	return narrow(v, f.Regex)
 }
 
 // distinctParts is how many distinct values a date's course part takes across its rows (within a

@@ -79,18 +79,29 @@ func codedBy(cols []column, c column) int {
 // nameSibling is the index of the column whose name is c's with a siblingSuffixes suffix (the
 // name beside c's code), -1 for none.
 func nameSibling(cols []column, c column) int {
-	base := strings.ToLower(c.name)
-	for j, o := range cols {
-		n := strings.ToLower(o.name)
-		if o.where == c.where || !strings.HasPrefix(n, base) {
-			continue
+	bases := []string{strings.ToLower(c.name)}
+	for _, suffix := range codeSuffixes { // courseCd beside courseNm, COS_CD beside COS_NM
+		if b, ok := strings.CutSuffix(bases[0], suffix); ok && b != "" {
+			bases = append(bases, b)
 		}
-		if slices.Contains(siblingSuffixes, n[len(base):]) {
-			return j
+	}
+	for _, base := range bases {
+		for j, o := range cols {
+			n := strings.ToLower(o.name)
+			if o.where == c.where || !strings.HasPrefix(n, base) {
+				continue
+			}
+			if slices.Contains(siblingSuffixes, n[len(base):]) {
+				return j
+			}
 		}
 	}
 	return -1
 }
+
+// codeSuffixes are what a code's name ends with when its name sibling replaces it (courseCd /
+// courseNm).
+var codeSuffixes = []string{"_cd", "cd", "_code", "code"}
 
 // partWords name a course part by a whole word of a column's name (BK_COS, courseNm, CourseName,
 // part_nm); partKorean by what a Korean name contains.

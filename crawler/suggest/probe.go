@@ -122,7 +122,7 @@ func (a *analysis) probe(ctx context.Context, date time.Time) (probed, error) {
 	}
 	p := probed{date: date, page: page}
 	if page.Err == nil {
-		p.rows, p.markers = a.pageRows(page.Body)
+		p.rows, p.markers = a.pageRows(ctx, page.Body)
 	}
 	return p, nil
 }
@@ -254,34 +254,25 @@ func (a *analysis) hasList(body []byte) bool {
 	return err == nil && doc.Find(a.out.List).Length() > 0
 }
 
-// pageRows counts the rows of an answer that hold a tee time, and for HTML the texts of the rows
-// that match row but hold none (a sold-out marker row).
-func (a *analysis) pageRows(body []byte) (int, []string) {
-	if a.isJSON {
-		rows := gjson.GetBytes(body, a.out.JSON.Rows)
-		if !rows.IsArray() {
-			return 0, nil
-		}
-		return len(rows.Array()), nil
+// pageRows counts the rows of an answer that the entry reads as listings (the crawler's parser,
+// so that a grid, grouped rows and link arguments count alike), and for HTML without one the
+// texts of the rows that match row (a sold-out marker row).
+func (a *analysis) pageRows(ctx context.Context, body []byte) (int, []string) {
+	ls, _ := a.rowListings(ctx, body) // a page that fails has no rows
+	if len(ls) > 0 || a.isJSON {
+		return len(ls), nil
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
 	if err != nil {
 		return 0, nil
 	}
-	n := 0
 	var markers []string
-	tee := cells["tee_time"]
 	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
-		text := readField(row, a.out.Fields["tee_time"])
-		if slices.ContainsFunc(tee.Shapes, func(sh site.Shape) bool { return sh.Match(text) }) {
-			n++
-			return
-		}
 		if text := site.CleanText(row.Text()); text != "" {
 			markers = append(markers, text)
 		}
 	})
-	return n, markers
+	return 0, markers
 }
 
 // emptyWhenHTML proposes empty_when from the marker rows the probed answers without tee times
@@ -415,11 +406,43 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 		j.EmptyWhen = []site.JSONCondition{*differs}
 		return
 	}
-	j.EmptyWhen = []site.JSONCondition{emptyCond(emptyDoc, j.Rows)}
+	if c, ok := countMember(fullDoc, emptyDoc); ok {
+		j.EmptyWhen = []site.JSONCondition{c}
+		a.say("empty_when ← %s equals \"0\": it counts the rows (%s with rows)", c.Path, fullDoc.Get(c.Path).String())
+		if j.Success == nil {
+			a.successFromShared(fullDoc, emptyDoc)
+		}
+		return
+	}
+	rowsPath, _, _ := strings.Cut(j.Rows, "[]") // a grouped rows path: its outermost part
+	j.EmptyWhen = []site.JSONCondition{emptyCond(emptyDoc, rowsPath)}
 	a.say("empty_when ← %s is %s: so the empty answer reads", j.EmptyWhen[0].Path, j.EmptyWhen[0].Is)
 	if j.Success == nil {
 		a.successFromShared(fullDoc, emptyDoc)
 	}
+}
+
+// reCountName is a member's name that counts something (count, cnt, total, totalCount).
+var reCountName = regexp.MustCompile(`(?i)(count|cnt|total)`)
+
+// countMember is a top-level number member named like a count that is above 0 in the answer
+// with rows and 0 in the empty one: the answer's count of its rows.
+func countMember(full, empty gjson.Result) (site.JSONCondition, bool) {
+	var out site.JSONCondition
+	found := false
+	empty.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		if v.Type != gjson.Number || v.String() != "0" || !reCountName.MatchString(name) {
+			return true
+		}
+		path := gjsonPath([]string{name})
+		if fv := full.Get(path); fv.Type == gjson.Number && fv.Int() > 0 {
+			out, found = site.JSONCondition{Path: path, Equals: "0"}, true
+			return false
+		}
+		return true
+	})
+	return out, found
 }
 
 // successFromShared sets json.success to a status-like member both answers share: without one,
