@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,6 +80,53 @@ func TestSuggestLangShapes(t *testing.T) {
 				t.Fatalf("not decided: missing %v, undecided %v", sg.Missing, sg.Undecided)
 			}
 			tc.want(t, sg.Site, stderr)
+			hand, err := site.ParseSites([]byte("sites:\n" + sitesim.LangSite(tc.name, srv.URL)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameEvents(t, crawlWeek(t, clock, noEnv, hand[0], sg.Site))
+		})
+	}
+}
+
+// TestSuggestLangShapesWithAnExample: the same shapes with one example row of what the page
+// shows for the first tee time (its time, part, the price paid and, where shown, its players)
+// are still decided the same way.
+func TestSuggestLangShapesWithAnExample(t *testing.T) {
+	day := simStart.AddDate(0, 0, 1)
+	for _, tc := range []struct {
+		name, path, query string
+		players           bool
+		post              bool
+	}{
+		{name: "lang-sale-else-list", path: sitesim.PathGetTeeList, query: "coDiv=138&date=" + day.Format("20060102") + "&cos=All", post: true},
+		{name: "lang-rowspan", path: sitesim.PathTimeTable, query: "club=138&date=" + day.Format("20060102"), players: true},
+		{name: "lang-grouped", path: sitesim.PathGroupedTimes, query: "clubId=138&date=" + day.Format("2006-01-02"), players: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &simClock{t: simStart}
+			sim, srv := simServer(t, clock)
+			curl := "curl '" + srv.URL + tc.path + "?" + tc.query + "'"
+			if tc.post {
+				curl = "curl '" + srv.URL + tc.path + "' --data-raw '" + tc.query + "'"
+			}
+			var example string
+			for _, tr := range sim.Visible(simStart) {
+				price, players := tr.StateAt(simStart)
+				if tr.Malformed || tr.PlayDate != day.Format("2006-01-02") || tr.Course != sim.Clubs()[1].Name || price == nil {
+					continue
+				}
+				example = fmt.Sprintf("%s %s %d원", tr.ShownTeeTime, tr.Part, *price)
+				if tc.players {
+					example += fmt.Sprintf(" %d명", players)
+				}
+				break
+			}
+			sg, _ := runSuggest(t, curl, Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim), Now: clock.Now,
+				Examples: []string{example}})
+			if !sg.Complete || sg.Site == nil {
+				t.Fatalf("--example %q: not decided: missing %v, undecided %v", example, sg.Missing, sg.Undecided)
+			}
 			hand, err := site.ParseSites([]byte("sites:\n" + sitesim.LangSite(tc.name, srv.URL)))
 			if err != nil {
 				t.Fatal(err)
