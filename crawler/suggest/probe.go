@@ -65,7 +65,7 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 			soldOut = alike
 		}
 		if a.isJSON && soldOut != nil {
-			a.emptyJSON(a.page.Body, soldOut.page.Body)
+			a.emptyJSON(ctx, a.page.Body, soldOut.page.Body)
 		}
 		return nil
 	}
@@ -82,12 +82,12 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 	if a.isJSON {
 		switch {
 		case soldOut != nil:
-			a.emptyJSON(a.page.Body, soldOut.page.Body)
+			a.emptyJSON(ctx, a.page.Body, soldOut.page.Body)
 			a.notOpenJSON(soldOut.page.Body, fp.page.Body)
 		case alike != nil:
-			a.emptyJSON(a.page.Body, alike.page.Body)
+			a.emptyJSON(ctx, a.page.Body, alike.page.Body)
 		default:
-			a.emptyJSON(a.page.Body, fp.page.Body)
+			a.emptyJSON(ctx, a.page.Body, fp.page.Body)
 			a.emptyListToo()
 		}
 		return nil
@@ -373,11 +373,16 @@ var (
 	reCode     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,20}$`) // a code, not a sentence
 )
 
-func (a *analysis) emptyJSON(full, empty []byte) {
+func (a *analysis) emptyJSON(ctx context.Context, full, empty []byte) {
 	j := a.out.JSON
 	rows := gjson.GetBytes(empty, j.Rows)
 	if rows.IsArray() && len(rows.Array()) > 0 {
-		a.say("probe-empty: the far-ahead date has %d rows too; what an empty answer looks like is unknown (empty_when left out)", len(rows.Array()))
+		if c, ok := a.markerRow(ctx, empty, rows); ok {
+			j.EmptyWhen = []site.JSONCondition{c}
+			a.say("empty_when ← %s equals %q: the empty answer's rows hold only this marker, no tee time (with the entry such an answer is sold out, not a rejected row)", c.Path, c.Equals)
+			return
+		}
+		a.say("probe-empty: the empty date has %d rows too; what an empty answer looks like is unknown (empty_when left out)", len(rows.Array()))
 		return
 	}
 	fullDoc, emptyDoc := gjson.ParseBytes(full), gjson.ParseBytes(empty)
@@ -420,6 +425,25 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 	if j.Success == nil {
 		a.successFromShared(fullDoc, emptyDoc)
 	}
+}
+
+// markerRow is the empty_when of an empty answer whose rows array holds rows the entry reads no
+// listing from (a marker: {"msg":"예약 가능한 시간이 없습니다"}): the first steady text member of its
+// first row.
+func (a *analysis) markerRow(ctx context.Context, body []byte, rows gjson.Result) (site.JSONCondition, bool) {
+	if ls, err := a.rowListings(ctx, body); err == nil && len(ls) > 0 || strings.Contains(a.out.JSON.Rows, "[]") {
+		return site.JSONCondition{}, false
+	}
+	var out site.JSONCondition
+	found := false
+	rows.Array()[0].ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.String && v.Str != "" && steady(v.Str) {
+			out, found = site.JSONCondition{Path: a.out.JSON.Rows + ".0." + gjsonPath([]string{k.String()}), Equals: v.Str}, true
+			return false
+		}
+		return true
+	})
+	return out, found
 }
 
 // reCountName is a member's name that counts something (count, cnt, total, totalCount).

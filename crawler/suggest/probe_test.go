@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -121,5 +122,43 @@ func crawlEvery9Hours(t *testing.T, clock *simClock, st *site.Site, check func(a
 			t.Fatal(err)
 		}
 		check(at, res)
+	}
+}
+
+// TestSuggestLearnsAJSONMarkerRow (issue 49, item 5): a JSON API whose sold-out date answers its
+// rows array with one marker object ({"msg":"예약 가능한 시간이 없습니다"}) and no tee time. suggest
+// said the far date "has rows too" and proposed no empty_when, so each sold-out date failed its
+// crawl or left a rejected row. The marker is learned as empty_when.
+func TestSuggestLearnsAJSONMarkerRow(t *testing.T) {
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if r.URL.Query().Get("date") == day.Format("20060102") {
+			fmt.Fprint(w, `{"code":"0000","list":[{"teeTime":"06:30","greenFee":"130000"},{"teeTime":"07:00","greenFee":"140000"}]}`)
+			return
+		}
+		fmt.Fprint(w, `{"code":"0000","list":[{"msg":"예약 가능한 시간이 없습니다"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + "/tee?date=" + day.Format("20060102") + "'"
+	now := func() time.Time { return day.Add(8 * time.Hour) }
+	sg, _ := runSuggest(t, curl, Options{Date: day, DaysAhead: 2, ProbeEmpty: true, Now: now, Name: "레이크 CC"})
+	if !sg.Complete {
+		t.Fatalf("not complete: missing %v, undecided %v", sg.Missing, sg.Undecided)
+	}
+	want := site.JSONCondition{Path: "list.0.msg", Equals: "예약 가능한 시간이 없습니다"}
+	if len(sg.Site.JSON.EmptyWhen) == 0 || sg.Site.JSON.EmptyWhen[0] != want {
+		t.Errorf("empty_when %+v, want %+v", sg.Site.JSON.EmptyWhen, want)
+	}
+	res, err := crawler.Collect(t.Context(), sg.Site, day.Add(9*time.Hour), crawler.CollectDeps{Logger: testkit.Logger(t, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Rejected != 0 || len(res.Listings) != 2 {
+		t.Errorf("the entry's crawl: complete %v (failed %v), %d rejected, %d listings; want complete, none rejected, 2", res.Complete, res.FailedPages, res.Rejected, len(res.Listings))
 	}
 }
