@@ -304,6 +304,9 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 		msg += fmt.Sprintf("; runner-up %s (not read: no page)", cols[d.runner.i].label())
 	}
 	say("%s", msg)
+	if len(d.settled) > 0 {
+		say("%s: decided by rule: %s over %s, which reads the rows as well", field, w.label(), strings.Join(d.settled, "; "))
+	}
 	if len(d.list) > 0 {
 		say("price: %s is the price a golfer pays; not %s", w.label(), strings.Join(d.list, "; not "))
 	}

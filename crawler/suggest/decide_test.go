@@ -117,6 +117,10 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {
 		t.Errorf("course_part ← %+v, want td:nth-child(2)", f)
 	}
+	// The two read the rows alike: the entry is decided only by a rule, which stderr names.
+	if !sg.Complete || !strings.Contains(stderr, "tee_time: decided by rule: td:nth-child(1) (시간 td:nth-child(1)) over td:nth-child(4) (변경시각 td:nth-child(4)) (its name does not say tee_time") {
+		t.Errorf("complete %v; stderr does not name the rule that decided the tee time", sg.Complete)
+	}
 }
 
 // TestPayRanks: of two or more price columns, the one a golfer pays wins by its values first:
