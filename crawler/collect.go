@@ -47,6 +47,10 @@ type CollectDeps struct {
 	Getenv func(string) string
 	// OnPage, optional, is called once per page with what it gave (`crawler try`).
 	OnPage func(PageReport)
+	// Sets, when not nil, are the only page sets the crawl fetches (a partial crawl by design,
+	// #51): the requests of the other page sets, and the start URLs (no page set), are not sent.
+	// nil: every page.
+	Sets []PageSet
 	// ListHint, optional, is the holder of the rows on the site's last page with rows
 	// (Snapshot.ListSeen, Result.ListSeen): what a page without rows must show when the site has
 	// no list selector of its own.

@@ -42,6 +42,19 @@ type Crawl struct {
 	// of its failed pages (PageSet). A missing listing it reports is kept as in an incomplete
 	// crawl, and the crawl does not become the collapse guard's reference. nil: none.
 	Withheld func(events.Listing) bool
+	// Fetched, optional, makes the crawl partial by design (#51): it fetched only some page sets
+	// (the watched ones due), and Fetched reports the listings they cover. A missing listing it
+	// does not cover is kept, as a withheld one; the crawl is neither the collapse guard's
+	// reference (LastCompleteSeen) nor one of its collapse crawls: a partial crawl with Collapsed
+	// counts as incomplete. Complete for what it fetched, it ends the count of incomplete
+	// crawls. nil: every page set was fetched.
+	Fetched func(events.Listing) bool
+}
+
+// withheld reports whether the crawl closes nothing of l: l's page set failed (Withheld) or was
+// not fetched (Fetched).
+func (c Crawl) withheld(l events.Listing) bool {
+	return c.Withheld != nil && c.Withheld(l) || c.Fetched != nil && !c.Fetched(l)
 }
 
 // DiffOptions tunes Diff. The zero value means MissesToClose DefaultMissesToClose, CollapseCrawls
@@ -175,6 +188,9 @@ type differ struct {
 // newDiffer starts the snapshot update: next has c's header and prev's epoch; a prev without one
 // starts a new epoch (see Snapshot).
 func newDiffer(prev Snapshot, c Crawl, opt DiffOptions, listings int) *differ {
+	if c.Fetched != nil && c.Collapsed { // a partial crawl is never a collapse crawl
+		c.Complete, c.Collapsed = false, false
+	}
 	next := Snapshot{Source: c.Source, CrawlID: c.ID, At: c.At, Epoch: prev.Epoch, Listings: make(map[string]SnapshotEntry, listings)}
 	switch {
 	case next.Epoch != "":
@@ -258,7 +274,7 @@ func (d *differ) settleCompleteness(listings int) {
 	prev, c, next := d.prev, d.c, &d.next
 	d.complete = c.Complete
 	switch {
-	case !c.Complete:
+	case !c.Complete, c.Fetched != nil: // a partial crawl tells nothing of a collapse of the site
 		next.Collapses, next.CollapsedSince = prev.Collapses, prev.CollapsedSince
 	case c.Collapsed:
 		next.Collapses, next.CollapsedSince = 1, c.At
@@ -272,10 +288,13 @@ func (d *differ) settleCompleteness(listings int) {
 			next.Collapses, next.CollapsedSince = 0, time.Time{}
 		}
 	}
-	if d.complete && c.Withheld == nil {
+	next.LastCompleteAt, next.LastCompleteSeen = prev.LastCompleteAt, prev.LastCompleteSeen
+	switch {
+	case d.complete && c.Withheld == nil && c.Fetched == nil:
 		next.LastCompleteAt, next.LastCompleteSeen = c.At, listings
-	} else {
-		next.LastCompleteAt, next.LastCompleteSeen, next.Incomplete = prev.LastCompleteAt, prev.LastCompleteSeen, prev.Incomplete+1
+	case d.complete && c.Withheld == nil: // partial by design, complete for what it fetched
+	default:
+		next.Incomplete = prev.Incomplete + 1
 	}
 }
 
@@ -298,7 +317,7 @@ func (d *differ) miss(key string, e SnapshotEntry) {
 		}
 		e.Suspect++
 	}
-	if !d.complete || (c.Withheld != nil && c.Withheld(e.Listing)) {
+	if !d.complete || c.withheld(e.Listing) {
 		d.next.Listings[key] = e
 		d.stats.Kept++
 		return

@@ -356,3 +356,46 @@ func TestCollapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffPartialCrawl (#51): a crawl that fetched only the page set of 2026-12-05 misses that
+// date's missing listing and keeps the other date's open, closing nothing there; it is not the
+// collapse guard's reference (LastCompleteSeen stays) and ends the count of incomplete crawls. A
+// collapsed partial crawl counts as incomplete and leaves the collapse count where it was.
+func TestDiffPartialCrawl(t *testing.T) {
+	t.Parallel()
+	day5 := func(l events.Listing) bool { return l.PlayDate == "2026-12-05" }
+	x := mkListing("Alpha", "2026-12-05", "08:00", 150000, 4)
+	other := mkListing("Alpha", "2026-12-06", "07:00", 150000, 4)
+	prev := snapOf(seoulTime(t, "2026-12-01 09:00"), 0, a0700, x, other)
+	prev.LastCompleteAt, prev.LastCompleteSeen, prev.Incomplete, prev.Collapses = seoulTime(t, "2026-12-01 09:00"), 3, 2, 1
+	for i := range 3 {
+		c := crawlAt(t, i+1, fmt.Sprintf("2026-12-01 10:0%d", i), true)
+		c.Fetched = day5
+		out, next, stats := Diff(prev, []events.Listing{a0700}, c, DiffOptions{})
+		if i == 1 {
+			if got := summarize(t, out); len(got) != 1 || got[0].Key != x.Key() || got[0].Type != events.ListingClosed {
+				t.Fatalf("crawl %d: events %v, want the close of %s only", i+1, got, x.Key())
+			}
+		} else if len(out) != 0 {
+			t.Fatalf("crawl %d: events %v, want none", i+1, summarize(t, out))
+		}
+		if e := next.Listings[other.Key()]; !e.Open() || e.Misses != 0 {
+			t.Fatalf("crawl %d: the unfetched date's listing %+v, want open and unmissed", i+1, e)
+		}
+		if next.LastCompleteSeen != 3 || !next.LastCompleteAt.Equal(prev.LastCompleteAt) || next.Incomplete != 0 || next.Collapses != 1 {
+			t.Fatalf("crawl %d: last complete %s/%d, incomplete %d, collapses %d; want the reference kept, 0, 1", i+1,
+				next.LastCompleteAt, next.LastCompleteSeen, next.Incomplete, next.Collapses)
+		}
+		if stats.Kept != 1 {
+			t.Errorf("crawl %d: %d kept, want 1 (the unfetched date's)", i+1, stats.Kept)
+		}
+		prev = next
+	}
+	c := crawlAt(t, 9, "2026-12-01 11:00", true)
+	c.Fetched, c.Collapsed = day5, true
+	out, next, _ := Diff(prev, nil, c, DiffOptions{})
+	if len(out) != 0 || next.Collapses != prev.Collapses || next.Incomplete != prev.Incomplete+1 {
+		t.Fatalf("collapsed partial crawl: events %v, collapses %d, incomplete %d; want none, %d, %d",
+			summarize(t, out), next.Collapses, next.Incomplete, prev.Collapses, prev.Incomplete+1)
+	}
+}

@@ -21,6 +21,7 @@ type Health struct {
 	UnhealthyAfter int
 
 	mu     sync.Mutex
+	now    func() time.Time
 	state  healthState
 	sites  map[string]*SiteHealth
 	checks map[string]HealthCheck // AddHealthCheck
@@ -31,6 +32,12 @@ type SiteHealth struct {
 	LastCompleteAt *time.Time `json:"last_complete_at,omitempty"`
 	// IncompleteRuns counts the site's crawls since its last complete one (incomplete or errored).
 	IncompleteRuns int `json:"incomplete_runs"`
+	// WatchedOldestAgeSeconds is the age of the last fetch of the site's stalest watched page set
+	// (#51), as information: a club that does not answer never turns /healthz 503 by it. Absent
+	// while no page set of the site is watched.
+	WatchedOldestAgeSeconds *float64 `json:"watched_oldest_age_seconds,omitempty"`
+
+	watchedSince time.Time
 }
 
 // healthState is the JSON body of /healthz.
@@ -59,7 +66,7 @@ func NewHealth(now func() time.Time) *Health {
 	if now == nil {
 		now = time.Now
 	}
-	return &Health{state: healthState{Status: "ok", StartedAt: now()}, sites: map[string]*SiteHealth{}}
+	return &Health{state: healthState{Status: "ok", StartedAt: now()}, sites: map[string]*SiteHealth{}, now: now}
 }
 
 // SkippedRun records a scheduled run skipped because the previous one was still going.
@@ -90,6 +97,19 @@ func (h *Health) SiteCrawled(s SiteSummary) SiteHealth {
 	return *sh
 }
 
+// Watched records the last fetch of the site's stalest watched page set (zero: none watched),
+// shown as its age (SiteHealth.WatchedOldestAgeSeconds).
+func (h *Health) Watched(site string, oldest time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sh := h.sites[site]
+	if sh == nil {
+		sh = &SiteHealth{}
+		h.sites[site] = sh
+	}
+	sh.watchedSince = oldest
+}
+
 // RunFinished records a run that ended at end after d.
 func (h *Health) RunFinished(outcome string, end time.Time, d time.Duration) {
 	h.mu.Lock()
@@ -111,7 +131,8 @@ func (h *Health) AddHealthCheck(name string, check HealthCheck) {
 }
 
 // ServeHTTP serves /healthz, with a JSON body {status, started_at, runs, skipped_runs, last_run_at,
-// last_outcome, last_run_duration_seconds, sites: {name: {last_complete_at, incomplete_runs}},
+// last_outcome, last_run_duration_seconds, sites: {name: {last_complete_at, incomplete_runs,
+// watched_oldest_age_seconds}},
 // checks: {name: ...}, reason}. It answers 200 while the process serves, except when a site has
 // had no complete crawl for UnhealthyAfter crawls in a row, or a check added with AddHealthCheck
 // reports a problem: then 503, status "unhealthy" and a reason naming the sites (and the checks'
@@ -123,8 +144,15 @@ func (h *Health) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	st := h.state
 	st.Sites = make(map[string]SiteHealth, len(h.sites))
 	var bad []string
+	now := h.now()
 	for name, sh := range h.sites {
 		st.Sites[name] = *sh
+		if !sh.watchedSince.IsZero() {
+			age := max(0, now.Sub(sh.watchedSince).Seconds())
+			shown := *sh
+			shown.WatchedOldestAgeSeconds = &age
+			st.Sites[name] = shown
+		}
 		if h.UnhealthyAfter > 0 && sh.IncompleteRuns >= h.UnhealthyAfter {
 			since := "ever"
 			if sh.LastCompleteAt != nil {

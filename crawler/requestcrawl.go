@@ -106,6 +106,9 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		}
 	}
 	for _, u := range urls {
+		if cr.deps.Sets != nil {
+			break // a start URL has no page set: a partial crawl does not fetch it
+		}
 		if cr.deps.OnPage != nil {
 			// `crawler try` reports every page: start URLs take the request path too (the same
 			// parsing, no page set), which reports them.
@@ -119,6 +122,9 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		return nil
 	}
 	for _, pr := range reqs {
+		if cr.deps.Sets != nil && !slices.Contains(cr.deps.Sets, pageSet(cr.site, sets[pr.Set])) {
+			continue
+		}
 		cr.visitRequest(pr)
 	}
 	return nil

@@ -54,6 +54,17 @@ type AlertCrawl struct {
 	// First: the source had no snapshot before (a fresh state dir, a new site): its openings
 	// were open before the crawler looked, not just opened.
 	First bool
+
+	// What confirming an alert needs (#51 item 3, confirm_after): At is when the crawl looked;
+	// ConfirmAfter the site's confirm_after (SiteRun; 0: an alert goes out at its first sighting);
+	// Covered reports whether the crawl counts as complete for a listing's page set (fetched,
+	// answered, not withheld), so that its presence in Next, or its absence, is evidence. An
+	// opening first seen at t waits for a crawl with Covered and At >= t + ConfirmAfter: it is
+	// confirmed when Next still shows it, withheld when it closes. The schedule makes that crawl
+	// due at t + ConfirmAfter for a watched page set (SiteSchedule).
+	At           time.Time
+	ConfirmAfter time.Duration
+	Covered      func(events.Listing) bool
 }
 
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
@@ -104,6 +115,8 @@ type SiteRun struct {
 	Deadline time.Duration
 	// MissesMinInterval is the site's DiffOptions.MissesMinInterval (SiteTimes.MissesMinInterval).
 	MissesMinInterval time.Duration
+	// ConfirmAfter is the site's confirm_after (SiteTimes.ConfirmAfter), for AlertCrawl.
+	ConfirmAfter time.Duration
 }
 
 // Lock takes the state dir's lock (StateDir.Lock) and holds it until Unlock: a crawler process
@@ -223,8 +236,14 @@ type SiteSummary struct {
 	Err         error
 
 	Collapses      int       // collapsed crawls in a row with the same listings, this one included (0: not collapsed)
-	LastComplete   time.Time // the site's last complete crawl (this one when Complete); zero: none yet
+	LastComplete   time.Time // the site's last complete crawl (this one when Complete, partial or not); zero: none yet
 	IncompleteRuns int       // crawls since the last complete one (0 when Complete); set when Err is nil
+
+	// Sets are the page sets a partial crawl fetched (Job.Sets); nil: the whole site.
+	Sets []PageSet
+	// Entered are the listings the crawl opened or changed: the schedule makes their page sets
+	// due for a confirm crawl (confirm_after).
+	Entered []events.Listing
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start as
@@ -244,10 +263,37 @@ func (r *Runner) Run(ctx context.Context) (RunSummary, error) {
 	return r.RunSites(ctx, r.Sites)
 }
 
-// RunSites is Run for some of the Sites only (SiteSchedule: the sites due at one moment). Unlike
-// Run, RunSites may run concurrently with itself on disjoint sites once Lock is held: the calls
-// share the runner's MaxSites slots and its per-host politeness.
+// RunSites is Run for some of the Sites only. Unlike Run, RunSites may run concurrently with
+// itself on disjoint sites once Lock is held: the calls share the runner's MaxSites slots and its
+// per-host politeness.
 func (r *Runner) RunSites(ctx context.Context, sites []*site.Site) (RunSummary, error) {
+	return r.RunJobs(ctx, Jobs(sites), nil)
+}
+
+// Job is one site crawl a schedule asks the runner for.
+type Job struct {
+	Site *site.Site
+	// Sets, when not nil, are the only page sets to fetch: a crawl partial by design (#51; the
+	// watched page sets due, a confirm crawl). Its other page sets close nothing (Crawl.Fetched),
+	// and it is neither the collapse guard's reference nor one of its collapse crawls. nil: the
+	// whole site.
+	Sets []PageSet
+}
+
+// Jobs are the jobs of a whole crawl of each site.
+func Jobs(sites []*site.Site) []Job {
+	jobs := make([]Job, len(sites))
+	for i, s := range sites {
+		jobs[i] = Job{Site: s}
+	}
+	return jobs
+}
+
+// RunJobs is RunSites for the jobs of one moment (SiteSchedule), with done, when not nil, called
+// with each job's index and summary as soon as that site's crawl has ended (its events handed
+// on), while the other jobs of the call may still run: a schedule knows per site when it may
+// start that site's next crawl (review 4, F9).
+func (r *Runner) RunJobs(ctx context.Context, jobs []Job, done func(i int, s SiteSummary)) (RunSummary, error) {
 	if r.Logger == nil {
 		return RunSummary{}, errors.New("crawler runner: Logger is required")
 	}
@@ -268,7 +314,7 @@ func (r *Runner) RunSites(ctx context.Context, sites []*site.Site) (RunSummary, 
 	}
 	sum := RunSummary{Start: now()}
 	var errs []error
-	sum.Sites = r.crawlSites(ctx, sites, now)
+	sum.Sites = r.crawlSites(ctx, jobs, now, done)
 	for _, s := range sum.Sites {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("site %s: %w", s.Source, s.Err))

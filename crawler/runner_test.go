@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"sync/atomic"
@@ -238,5 +239,47 @@ func TestRunnerIncompleteAndFailingSites(t *testing.T) {
 	}
 	if got := metricSum(t, m, "crawler_runs_total", map[string]string{"outcome": OutcomeFailed}); got != 2 {
 		t.Errorf("crawler_runs_total{outcome=failed} = %v, want 2", got)
+	}
+}
+
+// TestRunJobsReportsEachSiteAsItEnds (review 4, F9): of two sites crawled in one call, the one
+// that ends first is reported to done while the other still waits for its server; the call
+// returns once both are reported.
+func TestRunJobsReportsEachSiteAsItEnds(t *testing.T) {
+	t.Parallel()
+	clock := newRunClock(time.Date(2025, 12, 1, 10, 0, 0, 0, sitesim.KST))
+	_, srv := runnerSim(t, clock, 7, 0)
+	release := make(chan struct{})
+	slowSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(slowSrv.Close)
+	fastSite := runnerSite(t, srv.URL, 0)
+	slowSite := recompiled(t, runnerSite(t, slowSrv.URL, 0), func(s *site.SiteSpec) { s.Name = "slow" })
+	r := &Runner{Sites: []*site.Site{slowSite, fastSite}, State: StateDir{Dir: t.TempDir()}, Logger: runLogger(t), Now: clock.Now}
+	reported := make(chan string, 2)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := r.RunJobs(t.Context(), Jobs(r.Sites), func(i int, s SiteSummary) { reported <- s.Source })
+		ran <- err
+	}()
+	if got := testkit.Recv(t, reported, 30*time.Second, "the fast site's report"); got != fastSite.Name {
+		t.Fatalf("first report %q, want %q (the slow one still waits)", got, fastSite.Name)
+	}
+	select {
+	case err := <-ran:
+		t.Fatalf("RunJobs returned (%v) while the slow site still crawls", err)
+	default:
+	}
+	close(release)
+	if got := testkit.Recv(t, reported, 30*time.Second, "the slow site's report"); got != "slow" {
+		t.Fatalf("second report %q, want slow", got)
+	}
+	if err := testkit.Recv(t, ran, 30*time.Second, "RunJobs"); err != nil {
+		t.Fatal(err)
 	}
 }

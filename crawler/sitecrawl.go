@@ -15,14 +15,16 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 )
 
 // errSiteDeadline is the cause of a site's context ended by its deadline.
 var errSiteDeadline = errors.New("site deadline reached")
 
-// crawlSites crawls every site, up to MaxSites at the same time, each in a goroutine of its own
-// (crawlSite, then its metrics), and returns their summaries in the order of Sites. The events
+// crawlSites crawls every job's site, up to MaxSites at the same time, each in a goroutine of its
+// own (crawlSite, then its metrics, then done when not nil), and returns their summaries in the
+// order of jobs. The events
 // file takes each site's events in one locked write (EventLog.Append), so lines of parallel sites
 // never interleave; snapshots are per site. A cancelled ctx still starts every site, which then
 // ends at once with the cancellation as its error.
@@ -31,7 +33,7 @@ var errSiteDeadline = errors.New("site deadline reached")
 // MaxSites of them before any starts, so that a host shares its slots fairly from its first
 // request on: a site that starts first cannot take every slot of a host another site is about to
 // use.
-func (r *Runner) crawlSites(ctx context.Context, sites []*site.Site, now func() time.Time) []SiteSummary {
+func (r *Runner) crawlSites(ctx context.Context, jobs []Job, now func() time.Time, done func(int, SiteSummary)) []SiteSummary {
 	n := r.MaxSites
 	if n <= 0 {
 		n = DefaultMaxSites
@@ -42,26 +44,29 @@ func (r *Runner) crawlSites(ctx context.Context, sites []*site.Site, now func() 
 		}
 		r.slots = make(chan struct{}, n)
 	})
-	out := make([]SiteSummary, len(sites))
-	shares := make([]*hostShare, len(sites))
-	for i := range min(n, len(sites)) {
-		shares[i] = r.hosts.join(sites[i])
+	out := make([]SiteSummary, len(jobs))
+	shares := make([]*hostShare, len(jobs))
+	for i := range min(n, len(jobs)) {
+		shares[i] = r.hosts.join(jobs[i].Site)
 	}
 	slots := r.slots
 	var wg sync.WaitGroup
-	for i, st := range sites {
+	for i, job := range jobs {
 		slots <- struct{}{}
 		if shares[i] == nil {
-			shares[i] = r.hosts.join(st)
+			shares[i] = r.hosts.join(job.Site)
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
 			defer shares[i].leave()
-			s := r.crawlSite(ctx, st, now, shares[i])
+			s := r.crawlSite(ctx, job, now, shares[i])
 			if r.Metrics != nil {
 				r.Metrics.SiteCrawled(s)
 			}
 			out[i] = s
+			if done != nil {
+				done(i, s)
+			}
 		})
 	}
 	wg.Wait()
@@ -104,10 +109,14 @@ func (r *Runner) collect(ctx context.Context, st *site.Site, start time.Time, de
 // may close (crawlOf, guardTargetsOf), diff, record it (noteDiff) and hand the events on (emit).
 // Every failure ends up in the summary's Err. share is the crawl's registration on the run's
 // hosts; it leaves them once the collect is done.
-func (r *Runner) crawlSite(ctx context.Context, st *site.Site, now func() time.Time, share *hostShare) (s SiteSummary) {
+func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, share *hostShare) (s SiteSummary) {
+	st := job.Site
 	start := now()
-	s = SiteSummary{Source: st.Name, CrawlID: CrawlID(st.Name, start), At: start}
+	s = SiteSummary{Source: st.Name, CrawlID: CrawlID(st.Name, start), At: start, Sets: job.Sets}
 	log := r.Logger.With("site", st.Name, "crawl_id", s.CrawlID)
+	if job.Sets != nil {
+		log = log.With("page_sets", len(job.Sets))
+	}
 	defer func() {
 		s.Duration = now().Sub(start)
 		if s.Err != nil {
@@ -124,7 +133,7 @@ func (r *Runner) crawlSite(ctx context.Context, st *site.Site, now func() time.T
 		s.Err = err
 		return s
 	}
-	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, hosts: share}
+	deps := CollectDeps{Logger: r.Logger, Transport: r.Transport, Now: now, Getenv: r.Getenv, ListHint: prev.ListSeen, Sets: job.Sets, hosts: share}
 	if r.Metrics != nil {
 		deps.Metrics = r.Metrics
 	}
@@ -148,7 +157,17 @@ func (r *Runner) crawlSite(ctx context.Context, st *site.Site, now func() time.T
 	next.ListSeen, next.TargetCollapses = cmp.Or(res.ListSeen, prev.ListSeen), guard.Next
 	next.SpoolBatch = prev.SpoolBatch
 	noteDiff(ctx, log, &s, crawl, res, stats, next, reference)
-	s.Err = r.emit(ctx, log, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == ""})
+	complete := stats.Effective(crawl)
+	s.Err = r.emit(ctx, log, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == "",
+		At: s.At, ConfirmAfter: r.PerSite[st.Name].ConfirmAfter, Covered: func(l events.Listing) bool { return complete && !crawl.withheld(l) }})
+	if s.Err == nil {
+		for _, e := range out {
+			if e.EventType != events.ListingClosed {
+				s.Entered = append(s.Entered, events.Listing{Source: e.Source, CourseName: e.CourseName,
+					CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime})
+			}
+		}
+	}
 	return s
 }
 
@@ -173,33 +192,50 @@ func incompleteReason(res Result, deadline bool) string {
 // complete crawl's listing count; a snapshot written before it was kept falls back to its open
 // listings), and complete per page set when every failed page names the listings it would have
 // shown (see withheldBy), unless the pages that answered collapsed against what they showed before.
+// A partial crawl (s.Sets) fetched only the listings of its page sets (Crawl.Fetched): its
+// reference is the open listings of those page sets in prev, never the last complete crawl's.
 func crawlOf(ctx context.Context, st *site.Site, prev Snapshot, res Result, s SiteSummary, log *slog.Logger) (crawl Crawl, reference int) {
 	defer func() { // a date not open yet is no evidence: its listings do not close
 		if len(res.NotOpenSets) > 0 {
 			crawl.Withheld = withhold(crawl.Withheld, res.NotOpenSets)
 		}
 	}()
+	crawl = Crawl{ID: s.CrawlID, Source: st.Name, At: s.At, Complete: s.Complete}
 	reference = prev.LastCompleteSeen
 	if prev.LastCompleteAt.IsZero() {
 		reference = prev.OpenCount()
 	}
-	crawl = Crawl{ID: s.CrawlID, Source: st.Name, At: s.At, Complete: s.Complete,
-		Collapsed: s.Complete && Collapsed(st.MinCompleteRatio, reference, len(res.Listings))}
+	if s.Sets != nil {
+		crawl.Fetched = covered(s.Sets)
+		reference = openIn(prev, crawl.Fetched)
+	}
+	crawl.Collapsed = s.Complete && Collapsed(st.MinCompleteRatio, reference, len(res.Listings))
 	if s.Incomplete != IncompleteFailedPages || res.MaxPagesHit || ctx.Err() != nil {
 		return crawl, reference
 	}
 	if ok, withheld := withheldBy(res.FailedSets); ok {
-		before := 0
-		for _, e := range prev.Listings {
-			if e.Open() && !withheld(e.Listing) {
-				before++
-			}
-		}
+		before := openIn(prev, func(l events.Listing) bool { return !withheld(l) && (crawl.Fetched == nil || crawl.Fetched(l)) })
 		if !Collapsed(st.MinCompleteRatio, before, len(res.Listings)) {
 			crawl.Complete, crawl.Withheld = true, withheld // noteDiff logs it
 		}
 	}
 	return crawl, reference
+}
+
+// covered reports the listings the page sets cover.
+func covered(sets []PageSet) func(events.Listing) bool {
+	return withhold(nil, sets)
+}
+
+// openIn counts the open listings of prev that in reports.
+func openIn(prev Snapshot, in func(events.Listing) bool) int {
+	n := 0
+	for _, e := range prev.Listings {
+		if e.Open() && in(e.Listing) {
+			n++
+		}
+	}
+	return n
 }
 
 // guardTargetsOf runs the per-target collapse guard on a crawl that counts as complete and not
@@ -233,6 +269,9 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 		s.Complete, s.Incomplete = false, IncompleteCollapsed
 	}
 	s.Collapses, s.LastComplete, s.IncompleteRuns = stats.Collapses, next.LastCompleteAt, next.Incomplete
+	if crawl.Fetched != nil && s.Complete && !crawl.Collapsed && crawl.Withheld == nil {
+		s.LastComplete = crawl.At // complete for what it fetched: the site answers (/healthz)
+	}
 	if !s.Complete {
 		msg := "crawl incomplete: no listing closes on its evidence"
 		args := []any{"reason", s.Incomplete, "failed_pages", len(res.FailedPages), "listings", len(res.Listings),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
@@ -97,10 +98,10 @@ func newSchedRecorder(clock *fakeClock, blocking bool) *schedRecorder {
 
 func (r *schedRecorder) schedule(t *testing.T, sites []*site.Site, times []*site.SiteTimes) SiteSchedule {
 	return SiteSchedule{Sites: sites, Times: times, Logger: testkit.Logger(t, slog.LevelInfo), Clock: r.clock, ShutdownTimeout: time.Minute,
-		Crawl: func(ctx context.Context, sites []*site.Site) {
+		Crawl: func(ctx context.Context, jobs []Job, _ func(int, SiteSummary)) {
 			c := schedCall{at: r.clock.Now()}
-			for _, s := range sites {
-				c.sites = append(c.sites, s.Name)
+			for _, j := range jobs {
+				c.sites = append(c.sites, j.Site.Name)
 			}
 			r.calls <- c
 			if r.release != nil {
@@ -234,4 +235,286 @@ func TestSiteScheduleRunAtStartKeepsActiveHours(t *testing.T) {
 	if c := testkit.Recv(t, rec.calls, 10*time.Second, "the 05:00 crawl"); !c.at.Equal(kst(10, 5, 0, 0)) {
 		t.Fatalf("first crawl at %s, want 05:00 (none at start-up, at 23:30)", c.at)
 	}
+}
+
+// TestSiteScheduleOverlapIsPerSite (review 4, F9): two sites on one schedule (@every 2s, due at
+// the same ticks), the crawl of "s" blocking: "fast" is crawled at every tick while "s" still
+// runs, and only the ticks of "s" are skipped. Before the fix the two were one group whose
+// "running" flag stayed set until its slowest site ended, so fast was skipped at every tick.
+func TestSiteScheduleOverlapIsPerSite(t *testing.T) {
+	t.Parallel()
+	sites, err := site.ParseSites([]byte(minimalSite + "    schedule: \"@every 2s\"\n" +
+		"  - name: fast\n    start_urls: [\"https://golf.example.kr/f\"]\n    schedule: \"@every 2s\"\n" +
+		"    row: \"tr.row\"\n    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []*site.SiteTimes
+	for _, s := range sites {
+		st, err := s.Times(DefaultSchedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, st)
+	}
+	clock := newFakeClock(kst(9, 9, 0, 1))
+	release := make(chan struct{})
+	fast := make(chan time.Time, 100)
+	var skipped []string
+	var skipMu sync.Mutex
+	s := SiteSchedule{Sites: sites, Times: times, Logger: testkit.Logger(t, slog.LevelInfo), Clock: clock, ShutdownTimeout: time.Minute,
+		OnSkip: func(site string) { skipMu.Lock(); skipped = append(skipped, site); skipMu.Unlock() },
+		Crawl: perSiteCrawl(func(site string) {
+			if site == "s" {
+				<-release
+				return
+			}
+			fast <- clock.Now()
+		}),
+	}
+	stop := runSiteSchedule(t, s)
+	defer func() {
+		close(release)
+		stop()
+	}()
+	const ticks = 5
+	for i := range ticks {
+		at := clock.next(t)
+		select {
+		case got := <-fast:
+			if !got.Equal(at) {
+				t.Fatalf("tick %d (%s): fast crawled at %s", i, at, got)
+			}
+		case <-time.After(10 * time.Second):
+			skipMu.Lock()
+			t.Fatalf("tick %d (%s): fast not crawled while s runs; skipped so far: %v", i, at, skipped)
+		}
+	}
+	clock.peek(t) // the last tick handled
+	skipMu.Lock()
+	defer skipMu.Unlock()
+	if want := slices.Repeat([]string{"s"}, ticks-1); !slices.Equal(skipped, want) {
+		t.Errorf("skipped %v, want %v (the ticks of s after its first)", skipped, want)
+	}
+}
+
+// perSiteCrawl is a SiteSchedule.Crawl that crawls each site of a call with crawl, all at once,
+// reporting each as it ends, as the runner does.
+func perSiteCrawl(crawl func(site string)) func(context.Context, []Job, func(int, SiteSummary)) {
+	return func(_ context.Context, jobs []Job, done func(int, SiteSummary)) {
+		var wg sync.WaitGroup
+		for i, j := range jobs {
+			wg.Go(func() {
+				crawl(j.Site.Name)
+				done(i, SiteSummary{Source: j.Site.Name})
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// setsDemand is a Demand of a fixed list of page sets.
+type setsDemand struct {
+	mu   sync.Mutex
+	sets []PageSet
+}
+
+func (d *setsDemand) Watched(_ string, p PageSet, _ time.Time) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Contains(d.sets, p)
+}
+
+func (d *setsDemand) set(sets ...PageSet) { d.mu.Lock(); d.sets = sets; d.mu.Unlock() }
+
+// stepClock is a Clock for the demand tests: Wait blocks until the test advances the clock to or
+// past its time, or its ctx ends; the test waits for the schedule to wait for an expected time.
+type stepClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	pending *stepWait     // the Wait in progress
+	changed chan struct{} // closed (and replaced) at every change of pending
+}
+
+type stepWait struct {
+	until time.Time
+	wake  chan struct{}
+}
+
+func newStepClock(now time.Time) *stepClock {
+	return &stepClock{now: now, changed: make(chan struct{})}
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stepClock) signal() { close(c.changed); c.changed = make(chan struct{}) }
+
+func (c *stepClock) Wait(ctx context.Context, until time.Time) error {
+	c.mu.Lock()
+	if !until.After(c.now) {
+		c.mu.Unlock()
+		return nil
+	}
+	w := &stepWait{until: until, wake: make(chan struct{})}
+	c.pending = w
+	c.signal()
+	c.mu.Unlock()
+	select {
+	case <-w.wake:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		if c.pending == w {
+			c.pending = nil
+			c.signal()
+		}
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// waitFor waits until the schedule waits for want, then moves the clock there.
+func (c *stepClock) waitFor(t *testing.T, want time.Time) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		c.mu.Lock()
+		p, ch := c.pending, c.changed
+		if p != nil && p.until.Equal(want) {
+			c.now = want
+			close(p.wake)
+			c.pending = nil
+			c.signal()
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			got := "nothing"
+			if p != nil {
+				got = p.until.Format("15:04:05")
+			}
+			t.Fatalf("the schedule waits for %s, want %s", got, want.Format("15:04:05"))
+		}
+	}
+}
+
+// demandCall is one Crawl call's job of the demand tests: its time and page sets (nil: all).
+type demandCall struct {
+	at   time.Time
+	sets []PageSet
+}
+
+// demandSchedule runs a SiteSchedule over one club × 3 dates (schedule every 10 minutes,
+// watched_every 1m, confirm_after 20s, watched_budget 20: the budget holds no crawl back) with
+// demand d; each crawl reports at once, with the
+// listings entered returns, then is sent on calls.
+func demandSchedule(t *testing.T, clock *stepClock, d Demand, entered func(demandCall) []events.Listing) (chan demandCall, []PageSet, func()) {
+	t.Helper()
+	st := recompiled(t, clubDateSite(t, "http://127.0.0.1:1", 1, 2), func(s *site.SiteSpec) {
+		s.Schedule = "*/10 * * * *"
+		ca := site.Duration(20 * time.Second)
+		s.WatchedEvery, s.ConfirmAfter, s.WatchedBudget = site.Duration(time.Minute), &ca, 20
+	})
+	times, err := st.Times(DefaultSchedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := make(chan demandCall, 100)
+	s := SiteSchedule{Sites: []*site.Site{st}, Times: []*site.SiteTimes{times}, Logger: testkit.Logger(t, slog.LevelInfo), Clock: clock,
+		ShutdownTimeout: time.Minute, Demand: d,
+		Crawl: func(_ context.Context, jobs []Job, done func(int, SiteSummary)) {
+			c := demandCall{at: clock.Now(), sets: jobs[0].Sets}
+			done(0, SiteSummary{Source: st.Name, At: c.at, Sets: c.sets, Entered: entered(c)})
+			calls <- c
+		},
+	}
+	return calls, PageSets(st, clock.Now()), runSiteSchedule(t, s)
+}
+
+// expectCrawl moves the clock to at, once the schedule waits for it, and checks the crawl it
+// starts there: of sets (nil: the whole site).
+func expectCrawl(t *testing.T, clock *stepClock, calls chan demandCall, at time.Time, sets []PageSet) {
+	t.Helper()
+	clock.waitFor(t, at)
+	c := testkit.Recv(t, calls, 10*time.Second, "the crawl at "+at.Format("15:04:05"))
+	if !c.at.Equal(at) || !slices.Equal(c.sets, sets) || (c.sets == nil) != (sets == nil) {
+		t.Fatalf("crawl at %s of %v, want at %s of %v", c.at.Format("15:04:05"), c.sets, at.Format("15:04:05"), sets)
+	}
+}
+
+// TestSiteScheduleWatchedPageSets (#51 item 1): of a site's 3 page sets one is watched: it is
+// crawled alone every minute from the first tick after the watch came (within a minute), the
+// scheduled crawl at :10 fetches the other two only (the watched one was fetched within its
+// minute), and once no watch asks for it the site is crawled on its schedule only.
+func TestSiteScheduleWatchedPageSets(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock(kst(9, 10, 0, 30))
+	d := &setsDemand{}
+	calls, sets, stop := demandSchedule(t, clock, d, func(demandCall) []events.Listing { return nil })
+	defer stop()
+	if len(sets) != 3 {
+		t.Fatalf("page sets %v, want 3 (one club, 3 dates)", sets)
+	}
+	d.set(sets[1])
+	for m := 1; m <= 9; m++ {
+		expectCrawl(t, clock, calls, kst(9, 10, m, 30), []PageSet{sets[1]})
+	}
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 0), []PageSet{sets[0], sets[2]})
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 30), []PageSet{sets[1]})
+	d.set()
+	for m := 11; m <= 19; m++ { // the loop looks for new watches every minute, crawling nothing
+		clock.waitFor(t, kst(9, 10, m, 30))
+	}
+	expectCrawl(t, clock, calls, kst(9, 10, 20, 0), nil)
+	select {
+	case c := <-calls:
+		t.Fatalf("an unexpected crawl %+v", c)
+	default:
+	}
+}
+
+// TestSiteScheduleConfirmCrawl (#51 item 3, the crawler's part): a watched page set whose crawl
+// saw an opening is crawled again confirm_after (20 s) later, then on its minute again; an
+// opening in an unwatched page set (seen by the scheduled crawl) makes no confirm crawl.
+func TestSiteScheduleConfirmCrawl(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock(kst(9, 10, 0, 30))
+	d := &setsDemand{}
+	var sets []PageSet
+	var setsMu sync.Mutex
+	opening := func(p PageSet) events.Listing {
+		return events.Listing{Source: "sim-api-post", CourseName: p.Course, PlayDate: p.PlayDate, TeeTime: "07:00"}
+	}
+	calls, all, stop := demandSchedule(t, clock, d, func(c demandCall) []events.Listing {
+		setsMu.Lock()
+		defer setsMu.Unlock()
+		switch {
+		case c.at.Equal(kst(9, 10, 2, 30)): // the watched page set shows an opening
+			return []events.Listing{opening(sets[1])}
+		case c.at.Equal(kst(9, 10, 10, 0)): // so does an unwatched one, in the scheduled crawl
+			return []events.Listing{opening(sets[0])}
+		}
+		return nil
+	})
+	defer stop()
+	setsMu.Lock()
+	sets = all
+	setsMu.Unlock()
+	d.set(sets[1])
+	expectCrawl(t, clock, calls, kst(9, 10, 1, 30), []PageSet{sets[1]})
+	expectCrawl(t, clock, calls, kst(9, 10, 2, 30), []PageSet{sets[1]})
+	expectCrawl(t, clock, calls, kst(9, 10, 2, 50), []PageSet{sets[1]}) // the confirm crawl
+	for _, at := range []time.Time{kst(9, 10, 3, 50), kst(9, 10, 4, 50), kst(9, 10, 5, 50), kst(9, 10, 6, 50), kst(9, 10, 7, 50),
+		kst(9, 10, 8, 50), kst(9, 10, 9, 50)} {
+		expectCrawl(t, clock, calls, at, []PageSet{sets[1]})
+	}
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 0), []PageSet{sets[0], sets[2]})
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 50), []PageSet{sets[1]}) // no confirm of sets[0] at 10:10:20
 }

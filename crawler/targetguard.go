@@ -28,8 +28,9 @@ type targetGuard struct {
 // guardTargets applies the collapse guard to each target of a site with targets: the listings of
 // one course name (the target's name when course comes from the target, the club's as the rows
 // name it otherwise) with a tee time after c.At, against the same count in prev of the listings
-// seen by the last crawl that counted them (open, no miss pending). Listings c.Withheld covers
-// count on neither side. A target collapses when its reference is at least MinTargetReference
+// seen by the last crawl that counted them (open, no miss pending). Listings c.Withheld covers,
+// and those a partial crawl did not fetch (c.Fetched), count on neither side; a partial crawl
+// withholds a collapsed target without counting toward its belief. A target collapses when its reference is at least MinTargetReference
 // and the site's collapse rule (collapsed) holds; it is believed at its collapseCrawls-th
 // collapsed crawl in a row. Call it only for a crawl that counts as complete and not collapsed.
 func guardTargets(st *site.Site, prev Snapshot, cur []events.Listing, c Crawl, collapseCrawls int, loc *time.Location) targetGuard {
@@ -38,7 +39,7 @@ func guardTargets(st *site.Site, prev Snapshot, cur []events.Listing, c Crawl, c
 		return g
 	}
 	counted := func(l events.Listing) bool {
-		return !teeTimePassed(l, c.At, loc) && (c.Withheld == nil || !c.Withheld(l))
+		return !teeTimePassed(l, c.At, loc) && !c.withheld(l)
 	}
 	ref, now := map[string]int{}, map[string]int{}
 	for _, e := range prev.Listings {
@@ -57,12 +58,15 @@ func guardTargets(st *site.Site, prev Snapshot, cur []events.Listing, c Crawl, c
 		}
 		g.Refs[course] = ref[course]
 		n := prev.TargetCollapses[course] + 1
-		if n >= collapseCrawls {
+		if n >= collapseCrawls && c.Fetched == nil {
 			g.Believed = append(g.Believed, course)
 			continue
 		}
 		g.Next[course] = n
 		g.Withheld = append(g.Withheld, PageSet{Course: course})
+	}
+	if c.Fetched != nil { // a partial crawl is never a collapse crawl: the counts stay
+		g.Next = maps.Clone(prev.TargetCollapses)
 	}
 	return g
 }

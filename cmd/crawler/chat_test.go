@@ -68,7 +68,7 @@ watches:
 	go func() {
 		var out testkit.SyncBuffer
 		done <- run(ctx, []string{"run", "--sites", sites, "--watches", watches, "--state-dir", state, "--no-initial-crawl",
-			"--metrics-addr", "off", "--schedule", "0 0 1 1 *"}, e, &out, &out)
+			"--metrics-addr", "off", "--schedule", "@every 192h"}, e, &out, &out)
 	}()
 	ask := func(text string) string {
 		id := bot.Say(100, "private", 100, text)

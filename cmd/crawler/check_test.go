@@ -87,3 +87,87 @@ func TestCheckPrintsNextCrawlTimes(t *testing.T) {
 		t.Errorf("err %v, output:\n%s", err, out.String())
 	}
 }
+
+// neverSites are review 4's F6 sites: schedules that never fire inside their active hours, and
+// one crawled once a month.
+func neverSites(t *testing.T) string {
+	t.Helper()
+	site := func(name, keys string) string {
+		return "  - name: " + name + "\n    start_urls: [\"https://golf.example.kr/" + name + "\"]\n    row: \"table tr.row\"\n" + keys +
+			"    fields:\n      course: {selector: \"td.c\"}\n      round_date: {selector: \"td.d\"}\n      tee_time: {selector: \"td.t\"}\n"
+	}
+	return testkit.WriteTemp(t, "sites.yaml", "sites:\n"+
+		site("never", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n")+
+		site("never2", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n")+
+		site("monthly", "    schedule: \"0 9 1 * *\"\n")+
+		site("fine", "    schedule: \"0 9 * * 1\"\n    active_hours: \"05:00-23:00\"\n"))
+}
+
+// TestCheckRefusesScheduleThatNeverFires (review 4, F6): `crawler check` fails a site whose
+// schedule never fires inside its active hours, naming the site and both keys, and one whose
+// crawls are more than 8 days apart; a weekly site passes.
+func TestCheckRefusesScheduleThatNeverFires(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"check", "--sites", neverSites(t), "--from", "2026-03-09T08:59:00+09:00"}, env(nil), &out, &errOut)
+	if err == nil {
+		t.Errorf("crawler check passed:\n%s", out.String())
+	}
+	for _, w := range []string{
+		`FAIL  site "never": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`,
+		`FAIL  site "never2": schedule "30 4 * * 1-5" never fires inside active_hours 22:00-04:00`,
+		`FAIL  site "monthly": schedule "0 9 1 * *" leaves`,
+		"ok    fine:",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+// TestCheckPrintsDemand (#51 item 1): `crawler check --sites S --watches W` prints, per site, the
+// page sets its watches can match and the requests an hour of the scheduled and the watched
+// crawls; a site whose pages are not page sets has none, and a watch naming neither a source nor
+// a date or weekday is said to add none.
+func TestCheckPrintsDemand(t *testing.T) {
+	t.Parallel()
+	sites := testkit.WriteTemp(t, "sites.yaml", `sites:
+  - name: club
+    schedule: "*/20 * * * *"
+    watched_budget: 3
+    targets: [{id: "1", name: 파인힐스 CC}, {id: "2", name: 오션뷰 골프클럽}]
+    days_ahead: 6
+    requests:
+      - url: 'https://club.example.kr/tee?c={{.Target.id}}&d={{.Date.Format "20060102"}}'
+    row: "tr.slot"
+    fields:
+      course: {value: '{{.Target.name}}'}
+      round_date: {value: '{{.Date.Format "2006-01-02"}}'}
+      tee_time: {selector: "td.t"}
+  - name: plain
+    start_urls: ["https://golf.example.kr/list"]
+    row: "tr.row"
+    fields:
+      course: {selector: "td.c"}
+      round_date: {selector: "td.d"}
+      tee_time: {selector: "td.t"}
+`)
+	watches := testkit.WriteTemp(t, "watches.yaml", "channels:\n  hook: {type: webhook, url: \"http://127.0.0.1:1/x\"}\n"+
+		"watches:\n  - name: sat\n    sources: [club]\n    weekdays: [sat]\n    channels: [hook]\n"+
+		"  - name: anywhere\n    courses: [파인]\n    channels: [hook]\n")
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"check", "--sites", sites, "--watches", watches, "--from", "2026-03-09T08:59:00+09:00"},
+		env(nil), &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s%s", err, out.String(), errOut.String())
+	}
+	for _, w := range []string{
+		"demand: 2 of 14 page set(s) watched (every 1m0s, confirm_after 20s): 2026-03-14 파인힐스 CC, 2026-03-14 오션뷰 골프클럽\n",
+		"requests an hour: 36 scheduled, 120 watched (watched_budget 3: at most 126), plus one confirm crawl per opening seen\n",
+		"demand: none (its pages are not page sets",
+		"1 watch(es) name neither a source nor a date or weekday (or are muted): they add no demand",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}

@@ -57,6 +57,8 @@ const crawlEnvHelp = `Environment (a flag overrides its variable):
                               counted, never the crawl
   KAFKA_UNSENT_ALARM_AFTER    run only: /healthz answers 503 (checks.kafka) when the oldest unsent event
                               is older than this (--kafka-alarm-after; default 10m)
+  CRAWLER_DEMAND              run only: a watches file read for demand only (--demand): the page sets its
+                              watches can match are crawled every watched_every; nothing is sent
 `
 
 // crawlConfig is the configuration of `crawler run` and `crawler once`.
@@ -80,6 +82,8 @@ type crawlConfig struct {
 	SpoolMaxBytes       int64
 	KafkaAlarmAfter     time.Duration
 	Alerts              alertsConfig
+	// Demand is --demand: a watches file whose watches only make page sets watched (#51).
+	Demand string
 }
 
 // crawlFlags defines the crawl flags on fs with defaults from the environment; the returned
@@ -112,6 +116,8 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 		fs.IntVar(&cfg.UnhealthyAfter, "unhealthy-after", envInt(getenv, "CRAWLER_UNHEALTHY_AFTER", defaultUnhealthyAfter, &envErr), "/healthz answers 503 when a site has had no complete crawl for this many `crawls` in a row; 0 never [CRAWLER_UNHEALTHY_AFTER]")
 		fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", crawler.DefaultShutdownTimeout, "on SIGTERM, how long a running crawl may go on before it is cancelled")
 		fs.BoolVar(&cfg.NoInitialCrawl, "no-initial-crawl", false, "do not crawl at start-up; wait for the schedule's first time")
+		fs.StringVar(&cfg.Demand, "demand", getenv("CRAWLER_DEMAND"), "watches `file` read for demand only (the Kafka path, where booking-consumer notify sends): the page sets its watches "+
+			"can match are crawled every watched_every of their site; nothing is sent and no channel's secret is read. --watches does the same with its own watches [CRAWLER_DEMAND]")
 	}
 	return cfg, func() error {
 		if envErr != nil {
@@ -140,6 +146,8 @@ func crawlFlags(fs *flag.FlagSet, getenv func(string) string, scheduled bool) (*
 			return fmt.Errorf("%w: --kafka-alarm-after must be positive", cli.ErrUsage)
 		case scheduled && cfg.ShutdownTimeout <= 0:
 			return fmt.Errorf("%w: --shutdown-timeout must be positive", cli.ErrUsage)
+		case cfg.Demand != "" && cfg.Alerts.WatchesFile != "":
+			return fmt.Errorf("%w: --demand and --watches together: --watches already makes its watches (and the chat's) the demand; give one", cli.ErrUsage)
 		}
 		if cfg.SiteDeadline == 0 {
 			cfg.SiteDeadline = defaultSiteDeadline(cfg.Schedule, scheduled)
@@ -209,6 +217,7 @@ type crawlDeps struct {
 	metrics *crawlerMetrics
 	out     *crawler.EventLog
 	alerts  *alertsRuntime // nil: no --watches
+	demand  crawler.Demand // the watched page sets (--watches or --demand); nil: none
 }
 
 // prepare is what once and run share: their flag set (name, usage and the crawl environment
@@ -232,7 +241,17 @@ func prepare(env *cli.Env, name, usage string, args []string, scheduled bool, f 
 		}
 		watches = w
 	}
+	var demand *notify.Config
+	if cfg.Demand != "" {
+		var err error
+		if demand, err = notify.LoadFile(cfg.Demand, demandOnlyEnv); err != nil {
+			return nil, nil, fmt.Errorf("--demand: %w", err)
+		}
+	}
 	d, err := setup(*env, cfg, watches, f)
+	if err == nil && demand != nil {
+		d.demand = watchDemand{func() *notify.Config { return demand }}
+	}
 	return cfg, d, err
 }
 
@@ -289,6 +308,7 @@ func setup(env cli.Env, cfg *crawlConfig, watches *notify.Config, f faults) (*cr
 			return nil, errors.Join(err, d.close(context.Background(), env, 0))
 		}
 		d.runner.Alerts = d.alerts.hook
+		d.demand = watchDemand{d.alerts.svc.InForce}
 	}
 	return d, nil
 }
@@ -452,13 +472,15 @@ func scheduleCmd(ctx context.Context, env cli.Env, args []string, f faults) erro
 }
 
 // runSchedule is the run loop of `crawler run`: the global cron schedule (crawler.Schedule) when
-// no site times its own crawls, else every site on its own times (crawler.SiteSchedule; the sites
-// without keys on --schedule), with each site's default deadline 0.8 × its own interval and its
-// misses bounded in a burst (SiteTimes.MissesMinInterval).
+// no site times its own crawls and no watch makes demand, else every site on its own times
+// (crawler.SiteSchedule; the sites without keys on --schedule) and, with watches (--watches,
+// --demand) and a site of page sets, each site's watched page sets on theirs; with each site's
+// default deadline 0.8 × its own interval and its misses bounded in a burst
+// (SiteTimes.MissesMinInterval).
 func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDeps) error {
-	crawl := func(ctx context.Context, sites []*site.Site) {
+	crawl := func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) {
 		// The runner has logged each site's failure; the schedule goes on.
-		_, _ = d.runner.RunSites(ctx, sites)
+		_, _ = d.runner.RunJobs(ctx, jobs, done)
 		if d.alerts != nil {
 			d.alerts.svc.Prune(ctx)
 		}
@@ -469,17 +491,22 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 		return err
 	}
 	d.runner.PerSite = perSite
-	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) {
+	demand := d.demand
+	if !slices.ContainsFunc(sites, func(s *site.Site) bool { return len(crawler.PageSets(s, time.Now())) > 0 }) {
+		demand = nil // no site's pages are page sets: the watches change no schedule
+	}
+	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) && demand == nil {
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: site.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
 			OnSkip: d.metrics.SkippedRun, RunAtStart: !cfg.NoInitialCrawl,
-			Job: func(ctx context.Context) { crawl(ctx, sites) },
+			Job: func(ctx context.Context) { crawl(ctx, crawler.Jobs(sites), nil) },
 		}
 		return sched.Run(ctx)
 	}
 	sched := crawler.SiteSchedule{
 		Sites: sites, Times: times, Logger: env.Logger, Crawl: crawl, ShutdownTimeout: cfg.ShutdownTimeout,
 		RunAtStart: !cfg.NoInitialCrawl, OnSkip: d.metrics.SiteSkipped, OnNext: d.metrics.NextCrawl,
+		Demand: demand, OnWatched: d.metrics.Watched,
 	}
 	return sched.Run(ctx)
 }
@@ -499,7 +526,7 @@ func siteRuns(cfg *crawlConfig, sites []*site.Site) ([]*site.SiteTimes, map[stri
 		if times[i], err = s.Times(cfg.Schedule); err != nil {
 			return nil, nil, err
 		}
-		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global), ConfirmAfter: times[i].ConfirmAfter()}
 		if cfg.siteDeadlineDefault {
 			run.Deadline = times[i].Deadline()
 		}

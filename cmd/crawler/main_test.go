@@ -302,3 +302,20 @@ func TestRunJitterOverSiteDeadline(t *testing.T) {
 		t.Fatalf("err %v, want a usage error naming the jitter and the deadline", err)
 	}
 }
+
+// TestRunRefusesScheduleThatNeverFires (review 4, F6): crawler run stops at start-up, before any
+// crawl, on a site whose schedule never fires inside its active hours, naming the site and both
+// keys.
+func TestRunRefusesScheduleThatNeverFires(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	err := run(ctx, []string{"run", "--metrics-addr", "off", "--state-dir", t.TempDir(), "--sites", neverSites(t)},
+		env(map[string]string{"LOG_LEVEL": "warn"}), &bytes.Buffer{}, &bytes.Buffer{})
+	if ctx.Err() != nil {
+		t.Fatal("crawler run started and kept running")
+	}
+	if !strings.Contains(errString(err), `site "never": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`) {
+		t.Fatalf("err %v, want one naming the site, its schedule and its active_hours", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,6 +50,7 @@ type crawlerMetrics struct {
 	notDone     *prometheus.GaugeVec   // source
 	nextCrawl   *prometheus.GaugeVec   // source
 	siteSkipped *prometheus.CounterVec // source
+	watched     *watchedAges
 }
 
 var (
@@ -104,8 +106,9 @@ func newCrawlerMetrics(now func() time.Time) *crawlerMetrics {
 		nextCrawl: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "crawler_site_next_crawl_timestamp_seconds",
 			Help: "Unix time of the site's next crawl (its schedule, active hours, jitter and bursts; set when some site times its own crawls)."}, []string{"source"}),
 		siteSkipped: counter("site_skipped_runs_total", "A site's crawl times skipped because its previous crawl was still running (per-site schedules; counted in crawler_skipped_runs_total too).", "source"),
+		watched:     &watchedAges{now: now, oldest: map[string]time.Time{}},
 	}
-	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.nextCrawl, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped,
+	for _, c := range []prometheus.Collector{m.lastDone, m.notDone, m.nextCrawl, m.runDuration, m.skipped, m.lastRun, m.sent, m.failed, m.dropped, m.watched,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -161,6 +164,46 @@ func (m *crawlerMetrics) NextCrawl(site string, at time.Time) {
 		return
 	}
 	m.nextCrawl.WithLabelValues(site).Set(float64(at.UnixMilli()) / 1000)
+}
+
+// Watched records the last fetch of the site's stalest watched page set (crawler.SiteSchedule's
+// OnWatched; zero: none watched), for crawler_site_watched_oldest_age_seconds and /healthz.
+func (m *crawlerMetrics) Watched(site string, oldest time.Time) {
+	m.watched.set(site, oldest)
+	m.health.Watched(site, oldest)
+}
+
+// watchedAges is crawler_site_watched_oldest_age_seconds: each site's oldest watched page set's
+// age, computed at the scrape.
+type watchedAges struct {
+	now    func() time.Time
+	mu     sync.Mutex
+	oldest map[string]time.Time // zero: none watched
+}
+
+var watchedAgeDesc = prometheus.NewDesc("crawler_site_watched_oldest_age_seconds",
+	"Age of the last fetch of the site's stalest watched page set (a page set some watch in force can match, crawled every watched_every); absent while none is watched.",
+	[]string{"source"}, nil)
+
+func (w *watchedAges) set(site string, oldest time.Time) {
+	w.mu.Lock()
+	w.oldest[site] = oldest
+	w.mu.Unlock()
+}
+
+// Describe implements prometheus.Collector.
+func (w *watchedAges) Describe(ch chan<- *prometheus.Desc) { ch <- watchedAgeDesc }
+
+// Collect implements prometheus.Collector.
+func (w *watchedAges) Collect(ch chan<- prometheus.Metric) {
+	now := w.now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for site, at := range w.oldest {
+		if !at.IsZero() {
+			ch <- prometheus.MustNewConstMetric(watchedAgeDesc, prometheus.GaugeValue, max(0, now.Sub(at).Seconds()), site)
+		}
+	}
 }
 
 // SiteCrawled implements crawler.RunMetrics.

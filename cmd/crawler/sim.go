@@ -31,6 +31,10 @@ func simCmd(ctx context.Context, env cli.Env, args []string) error {
 	speed := fs.Float64("speed", 1, "how many simulated seconds pass per real second; above 1 the site's clock\n"+
 		"runs ahead of the crawler's, which then calls some expired listings booked")
 	booking := fs.Float64("booking-speed", sitesim.DemoBookingSpeed, "divides the mean time to book (24 h for a weekend morning ... 240 h)")
+	cancels := fs.Bool("cancellations", false, "give booked tee times back: waves of cancellations before the clubs' penalty deadlines\n"+
+		"(5 and 3 days before and the day before, 17:00), each open for an exponential time of median 3m until\n"+
+		"booked again, and flickers of 5-25 s (a checkout hold released and retaken); /ground-truth lists each\n"+
+		"reopening with when it was open")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -42,6 +46,9 @@ func simCmd(ctx context.Context, env cli.Env, args []string) error {
 	}
 	cfg := sitesim.DemoConfig(*seed)
 	cfg.BookingSpeed = *booking
+	if *cancels {
+		cfg.Cancellations = &sitesim.Cancellations{}
+	}
 	cfg.LoginUser = cli.EnvOr(env.Getenv, "SIM_CLUB_USER", sitesim.DefaultUser)
 	cfg.LoginPassword = cli.EnvOr(env.Getenv, "SIM_CLUB_PASSWORD", sitesim.DevPassword)
 	if *speed != 1 {

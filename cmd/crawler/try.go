@@ -265,16 +265,23 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { sitesGiven = sitesGiven || f.Name == "sites" })
 	var b strings.Builder
 	var errs []error
-	if *watchesPath == "" || sitesGiven {
-		if err := checkSites(&b, *sitesPath, env.Getenv, crawlTimes{*global, from}); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	ct := crawlTimes{global: *global, from: from}
+	var wb strings.Builder
 	if *watchesPath != "" {
-		if err := checkWatches(&b, *watchesPath, env.Getenv); err != nil {
+		cfg, err := checkWatches(&wb, *watchesPath, env.Getenv)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if cfg != nil {
+			ct.demand = watchDemand{func() *notify.Config { return cfg }}
+		}
+	}
+	if *watchesPath == "" || sitesGiven {
+		if err := checkSites(&b, *sitesPath, env.Getenv, ct); err != nil {
 			errs = append(errs, err)
 		}
 	}
+	b.WriteString(wb.String())
 	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return err
 	}
@@ -282,11 +289,15 @@ func checkCmd(_ context.Context, env cli.Env, args []string) error {
 }
 
 // crawlTimes is what `crawler check` needs to say when each site is crawled next: the global
-// schedule and the time to count from.
+// schedule, the time to count from and, with --watches, the watched page sets.
 type crawlTimes struct {
 	global string
 	from   time.Time
+	demand crawler.Demand // nil: no --watches
 }
+
+// demandShown is how many watched page sets `crawler check` names per site.
+const demandShown = 8
 
 // checkTimesShown is how many of a site's next crawl times `crawler check` prints.
 const checkTimesShown = 5
@@ -321,6 +332,9 @@ func checkSites(b *strings.Builder, path string, getenv func(string) string, ct 
 			next = append(next, at.In(site.Seoul()).Format("2006-01-02 15:04:05"))
 		}
 		fmt.Fprintf(b, "      next crawls (Asia/Seoul; %s): %s\n", times.Describe(c.Site.Schedule != ""), strings.Join(next, ", "))
+		if ct.demand != nil {
+			writeDemand(b, crawler.ReportDemand(c.Site, times, ct.demand, ct.from), times)
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d site(s) in %s are invalid", bad, len(checks), path)
@@ -328,9 +342,33 @@ func checkSites(b *strings.Builder, path string, getenv func(string) string, ct 
 	return nil
 }
 
+// writeDemand writes a site's demand under the watches (crawler check --watches).
+func writeDemand(b *strings.Builder, r crawler.DemandReport, times *site.SiteTimes) {
+	if r.Sets == 0 {
+		b.WriteString("      demand: none (its pages are not page sets of a date or a club: watched_every does not apply)\n")
+		return
+	}
+	var names []string
+	for i, p := range r.Watched {
+		if i == demandShown {
+			names = append(names, fmt.Sprintf("and %d more", len(r.Watched)-demandShown))
+			break
+		}
+		names = append(names, strings.TrimSpace(p.PlayDate+" "+p.Course))
+	}
+	fmt.Fprintf(b, "      demand: %d of %d page set(s) watched (every %s, confirm_after %s)", len(r.Watched), r.Sets,
+		times.WatchedEvery(), times.ConfirmAfter())
+	if len(names) > 0 {
+		fmt.Fprintf(b, ": %s", strings.Join(names, ", "))
+	}
+	fmt.Fprintf(b, "\n      requests an hour: %.0f scheduled, %.0f watched (watched_budget %g: at most %.0f), plus one confirm crawl per opening seen\n",
+		r.ScheduledPerHour, r.WatchedPerHour, times.WatchedBudget(), r.BudgetPerHour)
+}
+
 // checkWatches writes the check of the watches file at path to b: one line per error, each
-// naming its line. The channels' secrets (url_env, token_env) are read but never printed.
-func checkWatches(b *strings.Builder, path string, getenv func(string) string) error {
+// naming its line. The channels' secrets (url_env, token_env) are read but never printed. The
+// config is nil when the file is invalid.
+func checkWatches(b *strings.Builder, path string, getenv func(string) string) (*notify.Config, error) {
 	cfg, err := notify.LoadFile(path, getenv)
 	if err != nil {
 		var joined interface{ Unwrap() []error }
@@ -342,7 +380,7 @@ func checkWatches(b *strings.Builder, path string, getenv func(string) string) e
 		for _, line := range strings.Split(msg, "\n") {
 			fmt.Fprintf(b, "FAIL  %s: %s\n", path, strings.TrimPrefix(line, "watches: "))
 		}
-		return fmt.Errorf("the watches file %s is invalid (%d error(s))", path, n)
+		return nil, fmt.Errorf("the watches file %s is invalid (%d error(s))", path, n)
 	}
 	muted := 0
 	for _, w := range cfg.Watches {
@@ -353,7 +391,21 @@ func checkWatches(b *strings.Builder, path string, getenv func(string) string) e
 	fmt.Fprintf(b, "ok    watches %s: %d watch(es) (%d muted), %d channel(s) in use: %s\n", path, len(cfg.Watches), muted,
 		len(cfg.UsedChannels()), strings.Join(cfg.UsedChannels(), ", "))
 	fmt.Fprintf(b, "      commands from the chat: %s\n", commandsSummary(cfg))
-	return nil
+	if n := len(cfg.Watches) - demanding(cfg); n > 0 {
+		fmt.Fprintf(b, "      %d watch(es) name neither a source nor a date or weekday (or are muted): they add no demand\n", n)
+	}
+	return cfg, nil
+}
+
+// demanding counts the watches that add demand (notify.Watch.AddsDemand).
+func demanding(cfg *notify.Config) int {
+	n := 0
+	for _, w := range cfg.Watches {
+		if w.AddsDemand() {
+			n++
+		}
+	}
+	return n
 }
 
 // commandsSummary says which channels take /watch and the other commands from their chat, and

@@ -112,6 +112,17 @@ type SiteSpec struct {
 	// (crawler.DiffOptions.MissesMinInterval), less the jitter; with a burst it defaults to the global
 	// schedule's interval, so that a burst never closes a listing faster than the schedule would.
 	MissesMinInterval Duration `yaml:"misses_min_interval,omitempty"`
+	// WatchedEvery, WatchedBudget and ConfirmAfter time the crawls of the site's page sets that a
+	// watch asks for (#51; docs/fresh-alerts.md): a page set some watch in force can match is
+	// crawled every WatchedEvery (default DefaultWatchedEvery, at least MinBurstEvery), those
+	// crawls spending at most WatchedBudget times the requests an hour the site's schedule spends
+	// (default 1), the stalest first beyond it; a watched page set that showed an opening or a
+	// change is crawled again ConfirmAfter later (default DefaultConfirmAfter; 0s: no confirm
+	// crawl, an alert goes out at its first sighting). They apply to a site whose pages are page
+	// sets (requests with a play date or a course from the request).
+	WatchedEvery  Duration  `yaml:"watched_every,omitempty"`
+	WatchedBudget float64   `yaml:"watched_budget,omitempty"`
+	ConfirmAfter  *Duration `yaml:"confirm_after,omitempty"`
 }
 
 // Burst is one burst: from At (in Asia/Seoul: "MON 09:00" weekly, "10 09:00" on the 10th of each

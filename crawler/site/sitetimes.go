@@ -2,6 +2,7 @@ package site
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -29,7 +30,22 @@ type SiteTimes struct {
 	bursts []burst
 	seed   uint64
 	misses time.Duration // misses_min_interval; 0: the global interval with a burst, else none
+
+	watchedEvery, confirmAfter time.Duration // watched_every, confirm_after (defaults applied)
+	watchedBudget              float64       // watched_budget (default applied)
 }
+
+// The defaults of the demand keys (SiteSpec.WatchedEvery, WatchedBudget, ConfirmAfter).
+const (
+	DefaultWatchedEvery  = time.Minute
+	DefaultWatchedBudget = 1.0
+	DefaultConfirmAfter  = 20 * time.Second
+	// MaxWatchedBudget bounds watched_budget: a hundred times the schedule's requests is already
+	// a crawl of a watched page set at every tick of a busy schedule.
+	MaxWatchedBudget = 100.0
+	// MaxConfirmAfter bounds confirm_after: an alert waits that long at least.
+	MaxConfirmAfter = 10 * time.Minute
+)
 
 // burst is a compiled Burst.
 type burst struct {
@@ -76,12 +92,49 @@ func (s *Site) compileTimes(fail func(string, ...any) error) error {
 		}
 		t.bursts = append(t.bursts, cb)
 	}
+	if err := s.compileDemand(&t, fail); err != nil {
+		return err
+	}
 	s.times = t
 	if t.sched != nil {
 		return t.checkJitter(fail)
 	}
 	return nil
 }
+
+// compileDemand checks watched_every, watched_budget and confirm_after into t, defaults applied.
+func (s *Site) compileDemand(t *SiteTimes, fail func(string, ...any) error) error {
+	t.watchedEvery, t.watchedBudget, t.confirmAfter = DefaultWatchedEvery, DefaultWatchedBudget, DefaultConfirmAfter
+	switch {
+	case s.WatchedEvery != 0 && s.WatchedEvery.D() < MinBurstEvery:
+		return fail("watched_every is %s; it must be at least %s (the host's politeness holds for every request too)", s.WatchedEvery.D(), MinBurstEvery)
+	case s.WatchedBudget < 0 || s.WatchedBudget > MaxWatchedBudget:
+		return fail("watched_budget is %g; it must be between 0 (the default, %g) and %g (times the requests an hour of the site's schedule)",
+			s.WatchedBudget, DefaultWatchedBudget, MaxWatchedBudget)
+	case s.ConfirmAfter != nil && (*s.ConfirmAfter < 0 || s.ConfirmAfter.D() > MaxConfirmAfter):
+		return fail("confirm_after is %s; it must be between 0s (alerts at their first sighting) and %s", s.ConfirmAfter.D(), MaxConfirmAfter)
+	}
+	if s.WatchedEvery != 0 {
+		t.watchedEvery = s.WatchedEvery.D()
+	}
+	if s.WatchedBudget != 0 {
+		t.watchedBudget = s.WatchedBudget
+	}
+	if s.ConfirmAfter != nil {
+		t.confirmAfter = s.ConfirmAfter.D()
+	}
+	return nil
+}
+
+// WatchedEvery is how often a watched page set is crawled (watched_every).
+func (t *SiteTimes) WatchedEvery() time.Duration { return t.watchedEvery }
+
+// WatchedBudget is the watched crawls' share of the schedule's requests an hour (watched_budget).
+func (t *SiteTimes) WatchedBudget() float64 { return t.watchedBudget }
+
+// ConfirmAfter is how long after an opening its page set is crawled again to confirm it
+// (confirm_after); 0: never.
+func (t *SiteTimes) ConfirmAfter() time.Duration { return t.confirmAfter }
 
 // checkJitter: at most half the interval, so that jittered runs keep their order and never meet.
 func (t SiteTimes) checkJitter(fail func(string, ...any) error) error {
@@ -99,16 +152,19 @@ func (s *Site) HasTimes() bool {
 }
 
 // Times is the site's SiteTimes, with global (a cron spec in Asia/Seoul) as its schedule when it
-// has no schedule: key of its own. The error is for an invalid global spec, or a jitter of more
-// than half its interval.
+// has no schedule: key of its own. The error is for an invalid global spec, a jitter of more
+// than half its interval, or times that leave the site uncrawled for longer than MaxCrawlGap
+// (checkGaps): `crawler check` and `crawler run`'s start-up both refuse such a site.
 func (s *Site) Times(global string) (*SiteTimes, error) {
 	t := s.times
+	whose := "schedule"
 	if t.sched == nil {
 		sched, iv, err := parseSchedule(global)
 		if err != nil {
 			return nil, err
 		}
 		t.Spec, t.sched, t.Interval = global, sched, iv
+		whose = "the global schedule"
 		if err := t.checkJitter(func(format string, args ...any) error {
 			return fmt.Errorf("site %q: "+format+" (the global schedule; set schedule: on the site, or a shorter jitter)",
 				append([]any{s.Name}, args...)...)
@@ -116,7 +172,49 @@ func (s *Site) Times(global string) (*SiteTimes, error) {
 			return nil, err
 		}
 	}
+	if err := t.checkGaps(); err != nil {
+		return nil, fmt.Errorf("site %q: %s %q %w", s.Name, whose, t.Spec, err)
+	}
 	return &t, nil
+}
+
+// MaxCrawlGap is the longest a site may go without a crawl under `crawler run`: a schedule that
+// never fires inside the site's active hours, or fires less often than this, is refused
+// (review 4, F6: such a site was accepted and silently never crawled).
+const MaxCrawlGap = 8 * 24 * time.Hour
+
+// checkGaps checks that from every day of a year (2026, so that the answer does not depend on
+// today) the next crawl comes within MaxCrawlGap; the error completes "schedule "<spec>" ...".
+func (t *SiteTimes) checkGaps() error {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, Seoul())
+	for day := range 366 {
+		at := from.AddDate(0, 0, day)
+		next := t.Next(at)
+		switch {
+		case !next.IsZero() && next.Sub(at) <= MaxCrawlGap:
+			continue
+		case next.IsZero() && t.active != nil:
+			return fmt.Errorf("never fires inside active_hours %s-%s: the site would never be crawled; move the schedule into the active hours or widen them",
+				clockString(t.active.from), clockString(t.active.to))
+		case next.IsZero():
+			return errors.New("never fires: the site would never be crawled")
+		}
+		keys := ""
+		if t.active != nil {
+			keys = fmt.Sprintf("with active_hours %s-%s ", clockString(t.active.from), clockString(t.active.to))
+		}
+		return fmt.Errorf("%sleaves %s without a crawl (from %s to %s, Asia/Seoul); a site must be crawled at least every %s",
+			keys, days(next.Sub(at)), at.Format("2006-01-02 15:04"), next.Format("2006-01-02 15:04"), days(MaxCrawlGap))
+	}
+	return nil
+}
+
+// days is d in whole days, rounded down ("30 days"; "1 day").
+func days(d time.Duration) string {
+	if n := int(d / (24 * time.Hour)); n != 1 {
+		return fmt.Sprintf("%d days", n)
+	}
+	return "1 day"
 }
 
 // WithSeed is t with another jitter seed (the default is derived from the site's name, so every

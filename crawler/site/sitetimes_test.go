@@ -170,6 +170,10 @@ func TestSiteTimesErrors(t *testing.T) {
 		{"BurstBadDom", "    burst: [{at: \"32 09:00\", every: 1m, for: 5m}]\n", "between 1 and 31"},
 		{"NegativeMissesInterval", "    misses_min_interval: -1m\n", "must not be negative"},
 		{"BurstBadClock", "    burst: [{at: \"MON 9\", every: 1m, for: 5m}]\n", "not a time of day"},
+		{"WatchedTooOften", "    watched_every: 5s\n", "watched_every is 5s; it must be at least 10s"},
+		{"NegativeBudget", "    watched_budget: -1\n", "watched_budget is -1"},
+		{"ConfirmTooLate", "    confirm_after: 11m\n", "confirm_after is 11m0s"},
+		{"NegativeConfirm", "    confirm_after: -1s\n", "confirm_after is -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -225,5 +229,60 @@ func TestDocsScheduleExampleCompiles(t *testing.T) {
 	st := timesOf(t, keys, "*/10 * * * *") // crawler.DefaultSchedule
 	if !st.InBurst(st.Next(kst(9, 8, 59, 59))) {
 		t.Errorf("the example's burst does not crawl at Monday 09:00: %s", st.Describe(true))
+	}
+}
+
+// TestSiteTimesRefusesGaps (review 4, F6): times that never fire inside the active hours, or leave
+// more than MaxCrawlGap between two crawls, are refused by Times, naming the site and its keys;
+// an overnight window that holds the schedule, a weekly schedule and the global one pass.
+func TestSiteTimesRefusesGaps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, keys, global, want string
+	}{
+		{"NeverInsideHours", "    schedule: \"0 3 * * *\"\n    active_hours: \"05:00-23:00\"\n", "*/10 * * * *",
+			`site "s": schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
+		{"NeverInsideOvernightHours", "    schedule: \"30 4 * * 1-5\"\n    active_hours: \"22:00-04:00\"\n", "*/10 * * * *",
+			`site "s": schedule "30 4 * * 1-5" never fires inside active_hours 22:00-04:00`},
+		{"GlobalNeverInsideHours", "    active_hours: \"05:00-23:00\"\n", "0 3 * * *",
+			`site "s": the global schedule "0 3 * * *" never fires inside active_hours 05:00-23:00`},
+		{"Monthly", "    schedule: \"0 9 1 * *\"\n", "*/10 * * * *", `site "s": schedule "0 9 1 * *" leaves 30 days without a crawl`},
+		{"WeekendsOnlyInHours", "    schedule: \"0 9 * * 6\"\n    active_hours: \"10:00-12:00\"\n", "*/10 * * * *", "never fires inside active_hours 10:00-12:00"},
+		{"OvernightHoldsIt", "    schedule: \"0 23 * * *\"\n    active_hours: \"22:00-04:00\"\n", "*/10 * * * *", ""},
+		{"Weekly", "    schedule: \"0 9 * * 1\"\n", "*/10 * * * *", ""},
+		{"Global", "", "*/10 * * * *", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := timedSite(t, tc.keys).Times(tc.global)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSiteTimesDemandKeys: watched_every, watched_budget and confirm_after default to 60s, 1 and
+// 20s; confirm_after: 0s turns the confirm crawls off.
+func TestSiteTimesDemandKeys(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		keys    string
+		every   time.Duration
+		budget  float64
+		confirm time.Duration
+	}{
+		{"", time.Minute, 1, 20 * time.Second},
+		{"    watched_every: 30s\n    watched_budget: 2.5\n    confirm_after: 0s\n", 30 * time.Second, 2.5, 0},
+		{"    confirm_after: 45s\n", time.Minute, 1, 45 * time.Second},
+	} {
+		st := timesOf(t, tc.keys, "*/10 * * * *")
+		if st.WatchedEvery() != tc.every || st.WatchedBudget() != tc.budget || st.ConfirmAfter() != tc.confirm {
+			t.Errorf("%q: every %s, budget %g, confirm %s; want %s, %g, %s", tc.keys, st.WatchedEvery(), st.WatchedBudget(),
+				st.ConfirmAfter(), tc.every, tc.budget, tc.confirm)
+		}
 	}
 }

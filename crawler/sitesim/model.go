@@ -59,6 +59,9 @@ type Truth struct {
 	PriceKRW     *int64     `json:"price_krw"` // at opening; nil: shown as 전화문의
 	Players      int        `json:"players"`   // at opening
 	Changes      []Change   `json:"changes,omitempty"`
+	// Reopenings are the times the tee time showed again after its booking (Config.Cancellations):
+	// cancellations and flickers, as known when the ground truth was asked for.
+	Reopenings []Reopening `json:"reopenings,omitempty"`
 }
 
 // ClosedAt is when the listing leaves the site: its booking, or its tee time.
@@ -69,9 +72,18 @@ func (t Truth) ClosedAt() time.Time {
 	return t.ExpiresAt
 }
 
-// VisibleAt reports whether the listing is on the site's pages at instant at.
+// VisibleAt reports whether the listing is on the site's pages at instant at: from its release
+// until its booking or tee time, and during its reopenings.
 func (t Truth) VisibleAt(at time.Time) bool {
-	return !at.Before(t.OpenedAt) && at.Before(t.ClosedAt())
+	if !at.Before(t.OpenedAt) && at.Before(t.ClosedAt()) {
+		return true
+	}
+	for _, r := range t.Reopenings {
+		if !at.Before(r.From) && (r.To.IsZero() || at.Before(r.To)) {
+			return true
+		}
+	}
+	return false
 }
 
 // StateAt returns the listing's price and players at instant at (changes applied in order).
@@ -92,6 +104,7 @@ type listing struct {
 	Truth
 	course, part int
 	booked       *time.Time
+	reopened     []Reopening // its wave cancellations (Config.Cancellations), by time
 }
 
 func (l *listing) closedAt() time.Time {
@@ -240,6 +253,7 @@ func newListing(cfg Config, d simDay, ci, pi int, part string, tee time.Duration
 		l.PriceKRW = priceOf(cfg.Courses[ci], d, tee)
 	}
 	l.drawChanges(d, u)
+	l.cancellations(cfg, d.day)
 	if u.bad < cfg.BadRowRate {
 		l.Malformed = true
 		if u.badKind < 0.5 {

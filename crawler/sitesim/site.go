@@ -14,8 +14,10 @@
 // (GET and POST), a login-guarded form POST answering HTML rows, and one club per HTML page; and
 // (sources_observed.go) an EUC-KR ASP page declared only by <meta>, and JSON rows with MM/DD dates.
 //
-// It does not model cancellations (a listing never reopens), and it is not a load test target:
-// every request recomputes the day it shows.
+// With Config.Cancellations, booked tee times come back for a while (cancel.go): waves of
+// cancellations before the clubs' penalty deadlines, each open until it is booked again, and
+// flickers of a few seconds; the ground truth lists each reopening. Without it a listing never
+// reopens. It is not a load test target: every request recomputes the day it shows.
 package sitesim
 
 import (
@@ -38,6 +40,10 @@ type Config struct {
 	PageSize       int              // rows per page; default 20
 	BadRowRate     float64          // fraction of malformed rows; default 0.01, negative for none
 	BookingSpeed   float64          // divides every mean time-to-book; default 1
+	// Cancellations, when set, gives booked tee times back for a while: waves of cancellations
+	// before the clubs' penalty deadlines and flickers (cancel.go). nil: a booked tee time never
+	// shows again.
+	Cancellations *Cancellations
 	// Epoch, when set, is when the site came online: a listing released before it starts its
 	// time-to-book at Epoch instead, so a site started now with a high BookingSpeed still has
 	// bookings ahead of it rather than all of them in the past. Zero: no such start.
@@ -139,7 +145,7 @@ func (s *Site) Dates(at time.Time) []time.Time {
 func (s *Site) visibleOn(date, at time.Time) []*listing {
 	var out []*listing
 	for _, l := range s.listingsOn(date) {
-		if l.visibleAt(at) {
+		if l.visibleAt(at) || l.reopenedAt(s.cfg, at) {
 			out = append(out, l)
 		}
 	}
@@ -154,10 +160,13 @@ func (s *Site) GroundTruth(from, upTo time.Time) []Truth {
 	first, last := s.today(from), s.today(upTo).AddDate(0, 0, s.cfg.DaysAhead)
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
 		for _, l := range s.listingsOn(d) {
-			if l.OpenedAt.After(upTo) || l.closedAt().Before(from) {
+			reopened := l.reopenings(s.cfg, from, upTo)
+			if l.OpenedAt.After(upTo) || l.closedAt().Before(from) && len(reopened) == 0 {
 				continue
 			}
-			out = append(out, l.truthUpTo(upTo))
+			t := l.truthUpTo(upTo)
+			t.Reopenings = reopened
+			out = append(out, t)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -79,20 +79,8 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 	if !v.sourceOK && len(w.Sources) > 0 && !slices.Contains(w.Sources, e.Source) {
 		return false
 	}
-	if !w.DateFrom.IsZero() || !w.DateTo.IsZero() || w.NextDays > 0 || len(w.Weekdays) > 0 {
-		d := v.date
-		if d.IsZero() {
-			return false
-		}
-		if !w.DateFrom.IsZero() && d.Before(w.DateFrom) || !w.DateTo.IsZero() && d.After(w.DateTo) {
-			return false
-		}
-		if w.NextDays > 0 && (v.day < v.today0 || v.day >= v.today0+w.NextDays) { // days, as AddDate
-			return false
-		}
-		if len(w.Weekdays) > 0 && !slices.Contains(w.Weekdays, v.weekday) {
-			return false
-		}
+	if !w.datesMatch(v) {
+		return false
 	}
 	if w.TimeFrom != "" && e.TeeTime < w.TimeFrom || w.TimeTo != "" && e.TeeTime > w.TimeTo {
 		return false
@@ -117,6 +105,23 @@ func (w *Watch) matches(v *view, price *int64, players *int) bool {
 		}
 	}
 	return true
+}
+
+// datesMatch reports whether v's play date is inside w's dates, next days and weekdays.
+func (w *Watch) datesMatch(v *view) bool {
+	if w.DateFrom.IsZero() && w.DateTo.IsZero() && w.NextDays <= 0 && len(w.Weekdays) == 0 {
+		return true
+	}
+	d := v.date
+	switch {
+	case d.IsZero():
+		return false
+	case !w.DateFrom.IsZero() && d.Before(w.DateFrom) || !w.DateTo.IsZero() && d.After(w.DateTo):
+		return false
+	case w.NextDays > 0 && (v.day < v.today0 || v.day >= v.today0+w.NextDays): // days, as AddDate
+		return false
+	}
+	return len(w.Weekdays) == 0 || slices.Contains(w.Weekdays, v.weekday)
 }
 
 // MatchAll returns the watches e enters, in the config's order; a muted watch enters nothing.

@@ -1,6 +1,10 @@
 package notify
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the notifier's Prometheus series (the chat's are notify/chat's; the consume loop's
 // own, lag included, come from cmd/internal/consumer). A nil *Metrics records nothing.
@@ -8,6 +12,7 @@ type Metrics struct {
 	sentC, failedC, unknownC, retriesC *prometheus.CounterVec
 	skippedC                           *prometheus.CounterVec
 	claimedC                           prometheus.Counter
+	sightingH                          prometheus.Histogram
 }
 
 // NewMetrics registers the notifier's series on reg.
@@ -26,13 +31,23 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		claimedC: prometheus.NewCounter(prometheus.CounterOpts{Name: "booking_notifier_claimed_total",
 			Help: "Matches claimed for sending."}),
 	}
-	reg.MustRegister(m.sentC, m.failedC, m.unknownC, m.retriesC, m.skippedC, m.claimedC)
+	m.sightingH = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "booking_notifier_sighting_to_sent_seconds",
+		Help:    "From a listing's first sighting (its event's occurred_at: the crawl that saw it open or change) to its alert accepted by the channel, per match sent; backlog matches (already open) are not counted.",
+		Buckets: []float64{1, 5, 15, 30, 60, 90, 120, 300, 600, 1800, 3600}})
+	reg.MustRegister(m.sentC, m.failedC, m.unknownC, m.retriesC, m.skippedC, m.claimedC, m.sightingH)
 	return m
 }
 
 func (m *Metrics) sent(ch string, n int) {
 	if m != nil {
 		m.sentC.WithLabelValues(ch).Add(float64(n))
+	}
+}
+
+// sentAfter observes the time from a match's first sighting to its send.
+func (m *Metrics) sentAfter(d time.Duration) {
+	if m != nil {
+		m.sightingH.Observe(max(0, d.Seconds()))
 	}
 }
 

@@ -276,6 +276,11 @@ func (s *Sender) deliver(ctx context.Context, g Group) bool {
 		if err == nil {
 			done := s.finish(ctx, log, g, Outcome{Status: StatusSent})
 			s.Metrics.sent(ch.Name, len(g.Claims))
+			for _, c := range g.Claims {
+				if !c.Backlog {
+					s.Metrics.sentAfter(s.Now().Sub(c.Event.OccurredAt))
+				}
+			}
 			log.InfoContext(ctx, "notification sent", "attempt", attempt)
 			return done
 		}

@@ -147,7 +147,12 @@ func (c *Commander) run(ctx context.Context, m *TelegramMessage, cmd Command) (s
 			ko, en = "알림 %s 만들었습니다: %s. 지금 맞는 티타임은 곧 따로 알려 드립니다. (/mute %s, /remove %s)",
 				"watch %s made: %s. What matches now follows in a moment. (/mute %s, /remove %s)"
 		}
-		return fmt.Sprintf(say(lang, ko, en), name, notify.Describe(cmd.Watch, lang), name, name), nil
+		answer := fmt.Sprintf(say(lang, ko, en), name, notify.Describe(cmd.Watch, lang), name, name)
+		if !cmd.Watch.AddsDemand() {
+			answer += say(lang, " 요일이 없는 알림은 평소 수집 주기로 확인합니다: 요일을 넣으면 그 날짜들을 더 자주 확인합니다.",
+				" With no weekday it is checked on the sites' schedule: name weekdays to have those dates crawled more often.")
+		}
+		return answer, nil
 	}
 	// mute, unmute, remove
 	w := live.Watch(cmd.Name)

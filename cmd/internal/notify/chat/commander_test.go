@@ -452,3 +452,14 @@ func TestChatWatchCapPerChannel(t *testing.T) {
 		}
 	}
 }
+
+// TestChatWatchWithoutWeekdaySaysNoDemand (#51 item 1): /watch with no weekday (a chat watch
+// names no source nor date) is answered that it is checked on the sites' schedule; one with
+// weekdays is not.
+func TestChatWatchWithoutWeekdaySaysNoDemand(t *testing.T) {
+	s := newChat(t, "100", "")
+	wantIn(t, s.answer(t, 100, "private", 100, "/watch 05:00-08:00 레이크"), "chat-1", "평소 수집 주기로 확인합니다")
+	if a := s.answer(t, 100, "private", 100, "/watch 토 레이크"); strings.Contains(a, "수집 주기") {
+		t.Errorf("a weekday watch's answer: %q", a)
+	}
+}
