@@ -29,20 +29,13 @@ func shown(e *events.Event, since time.Time, price int64) alerts.Sighting {
 // statusesOf lists the store's claims as "watch course status[:reason]", sorted.
 func statusesOf(t *testing.T, st alerts.Store) []string {
 	t.Helper()
-	rows, err := st.List(t.Context(), notify.Filter{Limit: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, r := range rows {
+	return listed(t, st, func(r notify.Notification) string {
 		s := r.Watch + " " + r.Course + " " + r.Status
 		if r.Reason != "" {
 			s += ":" + r.Reason
 		}
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
+		return s
+	})
 }
 
 func awaiting(svc *alerts.Service, site string) []string {
