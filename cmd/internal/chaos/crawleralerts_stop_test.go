@@ -236,8 +236,23 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 
 // noClaimSending is a condition: `crawler notifications` of state lists no claim sending.
 func noClaimSending(bin, state string) func() bool {
+	return noClaimWith(bin, state, "sending")
+}
+
+// claimsWith is how many claims of status `crawler notifications` of state lists.
+func claimsWith(t *testing.T, bin, state, status string) int {
+	t.Helper()
+	out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", status, "--json").Output()
+	if err != nil {
+		t.Fatalf("crawler notifications --status %s: %v", status, err)
+	}
+	return strings.Count(string(out), "\n")
+}
+
+// noClaimWith is a condition: `crawler notifications` of state lists no claim of status.
+func noClaimWith(bin, state, status string) func() bool {
 	return func() bool {
-		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", "sending", "--json").Output()
+		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", status, "--json").Output()
 		return err == nil && len(out) == 0
 	}
 }
@@ -250,10 +265,15 @@ type teeTimeRow struct {
 
 // teeTimesSite serves rows() on 12/20 as the tee-list shape of sitesim.TeeListSite.
 func teeTimesSite(t *testing.T, rows func() []teeTimeRow) *httptest.Server {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return teeTimesSiteFor(t, func(*http.Request) []teeTimeRow { return rows() })
+}
+
+// teeTimesSiteFor is teeTimesSite with the rows of each request.
+func teeTimesSiteFor(t *testing.T, rows func(*http.Request) []teeTimeRow) *httptest.Server {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tee-list">`)
-		for _, r := range rows() {
+		for _, r := range rows(req) {
 			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">%s</td><td class="part">OUT</td><td class="date">12/20</td>`+
 				`<td class="time">%s</td><td class="price">%d</td><td class="players">4</td></tr>`, r.course, r.tee, r.price)
 		}
