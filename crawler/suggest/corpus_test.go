@@ -2,8 +2,10 @@ package suggest
 
 import (
 	"net/url"
+	"slices"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 )
 
@@ -77,6 +79,12 @@ type corpusShape struct {
 	personal []string
 	// baseline: one of the 16 shapes of fdee6ed, which crawled the truth unedited; it must still.
 	baseline bool
+	// unedited: the shape must crawl the truth unedited too, as the baseline's must (a shape of
+	// issue #49's first paragraph, which suggest decides alone now).
+	unedited bool
+	// entry, where set, checks what crawling the simulated week cannot show of an entry that
+	// exits 0: a problem, or "" (the far date's not-open code, say).
+	entry func(st *site.Site) string
 	// hand names the shape's hand-written entry in the simulator's corpus file
 	// (crawler/sitesim/corpus.yaml, sitesim.CorpusEntry), which crawls the shape's truth: what a
 	// right entry looks like, and the proof that one exists (TestCorpusHandWritten).
@@ -93,9 +101,10 @@ func formPost(b, path, referer, body string) string {
 		" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n  --data-raw '" + body + "'"
 }
 
-// corpusShapes is the corpus: fdee6ed's sixteen shapes, then the second round's.
+// corpusShapes is the corpus: fdee6ed's sixteen shapes, then the second round's, then the shapes
+// of the sites language's forms.
 func corpusShapes() []corpusShape {
-	return append(baselineShapes(), secondRoundShapes()...)
+	return slices.Concat(baselineShapes(), secondRoundShapes(), langShapes())
 }
 
 func baselineShapes() []corpusShape {
@@ -352,5 +361,44 @@ func secondRoundShapes() []corpusShape {
 						"&Choice_Time=&Choice_Course=&Day_Gubun=1&hdnSeq=&choice_hole=&DaegiYN1=&htbArgs=")
 			},
 			hand: "sim-aspx-time-list"},
+	}
+}
+
+// langShapes are the shapes whose right entry needs a form of the sites language of issue #48
+// (sources_lang.go): a sale price else the list price, a table whose course cell spans its rows,
+// JSON rows nested in groups.
+func langShapes() []corpusShape {
+	return []corpusShape{
+		{name: "getTeeList, sale price else list price", origin: fromServer,
+			backend: "Korean club booking backend on Spring/JSP (getTeeList.do, BK_* rows)",
+			source: "ShineKimm/podospring-jsp-version src/main/java/podo/podospring/dao/ReservationDAO.java, " +
+				"src/main/resources/mappers/Reservation_SQL.xml, src/main/webapp/WEB-INF/views/reservation/reservation.jsp",
+			desc: "form POST with the member's `msNum`, answering JSON that echoes the request; `BK_COS` (A/B) beside `BK_COS_NM`, `BK_ROUNDF` \"1\" (18 holes, no players), " +
+				"`BK_B_CHARGE_NM` (list) beside `BK_S_CHARGE_NM` (the sale price, \"\" when none); `rtnCode` 9001 past the window, 0000 and no rows when sold out",
+			personal: []string{sitesim.MemberNumber}, unedited: true,
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathGetTeeList, "/reservation/reservation.do", "coDiv=138&date="+d8(d)+"&cos=All&msNum="+sitesim.MemberNumber)
+			},
+			entry: func(st *site.Site) string {
+				if j := st.JSON; j == nil || len(j.NotOpenWhen) != 1 || j.NotOpenWhen[0].Equals != "9001" {
+					return "json.not_open_when is not rtnCode 9001 (the far date's answer, not the sold-out 0000 and an empty list)"
+				}
+				return ""
+			},
+			hand: "lang-sale-else-list"},
+		{name: "course cell spanning its rows", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "GET answering an HTML table whose course cell spans its course's rows (`<td rowspan=\"9\">동코스</td>`), cells without classes, the row's values again in `fnReserve(…)`; a sold-out marker row",
+			players: true, unedited: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathTimeTable + "?club=138&date=" + d8(d)
+			},
+			hand: "lang-rowspan"},
+		{name: "rows nested in date and course groups", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "JSON GET; rows nested dates → courses → times, the dates an object keyed by `2006-01-02` holding the requested date and the next; `courseNm` on the course group; `count`",
+			players: true, unedited: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathGroupedTimes + "?clubId=138&date=" + iso(d)
+			},
+			hand: "lang-grouped"},
 	}
 }
