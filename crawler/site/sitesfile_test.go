@@ -16,7 +16,7 @@ import (
 // never a Go type.
 func TestSitesFileErrorsSpeakItsLanguage(t *testing.T) {
 	t.Parallel()
-	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, not_open, requests, format, json, list, row, grid, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
+	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, env, not_open, requests, format, json, list, row, grid, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
 	for _, tc := range []struct {
 		name, file string
 		want       []string

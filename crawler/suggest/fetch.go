@@ -37,16 +37,23 @@ type Fetcher struct {
 // Fetch sends rt for the play date date (and target, nil for none) with extra headers added
 // (the copied request's credentials, for the first look) and returns the answer.
 func (f Fetcher) Fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header) (Page, error) {
-	return f.fetch(ctx, rt, target, date, extra, nil)
+	return f.fetch(ctx, rt, target, date, extra, nil, nil)
 }
 
 // FetchLoggedIn is Fetch after the login (the crawler's login step, its credentials read with
 // Getenv).
 func (f Fetcher) FetchLoggedIn(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, login *site.Login) (Page, error) {
-	return f.fetch(ctx, rt, target, date, nil, login)
+	return f.fetch(ctx, rt, target, date, nil, login, nil)
 }
 
-func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, login *site.Login) (Page, error) {
+// FetchEnv is Fetch of a request that reads an env block's values ({{.Env.NAME}}, env NAME →
+// its variable), read with Getenv as a crawl reads them.
+func (f Fetcher) FetchEnv(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, env map[string]string) (Page, error) {
+	return f.fetch(ctx, rt, target, date, extra, nil, env)
+}
+
+func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, login *site.Login,
+	env map[string]string) (Page, error) {
 	rt.Headers = copyMap(rt.Headers)
 	for k, vs := range extra {
 		if rt.Headers == nil {
@@ -64,6 +71,7 @@ func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site
 		},
 		Politeness: f.Politeness,
 		Login:      login,
+		Env:        env,
 		Charset:    f.Charset,
 	}
 	if target != nil {
