@@ -123,6 +123,8 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return fmt.Errorf("%w: the entry lacks %s (see above)", cli.ErrPartial, strings.Join(sg.Missing, ", "))
 	case sg.Login:
 		return fmt.Errorf("%w: the site needs a login: set the login block's credential variables", cli.ErrPartial)
+	case sg.Session:
+		return fmt.Errorf("%w: the page answers only within the browser's session, and suggest found no page to capture it from (see above)", cli.ErrPartial)
 	case len(sg.Env) > 0:
 		return fmt.Errorf("%w: the page needs the golfer's own values: set %s (the entry's env block)", cli.ErrPartial, strings.Join(sg.Env, " and "))
 	case len(sg.Undecided) > 0:

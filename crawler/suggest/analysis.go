@@ -38,6 +38,11 @@ type analysis struct {
 	contested []string
 	// envUnset are the env block's variables not set here (personalVariables)
 	envUnset []string
+	// session: the page needs the copied session (compareBare); capture, the request the entry
+	// captures it with (checkSession); sessionBlocked, none was found.
+	session        *sessionCheck
+	capture        *capturing
+	sessionBlocked bool
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -60,7 +65,7 @@ func (a *analysis) run(ctx context.Context) error {
 	} else if len(a.t.passwords) > 0 {
 		a.passwordLogin()
 	} else if len(a.t.dropped) > 0 {
-		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
+		bare, err := f.Fetch(ctx, a.t.bare, a.t.target, a.date, nil)
 		if err != nil {
 			return err
 		}
@@ -76,6 +81,9 @@ func (a *analysis) run(ctx context.Context) error {
 		return err
 	}
 	if err := a.checkPersonal(ctx); err != nil {
+		return err
+	}
+	if err := a.checkSession(ctx); err != nil {
 		return err
 	}
 	a.request()
@@ -218,11 +226,13 @@ func (a *analysis) compareBare(ctx context.Context, with, bare Page) {
 	}
 	switch {
 	case bare.Err != nil:
-		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
+		a.say("without %s the page fails (%v): it needs the browser's session, and no login form was found to declare", strings.Join(a.t.dropped, ", "), bare.Err)
+		a.session = &sessionCheck{bare: bare}
 	case bytes.Equal(with.Body, bare.Body):
 		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
 	case rowCount(ctx, with.Body) > 0 && rowCount(ctx, bare.Body) == 0:
-		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
+		a.say("without %s the page answers (status %d) but shows no tee times: it needs the browser's session, and no login form was found to declare", strings.Join(a.t.dropped, ", "), bare.Status)
+		a.session = &sessionCheck{bare: bare}
 	default:
 		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
 	}
@@ -372,11 +382,14 @@ func (a *analysis) roundDateFromRequest() {
 func (a *analysis) request() {
 	rt := a.t.req
 	plain := rt.Method == "" && len(rt.Headers) == 0 && len(a.o.Targets) == 0 && a.out.Login == nil &&
-		!a.isJSON && !hasValue(a.out.Fields)
-	if plain {
+		!a.isJSON && !hasValue(a.out.Fields) && a.capture == nil && len(a.out.Env) == 0
+	switch {
+	case plain:
 		a.out.URLTemplate = rt.URL
 		a.say("url_template: a plain GET of an HTML list, one URL per play date")
-	} else {
+	case a.capture != nil:
+		a.out.Requests = []site.RequestTemplate{a.capture.req, rt}
+	default:
 		a.out.Requests = []site.RequestTemplate{rt}
 	}
 	if len(a.o.Targets) > 0 {

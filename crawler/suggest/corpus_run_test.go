@@ -333,6 +333,12 @@ func newCorpusRun(tb testing.TB, sh corpusShape, day time.Time, curl func(string
 		r.text = strings.ReplaceAll(r.text, "LOGIN_COOKIE", cookie)
 		r.secrets = append(r.secrets, cookie, simPassword)
 	}
+	if sh.live != nil {
+		for placeholder, v := range sh.live(tb, srv.URL) {
+			r.text = strings.ReplaceAll(r.text, placeholder, v)
+			r.secrets = append(r.secrets, v)
+		}
+	}
 	return r
 }
 

@@ -1,8 +1,12 @@
 package suggest
 
 import (
+	"io"
+	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
+	"testing"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
@@ -74,6 +78,10 @@ type corpusShape struct {
 	oneClub bool
 	// login: the site needs a login; the entry's login block's credential variables are set.
 	login bool
+	// live starts the golfer's session on the site as the browser did before the copied request
+	// (the form page that gave a CSRF token, the main page that gave a session id): the values
+	// that stand for its placeholders in the copied request, each a secret of the run.
+	live func(tb testing.TB, base string) map[string]string
 	// personal are values of the golfer's own in the copied request (a phone number, a member
 	// number): the run notes it when one reaches suggest's output or stderr.
 	personal []string
@@ -400,5 +408,68 @@ func langShapes() []corpusShape {
 				return b + sitesim.PathGroupedTimes + "?clubId=138&date=" + iso(d)
 			},
 			hand: "lang-grouped"},
+		{name: "csrf token of the form page", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "form POST answering JSON whose session (a `CSRFSESS` cookie) needs the `_csrf` token the form page (`form#rsvForm`'s hidden input) gave it; 403 without it",
+			players: true, unedited: true, live: csrfSession,
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathCSRFTimes + "'" + browser(b+sitesim.PathCSRFForm) +
+					" \\\n  -b '" + sitesim.CSRFCookie + "=CSRF_SESSION' \\\n" +
+					"  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
+					"  --data-raw '_csrf=CSRF_TOKEN&club=138&date=" + d8(d) + "'"
+			},
+			hand: "lang-csrf"},
+		{name: "session id in the links", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "GET `real_list.asp?sid=…&club=ID&date=YYYYMMDD`: the session id the main page's links carry, no cookie; without a live one an alert and `location.href` to the main page",
+			players: true, unedited: true, live: sidSession,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathSIDList + "?sid=SESSION_ID&club=138&date=" + d8(d)
+			},
+			hand: "lang-sid"},
 	}
+}
+
+var (
+	reCSRFInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+	reSIDLink   = regexp.MustCompile(`sid=([0-9a-f]+)`)
+)
+
+// csrfSession opens the CSRF shape's form page as the golfer's browser did: its session cookie
+// and the token the page shows.
+func csrfSession(tb testing.TB, base string) map[string]string {
+	tb.Helper()
+	resp, page := getPage(tb, base+sitesim.PathCSRFForm)
+	m := reCSRFInput.FindStringSubmatch(page)
+	for _, c := range resp.Cookies() {
+		if c.Name == sitesim.CSRFCookie && m != nil {
+			return map[string]string{"CSRF_SESSION": c.Value, "CSRF_TOKEN": m[1]}
+		}
+	}
+	tb.Fatal("the form page gave no session cookie or token")
+	return nil
+}
+
+// sidSession opens the session-id shape's main page as the golfer's browser did: the session id
+// its links carry.
+func sidSession(tb testing.TB, base string) map[string]string {
+	tb.Helper()
+	_, page := getPage(tb, base+sitesim.PathSIDMain)
+	m := reSIDLink.FindStringSubmatch(page)
+	if m == nil {
+		tb.Fatal("the main page's links carry no session id")
+	}
+	return map[string]string{"SESSION_ID": m[1]}
+}
+
+func getPage(tb testing.TB, u string) (*http.Response, string) {
+	tb.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp, string(b)
 }

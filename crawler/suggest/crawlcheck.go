@@ -39,7 +39,7 @@ func (a *analysis) crawlCheck(ctx context.Context, st *site.Site) {
 		reports []crawler.PageReport
 	)
 	res, err := crawler.Collect(ctx, one, a.date.Add(12*time.Hour), crawler.CollectDeps{
-		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body), Getenv: placeholders(spec.Env),
+		Logger: slog.New(slog.DiscardHandler), Transport: sessionTransport(a.capture, a.page.Body), Getenv: placeholders(spec.Env),
 		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
 	})
 	if err != nil || len(reports) == 0 {

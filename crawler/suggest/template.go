@@ -46,6 +46,8 @@ type templated struct {
 	// answers the same listings without them.
 	personal        []string
 	withoutPersonal site.RequestTemplate
+	// bare is req with the personal values kept: the request without the credentials alone.
+	bare site.RequestTemplate
 	// with is req with the credentials and personal values vars names ("form msNum") sent as
 	// the variable it gives (".Env.msNum", ".Captured._csrf") instead of left out.
 	with func(vars map[string]string) (site.RequestTemplate, error)
@@ -177,6 +179,11 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.T
 		return t, err
 	}
 	t.full = full.req
+	bare, err := buildTemplate(r, date, withYearless, targets, quiet, true, false, nil)
+	if err != nil {
+		return t, err
+	}
+	t.bare = bare.req
 	if len(t.personal) > 0 {
 		without, err := buildTemplate(r, date, withYearless, targets, quiet, false, true, nil)
 		if err != nil {
