@@ -1,8 +1,8 @@
 package suggest
 
 import (
-	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"slices"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // The secrets every copied request of the corpus carries, as a browser's "Copy as cURL" writes
@@ -437,9 +438,17 @@ var (
 // and the token the page shows.
 func csrfSession(tb testing.TB, base string) map[string]string {
 	tb.Helper()
-	resp, page := getPage(tb, base+sitesim.PathCSRFForm)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, base+sitesim.PathCSRFForm, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, page := testkit.Do(tb, &http.Client{Jar: jar}, req)
 	m := reCSRFInput.FindStringSubmatch(page)
-	for _, c := range resp.Cookies() {
+	for _, c := range jar.Cookies(req.URL) {
 		if c.Name == sitesim.CSRFCookie && m != nil {
 			return map[string]string{"CSRF_SESSION": c.Value, "CSRF_TOKEN": m[1]}
 		}
@@ -452,24 +461,10 @@ func csrfSession(tb testing.TB, base string) map[string]string {
 // its links carry.
 func sidSession(tb testing.TB, base string) map[string]string {
 	tb.Helper()
-	_, page := getPage(tb, base+sitesim.PathSIDMain)
+	_, page := testkit.Get(tb, base+sitesim.PathSIDMain)
 	m := reSIDLink.FindStringSubmatch(page)
 	if m == nil {
 		tb.Fatal("the main page's links carry no session id")
 	}
 	return map[string]string{"SESSION_ID": m[1]}
-}
-
-func getPage(tb testing.TB, u string) (*http.Response, string) {
-	tb.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return resp, string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -186,23 +187,7 @@ func TestSuggestDropsSecrets(t *testing.T) {
 // kept in the entry and printed on stderr. They are left out and named when the entry reads
 // the same listings without them; memberType (no id: a whole-word rule) stays.
 func TestSuggestDropsPersonalIDs(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		if err := r.ParseForm(); err != nil {
-			t.Error(err)
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		// The answer echoes the request's own parameters, as the club's getTeeList does.
-		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
-		if r.PostForm.Get("date") == "20261205" {
-			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
-		}
-		fmt.Fprint(w, `]}`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := teeListServer(t, func(form url.Values) bool { return form.Get("date") == "20261205" })
 	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=750010012345&tel1=010&tel2=5512&tel3=7734&memberType=1'"
 	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"})
 	for _, s := range []string{"750010012345", "5512", "7734"} {
@@ -228,22 +213,7 @@ func TestSuggestDropsPersonalIDs(t *testing.T) {
 // the entry is decided and its crawl reads the rows.
 func TestSuggestNeededPersonalIDBecomesAVariable(t *testing.T) {
 	const member = "750010012345"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		if err := r.ParseForm(); err != nil {
-			t.Error(err)
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		fmt.Fprintf(w, `{"msNum":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"))
-		if r.PostForm.Get("msNum") == member && r.PostForm.Get("date") == "20261205" {
-			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
-		}
-		fmt.Fprint(w, `]}`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := teeListServer(t, func(form url.Values) bool { return form.Get("msNum") == member && form.Get("date") == "20261205" })
 	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=" + member + "'"
 	o := Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"}
 	sg, stderr := runSuggest(t, curl, o)
@@ -277,4 +247,26 @@ func TestSuggestNeededPersonalIDBecomesAVariable(t *testing.T) {
 	if len(res.Listings) != 2 || len(res.FailedPages) > 0 {
 		t.Errorf("the entry's crawl read %d listings (failed pages %v), want the 2 the member sees", len(res.Listings), res.FailedPages)
 	}
+}
+
+// teeListServer is a getTeeList-like form POST answering JSON that echoes the request's own
+// parameters (msNum, tel2, memberType), as the club's does, with two tee times when rows says so.
+func teeListServer(t *testing.T, rows func(form url.Values) bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
+		if rows(r.PostForm) {
+			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
+		}
+		fmt.Fprint(w, `]}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
