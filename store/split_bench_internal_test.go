@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -71,4 +72,27 @@ func TestSplitOrdersRowsByEventIDFirstDeliveryWins(t *testing.T) {
 			t.Errorf("row %d dead-letters as %d@%d, stored as %d@%d", i, d.partition, d.offset, r.partition, r.offset)
 		}
 	}
+}
+
+// BenchmarkEncodeCopy is the consumer's per-batch CPU of the fast path after split: a batch of
+// 1000 crawl events (split's rows) encoded as the binary COPY stream copyEvents sends, into a
+// reused buffer. CPU only, no database: the cost of the row's definition (eventColumns' encoders)
+// per event, which BenchmarkIngest's client CPU also holds but among the database's noise.
+func BenchmarkEncodeCopy(b *testing.B) {
+	evs := eventstest.CrawlEvents(0, 1000, "encode")
+	batch := make([]Message, len(evs))
+	for i := range evs {
+		batch[i] = Message{Topic: "booking-events", Partition: i % 3, Offset: int64(i), Event: &evs[i],
+			Value: []byte(`{"payload":"about five hundred bytes in real events"}`)}
+	}
+	rows, _ := split(batch)
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = appendCopyRows(append(slices.Grow(buf[:0], rows.encodedSize()), copyHeader...), rows.rows)
+	}
+	if !bytes.HasPrefix(buf, copyHeader) || len(buf) < 1000*len(eventColumns)*4 {
+		b.Fatalf("%d bytes encoded", len(buf))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/event")
 }
