@@ -3,7 +3,8 @@ package crawler
 // Demand per page set (#51): the page sets some watch in force can match are crawled every
 // watched_every of their site, within a budget, inside the site's one schedule loop; the others
 // keep the site's schedule. A page set that showed an opening is crawled again confirm_after
-// later, so that its alert is confirmed (or withheld) by a crawl of its own.
+// later, so that its alert is confirmed (or withheld) by a crawl of its own, and so is a page set
+// whose alerts still wait after a crawl (watched or not: a watch that adds no demand has alerts too).
 
 import (
 	"slices"
@@ -195,8 +196,9 @@ func (d *siteDemand) oldest() time.Time {
 
 // done records a crawl that started at start and fetched crawled (full: all, the site's page
 // sets then): their last fetch, the confirm crawls it did, and a confirm crawl confirm_after later
-// for each watched page set in which it saw an opening or a change (entered).
-func (d *siteDemand) done(start time.Time, crawled []PageSet, full bool, all, entered []PageSet) {
+// for each watched page set in which it saw an opening or a change (entered) and for each page set,
+// watched or not, that holds an alert still waiting for its confirmation (awaiting).
+func (d *siteDemand) done(start time.Time, crawled []PageSet, full bool, all, entered, awaiting []PageSet) {
 	if full {
 		crawled = all
 	}
@@ -213,6 +215,9 @@ func (d *siteDemand) done(start time.Time, crawled []PageSet, full bool, all, en
 		if _, watched := d.watchedSince[p]; !watched {
 			continue
 		}
+		d.confirm[p] = minTime(d.confirm[p], start.Add(d.confirmAfter))
+	}
+	for _, p := range awaiting {
 		d.confirm[p] = minTime(d.confirm[p], start.Add(d.confirmAfter))
 	}
 	for p := range d.fetched {

@@ -36,7 +36,7 @@ func TestSiteDemandWatchedEvery(t *testing.T) {
 	if full || !slices.Equal(got, []PageSet{sets[2], sets[5]}) {
 		t.Fatalf("first plan %v (full %v), want the two watched page sets", got, full)
 	}
-	d.done(t0, got, false, sets, nil)
+	d.done(t0, got, false, sets, nil, nil)
 	if next := d.next(); !next.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("next watched crawl %s, want a minute later", next)
 	}
@@ -47,7 +47,7 @@ func TestSiteDemandWatchedEvery(t *testing.T) {
 	if full || len(got) != 8 || slices.Contains(got, sets[2]) || slices.Contains(got, sets[5]) {
 		t.Fatalf("the scheduled crawl 40 s later fetches %v (full %v), want the 8 unwatched page sets", got, full)
 	}
-	d.done(t0.Add(40*time.Second), got, false, sets, nil)
+	d.done(t0.Add(40*time.Second), got, false, sets, nil, nil)
 	if got, full := d.plan(t0.Add(2*time.Minute), sets, watched, true); !full || got != nil {
 		t.Fatalf("a scheduled crawl with both watched page sets due: %v (full %v), want a full crawl", got, full)
 	}
@@ -83,7 +83,7 @@ func TestSiteDemandBudget(t *testing.T) {
 			last[p] = now
 		}
 		fetched += len(got)
-		d.done(now, got, false, sets, nil)
+		d.done(now, got, false, sets, nil, nil)
 		now = now.Add(30 * time.Second)
 	}
 	if limit := 60 + 1; fetched > limit { // 20 page sets × 3 an hour, plus the first minute's burst
@@ -106,14 +106,14 @@ func TestSiteDemandConfirm(t *testing.T) {
 	d := testDemand(time.Minute, 20*time.Second, 10, 20*time.Minute)
 	t0 := kst(9, 10, 0, 0)
 	got, _ := d.plan(t0, sets, watched, false)
-	d.done(t0, got, false, sets, []PageSet{sets[0], sets[1]})
+	d.done(t0, got, false, sets, []PageSet{sets[0], sets[1]}, nil)
 	if next := d.next(); !next.Equal(t0.Add(20 * time.Second)) {
 		t.Fatalf("next %s, want the confirm crawl 20 s later", next)
 	}
 	if got, _ := d.plan(t0.Add(20*time.Second), sets, watched, false); !slices.Equal(got, []PageSet{sets[0]}) {
 		t.Fatalf("confirm plan %v, want the watched page set only", got)
 	}
-	d.done(t0.Add(20*time.Second), []PageSet{sets[0]}, false, sets, nil)
+	d.done(t0.Add(20*time.Second), []PageSet{sets[0]}, false, sets, nil, nil)
 	if next := d.next(); !next.Equal(t0.Add(80 * time.Second)) {
 		t.Fatalf("after the confirm crawl, next %s, want its watched interval's end", next)
 	}

@@ -39,6 +39,18 @@ type gridCell struct {
 // grids are the grids of a document's tables, built once per table.
 type grids map[*html.Node]map[*html.Node][]gridCell // table → row → cells
 
+// GridReader reads table rows as a site with grid: true reads them, for crawler suggest, which
+// samples a table with spanning cells by its grid columns: each call returns row's copy whose
+// cells are its grid cells in column order (gridRow); ok is false for a row that is not a tr
+// inside a table. Each table's grid is built once per reader.
+func GridReader() func(row *html.Node) (*html.Node, bool) {
+	g := grids{}
+	return func(row *html.Node) (*html.Node, bool) {
+		tr, _, ok := g.gridRow(row)
+		return tr, ok
+	}
+}
+
 // gridRow is row as the rendered grid shows it: a copy of the row whose cells are its grid
 // cells in column order, the inherited and spanned ones marked with gridAttr. ok is false for a
 // row that is not a tr inside a table: it is read as it is.

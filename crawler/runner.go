@@ -44,6 +44,14 @@ type Alerts interface {
 	Claim(ctx context.Context, c AlertCrawl) error
 }
 
+// AlertsAwaiting is an Alerts hook whose alerts may wait for a confirm crawl (confirm_after):
+// after each crawl of a site the Runner asks it which listings of the site still wait
+// (SiteSummary.Awaiting), and the schedule makes their page sets' confirm crawls due, watched or
+// not.
+type AlertsAwaiting interface {
+	Awaiting(site string) []events.Listing
+}
+
 // AlertCrawl is one site crawl as the Alerts hook sees it.
 type AlertCrawl struct {
 	Site, CrawlID string
@@ -61,7 +69,7 @@ type AlertCrawl struct {
 	// answered, not withheld), so that its presence in Next, or its absence, is evidence. An
 	// opening first seen at t waits for a crawl with Covered and At >= t + ConfirmAfter: it is
 	// confirmed when Next still shows it, withheld when it closes. The schedule makes that crawl
-	// due at t + ConfirmAfter for a watched page set (SiteSchedule).
+	// due at t + ConfirmAfter for its page set (SiteSchedule, with AlertsAwaiting).
 	At           time.Time
 	ConfirmAfter time.Duration
 	Covered      func(events.Listing) bool
@@ -242,8 +250,11 @@ type SiteSummary struct {
 	// Sets are the page sets a partial crawl fetched (Job.Sets); nil: the whole site.
 	Sets []PageSet
 	// Entered are the listings the crawl opened or changed: the schedule makes their page sets
-	// due for a confirm crawl (confirm_after).
+	// due for a confirm crawl (confirm_after) when they are watched.
 	Entered []events.Listing
+	// Awaiting are the listings whose alerts wait for their confirmation after the crawl
+	// (AlertsAwaiting): the schedule makes their page sets due for a confirm crawl, watched or not.
+	Awaiting []events.Listing
 }
 
 // CrawlID is the crawl_id of source's crawl started at start: "<source>@<start as

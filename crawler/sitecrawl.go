@@ -160,6 +160,9 @@ func (r *Runner) crawlSite(ctx context.Context, job Job, now func() time.Time, s
 	complete := stats.Effective(crawl)
 	s.Err = r.emit(ctx, log, AlertCrawl{Site: st.Name, CrawlID: s.CrawlID, Events: out, Next: next, First: prev.CrawlID == "",
 		At: s.At, ConfirmAfter: r.PerSite[st.Name].ConfirmAfter, Covered: func(l events.Listing) bool { return complete && !crawl.withheld(l) }})
+	if a, ok := r.Alerts.(AlertsAwaiting); ok && s.Err == nil {
+		s.Awaiting = a.Awaiting(st.Name)
+	}
 	if s.Err == nil {
 		for _, e := range out {
 			if e.EventType != events.ListingClosed {

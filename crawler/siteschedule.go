@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
@@ -38,7 +39,8 @@ func (realClock) Wait(ctx context.Context, until time.Time) error {
 //
 // With a Demand, each site's page sets are scheduled inside its one loop (#51; siteDemand): the
 // page sets some watch can match are crawled every watched_every within the site's
-// watched_budget, the stalest first beyond it, a page set that showed an opening again
+// watched_budget, the stalest first beyond it, a watched page set that showed an opening, and any
+// page set holding an alert that waits for its confirmation (SiteSummary.Awaiting), again
 // confirm_after later, and the scheduled crawl skips the watched page sets fetched within their
 // interval; those crawls are partial (Job.Sets). A site whose pages are not page sets keeps its
 // schedule only.
@@ -279,7 +281,8 @@ func (l *siteLoop) start(jobs []Job, now time.Time) {
 
 // ended records the end of site i's crawl (job, with its summary; a zero job when Crawl did not
 // report it): its running flag is cleared, so that its next time starts its next crawl, and its
-// demand learns what the crawl fetched and which page sets it saw change (confirm crawls). When
+// demand learns what the crawl fetched, which page sets it saw change and which hold alerts still
+// waiting for their confirmation (confirm crawls). When
 // that makes a crawl of the site due before the time the loop waits for, the loop is woken.
 func (l *siteLoop) ended(i int, job Job, sum SiteSummary) {
 	l.mu.Lock()
@@ -290,15 +293,7 @@ func (l *siteLoop) ended(i int, job Job, sum SiteSummary) {
 		if all == nil {
 			all = PageSets(job.Site, sum.At)
 		}
-		var entered []PageSet
-		for _, e := range sum.Entered {
-			for _, p := range all {
-				if p.Covers(e) && !slices.Contains(entered, p) {
-					entered = append(entered, p)
-				}
-			}
-		}
-		d.done(sum.At, job.Sets, job.Sets == nil, all, entered)
+		d.done(sum.At, job.Sets, job.Sets == nil, all, setsOf(all, sum.Entered), setsOf(all, sum.Awaiting))
 	}
 	wake := d != nil && !l.waiting.IsZero() && d.next().Before(l.waiting)
 	l.mu.Unlock()
@@ -308,6 +303,19 @@ func (l *siteLoop) ended(i int, job Job, sum SiteSummary) {
 		default:
 		}
 	}
+}
+
+// setsOf is the page sets of all that cover one of ls.
+func setsOf(all []PageSet, ls []events.Listing) []PageSet {
+	var out []PageSet
+	for _, l := range ls {
+		for _, p := range all {
+			if p.Covers(l) && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // advance is site i's next time after now, reported to OnNext.

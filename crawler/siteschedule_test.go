@@ -414,8 +414,8 @@ type demandCall struct {
 // demandSchedule runs a SiteSchedule over one club × 3 dates (schedule every 10 minutes,
 // watched_every 1m, confirm_after 20s, watched_budget 20: the budget holds no crawl back) with
 // demand d; each crawl reports at once, with the
-// listings entered returns, then is sent on calls.
-func demandSchedule(t *testing.T, clock *stepClock, d Demand, entered func(demandCall) []events.Listing) (chan demandCall, []PageSet, func()) {
+// listings entered returns (and awaiting, when not nil, as the alerts waiting), then is sent on calls.
+func demandSchedule(t *testing.T, clock *stepClock, d Demand, entered, awaiting func(demandCall) []events.Listing) (chan demandCall, []PageSet, func()) {
 	t.Helper()
 	st := recompiled(t, clubDateSite(t, "http://127.0.0.1:1", 1, 2), func(s *site.SiteSpec) {
 		s.Schedule = "*/10 * * * *"
@@ -431,7 +431,11 @@ func demandSchedule(t *testing.T, clock *stepClock, d Demand, entered func(deman
 		ShutdownTimeout: time.Minute, Demand: d,
 		Crawl: func(_ context.Context, jobs []Job, done func(int, SiteSummary)) {
 			c := demandCall{at: clock.Now(), sets: jobs[0].Sets}
-			done(0, SiteSummary{Source: st.Name, At: c.at, Sets: c.sets, Entered: entered(c)})
+			sum := SiteSummary{Source: st.Name, At: c.at, Sets: c.sets, Entered: entered(c)}
+			if awaiting != nil {
+				sum.Awaiting = awaiting(c)
+			}
+			done(0, sum)
 			calls <- c
 		},
 	}
@@ -457,7 +461,7 @@ func TestSiteScheduleWatchedPageSets(t *testing.T) {
 	t.Parallel()
 	clock := newStepClock(kst(9, 10, 0, 30))
 	d := &setsDemand{}
-	calls, sets, stop := demandSchedule(t, clock, d, func(demandCall) []events.Listing { return nil })
+	calls, sets, stop := demandSchedule(t, clock, d, func(demandCall) []events.Listing { return nil }, nil)
 	defer stop()
 	if len(sets) != 3 {
 		t.Fatalf("page sets %v, want 3 (one club, 3 dates)", sets)
@@ -502,7 +506,7 @@ func TestSiteScheduleConfirmCrawl(t *testing.T) {
 			return []events.Listing{opening(sets[0])}
 		}
 		return nil
-	})
+	}, nil)
 	defer stop()
 	setsMu.Lock()
 	sets = all
@@ -517,4 +521,37 @@ func TestSiteScheduleConfirmCrawl(t *testing.T) {
 	}
 	expectCrawl(t, clock, calls, kst(9, 10, 10, 0), []PageSet{sets[0], sets[2]})
 	expectCrawl(t, clock, calls, kst(9, 10, 10, 50), []PageSet{sets[1]}) // no confirm of sets[0] at 10:10:20
+}
+
+// TestSiteScheduleConfirmsAwaitingAlerts (#51 item 3, gap: a watch that adds no demand): an alert
+// waiting for its confirmation (SiteSummary.Awaiting, from the alerts hook) makes its page set's
+// confirm crawl due confirm_after later though no watch makes the page set watched, again while
+// it still waits, and no more once it does not.
+func TestSiteScheduleConfirmsAwaitingAlerts(t *testing.T) {
+	t.Parallel()
+	clock := newStepClock(kst(9, 10, 0, 30))
+	var sets []PageSet
+	var setsMu sync.Mutex
+	calls, all, stop := demandSchedule(t, clock, &setsDemand{}, func(demandCall) []events.Listing { return nil }, func(c demandCall) []events.Listing {
+		setsMu.Lock()
+		defer setsMu.Unlock()
+		if c.at.Before(kst(9, 10, 10, 40)) { // the scheduled crawl claims it, its first confirm crawl misses it once
+			return []events.Listing{{Source: "sim-api-post", CourseName: sets[0].Course, PlayDate: sets[0].PlayDate, TeeTime: "07:00"}}
+		}
+		return nil
+	})
+	defer stop()
+	setsMu.Lock()
+	sets = all
+	setsMu.Unlock()
+	for m := 1; m <= 9; m++ { // the loop looks for new watches every minute, crawling nothing
+		clock.waitFor(t, kst(9, 10, m, 30))
+	}
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 0), nil)
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 20), []PageSet{sets[0]})
+	expectCrawl(t, clock, calls, kst(9, 10, 10, 40), []PageSet{sets[0]})
+	for m := 11; m <= 19; m++ {
+		clock.waitFor(t, kst(9, 10, m, 40))
+	}
+	expectCrawl(t, clock, calls, kst(9, 10, 20, 0), nil)
 }

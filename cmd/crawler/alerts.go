@@ -117,7 +117,10 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 	}
 	if m != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
-			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, func() float64 { return svc.OldestUnsent().Seconds() }))
+			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, func() float64 { return svc.OldestUnsent().Seconds() }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "crawler_alerts_withheld_total",
+				Help: "Alerts withheld: pending (confirm_after) when their listing closed before a crawl confirmed it open (listed by crawler notifications --status withheld)."},
+				func() float64 { return float64(svc.Withheld()) }))
 		for _, h := range svc.Health() {
 			m.health.AddHealthCheck(h.Name, h.Check)
 		}
@@ -134,20 +137,40 @@ func (a *alertsRuntime) close(grace time.Duration) error {
 }
 
 // crawlHook is the Runner's Alerts hook: a site crawl's events, with the snapshot about to be
-// saved as what is open now, claimed by the service before the snapshot is saved.
+// saved as what is open now and as the evidence that confirms the alerts waiting (confirm_after),
+// claimed by the service before the snapshot is saved.
 type crawlHook struct{ svc *alerts.Service }
 
-var _ crawler.Alerts = crawlHook{}
+var (
+	_ crawler.Alerts         = crawlHook{}
+	_ crawler.AlertsAwaiting = crawlHook{}
+)
 
 func (h crawlHook) Claim(ctx context.Context, c crawler.AlertCrawl) error {
 	evs := make([]*events.Event, len(c.Events))
 	for i := range c.Events {
 		evs[i] = &c.Events[i]
 	}
-	if _, err := h.svc.Claim(ctx, alerts.Crawl{Events: evs, Site: c.Site, First: c.First, Open: snapshot(c.Next)}); err != nil {
+	cf := &alerts.Confirm{At: c.At, After: c.ConfirmAfter, Seen: func(key string) alerts.Sighting { return sighting(c, key) }}
+	if _, err := h.svc.Claim(ctx, alerts.Crawl{Events: evs, Site: c.Site, First: c.First, Open: snapshot(c.Next), Confirm: cf}); err != nil {
 		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
 	}
 	return nil
+}
+
+// Awaiting implements crawler.AlertsAwaiting: the listings of site whose alerts wait for their
+// confirm crawl.
+func (h crawlHook) Awaiting(site string) []events.Listing { return h.svc.Awaiting(site) }
+
+// sighting is the listing of key as crawl c leaves it: in its snapshot about to be saved (gone:
+// not open), shown when the crawl covered its page set and saw it without a miss pending.
+func sighting(c crawler.AlertCrawl, key string) alerts.Sighting {
+	e, ok := c.Next.Listings[key]
+	if !ok {
+		return alerts.Sighting{}
+	}
+	return alerts.Sighting{Listing: e.Listing, Open: e.Open(), Since: e.FirstSeen,
+		Shows: e.Open() && e.Misses == 0 && e.Suspect == 0 && c.Covered != nil && c.Covered(e.Listing)}
 }
 
 // snapshot is what is open now after a site crawl: the openings of the snapshot about to be saved.

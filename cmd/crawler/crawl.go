@@ -490,11 +490,19 @@ func runSchedule(ctx context.Context, env cli.Env, cfg *crawlConfig, d *crawlDep
 	if err != nil {
 		return err
 	}
-	d.runner.PerSite = perSite
 	demand := d.demand
 	if !slices.ContainsFunc(sites, func(s *site.Site) bool { return len(crawler.PageSets(s, time.Now())) > 0 }) {
 		demand = nil // no site's pages are page sets: the watches change no schedule
 	}
+	for i, s := range sites {
+		// Alerts wait for a confirm crawl only where one comes: a site whose page sets the
+		// schedule runs (a demand); elsewhere they go out at their first sighting.
+		if run := perSite[s.Name]; demand != nil && len(crawler.PageSets(s, time.Now())) > 0 {
+			run.ConfirmAfter = times[i].ConfirmAfter()
+			perSite[s.Name] = run
+		}
+	}
+	d.runner.PerSite = perSite
 	if !slices.ContainsFunc(sites, (*site.Site).HasTimes) && demand == nil {
 		sched := crawler.Schedule{
 			Spec: cfg.Schedule, Location: site.Seoul(), Logger: env.Logger, ShutdownTimeout: cfg.ShutdownTimeout,
@@ -526,7 +534,7 @@ func siteRuns(cfg *crawlConfig, sites []*site.Site) ([]*site.SiteTimes, map[stri
 		if times[i], err = s.Times(cfg.Schedule); err != nil {
 			return nil, nil, err
 		}
-		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global), ConfirmAfter: times[i].ConfirmAfter()}
+		run := crawler.SiteRun{MissesMinInterval: times[i].MissesMinInterval(global)}
 		if cfg.siteDeadlineDefault {
 			run.Deadline = times[i].Deadline()
 		}

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(crashChildEnv); args != "" {
 		os.Exit(crashChild(strings.Split(args, "\x1f")))
 	}
+	if os.Getenv(fillChildEnv) != "" {
+		os.Exit(fillChild())
+	}
 	os.Exit(m.Run())
 }
 

@@ -36,8 +36,17 @@ in the "dropped" line; a password becomes a login block over credential variable
 Basic, never written. Up to 3 more requests ask for the last date of --days-ahead (warning when it
 reaches past the last date with rows) and learn a sold-out marker row (empty_when).
 
-Exit status 0 when the entry is complete, 2 when it is partial (fields missing, or a login page:
-the login block names the variables to set), 1 on errors.`
+When two columns read the page alike with other values (a green fee beside a cart fee) and no
+documented rule tells them apart, only the page decides: --example gives what it shows for one
+tee time, as a row of text ('12/06 06:30 샤인코스 160,000원 4명', split by the crawler's own
+readers) or cell=value (price=160,000, course_part=샤인; together one row), repeatable. The entry
+must read every example; an example no column reads is an error naming the closest. stderr ends
+with the first listings as the crawler reads them: compare them with the page.
+
+Exit status 0 when the entry is decided: every field bound by a winner no column rivals, by a
+documented rule, or by an example; 2 when it is not (a field undecided: stderr shows the
+candidates side by side and the command to run again with an example), partial (fields missing)
+or a login page (the login block names the variables to set); 1 on errors.`
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -52,7 +61,7 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 	date := fs.String("date", "", "the play `date` YYYY-MM-DD the request asked for (default: a full-year date found in it)")
 	var targets, examples stringList
 	fs.Var(&targets, "target", "a `target` to crawl, as 'id=137,name=파인힐스 CC'; repeat for every club")
-	fs.Var(&examples, "example", "a `value` seen on the page (06:30, 130,000), checked against the fields found; repeatable")
+	fs.Var(&examples, "example", "what the page shows for one tee time: a `row` of text ('06:30 샤인코스 160,000원 4명') or cell=value (price=160,000); it binds the fields; repeatable")
 	name := fs.String("name", "", "the site's `name`, the events' source (default: from the host)")
 	days := fs.Int("days-ahead", 14, "how many `days` after the crawl's date to crawl")
 	probe := fs.Bool("probe-empty", true, "ask for a far-ahead date too, to learn what an empty answer looks like")
@@ -72,6 +81,7 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	o := suggest.Options{Request: req, Examples: examples, Name: *name, DaysAhead: *days, ProbeEmpty: *probe,
+		Command: suggest.ShellCommand(append([]string{"crawler", "suggest"}, args...)...),
 		Fetcher: suggest.Fetcher{Logger: quiet, Getenv: env.Getenv},
 		Say:     func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) }}
 	if *date != "" {
@@ -113,6 +123,8 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return fmt.Errorf("%w: the entry lacks %s (see above)", cli.ErrPartial, strings.Join(sg.Missing, ", "))
 	case sg.Login:
 		return fmt.Errorf("%w: the site needs a login: set the login block's credential variables", cli.ErrPartial)
+	case len(sg.Undecided) > 0:
+		return fmt.Errorf("%w: %s undecided: run again with --example (see above)", cli.ErrPartial, strings.Join(sg.Undecided, ", "))
 	}
 	return nil
 }

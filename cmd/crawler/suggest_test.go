@@ -32,7 +32,7 @@ func TestSuggestWritesAnEntryThatChecks(t *testing.T) {
 	}
 	for _, want := range []string{"tee_time ← bookTime: ", "date: body.date = 20251203", "dropped from the output", "Cookie",
 		"without Cookie the page answers the same", "empty_when ← msg equals \"NO_DATA\"", "check: crawler try --site my-club --date 2025-12-03",
-		"레이크&힐스 CC  서코스  2025-12-03", "example \"180,000\": found in greenFeeDC (price)"} {
+		"레이크&힐스 CC  서코스  2025-12-03", "example \"180,000\": shown by the row(s) of", "compare with the page: the first 3 of the 3 listing(s)"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
@@ -124,5 +124,35 @@ func TestSuggestPartialShowsTheWay(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// An entry two price columns read alike with other values is undecided: exit status 2, and the
+// command to run again is the one given, with --example added; with that example it exits 0.
+func TestSuggestUndecidedExitsTwo(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		fmt.Fprint(w, `{"list":[{"TEE_TIME":"06:30","FEE_A":"150000","FEE_B":"200000"},{"TEE_TIME":"06:37","FEE_A":"160000","FEE_B":"190000"},`+
+			`{"TEE_TIME":"06:44","FEE_A":"170000","FEE_B":"160000"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	args := []string{"suggest", "--date", "2026-12-05", "--probe-empty=false", "--name", "lake", srv.URL + "/tee?date=20261205"}
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), args, env(nil), &stdout, &stderr)
+	if !errors.Is(err, cli.ErrPartial) || !strings.Contains(err.Error(), "price undecided") {
+		t.Fatalf("err %v; want ErrPartial naming price (exit status 2)\n%s", err, stderr.String())
+	}
+	rerun := "crawler suggest --date 2026-12-05 --probe-empty=false --name lake '" + srv.URL + "/tee?date=20261205' --example '06:30 150000'"
+	if !strings.Contains(stderr.String(), rerun) {
+		t.Errorf("stderr lacks the command to run again %q:\n%s", rerun, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := run(t.Context(), append(args, "--example", "06:30 200,000원"), env(nil), &stdout, &stderr); err != nil {
+		t.Fatalf("with the page's price: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "path: FEE_B") {
+		t.Errorf("the example did not bind price to FEE_B:\n%s", stdout.String())
 	}
 }

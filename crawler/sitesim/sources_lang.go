@@ -87,7 +87,6 @@ func (s *Site) inWindow(date, now time.Time) bool {
 	return !date.Before(today) && !date.After(today.AddDate(0, 0, s.cfg.DaysAhead))
 }
 
-
 func (s *Site) serveGetTeeList(w http.ResponseWriter, r *http.Request, now time.Time) {
 	if !postForm(w, r) {
 		return

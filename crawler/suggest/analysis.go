@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/internal/retry"
 )
 
 // analysis is one run of Suggest past the request template: the fetches and what they showed.
@@ -29,6 +33,9 @@ type analysis struct {
 	probes    int     // extra requests of the probe so far (MaxProbes)
 	part      *column // the course_part column rules (b) and (c) are to check (checkPart)
 	cols      []column
+	examples  []boundExample
+	// contested are the cells left undecided (sayContests)
+	contested []string
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -66,6 +73,9 @@ func (a *analysis) run(ctx context.Context) error {
 	if err := a.checkPart(ctx); err != nil {
 		return err
 	}
+	if err := a.checkPersonal(ctx); err != nil {
+		return err
+	}
 	a.request()
 	if a.o.ProbeEmpty {
 		return a.probeEmpty(ctx)
@@ -75,6 +85,56 @@ func (a *analysis) run(ctx context.Context) error {
 		a.say("empty_when: %s is empty (a guess: --probe-empty=false did not ask for an empty date)", a.out.JSON.Rows)
 	}
 	return nil
+}
+
+// checkPersonal decides the golfer's own ids and phone numbers the request carries (msNum,
+// memberNo, tel2): left out of the entry when it reads the same listings without them (not the
+// same bytes: servers echo the request), else the entry is undecided, for a sites file does not
+// carry them. One more request.
+func (a *analysis) checkPersonal(ctx context.Context) error {
+	if len(a.t.personal) == 0 {
+		return nil
+	}
+	names := strings.Join(a.t.personal, ", ")
+	if len(a.missing) > 0 {
+		a.say("personal: %s left out of the output (the golfer's own id or phone number); not checked: the entry is partial", names)
+		return nil
+	}
+	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
+		return err
+	}
+	p, err := a.o.Fetcher.Fetch(ctx, a.t.withoutPersonal, a.t.target, a.date, a.t.secret)
+	if err != nil {
+		return err
+	}
+	a.say("personal: fetched %s without %s: status %d, %d bytes", p.Request, names, p.Status, len(p.Body))
+	with, errWith := a.readPage(ctx, a.page.Body, a.out.Fields)
+	without, errWithout := a.readPage(ctx, p.Body, a.out.Fields)
+	if p.Err == nil && errWith == nil && errWithout == nil && len(with.Listings) > 0 && sameListings(with.Listings, without.Listings) {
+		a.say("personal: %s left out of the output (the golfer's own id or phone number): without them the entry reads the same %d listing(s)", names, len(with.Listings))
+		return nil
+	}
+	a.say("undecided: personal: without %s the entry reads %d listing(s), with them %d: the page needs them, and a sites file does not carry a golfer's own id or phone number; they are left out: add them by hand where you keep the entry private",
+		names, len(without.Listings), len(with.Listings))
+	a.contested = append(a.contested, "personal")
+	return nil
+}
+
+// sameListings reports whether two reads of a page give the same listings (key, price, players).
+func sameListings(a, b []events.Listing) bool {
+	text := func(ls []events.Listing) []string {
+		var out []string
+		for _, l := range ls {
+			players := 0
+			if l.Players != nil {
+				players = *l.Players
+			}
+			out = append(out, fmt.Sprintf("%s|%d|%d", l.Key(), derefPrice(l.PriceKRW), players))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(text(a), text(b))
 }
 
 // compareBare says whether the page answers the same without the dropped credentials.
@@ -134,7 +194,24 @@ func (a *analysis) rows(ctx context.Context) error {
 		if !ok {
 			return a.noRows("no array of objects in the JSON answer has a member that looks like tee times")
 		}
-		a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
+		if jr.path == "" {
+			// The answer is the array itself: its elements that have a member every row has
+			// (#(key)#), and success is that the answer is an array (# is present).
+			key := ""
+			for _, c := range jr.cols {
+				if !slices.Contains(c.values, "") && len(c.sources) == 0 && !strings.Contains(c.where, regexSep) {
+					key = c.where
+					break
+				}
+			}
+			if key == "" {
+				return a.noRows("the answer is an array of objects, but no member is in every one of them to name its rows by")
+			}
+			jr.path = "#(" + key + ")#"
+			a.say("rows ← %s: the answer is an array of %d objects (the elements with %s), the one whose members look most like tee times", jr.path, jr.rows, key)
+		} else {
+			a.say("rows ← %s: an array of %d objects, the one whose members look most like tee times", jr.path, jr.rows)
+		}
 		a.out.Format = site.FormatJSON
 		a.out.JSON = &site.JSONPage{Rows: jr.path}
 		cols = jr.cols
@@ -148,17 +225,38 @@ func (a *analysis) rows(ctx context.Context) error {
 		}
 		a.say("row ← %s: %d elements of one kind, their cells hold tee times; list ← %s, the element that holds them", hr.row, hr.rows, hr.list)
 		a.out.Row, a.out.List = hr.row, hr.list
+		if hr.grid {
+			a.out.Grid = true
+			a.say("grid: true: cells of the rows span others (rowspan, colspan): the rows are read as the rendered grid, every row with every column, a field by its column")
+		}
 		if hr.next != "" {
 			a.out.NextPage = hr.next
 			a.say("next_page ← %s: a link that says next (to %s)", hr.next, hr.nextHref)
 		}
 		cols = hr.cols
 	}
-	a.cols = cols
-	as := assignFields(cols, targetNames, a.o.Name, a.date, a.pageReader(ctx), a.say)
-	if err := ctx.Err(); err != nil {
+	exs, err := parseExamples(a.o.Examples)
+	if err != nil {
 		return err
 	}
+	clubNames := slices.Clone(targetNames)
+	if a.o.Name != "" {
+		clubNames = append(clubNames, a.o.Name)
+	}
+	if a.examples, err = bindExamples(cols, exs, a.date, a.date, clubNames); err != nil {
+		return err
+	}
+	for _, e := range a.examples {
+		a.say("example %q: shown by the row(s) of %s", e.given, rowLabel(cols, e.rows[0], a.date))
+	}
+	as, err := assignFields(cols, targetNames, a.o.Name, a.date, a.examples, a.pageReader(ctx), a.say)
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return err
+	}
+	a.cols = as.cols
 	for name, p := range as.fields {
 		a.setField(name, p)
 	}
@@ -166,7 +264,7 @@ func (a *analysis) rows(ctx context.Context) error {
 	if !as.yearless {
 		a.roundDateFromRequest()
 	}
-	a.examples(cols, as)
+	a.sayContests(as)
 	return nil
 }
 
@@ -194,33 +292,6 @@ func (a *analysis) roundDateFromRequest() {
 	}
 	a.missing = append(a.missing, "round_date")
 	a.say("round_date: the rows carry no date and the request names none; give --date")
-}
-
-// examples says where each --example value was found.
-func (a *analysis) examples(cols []column, as assignment) {
-	for _, ex := range a.o.Examples {
-		want := site.CleanText(ex)
-		var in []string
-		for _, c := range cols {
-			if slices.ContainsFunc(c.values, func(v string) bool { return sameValue(want, v) }) {
-				field := "no field"
-				if cell, ok := as.passed[c.where]; ok {
-					field = "no field: the runner-up for " + cell
-				}
-				for _, cell := range site.Cells() {
-					if p, ok := as.fields[cell.Name]; ok && p.where == c.where {
-						field = cell.Name
-					}
-				}
-				in = append(in, c.where+" ("+field+")")
-			}
-		}
-		if len(in) == 0 {
-			a.say("example %q: not in any row; the rows found may be the wrong ones (low confidence)", ex)
-			continue
-		}
-		a.say("example %q: found in %s", ex, strings.Join(in, ", "))
-	}
 }
 
 // request writes the request part of the entry: url_template for a plain GET of an HTML list
@@ -259,35 +330,54 @@ func hasValue(f site.Fields) bool {
 // setField maps cell name as p says: a path (JSON) or selector (HTML) within the row, or a value
 // from the request.
 func (a *analysis) setField(name string, p pick) {
-	f := site.Field{Value: p.value}
-	switch {
-	case p.value != "":
-	case a.isJSON:
-		f.Path = p.where
-	default:
-		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
-	}
 	if a.out.Fields == nil {
 		a.out.Fields = site.Fields{}
 	}
-	a.out.Fields[name] = f
+	a.out.Fields[name] = a.fieldOf(p)
 }
 
-// sameValue reports whether an example and a row's value say the same: the same text, the same
-// tee time (0630 and 06:30) or the same price (130,000 and 130000).
-func sameValue(example, v string) bool {
-	v = site.CleanText(v)
-	if v == example || strings.Contains(v, example) {
-		return true
+// reGridColumn is a grid column's cell: td:nth-child(N) reads column N of the rendered grid.
+var reGridColumn = regexp.MustCompile(`^td:nth-child\((\d+)\)$`)
+
+// fieldOf is the field that reads p on this page: p.field, with a grid's td:nth-child(N) as
+// column: N.
+func (a *analysis) fieldOf(p pick) site.Field {
+	f := p.field(a.isJSON)
+	if m := reGridColumn.FindStringSubmatch(f.Selector); a.out.Grid && m != nil && f.Attr == "" && f.Regex == "" && len(f.Fallbacks) == 0 {
+		f.Column, _ = strconv.Atoi(m[1])
+		f.Selector = ""
 	}
-	if a, err := site.ParseTeeTime(example); err == nil {
-		if b, err := site.ParseTeeTime(v); err == nil && a == b {
-			return true
+	return f
+}
+
+// field is the sites file's field that reads p: its value, its path (JSON), or its selector
+// with a link candidate's attribute and regex split out (splitWhere).
+func (p pick) field(isJSON bool) site.Field {
+	f := site.Field{Value: p.value}
+	switch {
+	case p.value != "":
+	case len(p.sources) > 0: // a fallback: its sources in order (withFallback: plain paths or selectors)
+		if isJSON {
+			f.Path = p.sources[0]
+		} else {
+			f.Selector = p.sources[0]
 		}
+		f.Fallbacks = p.sources[1:]
+	case isJSON:
+		where := p.where
+		level, rest, key := splitGroupWhere(where)
+		switch {
+		case key:
+			f.GroupKey = level
+			return f
+		case level > 0:
+			f.Group, where = level, rest
+		}
+		f.Path, f.Regex, _ = strings.Cut(where, regexSep) // a part of a list (listParts)
+	default:
+		f.Selector, f.Attr, f.Regex = splitWhere(p.where)
 	}
-	a, errA := site.ParsePrice(example)
-	b, errB := site.ParsePrice(v)
-	return errA == nil && errB == nil && a != nil && b != nil && *a == *b && *a >= 1000
+	return f
 }
 
 // showTheWay is what a partial entry says: the missing cells, the columns seen that no field
@@ -299,8 +389,11 @@ func (a *analysis) showTheWay() {
 	}
 	a.say("partial: the entry lacks %s; the sites file is printed with what was found, to complete by hand", strings.Join(a.missing, ", "))
 	taken := map[string]bool{}
-	for _, f := range a.out.Fields {
-		taken[f.Path+f.Selector] = true
+	for name, f := range a.out.Fields {
+		// A column taken as the part may be the course the entry lacks.
+		if name != "course_part" || !slices.Contains(a.missing, "course") {
+			taken[f.Path+f.Selector] = true
+		}
 	}
 	var seen []string
 	for _, c := range a.cols {

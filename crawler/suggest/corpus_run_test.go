@@ -26,44 +26,15 @@ import (
 )
 
 // examplesBind says whether suggest binds the golfer's example row (`--example` as a row of text
-// or field=value, issue #49 items 1–6). TODO(#49 items 1–6): set it to true when that lands: every
-// shape's with-example run then runs (on the fetches its unedited run recorded) and the targets
-// are asserted for it.
-const examplesBind = false
+// or field=value, issue #49 items 1–6): it does, so every shape's with-example run runs (on the
+// fetches its unedited run recorded) and the targets are asserted for it.
+const examplesBind = true
 
 // knownFailing are the corpus shapes that do not meet its targets yet (no shape confidently wrong:
 // exit 0 means its crawl is the truth; every shape right with one example row), each with what
 // goes wrong today. The list must shrink to empty: TestSuggestCorpus fails for a shape not listed
 // that misses a target, and, once examples bind, for a listed shape that meets both.
-var knownFailing = map[string]string{
-	"green fee and per-team cart fee": "price ← CART_FEE, the cart's fee for the team (lower than GREEN_FEE in every row): " +
-		"every tee time at 100,000원 (#49 items 1, 3)",
-	"course names unique on the sample date only": "CourseName rejected by rule (a): the sample date's tee times are unique without it, " +
-		"so every listing is keyed without its nine (#49 item 3)",
-	"not-open code beside a sold-out empty list": "empty_when ← rtnCode 9001 (the not-open answer): the real sold-out answer (0000, an empty " +
-		"list) fails the page (#49 item 5)",
-	"the play date's month in the request": "selYM=202512 stays literal (January's dates are refused) and empty_when ← resultCode 9100 " +
-		"(that refusal) instead of the empty rows: a sold-out date fails the page (#49 item 5)",
-	"itsone getTeeList.do, charge triple": "price ← BK_BASIC_CHARGE (the list price; the paid one is only inside BK_CHARGE), " +
-		"players ← BK_ROUNDF (a flag), course_part ← BK_COS (the code beside BK_COS_NM) (#49 item 3)",
-	"member page, part only in a heading": "exit 2: no rows found (td-only tables under per-part headings, a td header row); " +
-		"the member's phone (tel2, tel3) is printed on stderr in the fetched line (#49 item 6)",
-	"agency club page, team price, booked rows kept": "exit 2: no rows found (an uppercase table layout; booked tee times keep their row " +
-		"without the booking link)",
-	"agency search, every club, pre-booking table": "exit 2: no rows found (every club's rows in a nested layout table)",
-	"member tee sheet, time in a submit button": "tee_time ← td:nth-child(1), text only full tee times have (an open one's time is its " +
-		"submit button's value); calDate 12/29/2025 becomes {{.Date.Format \"01/02\"}}/2025 (the year literal); crawls collapse",
-	"ota api, tee types, fees per row": "json.success ← CourseCode equals \"138\" (an echo of the request: every other club's page fails), " +
-		"price ← BuggyFee (a fee on every row, below GreenFee), players ← Tee (a constant)",
-	"php api, top-level array, prices with cents": "suggest fails: a top-level array gives the rows path \"\" (#(time)# reads it); " +
-		"\"150000.00\" is no price to it, so price ← ezlinksID",
-	"foreup times api, date and time in one": "exit 2: no tee time seen in time \"2025-12-29 06:30\"; date 12-29-2025 becomes " +
-		"{{.Date.Format \"01-02\"}}-2025; api_key=no_limits dropped as a credential",
-	"date in the path, top-level array": "suggest fails: a top-level array gives the rows path \"\" (#(bk_time)# reads it)",
-	"part only in a data attribute, spaced times": "course_part unseen (the row's own data-coursekor is no candidate): every listing " +
-		"keyed without its part",
-	"aspx view state, fees in link arguments": "players ← the link's fourth argument (a constant 1; the page shows no players)",
-}
+var knownFailing = map[string]string{}
 
 // runOutcome is what one run of suggest on a shape's copied request came to.
 type runOutcome struct {

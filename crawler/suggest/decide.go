@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 // topCandidates is how many candidate columns of a cell are read through the crawler's parser
@@ -99,16 +101,24 @@ func rankedCandidates(cols []column, used map[int]bool, field string, byHint boo
 }
 
 // rowNumbers reports whether values are the rows' positions: at least three, each one more than
-// the one before (1, 2, 3, …; a later page may start at 11), empty ones skipped.
+// the one before (1, 2, 3, …; a later page may start at 11), or back to 1 where a group of rows
+// starts again (1, 2, 3, 1, 2, 3: the position within a course), empty ones skipped.
 func rowNumbers(values []string) bool {
-	prev, n := 0, 0
+	prev, n, run := 0, 0, 0
 	for _, v := range values {
 		v = strings.TrimSpace(site.CleanText(v))
 		if v == "" {
 			continue
 		}
 		k, err := strconv.Atoi(v)
-		if err != nil || (n > 0 && k != prev+1) {
+		switch {
+		case err != nil:
+			return false
+		case n == 0 || k == prev+1:
+			run++
+		case k == 1 && run >= 2:
+			run = 1
+		default:
 			return false
 		}
 		prev, n = k, n+1
@@ -125,6 +135,11 @@ type decision struct {
 	read        bool     // the candidates were read through the parser
 	list        []string // the list prices passed over, with why
 	off         []string // the amounts off passed over, with why
+	// rivals are the candidates (column indexes) that read the sampled rows as well as the winner
+	// with other values, and that no rule settles; settled says each rival a rule did settle,
+	// with the rule.
+	rivals  []int
+	settled []string
 }
 
 // decide picks the column of cell field among its ranked candidates: each of the first
@@ -142,7 +157,7 @@ func decide(cols []column, cands []candidate, field string, fields map[string]pi
 		d.read = true
 		for k, c := range top {
 			try := maps.Clone(fields)
-			try[field] = pick{where: cols[c.i].where}
+			try[field] = pickOf(cols[c.i])
 			scores[k] = read(try, field)
 		}
 	}
@@ -167,6 +182,7 @@ func decide(cols []column, cands []candidate, field string, fields map[string]pi
 	if len(order) > 1 {
 		d.runner, d.runnerRead = &top[order[1]], scores[order[1]]
 	}
+	d.rivals, d.settled = rivals(cols, top, order, scores, pay, why, field)
 	for _, k := range order[1:] {
 		if why[k] == "" || scores[k].better(scores[order[0]]) || pay[k] <= pay[order[0]] {
 			continue
@@ -288,6 +304,9 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 		msg += fmt.Sprintf("; runner-up %s (not read: no page)", cols[d.runner.i].label())
 	}
 	say("%s", msg)
+	if len(d.settled) > 0 {
+		say("%s: decided by rule: %s over %s, which reads the rows as well", field, w.label(), strings.Join(d.settled, "; "))
+	}
 	if len(d.list) > 0 {
 		say("price: %s is the price a golfer pays; not %s", w.label(), strings.Join(d.list, "; not "))
 	}
@@ -302,48 +321,81 @@ func sayDecision(say func(string, ...any), cols []column, field string, d decisi
 // only the cells chosen so far decide.
 func (a *analysis) pageReader(ctx context.Context) reader {
 	return func(fields map[string]pick, cell string) readScore {
-		spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List,
-			Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
-		if a.out.JSON != nil {
-			spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
-		}
-		spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+		f := site.Fields{}
 		for name, p := range fields {
-			switch {
-			case p.value != "":
-				spec.Fields[name] = site.Field{Value: p.value}
-			case spec.Format == site.FormatJSON:
-				spec.Fields[name] = site.Field{Path: p.where}
-			default:
-				spec.Fields[name] = site.Field{Selector: p.where}
-			}
+			f[name] = a.fieldOf(p)
 		}
-		for _, c := range site.Cells() {
-			if _, ok := spec.Fields[c.Name]; ok || !c.Required {
-				continue
-			}
-			v := "suggest"
-			if c.Name == "round_date" {
-				v = a.date.Format("2006-01-02")
-			}
-			spec.Fields[c.Name] = site.Field{Value: v}
-		}
-		st, err := spec.Compile()
-		if err != nil {
-			return readScore{err: err}
-		}
-		res, err := crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
-			Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body)})
+		res, err := a.readPage(ctx, a.page.Body, f)
 		if err != nil {
 			return readScore{err: err}
 		}
 		s := readScore{listings: len(res.Listings), rejected: res.Rejected, cell: cell}
 		show := cells[cell].Columns[0].Value
 		for _, l := range res.Listings {
-			if v := show(l); v != "" && v != "-" {
+			if v := show(l); v != "" && v != "-" && v != "0" { // a price or count of 0 is none
 				s.known++
 			}
 		}
 		return s
 	}
+}
+
+// readPage reads body through the crawler's parser with the rows found and fields (readSite).
+func (a *analysis) readPage(ctx context.Context, body []byte, fields site.Fields) (crawler.Result, error) {
+	st, err := a.readSite(fields)
+	if err != nil {
+		return crawler.Result{}, err
+	}
+	return crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body)})
+}
+
+// readSite is a site that reads one page (any URL) with the rows found and fields; the required
+// cells not in fields, and those from the request, are read as constants (readableFields).
+func (a *analysis) readSite(fields site.Fields) (*site.Site, error) {
+	spec := site.SiteSpec{Name: "suggest-read", Format: a.out.Format, Row: a.out.Row, List: a.out.List, Grid: a.out.Grid,
+		Requests: []site.RequestTemplate{{URL: "http://suggest.invalid/page"}}, Fields: site.Fields{}}
+	if a.out.JSON != nil {
+		spec.JSON = &site.JSONPage{Rows: a.out.JSON.Rows}
+	}
+	spec.Politeness.NoDelay, spec.Politeness.NoRetry, spec.Politeness.IgnoreRobotsTxt = true, true, true
+	a.readableFields(&spec, fields)
+	return spec.Compile()
+}
+
+// readableFields sets spec's fields to fields, a value from the request ({{.Target.name}}) and a
+// required cell not in fields read as a constant (the fetched date for round_date).
+func (a *analysis) readableFields(spec *site.SiteSpec, fields site.Fields) {
+	for name, f := range fields {
+		if f.Value == "" {
+			spec.Fields[name] = f
+		}
+	}
+	for _, c := range site.Cells() {
+		if _, ok := spec.Fields[c.Name]; ok || !c.Required && fields[c.Name].Value == "" {
+			continue
+		}
+		v := "suggest"
+		if c.Name == "round_date" {
+			v = a.date.Format("2006-01-02")
+		}
+		spec.Fields[c.Name] = site.Field{Value: v}
+	}
+}
+
+// rowListings are the listings the entry's fields read from body, one per row that makes one, in
+// the page's order (rows that share a key each have theirs: the crawl's result keeps one).
+func (a *analysis) rowListings(ctx context.Context, body []byte) ([]events.Listing, error) {
+	st, err := a.readSite(a.out.Fields)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		mu  sync.Mutex
+		out []events.Listing
+	)
+	_, err = crawler.Collect(ctx, st, a.date.Add(12*time.Hour), crawler.CollectDeps{
+		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(body),
+		OnPage: func(p crawler.PageReport) { mu.Lock(); out = append(out, p.Listings...); mu.Unlock() }})
+	return out, err
 }

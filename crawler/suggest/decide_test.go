@@ -46,17 +46,15 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 			curl: func(base string) string {
 				return "curl '" + base + sitesim.PathPricesJSON + "?requestType=get&gc=138&chosenDate=" + day.Format("2006-01-02") + "' -H 'Accept: application/json'"
 			},
-			want:     map[string]string{"tee_time": "time", "price": "onegreenfee", "course_part": "course"},
-			examples: []string{"999,999원"},
-			say: []string{"price: onegreenfee is the price a golfer pays", "not greenfee (list price",
-				`example "999,999원": not in any row`, "found in greenfee (no field: the runner-up for price)", "found in time (tee_time)"},
+			want: map[string]string{"tee_time": "time", "price": "onegreenfee", "course_part": "course"},
+			say:  []string{"price: onegreenfee is the price a golfer pays", "not greenfee (list price", "shown by the row(s) of "},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &simClock{t: simStart}
 			sim, srv := simServer(t, clock)
 			examples := tc.examples
-			if tc.name == "json" { // a tee time and a list price the page shows
+			if tc.name == "json" { // a tee time, as the page shows it
 				var page struct{ Data []map[string]string }
 				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+sitesim.PathPricesJSON+"?requestType=get&gc=138&chosenDate="+day.Format("2006-01-02"), nil)
 				if err != nil {
@@ -66,7 +64,7 @@ func TestSuggestDecidesByCrawling(t *testing.T) {
 				if err := json.Unmarshal([]byte(body), &page); err != nil || len(page.Data) == 0 {
 					t.Fatalf("the JSON page: %v, %s", err, body)
 				}
-				examples = append(examples, page.Data[0]["time"], page.Data[0]["greenfee"])
+				examples = append(examples, page.Data[0]["time"])
 			}
 			sg, stderr := runSuggest(t, tc.curl(srv.URL), Options{Date: day, DaysAhead: crawlDays, ProbeEmpty: true, Targets: clubTargets(sim),
 				Examples: examples})
@@ -118,6 +116,10 @@ func TestSuggestReadsTeeTimesWithTheParts(t *testing.T) {
 	}
 	if f := sg.Site.Fields["course_part"]; f.Selector != "td:nth-child(2)" {
 		t.Errorf("course_part ← %+v, want td:nth-child(2)", f)
+	}
+	// The two read the rows alike: the entry is decided only by a rule, which stderr names.
+	if !sg.Complete || !strings.Contains(stderr, "tee_time: decided by rule: td:nth-child(1) (시간 td:nth-child(1)) over td:nth-child(4) (변경시각 td:nth-child(4)) (its name does not say tee_time") {
+		t.Errorf("complete %v; stderr does not name the rule that decided the tee time", sg.Complete)
 	}
 }
 

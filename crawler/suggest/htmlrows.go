@@ -3,8 +3,10 @@ package suggest
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +24,12 @@ type htmlRows struct {
 	rows int
 	cols []column
 	next string // the selector of the next-page link ("" none)
+	// grid: the rows are a table's with cells that span rows or columns, read as its rendered
+	// grid (the entry's grid: true), their columns the grid's
+	grid bool
+	// booking is the selector of the booking link only some rows with a tee time have ("" none):
+	// the rows without it are not bookable (booked, as the page keeps them), no listings.
+	booking string
 	// nextHref is where it leads on the page read
 	nextHref string
 }
@@ -50,6 +58,7 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 		return htmlRows{}, false, err
 	}
 	bestN, seen := 0, 0
+	var bestHeader []string // the names of a header row of td cells
 	var visit func(p *html.Node) bool
 	visit = func(p *html.Node) bool {
 		if seen++; seen%ctxEvery == 0 && ctx.Err() != nil {
@@ -73,21 +82,35 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 			nodes := groups[sig]
 			var rows []*goquery.Selection
 			doc.FindNodes(nodes[:min(len(nodes), SampleRows)]...).Each(func(_ int, r *goquery.Selection) { rows = append(rows, r) })
-			cols, cerr := cellColumns(ctx, rows)
+			cols, cerr := cellColumns(ctx, rows, nil)
 			if cerr != nil {
 				err = cerr
 				return false
 			}
-			n := 0
-			for _, c := range cols {
-				if f := c.fits(cells["tee_time"], time.Time{}); f.ok && f.n > n {
-					n = f.n
+			header := false
+			n := teeTimes(cols)
+			if len(rows) > 2 && goquery.NodeName(rows[0]) == "tr" && headerRow(rows[0], cols) {
+				// A table whose header row is of td cells, like its rows: the first row names
+				// the columns, the others are read without it.
+				hcols, herr := cellColumns(ctx, rows[1:], tdTexts(rows[0]))
+				if herr != nil {
+					err = herr
+					return false
+				}
+				if hn := teeTimes(hcols); hn >= n {
+					cols, n, header, rows, nodes = hcols, hn, true, rows[1:], nodes[1:]
 				}
 			}
 			if n > bestN {
 				parent := doc.FindNodes(p)
 				best, bestN = htmlRows{list: listSelector(parent), rows: len(nodes), cols: cols}, n
 				best.row = rowSelector(best.list, rows[0], sig)
+				if header {
+					best.row += ":not(:first-child)"
+					bestHeader = tdTexts(doc.FindNodes(groups[sig][0]))
+				} else {
+					bestHeader = nil
+				}
 			}
 		}
 		for c := p.FirstChild; c != nil; c = c.NextSibling {
@@ -111,8 +134,170 @@ func findHTMLRows(ctx context.Context, body []byte) (best htmlRows, ok bool, err
 	if bestN == 0 {
 		return htmlRows{}, false, nil
 	}
+	best, err = refineRows(ctx, doc, best, bestN, bestHeader)
+	if err != nil {
+		return htmlRows{}, false, err
+	}
 	best.next, best.nextHref = nextLink(doc)
 	return best, true, nil
+}
+
+// refineRows completes the group found (best, with bestN tee times and its header row's names)
+// with what the crawl reads: every element the row selector matches, without layout rows; a
+// table with spanning cells as its grid; only the rows with the booking link some lack.
+func refineRows(ctx context.Context, doc *goquery.Document, best htmlRows, bestN int, bestHeader []string) (htmlRows, error) {
+	// The crawl reads every element the row selector matches, not only the group's: the rows of
+	// the other tables of the list's kind (a table per course part) are sampled too, and a layout
+	// row that holds a whole table is no row.
+	all := doc.Find(best.row)
+	if all.FilterFunction(func(_ int, r *goquery.Selection) bool { return r.Find("table").Length() > 0 }).Length() > 0 {
+		best.row += ":not(:has(table))"
+		all = doc.Find(best.row)
+	}
+	if all.Length() > best.rows {
+		var rows []*goquery.Selection
+		all.Slice(0, min(all.Length(), SampleRows)).Each(func(_ int, r *goquery.Selection) { rows = append(rows, r) })
+		if cols, cerr := cellColumns(ctx, rows, bestHeader); cerr == nil && teeTimes(cols) >= bestN {
+			best.cols, best.rows = cols, all.Length()
+		} else if cerr != nil {
+			return best, cerr
+		}
+	}
+	// A table whose cells span rows or columns (a course cell with rowspan over its course's
+	// rows) is read as its rendered grid (grid: true): each row then has every column.
+	if spans(all) {
+		read := crawler.GridReader()
+		var rows []*goquery.Selection
+		all.Slice(0, min(all.Length(), SampleRows)).Each(func(_ int, r *goquery.Selection) {
+			if tr, ok := read(r.Nodes[0]); ok {
+				rows = append(rows, &goquery.Selection{Nodes: []*html.Node{tr}})
+			}
+		})
+		if len(rows) > 0 {
+			cols, cerr := cellColumns(ctx, rows, bestHeader)
+			if cerr != nil {
+				return best, cerr
+			}
+			if teeTimes(cols) > 0 {
+				best.cols, best.grid = cols, true
+			}
+		}
+	}
+	var n int
+	best.booking, best.cols, n = bookingRows(best.cols)
+	if best.booking != "" {
+		best.row += ":has(" + best.booking + ")"
+		best.rows = n
+	}
+	return best, nil
+}
+
+// spans reports whether rows have a cell that spans rows or columns (rowspan or colspan over 1).
+func spans(rows *goquery.Selection) bool {
+	return rows.Find("td[rowspan], td[colspan], th[rowspan], th[colspan]").FilterFunction(func(_ int, c *goquery.Selection) bool {
+		for _, a := range []string{"rowspan", "colspan"} {
+			if n, err := strconv.Atoi(strings.TrimSpace(c.AttrOr(a, "1"))); err == nil && n > 1 {
+				return true
+			}
+		}
+		return false
+	}).Length() > 0
+}
+
+// teeTimes is the most values of one column that have a tee time's shape.
+func teeTimes(cols []column) int {
+	n := 0
+	for _, c := range cols {
+		if f := c.fits(cells["tee_time"], time.Time{}); f.ok && f.n > n {
+			n = f.n
+		}
+	}
+	return n
+}
+
+// headerRow reports whether a group's first row names its columns: its cells (td, like the
+// rows') are all text, none a number, and the column that reads the most tee times has none there
+// while most other rows have one.
+func headerRow(row *goquery.Selection, cols []column) bool {
+	texts := tdTexts(row)
+	if len(texts) < 2 {
+		return false
+	}
+	for _, t := range texts {
+		if t == "" || reDigits.MatchString(t) {
+			return false
+		}
+	}
+	tee, best := -1, 0
+	for i, c := range cols {
+		if f := c.fits(cells["tee_time"], time.Time{}); f.n > best {
+			tee, best = i, f.n
+		}
+	}
+	if tee < 0 {
+		return true // no column reads tee times with the header row among them
+	}
+	return cols[tee].values[0] == "" && best*2 >= len(cols[tee].values)-1
+}
+
+var reDigits = regexp.MustCompile(`^[\d\s.,:/()-]+$`)
+
+// tdTexts are a row's td cells' texts: the names of a header row made of td cells.
+func tdTexts(row *goquery.Selection) []string {
+	var out []string
+	row.Children().Filter("td").Each(func(_ int, td *goquery.Selection) { out = append(out, site.CleanText(td.Text())) })
+	return out
+}
+
+// bookingRows finds a booking link (a javascript: call, linkArgs) that some rows with a tee time
+// have and others lack: the rows without it cannot be booked (the page keeps booked tee times
+// with an image instead), so the rows are those with it. It returns the link's selector ("" when
+// no link tells them apart), and the columns and the number of rows without the others.
+func bookingRows(cols []column) (string, []column, int) {
+	tee := -1
+	for i, c := range cols {
+		if c.fits(cells["tee_time"], time.Time{}).ok && (tee < 0 || c.fits(cells["tee_time"], time.Time{}).n > cols[tee].fits(cells["tee_time"], time.Time{}).n) {
+			tee = i
+		}
+	}
+	if tee < 0 {
+		return "", cols, 0
+	}
+	for _, c := range cols {
+		sel, _, re := splitWhere(c.where)
+		if re == "" || !strings.Contains(sel, "*=") {
+			continue
+		}
+		with, without := 0, 0
+		for r := range c.values {
+			switch {
+			case cols[tee].values[r] == "":
+			case c.values[r] != "":
+				with++
+			default:
+				without++
+			}
+		}
+		if with == 0 || without == 0 {
+			continue
+		}
+		var keep []int
+		for r := range c.values {
+			if c.values[r] != "" {
+				keep = append(keep, r)
+			}
+		}
+		out := make([]column, len(cols))
+		for i, k := range cols {
+			out[i] = k
+			out[i].values = make([]string, len(keep))
+			for j, r := range keep {
+				out[i].values[j] = k.values[r]
+			}
+		}
+		return sel, out, len(keep)
+	}
+	return "", cols, 0
 }
 
 // signature is an element's tag and sorted classes: "tr.tee-row".
@@ -174,7 +359,21 @@ func listSelector(parent *goquery.Selection) string {
 	if own := ownSelector(s); own != "" {
 		return own
 	}
-	return goquery.NodeName(s)
+	// Without an id or a class: an attribute of its own that no other element of its kind in
+	// the page has (table[width='706'], a layout page's tables).
+	tag := goquery.NodeName(s)
+	if root := s.Closest("html"); root.Length() > 0 && tag != "html" && tag != "body" {
+		for _, a := range s.Nodes[0].Attr {
+			if a.Key == "id" || a.Key == "class" || a.Key == "style" || strings.ContainsAny(a.Val, "'\\\n") || a.Val == "" {
+				continue
+			}
+			sel := tag + "[" + a.Key + "='" + a.Val + "']"
+			if root.Find(sel).Length() == 1 {
+				return sel
+			}
+		}
+	}
+	return tag
 }
 
 func rowSelector(list string, row *goquery.Selection, sig string) string {
@@ -191,11 +390,12 @@ func rowSelector(list string, row *goquery.Selection, sig string) string {
 // their class when it is their own, else by nth-child) and header; for other rows the leaf
 // elements with a class and the classless children; for every row the arguments of its javascript: links (linkArgs). Each row is walked once (its classes counted in that walk), so the
 // work is linear in the rows' elements; it ends with ctx.
-func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, error) {
+func cellColumns(ctx context.Context, rows []*goquery.Selection, headers []string) ([]column, error) {
 	var cols []column
 	idx := map[string]int{}
-	var headers []string // only table rows are named by their header; looked up once a group
-	if goquery.NodeName(rows[0]) == "tr" {
+	// only table rows are named by their header (th cells, or a first row of td cells); looked
+	// up once a group
+	if headers == nil && goquery.NodeName(rows[0]) == "tr" {
 		headers = headerNames(rows[0])
 	}
 	for r, row := range rows {
@@ -236,8 +436,50 @@ func cellColumns(ctx context.Context, rows []*goquery.Selection) ([]column, erro
 			}
 		})
 		linkArgs(row, func(where, name, value string) { add(where, name, value) })
+		ownAttrs(row, func(where, name, value string) { add(where, name, value) })
 	}
 	return cols, nil
+}
+
+// ownAttrs calls add for what a row holds only in attributes: its own data-* attributes (the
+// part in data-coursekor) and the value of its submit buttons (an open time only in <input
+// type=submit value="7:30 AM">), each with its where (selector @attribute) and a name.
+func ownAttrs(row *goquery.Selection, add func(where, name, value string)) {
+	for _, a := range row.Nodes[0].Attr {
+		if strings.HasPrefix(a.Key, "data-") {
+			add(linkSep[1:]+a.Key, a.Key, a.Val)
+		}
+	}
+	row.Find("input[type=submit][value], input[type=button][value]").Each(func(_ int, el *goquery.Selection) {
+		sel := "input[type=" + el.AttrOr("type", "") + "]"
+		add(sel+linkSep+"value", sel+" value", el.AttrOr("value", ""))
+	})
+	// An element with a class that carries the row's values as attributes of its own
+	// (<p class="resv" date="…" course="2" time="06:00">): each such attribute a column.
+	row.Find("[class]").Each(func(_ int, el *goquery.Selection) {
+		cls := strings.Fields(el.AttrOr("class", ""))
+		if len(cls) == 0 {
+			return
+		}
+		sel := goquery.NodeName(el) + "." + cls[0]
+		for _, a := range el.Nodes[0].Attr {
+			if !standardAttr(a.Key) {
+				add(sel+linkSep+a.Key, a.Key, a.Val)
+			}
+		}
+	})
+}
+
+// standardAttr reports whether an attribute is HTML's own (style, links, layout, events), not a
+// value a page put there for its scripts.
+func standardAttr(k string) bool {
+	switch k {
+	case "class", "id", "style", "href", "src", "alt", "title", "width", "height", "align", "valign", "bgcolor", "colspan",
+		"rowspan", "border", "cellpadding", "cellspacing", "target", "type", "name", "value", "for", "rel", "lang", "dir",
+		"tabindex", "role", "action", "method", "disabled", "checked", "selected", "readonly", "nowrap", "scope":
+		return true
+	}
+	return strings.HasPrefix(k, "on") || strings.HasPrefix(k, "aria-")
 }
 
 // rowElements walks a row's elements once: how many of them match each tag.class, and its leaf

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,5 +32,15 @@ func TestOneClubCourseFromName(t *testing.T) {
 	sg, stderr := runSuggest(t, curl, Options{Date: day, DaysAhead: 1})
 	if sg.Complete || !strings.Contains(stderr, "give --name") {
 		t.Errorf("without --name or --target: complete %v; want a partial entry asking for --name", sg.Complete)
+	}
+}
+
+// notExactly's regex reads every text but the word.
+func TestNotExactly(t *testing.T) {
+	re := regexp.MustCompile(notExactly("없음"))
+	for v, want := range map[string]bool{"없음": false, "": false, "동코스": true, "없": true, "없음코스": true, "A": true, "음": true} {
+		if m := re.FindStringSubmatch(v); (m != nil && m[1] == v) != want {
+			t.Errorf("%q: match %v, want %v", v, m, want)
+		}
 	}
 }

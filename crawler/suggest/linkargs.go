@@ -72,6 +72,10 @@ const (
 // splitWhere splits linkWhere's form into its selector, attribute and regex; a plain selector
 // comes back alone.
 func splitWhere(where string) (sel, attr, re string) {
+	if rest, ok := strings.CutPrefix(where, linkSep[1:]); ok { // the row's own attribute
+		attr, re, _ = strings.Cut(rest, regexSep)
+		return "", attr, re
+	}
 	sel, rest, ok := strings.Cut(where, linkSep)
 	if !ok {
 		return where, "", ""

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,28 +55,59 @@ func (a *analysis) probeEmpty(ctx context.Context) error {
 		return err
 	}
 	a.say("probe-empty: fetched %s (%s, %d days ahead): status %d, %d bytes", fp.page.Request, far.Format("2006-01-02"), ProbeDays, fp.page.Status, len(fp.page.Body))
-	soldOut := a.soldOut(window)
+	soldOut, alike := a.soldOut(window, fp)
 	if !a.isJSON {
 		a.emptyWhenHTML(append(window, fp))
 	}
 	if fp.page.Err != nil {
 		a.say("probe-empty: the far-ahead page failed (%v); a sold-out date may fail the crawl", fp.page.Err)
+		if a.isJSON && soldOut == nil && alike != nil {
+			soldOut = alike
+		}
 		if a.isJSON && soldOut != nil {
-			a.emptyJSON(a.page.Body, soldOut.page.Body)
+			a.emptyJSON(ctx, a.page.Body, soldOut.page.Body)
 		}
 		return nil
+	}
+	switch {
+	case soldOut != nil:
+		a.say("probe-empty: the far-ahead answer differs from %s's, a date of the window that answered no rows: the far date is not open yet, %s is sold out",
+			soldOut.date.Format("2006-01-02"), soldOut.date.Format("2006-01-02"))
+	case alike != nil:
+		a.say("probe-empty: the far-ahead answer looks like %s's, a date of the window that answered no rows: one answer for both, so empty_when only (not_open would need them to differ)",
+			alike.date.Format("2006-01-02"))
+	default:
+		a.say("probe-empty: no date of the window answered without rows, so the far-ahead answer is compared with none: not_open is not proposed")
 	}
 	if a.isJSON {
-		if soldOut == nil {
-			a.emptyJSON(a.page.Body, fp.page.Body)
-			return nil
+		switch {
+		case soldOut != nil:
+			a.emptyJSON(ctx, a.page.Body, soldOut.page.Body)
+			a.notOpenJSON(soldOut.page.Body, fp.page.Body)
+		case alike != nil:
+			a.emptyJSON(ctx, a.page.Body, alike.page.Body)
+		default:
+			a.emptyJSON(ctx, a.page.Body, fp.page.Body)
+			a.emptyListToo()
 		}
-		a.emptyJSON(a.page.Body, soldOut.page.Body)
-		a.notOpenJSON(soldOut.page.Body, fp.page.Body)
 		return nil
 	}
-	a.emptyHTML(fp)
+	a.emptyHTML(fp, soldOut)
 	return nil
+}
+
+// emptyListToo adds the rows being empty to empty_when when it only holds a code the far-ahead
+// answer says: no sold-out date was seen, and one may answer the rows' own code with an empty
+// list (after json.success held, an empty list then reads as sold out rather than failing).
+func (a *analysis) emptyListToo() {
+	j := a.out.JSON
+	for _, c := range j.EmptyWhen {
+		if c.Path == j.Rows && c.Is == "empty" {
+			return
+		}
+	}
+	j.EmptyWhen = append(j.EmptyWhen, site.JSONCondition{Path: j.Rows, Is: "empty"})
+	a.say("empty_when ← %s is empty too: no sold-out date of the window was seen, and it may answer with an empty list", j.Rows)
 }
 
 // probe fetches the request for date after the politeness's delay; it counts towards MaxProbes.
@@ -90,7 +122,7 @@ func (a *analysis) probe(ctx context.Context, date time.Time) (probed, error) {
 	}
 	p := probed{date: date, page: page}
 	if page.Err == nil {
-		p.rows, p.markers = a.pageRows(page.Body)
+		p.rows, p.markers = a.pageRows(ctx, page.Body)
 	}
 	return p, nil
 }
@@ -160,48 +192,87 @@ func midnight(t time.Time) time.Time {
 // days is the number of calendar days from a to b.
 func days(a, b time.Time) int { return int(b.Sub(a).Round(24*time.Hour) / (24 * time.Hour)) }
 
-// soldOut is the first probed date of the window that answered without rows and did not fail:
-// a sold-out answer, or one past the booking window (nil: none).
-func (a *analysis) soldOut(window []probed) *probed {
+// soldOut is the first probed date of the window that answered without rows, did not fail, and
+// whose answer differs from the far-ahead one (another code or message, a table where it has
+// none): a sold-out date, the far one not open yet. alike is the first such date whose answer
+// looks like the far-ahead one (nil: none): then one answer says both.
+func (a *analysis) soldOut(window []probed, far probed) (soldOut, alike *probed) {
 	for i := range window {
-		if p := &window[i]; p.page.Err == nil && p.rows == 0 && (!a.isJSON || !alertOnly(p.page.Body)) {
-			return p
+		p := &window[i]
+		if p.page.Err != nil || p.rows > 0 {
+			continue
+		}
+		if far.page.Err == nil && a.lookAlike(p.page.Body, far.page.Body) {
+			if alike == nil {
+				alike = p
+			}
+			continue
+		}
+		if soldOut == nil {
+			soldOut = p
 		}
 	}
-	return nil
+	return soldOut, alike
 }
 
-// pageRows counts the rows of an answer that hold a tee time, and for HTML the texts of the rows
-// that match row but hold none (a sold-out marker row).
-func (a *analysis) pageRows(body []byte) (int, []string) {
-	if a.isJSON {
-		rows := gjson.GetBytes(body, a.out.JSON.Rows)
-		if !rows.IsArray() {
-			return 0, nil
+// lookAlike reports whether two answers without rows say the same: for JSON the same result
+// members (code, message, status: reCodeName) and the rows path alike (absent, null or empty);
+// for HTML both only alerting the same message, or neither alerting.
+func (a *analysis) lookAlike(x, y []byte) bool {
+	if !a.isJSON {
+		mx, my := reAlert.FindSubmatch(x), reAlert.FindSubmatch(y)
+		return (mx == nil) == (my == nil) && (mx == nil || string(mx[1]) == string(my[1])) && a.hasList(x) == a.hasList(y)
+	}
+	dx, dy := gjson.ParseBytes(x), gjson.ParseBytes(y)
+	same := true
+	for _, d := range []gjson.Result{dx, dy} {
+		for _, m := range a.resultMembers(d) {
+			if dx.Get(m.path).String() != dy.Get(m.path).String() {
+				same = false
+			}
 		}
-		return len(rows.Array()), nil
+	}
+	rowsState := func(d gjson.Result) string {
+		v := d.Get(a.out.JSON.Rows)
+		switch {
+		case !v.Exists() || v.Type == gjson.Null:
+			return "null"
+		case v.IsArray():
+			return "array"
+		}
+		return "other"
+	}
+	return same && rowsState(dx) == rowsState(dy)
+}
+
+// hasList reports whether an HTML answer shows the element that holds the rows.
+func (a *analysis) hasList(body []byte) bool {
+	if a.out.List == "" {
+		return true
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
+	return err == nil && doc.Find(a.out.List).Length() > 0
+}
+
+// pageRows counts the rows of an answer that the entry reads as listings (the crawler's parser,
+// so that a grid, grouped rows and link arguments count alike), and for HTML without one the
+// texts of the rows that match row (a sold-out marker row).
+func (a *analysis) pageRows(ctx context.Context, body []byte) (int, []string) {
+	ls, _ := a.rowListings(ctx, body) // a page that fails has no rows
+	if len(ls) > 0 || a.isJSON {
+		return len(ls), nil
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(body)))
 	if err != nil {
 		return 0, nil
 	}
-	n := 0
 	var markers []string
-	tee := cells["tee_time"]
 	doc.Find(a.out.Row).Each(func(_ int, row *goquery.Selection) {
-		cell := row
-		if f := a.out.Fields["tee_time"]; f.Selector != "" {
-			cell = row.Find(f.Selector).First()
-		}
-		if slices.ContainsFunc(tee.Shapes, func(sh site.Shape) bool { return sh.Match(cell.Text()) }) {
-			n++
-			return
-		}
 		if text := site.CleanText(row.Text()); text != "" {
 			markers = append(markers, text)
 		}
 	})
-	return n, markers
+	return 0, markers
 }
 
 // emptyWhenHTML proposes empty_when from the marker rows the probed answers without tee times
@@ -219,26 +290,82 @@ func (a *analysis) emptyWhenHTML(pages []probed) {
 	}
 }
 
-// alertOnly reports whether an answer only alerts (a date not open yet on a classic club site).
-func alertOnly(body []byte) bool { return reAlert.Match(body) }
-
 // notOpenJSON proposes json.not_open_when when the far-ahead answer says something else than
 // the sold-out one in a result member (a code or message): the far-ahead date is not open yet.
 func (a *analysis) notOpenJSON(soldOut, far []byte) {
 	so, fa := gjson.ParseBytes(soldOut), gjson.ParseBytes(far)
-	fa.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.Type != gjson.String {
-			return true
+	for _, m := range a.resultMembers(fa) {
+		v, path := m.v, m.path
+		if v.Type != gjson.String || !steady(v.String()) {
+			continue
 		}
-		path := gjsonPath([]string{name})
 		if sv := so.Get(path); sv.Exists() && sv.String() != v.String() {
 			a.out.JSON.NotOpenWhen = []site.JSONCondition{{Path: path, Equals: v.String()}}
 			a.say("json.not_open_when ← %s equals %q: the far-ahead date says it where a sold-out date says %q: not open yet, it opens and closes nothing", path, v.String(), sv.String())
-			return false
+			return
+		}
+	}
+}
+
+// resultMember is a member of a JSON answer that may say how the request went.
+type resultMember struct {
+	path, name string
+	v          gjson.Result
+}
+
+// resultMembers are the scalar members of an answer's top level and of its objects one level
+// down (result.status) that resultName takes, in the answer's order.
+func (a *analysis) resultMembers(doc gjson.Result) []resultMember {
+	var out []resultMember
+	doc.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		switch {
+		case v.IsObject():
+			v.ForEach(func(k2, v2 gjson.Result) bool {
+				if n2 := k2.String(); !v2.IsObject() && !v2.IsArray() && a.resultName(n2) && a.resultName(name+"."+n2) {
+					out = append(out, resultMember{path: gjsonPath([]string{name, n2}), name: n2, v: v2})
+				}
+				return true
+			})
+		case !v.IsArray() && a.resultName(name):
+			out = append(out, resultMember{path: gjsonPath([]string{name}), name: name, v: v})
 		}
 		return true
 	})
+	return out
+}
+
+// steady reports whether a message is the same on every date it is said on: a code (9001,
+// NO_DATA), or a sentence without digits (a count or a date in it changes from day to day).
+func steady(s string) bool {
+	return reCode.MatchString(s) || !strings.ContainsAny(s, "0123456789")
+}
+
+// resultName reports whether a top-level member of a JSON answer may say how the request went
+// (a code, a message, a status): named so, and no echo of the request's own parameters (an answer
+// that repeats CourseCode=138 says nothing of the result, and another club's page would fail).
+func (a *analysis) resultName(name string) bool {
+	if !reCodeName.MatchString(name) {
+		return false
+	}
+	return !slices.ContainsFunc(requestNames(a.t.full), func(n string) bool { return strings.EqualFold(n, name) })
+}
+
+// requestNames are the names of a request's parameters: its query's, form's and JSON body's.
+func requestNames(rt site.RequestTemplate) []string {
+	var out []string
+	if u, err := url.Parse(rt.URL); err == nil {
+		for k := range u.Query() {
+			out = append(out, k)
+		}
+	}
+	for k := range rt.Form {
+		out = append(out, k)
+	}
+	for k := range rt.JSON {
+		out = append(out, k)
+	}
+	return out
 }
 
 var (
@@ -246,28 +373,32 @@ var (
 	reCode     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,20}$`) // a code, not a sentence
 )
 
-func (a *analysis) emptyJSON(full, empty []byte) {
+func (a *analysis) emptyJSON(ctx context.Context, full, empty []byte) {
 	j := a.out.JSON
 	rows := gjson.GetBytes(empty, j.Rows)
 	if rows.IsArray() && len(rows.Array()) > 0 {
-		a.say("probe-empty: the far-ahead date has %d rows too; what an empty answer looks like is unknown (empty_when left out)", len(rows.Array()))
+		if c, ok := a.markerRow(ctx, empty, rows); ok {
+			j.EmptyWhen = []site.JSONCondition{c}
+			a.say("empty_when ← %s equals %q: the empty answer's rows hold only this marker, no tee time (with the entry such an answer is sold out, not a rejected row)", c.Path, c.Equals)
+			return
+		}
+		a.say("probe-empty: the empty date has %d rows too; what an empty answer looks like is unknown (empty_when left out)", len(rows.Array()))
 		return
 	}
 	fullDoc, emptyDoc := gjson.ParseBytes(full), gjson.ParseBytes(empty)
 	var differs *site.JSONCondition
-	emptyDoc.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
-			return true
+	for _, m := range a.resultMembers(emptyDoc) {
+		v, path := m.v, m.path
+		if v.Type == gjson.Null {
+			continue
 		}
-		fv := fullDoc.Get(gjsonPath([]string{name}))
-		path := gjsonPath([]string{name})
+		fv := fullDoc.Get(path)
 		switch {
 		case !fv.Exists():
-		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(name), "code"):
+		case fv.String() == v.String() && j.Success == nil && strings.Contains(strings.ToLower(m.name), "code"):
 			j.Success = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("json.success ← %s equals %q: the result code of both the answer with rows and the empty one", path, v.String())
-		case fv.String() != v.String() && differs == nil && v.Type == gjson.String:
+		case fv.String() != v.String() && differs == nil && v.Type == gjson.String && steady(v.String()):
 			differs = &site.JSONCondition{Path: path, Equals: v.String()}
 			a.say("empty_when ← %s equals %q: it says %q when there are rows", path, v.String(), fv.String())
 			if j.Success == nil && reCode.MatchString(fv.String()) {
@@ -275,35 +406,87 @@ func (a *analysis) emptyJSON(full, empty []byte) {
 				a.say("json.success ← %s equals %q: what the answer with rows says (an error answer fails the page)", path, fv.String())
 			}
 		}
-		return true
-	})
+	}
 	if differs != nil {
 		j.EmptyWhen = []site.JSONCondition{*differs}
 		return
 	}
-	j.EmptyWhen = []site.JSONCondition{emptyCond(emptyDoc, j.Rows)}
+	if c, ok := countMember(fullDoc, emptyDoc); ok {
+		j.EmptyWhen = []site.JSONCondition{c}
+		a.say("empty_when ← %s equals \"0\": it counts the rows (%s with rows)", c.Path, fullDoc.Get(c.Path).String())
+		if j.Success == nil {
+			a.successFromShared(fullDoc, emptyDoc)
+		}
+		return
+	}
+	rowsPath, _, _ := strings.Cut(j.Rows, "[]") // a grouped rows path: its outermost part
+	j.EmptyWhen = []site.JSONCondition{emptyCond(emptyDoc, rowsPath)}
 	a.say("empty_when ← %s is %s: so the empty answer reads", j.EmptyWhen[0].Path, j.EmptyWhen[0].Is)
 	if j.Success == nil {
 		a.successFromShared(fullDoc, emptyDoc)
 	}
 }
 
-// successFromShared sets json.success to a status-like member both answers share: without one,
-// an is-condition would also hold for an error answer that lacks the rows (crawler check warns).
-func (a *analysis) successFromShared(full, empty gjson.Result) {
-	empty.ForEach(func(k, v gjson.Result) bool {
-		name := k.String()
-		if !reCodeName.MatchString(name) || v.IsObject() || v.IsArray() || v.Type == gjson.Null {
-			return true
-		}
-		path := gjsonPath([]string{name})
-		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
-			a.out.JSON.Success = &site.JSONCondition{Path: path, Equals: v.String()}
-			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
+// markerRow is the empty_when of an empty answer whose rows array holds rows the entry reads no
+// listing from (a marker: {"msg":"예약 가능한 시간이 없습니다"}): the first steady text member of its
+// first row.
+func (a *analysis) markerRow(ctx context.Context, body []byte, rows gjson.Result) (site.JSONCondition, bool) {
+	if ls, err := a.rowListings(ctx, body); err == nil && len(ls) > 0 || strings.Contains(a.out.JSON.Rows, "[]") {
+		return site.JSONCondition{}, false
+	}
+	var out site.JSONCondition
+	found := false
+	rows.Array()[0].ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.String && v.Str != "" && steady(v.Str) {
+			out, found = site.JSONCondition{Path: a.out.JSON.Rows + ".0." + gjsonPath([]string{k.String()}), Equals: v.Str}, true
 			return false
 		}
 		return true
 	})
+	return out, found
+}
+
+// reCountName is a member's name that counts something (count, cnt, total, totalCount).
+var reCountName = regexp.MustCompile(`(?i)(count|cnt|total)`)
+
+// countMember is a top-level number member named like a count that is above 0 in the answer
+// with rows and 0 in the empty one: the answer's count of its rows.
+func countMember(full, empty gjson.Result) (site.JSONCondition, bool) {
+	var out site.JSONCondition
+	found := false
+	empty.ForEach(func(k, v gjson.Result) bool {
+		name := k.String()
+		if v.Type != gjson.Number || v.String() != "0" || !reCountName.MatchString(name) {
+			return true
+		}
+		path := gjsonPath([]string{name})
+		if fv := full.Get(path); fv.Type == gjson.Number && fv.Int() > 0 {
+			out, found = site.JSONCondition{Path: path, Equals: "0"}, true
+			return false
+		}
+		return true
+	})
+	return out, found
+}
+
+// successFromShared sets json.success to a status-like member both answers share: without one,
+// an is-condition would also hold for an error answer that lacks the rows (crawler check warns).
+func (a *analysis) successFromShared(full, empty gjson.Result) {
+	for _, m := range a.resultMembers(empty) {
+		v, path := m.v, m.path
+		if v.Type == gjson.Null {
+			continue
+		}
+		if fv := full.Get(path); fv.Exists() && fv.String() == v.String() {
+			a.out.JSON.Success = &site.JSONCondition{Path: path, Equals: v.String()}
+			a.say("json.success ← %s equals %q: both answers say it", path, v.String())
+			break
+		}
+	}
+	if a.out.JSON.Success == nil && full.IsArray() && empty.IsArray() {
+		a.out.JSON.Success = &site.JSONCondition{Path: "#", Is: "present"}
+		a.say("json.success ← # is present: both answers are an array (an error answer, an object, fails the page)")
+	}
 	if a.out.JSON.Success == nil {
 		a.say("json.success: no member that both answers share says success; an error answer without %s would read as sold out (crawler check warns)", a.out.JSON.EmptyWhen[0].Path)
 	}
@@ -343,7 +526,10 @@ func splitPath(p string) []string {
 	return append(out, cur.String())
 }
 
-func (a *analysis) emptyHTML(fp probed) {
+// emptyHTML says what the far-ahead page shows; an alert-only one becomes not_open only when a
+// date of the window answered otherwise without rows (differs).
+func (a *analysis) emptyHTML(fp probed, soldOut *probed) {
+	differs := soldOut != nil
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(crawler.TableFragment(fp.page.Body)))
 	if err != nil {
 		return
@@ -357,10 +543,44 @@ func (a *analysis) emptyHTML(fp probed) {
 		a.say("probe-empty: the far-ahead page shows %s with only its marker row: an empty day reads as sold out with empty_when", list)
 	case listThere:
 		a.say("probe-empty: the far-ahead page has no rows and still has %s: an empty day reads as sold out", list)
-	case a.notOpen(fp.page.Body):
+	case a.notOpen(fp.page.Body, differs):
+	case differs && a.notOpenText(fp, soldOut):
 	default:
 		a.say("probe-empty: the far-ahead page lacks %s: a sold-out day would read as a failed page", list)
 	}
+}
+
+// notOpenText proposes not_open from a far-ahead page that lacks the list where a date of the
+// window without rows (soldOut) shows it: the first text of the far page that the other does not
+// show (a notice: "Tee times for this date are not available to members yet").
+func (a *analysis) notOpenText(fp probed, soldOut *probed) bool {
+	if soldOut == nil || len(a.out.Requests) == 0 {
+		return false
+	}
+	shown := site.CleanText(string(soldOut.page.Body))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(fp.page.Body))
+	if err != nil {
+		return false
+	}
+	text := ""
+	doc.Find("body *").EachWithBreak(func(_ int, el *goquery.Selection) bool {
+		if el.Children().Length() > 0 || goquery.NodeName(el) == "script" || goquery.NodeName(el) == "option" {
+			return true
+		}
+		t := strings.TrimRight(site.CleanText(el.Text()), ".")
+		if len([]rune(t)) >= 8 && len([]rune(t)) <= 80 && steady(t) && !strings.Contains(shown, t) {
+			text = t
+			return false
+		}
+		return true
+	})
+	if text == "" {
+		return false
+	}
+	a.out.NotOpen = &site.PageMatch{Contains: text}
+	a.say("not_open ← contains %q: the far-ahead page shows it and lacks %s, where %s's page without rows shows the list: a date not open yet, it opens and closes nothing",
+		text, a.out.List, soldOut.date.Format("2006-01-02"))
+	return true
 }
 
 // reAlert is the message of a page that only alerts and goes back, as classic club sites answer
@@ -369,12 +589,16 @@ var reAlert = regexp.MustCompile(`alert\(\s*['"]([^'"]{2,80})['"]\s*\)`)
 
 // notOpen proposes not_open from a far-ahead answer that only alerts: such a date is not open yet,
 // not sold out. It needs requests (a url_template page cannot be attributed to its date).
-func (a *analysis) notOpen(body []byte) bool {
+func (a *analysis) notOpen(body []byte, differs bool) bool {
 	m := reAlert.FindSubmatch(body)
 	if m == nil {
 		return false
 	}
 	text := strings.TrimRight(site.CleanText(string(m[1])), ".")
+	if !differs {
+		a.say("probe-empty: the far-ahead page only alerts %q; not_open is not proposed (no date of the window answered otherwise without rows): if it is how a date not open yet answers, add not_open: {contains: %q}", text, text)
+		return true
+	}
 	if len(a.out.Requests) == 0 {
 		a.say("probe-empty: the far-ahead page only alerts %q: a date not open yet; not_open needs requests, so declare the page as requests and add not_open: {contains: %q}", text, text)
 		return true

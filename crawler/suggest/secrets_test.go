@@ -108,14 +108,112 @@ func TestParseCurlBasicAuth(t *testing.T) {
 
 func TestSecretNames(t *testing.T) {
 	for _, n := range []string{"sid", "user_sid", "userSid", "SID", "PHPSESSID", "ASPSESSIONIDQAQB", "jsessionid", "pwd", "userPw", "user_pw",
-		"passwd", "api_key", "X-Api-Secret", "access_token", "_csrf", "Cookie", "X-Session-Id"} {
+		"passwd", "api_key", "X-Api-Secret", "access_token", "_csrf", "Cookie", "X-Session-Id",
+		"signature", "sig", "X-Signature", "X-Client-Signature", "hash", "hashValue", "HMAC", "hmacSha256", "otp", "otpCode", "pin", "PIN_NO", "userPin"} {
 		if !isSecretName(n) {
 			t.Errorf("%s is not taken for a credential", n)
 		}
 	}
-	for _, n := range []string{"side", "inside", "ymd", "club_code", "book_date", "courseId", "golfResDate", "X-Requested-With", "page", "roundDay", "gc", "power"} {
+	for _, n := range []string{"side", "inside", "ymd", "club_code", "book_date", "courseId", "golfResDate", "X-Requested-With", "page", "roundDay", "gc", "power",
+		"spin", "pinehurst", "cashier", "signal", "shopping", "courseKey", "keyword"} {
 		if isSecretName(n) {
 			t.Errorf("%s is taken for a credential", n)
 		}
+	}
+	for _, n := range []string{"X-Access-Key", "X-Client-Key", "X-Api-Key"} {
+		if !isSecretHeader(n) {
+			t.Errorf("header %s is not taken for a credential", n)
+		}
+	}
+	for _, n := range []string{"X-Requested-With", "Accept", "X-Keyboard"} {
+		if isSecretHeader(n) {
+			t.Errorf("header %s is taken for a credential", n)
+		}
+	}
+}
+
+// TestSuggestDropsSecrets (review 4, F8): a request signed per request or carrying a one-time
+// code: the query's signature, hash, otp and pin and the headers X-Access-Key, X-Signature and
+// X-Client-Signature reached the sites file (and the query ones stderr's fetched lines). Each is
+// now a credential, named in the dropped line; the names match as whole words, so a name that
+// only holds the letters (spin, pinehurst, cashier) stays.
+func TestSuggestDropsSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `<html><body><table id="res"><tr><th>골프장</th><th>시간</th><th>그린피</th></tr>`)
+		if r.FormValue("date") == "2026-12-05" {
+			fmt.Fprint(w, `<tr class="slot"><td>레이크 CC</td><td>06:30</td><td>130,000원</td></tr><tr class="slot"><td>레이크 CC</td><td>07:00</td><td>140,000원</td></tr>`)
+		}
+		fmt.Fprint(w, `</table></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + "/tee?s=sg&date=2026-12-05&apiKey=AK111&signature=SIG222&hash=HSH333&otp=OTP444&pin=PIN555&spin=1' " +
+		"-H 'X-Access-Key: ACC666' -H 'X-Signature: SIG777' -H 'X-Client-Signature: SIGVAL123' -H 'X-Client-Key: CLK888' " +
+		"-H 'X-Amz-Security-Token: AMZ888' -H 'Proxy-Authorization: Basic PRX999' -H 'X-Naver-Client-Secret: NAV000'"
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), DaysAhead: 1, ProbeEmpty: true, Name: "club"})
+	for _, s := range []string{"AK111", "SIG222", "HSH333", "OTP444", "PIN555", "ACC666", "SIG777", "SIGVAL123", "CLK888", "AMZ888", "PRX999", "NAV000"} {
+		if strings.Contains(string(sg.YAML), s) {
+			t.Errorf("%s reached the sites file", s)
+		}
+		if strings.Contains(stderr, s) {
+			t.Errorf("%s reached stderr", s)
+		}
+	}
+	if !strings.Contains(string(sg.YAML), "spin=1") {
+		t.Errorf("the query's spin (not a pin) was dropped")
+	}
+	var dropped string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "dropped from the output") {
+			dropped = line
+		}
+	}
+	for _, name := range []string{"query signature", "query hash", "query otp", "query pin", "X-Access-Key", "X-Signature", "X-Client-Signature", "X-Client-Key"} {
+		if !strings.Contains(dropped, name) {
+			t.Errorf("the dropped line does not name %s: %q", name, dropped)
+		}
+	}
+}
+
+// TestSuggestDropsPersonalIDs (issue 49, item 6): the copied request carries the logged-in
+// member's number and phone (msNum, tel2, tel3), and the answer echoes the request. They were
+// kept in the entry and printed on stderr. They are left out and named when the entry reads
+// the same listings without them; memberType (no id: a whole-word rule) stays.
+func TestSuggestDropsPersonalIDs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		// The answer echoes the request's own parameters, as the club's getTeeList does.
+		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
+		if r.PostForm.Get("date") == "20261205" {
+			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
+		}
+		fmt.Fprint(w, `]}`)
+	}))
+	t.Cleanup(srv.Close)
+	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=750010012345&tel1=010&tel2=5512&tel3=7734&memberType=1'"
+	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"})
+	for _, s := range []string{"750010012345", "5512", "7734"} {
+		if strings.Contains(string(sg.YAML), s) || strings.Contains(stderr, s) {
+			t.Errorf("%s reached the output or stderr", s)
+		}
+	}
+	if !sg.Complete {
+		t.Errorf("not complete: undecided %v, missing %v", sg.Undecided, sg.Missing)
+	}
+	if !strings.Contains(stderr, "personal: form msNum, form tel1, form tel2, form tel3 left out of the output") {
+		t.Errorf("stderr does not name the personal values left out")
+	}
+	if !strings.Contains(string(sg.YAML), "memberType: \"1\"") {
+		t.Errorf("memberType was left out")
 	}
 }

@@ -40,6 +40,9 @@ type column struct {
 	values []string
 	// struck is how many of its cells are struck through (HTML <del>, <s>): a list price's
 	struck int
+	// sources, for a fallback made of two columns (the sale price, else the list price), are the
+	// columns read in order; values are then the fallback's reading.
+	sources []string
 }
 
 // fit is how a column's values fit a cell.

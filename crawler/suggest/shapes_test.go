@@ -38,6 +38,10 @@ func TestDateAndTargetTemplates(t *testing.T) {
 			url: `md={{.Date.Format "01/02" | urlquery}}&t=0630`, dateFound: true},
 		{name: "without --date 1205 is not a date", req: Request{Method: "GET", URL: "http://h/a?md=1205&y=2026"},
 			url: `http://h/a?md=1205&y=2026`},
+		{name: "the play date's month beside it (issue 49 item 5)", req: Request{Method: "GET", URL: "http://h/a?selYM=202612&selDate=20261205"},
+			url: `selYM={{.Date.Format "200601"}}&selDate={{.Date.Format "20060102"}}`, dateFound: true},
+		{name: "a month-first date with its year", date: day, req: Request{Method: "GET", URL: "http://h/a?calDate=12%2F05%2F2026&d2=12-05-2026"},
+			url: `calDate={{.Date.Format "01/02/2006" | urlquery}}&d2={{.Date.Format "01-02-2006"}}`, dateFound: true},
 		{name: "a JSON body, its number id a string", req: Request{Method: "POST", URL: "http://h/a", Body: `{"clubId":101,"date":"20261205","n":{"x":"{{"}}`},
 			body: `clubId={{.Target.id}} date={{.Date.Format "20060102"}} n=map[x:{{"{{"}}]`, dateFound: true},
 	} {

@@ -20,11 +20,17 @@ import (
 
 // Options are the inputs of Suggest.
 type Options struct {
-	Request    Request
-	Date       time.Time // the play date the request asked for; zero: found in the request
-	Targets    []site.Target
-	Examples   []string // values seen on the page, checked against the fields found
-	Name       string   // the site's name; "": from the host
+	Request Request
+	Date    time.Time // the play date the request asked for; zero: found in the request
+	Targets []site.Target
+	// Examples are what the page shows for one tee time: each a row of text ('12/06 06:30
+	// 샤인코스 160,000원 4명', split by the crawler's shapes) or cell=value (price=160,000; all
+	// of these together are one more row). They bind: the entry must read each of them.
+	Examples []string
+	// Command is the command line suggest was run with (ShellCommand), for the command to run
+	// again with an example when a cell is undecided; "": a sketch of it.
+	Command    string
+	Name       string // the site's name; "": from the host
 	DaysAhead  int
 	ProbeEmpty bool // fetch a far-ahead date to learn what an empty answer looks like
 	// Now is the clock the crawl's window (today .. today+DaysAhead) is read on; nil: time.Now.
@@ -35,14 +41,17 @@ type Options struct {
 
 // Suggestion is what Suggest found.
 type Suggestion struct {
-	YAML     []byte      // the sites file, one site
-	Site     *site.Site  // that site, compiled
-	Complete bool        // every required field was found and no login is to be filled in
-	Login    bool        // the page needs a login: the login block's credentials are to be set
-	Missing  []string    // required fields not found
-	Dropped  []string    // credentials left out of the output (headers; "query NAME", "form NAME", ...)
-	Date     time.Time   // the play date used
-	Target   site.Target // the given target the request asked for (nil: none)
+	YAML     []byte     // the sites file, one site
+	Site     *site.Site // that site, compiled
+	Complete bool       // every required field was found and no login is to be filled in
+	Login    bool       // the page needs a login: the login block's credentials are to be set
+	Missing  []string   // required fields not found
+	// Undecided are the cells more than one column reads alike and nothing decided (no rule, no
+	// example): the entry is printed with the leading candidate, and is not complete.
+	Undecided []string
+	Dropped   []string    // credentials left out of the output (headers; "query NAME", "form NAME", ...)
+	Date      time.Time   // the play date used
+	Target    site.Target // the given target the request asked for (nil: none)
 }
 
 // ProbeDays is how far after the play date the empty probe asks.
@@ -90,7 +99,8 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	}
 	a.showTheWay()
 	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
-	sg.Complete = !sg.Login && len(a.missing) == 0
+	sg.Undecided = a.contested
+	sg.Complete = !sg.Login && len(a.missing) == 0 && len(a.contested) == 0
 	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
 	b, err := marshal(out, comment)
 	if err != nil {
@@ -107,6 +117,8 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 	sg.Site = sites[0]
 	if !sg.Login {
 		a.crawlCheck(ctx, sg.Site)
+		sg.Undecided = a.contested
+		sg.Complete = sg.Complete && len(a.contested) == 0
 	}
 	return sg, nil
 }

@@ -20,7 +20,10 @@ import (
 // The play date's spellings a request may carry, as Go layouts, longest first. Year-less ones
 // are only looked for when the date is given (--date): "1205" is also a tee time.
 var (
-	fullLayouts     = []string{"2006-01-02", "2006.01.02", "2006/01/02", "20060102"}
+	fullLayouts = []string{"2006-01-02", "2006.01.02", "2006/01/02", "01/02/2006", "01-02-2006", "01.02.2006", "20060102"}
+	// monthLayouts are the play date's month's spellings: a whole value that spells it (selYM=202612
+	// beside selDate=20261205) asks for the date's month.
+	monthLayouts    = []string{"200601", "2006-01", "2006.01", "2006/01"}
 	yearlessLayouts = []string{"01/02", "01-02", "01.02"}
 	reAnyFullDate   = regexp.MustCompile(`(?:^|[^0-9])((?:19|20)\d\d)(-|\.|/|%2F|)(0[1-9]|1[0-2])(-|\.|/|%2F|)(0[1-9]|[12]\d|3[01])(?:$|[^0-9])`)
 )
@@ -38,15 +41,24 @@ type templated struct {
 	full      site.RequestTemplate
 	values    []string
 	passwords []string
+	// personal are the golfer's own ids and phone numbers in the query, form or body ("form
+	// msNum"), left out of req; withoutPersonal is full without them, to ask whether the page
+	// answers the same listings without them.
+	personal        []string
+	withoutPersonal site.RequestTemplate
 }
 
 // secretParts are what a header, query, path-parameter, form or JSON name holding a login,
 // session or CSRF token or a password contains; secretWords are shorter ones that must be a
-// whole word of the name (sid, not inside).
+// whole word of the name (sid, not inside; pin, not spin): a session id, a password, a request's
+// signature or hash (recomputed per request, useless stale anyway), a one-time code or a PIN.
+// secretHeaderWords are whole words that make a header name a credential (X-Access-Key,
+// X-Client-Key) but not a query's or form's (a courseKey is a course's id).
 var (
 	secretParts = []string{"cookie", "authorization", "csrf", "xsrf", "token", "session", "auth", "api-key", "apikey", "api_key",
 		"pass", "pwd", "secret", "jsessionid", "phpsessid", "aspsessionid"}
-	secretWords = []string{"sid", "pw"}
+	secretWords       = []string{"sid", "pw", "sig", "signature", "hash", "hmac", "otp", "pin"}
+	secretHeaderWords = []string{"key"}
 	// passwordParts name a password: such a form field becomes the login block's credential.
 	passwordParts = []string{"pass", "pwd"}
 )
@@ -66,6 +78,40 @@ func isSecretName(name string) bool {
 		}
 	}
 	return false
+}
+
+// isSecretHeader reports whether a header carries a credential: a secret name, or one with a
+// key among its words.
+func isSecretHeader(name string) bool {
+	return isSecretName(name) || slices.ContainsFunc(nameWords(name), func(w string) bool { return slices.Contains(secretHeaderWords, w) })
+}
+
+// personWords and idNameWords make a name a person's own id when it has one word of each
+// (msNum, memberNo, mem_id, userId, custNo; not memberType); phoneWords a phone number's (tel2,
+// mobile). reKoreanPersonal is the same in Korean (회원번호).
+var (
+	personWords      = []string{"ms", "mem", "member", "user", "usr", "cust", "customer"}
+	idNameWords      = []string{"id", "no", "num", "number", "seq", "cd"}
+	phoneWords       = []string{"tel", "phone", "mobile", "hp", "handphone", "cellphone"}
+	reKoreanPersonal = regexp.MustCompile(`회원번호|회원아이디|전화번호|휴대폰`)
+)
+
+// isPersonalName reports whether a query, form or JSON name carries the golfer's own id or phone
+// number: a person word and an id word among its whole words, or a phone word.
+func isPersonalName(name string) bool {
+	if reKoreanPersonal.MatchString(name) {
+		return true
+	}
+	person, id := false, false
+	for _, w := range nameWords(name) {
+		w = strings.TrimRight(w, "0123456789")
+		person = person || slices.Contains(personWords, w)
+		id = id || slices.Contains(idNameWords, w)
+		if slices.Contains(phoneWords, w) {
+			return true
+		}
+	}
+	return person && id
 }
 
 // isPasswordName reports whether a form name is a password's.
@@ -118,15 +164,22 @@ func findDate(r Request) (time.Time, string, bool) {
 // {{.Date}}, a given target's id {{.Target.id}}; credential headers are dropped (and kept aside
 // in secret), browser headers left out.
 func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any)) (templated, error) {
-	t, err := buildTemplate(r, date, withYearless, targets, say, true)
+	t, err := buildTemplate(r, date, withYearless, targets, say, true, true)
 	if err != nil {
 		return t, err
 	}
-	full, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false)
+	full, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false, false)
 	if err != nil {
 		return t, err
 	}
 	t.full = full.req
+	if len(t.personal) > 0 {
+		without, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false, true)
+		if err != nil {
+			return t, err
+		}
+		t.withoutPersonal = without.req
+	}
 	for _, vs := range t.secret {
 		for _, v := range vs {
 			t.values = append(t.values, v)
@@ -144,7 +197,7 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.T
 
 // buildTemplate is makeTemplate's one pass: with drop, the credentials in the query, path
 // parameters, form and JSON body are left out (and named), else kept as they are.
-func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any), drop bool) (templated, error) {
+func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any), drop, dropPersonal bool) (templated, error) {
 	var t templated
 	t.secret = http.Header{}
 	t.req.Method = r.Method
@@ -152,7 +205,7 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.
 	if withYearless {
 		layouts = append(append([]string(nil), fullLayouts...), yearlessLayouts...)
 	}
-	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say, drop: drop}
+	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say, drop: drop, dropPersonal: dropPersonal}
 	t.req.URL = sub.url(r.URL)
 	names := make([]string, 0, len(r.Header))
 	for k := range r.Header {
@@ -163,7 +216,7 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.
 	for _, k := range names {
 		v := strings.Join(r.Header[k], "; ")
 		switch {
-		case isSecretName(k):
+		case isSecretHeader(k):
 			t.dropped = append(t.dropped, k)
 			t.secret[k] = r.Header[k]
 		case isBrowserHeader(k):
@@ -187,7 +240,7 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.
 	}
 	t.dateFound, t.target = sub.dateFound, sub.target
 	t.dropped = append(sub.dropped, t.dropped...)
-	t.values, t.passwords = sub.values, sub.passwords
+	t.values, t.passwords, t.personal = sub.values, sub.passwords, sub.personal
 	if t.req.Method == http.MethodGet {
 		t.req.Method = ""
 	}
@@ -202,26 +255,39 @@ type substituter struct {
 	say       func(string, ...any)
 	dateFound bool
 	target    site.Target
-	drop      bool     // leave the credentials out
-	dropped   []string // the credentials found: "query NAME", "form NAME", ...
-	values    []string // their values
-	passwords []string // the form's password fields
+	drop      bool // leave the credentials out
+	// dropPersonal leaves the golfer's own ids and phone numbers out
+	dropPersonal bool
+	dropped      []string // the credentials found: "query NAME", "form NAME", ...
+	personal     []string // the personal values found: "form msNum", ...
+	values       []string // their values
+	passwords    []string // the form's password fields
 }
 
-// secret reports whether the value v of name (where: "query", "form", ...) is a credential to
-// leave out, and records it: a credential's name, unless v is the play date or a target's id.
-func (s *substituter) secret(where, name, v string) bool {
-	if !isSecretName(name) || s.holdsVariable(v) {
-		return false
+// secret reports whether the value v of name (where: "query", "form", ...) is a credential or
+// the golfer's own id or phone number (found), and whether this pass leaves it out (omit); it
+// records it: a credential's or a personal name, unless v is the play date or a target's id.
+func (s *substituter) secret(where, name, v string) (found, omit bool) {
+	if s.holdsVariable(v) {
+		return false, false
 	}
-	s.dropped = append(s.dropped, where+" "+name)
+	switch {
+	case isSecretName(name):
+		s.dropped = append(s.dropped, where+" "+name)
+		if where == "form" && isPasswordName(name) {
+			s.passwords = append(s.passwords, name)
+		}
+		omit = s.drop
+	case isPersonalName(name) && v != "":
+		s.personal = append(s.personal, where+" "+name)
+		omit = s.dropPersonal
+	default:
+		return false, false
+	}
 	if v != "" {
 		s.values = append(s.values, v, url.QueryEscape(v), url.PathEscape(v))
 	}
-	if where == "form" && isPasswordName(name) {
-		s.passwords = append(s.passwords, name)
-	}
-	return true
+	return true, omit
 }
 
 // holdsVariable reports whether v is a target's id or holds the play date.
@@ -266,6 +332,16 @@ func (s *substituter) text(where, v string, escape func(string) string) string {
 			return literal(v[:i]) + fmt.Sprintf("{{.Date.Format %q%s}}", l, pipe) + s.text(where, v[i+len(spelled):], escape)
 		}
 	}
+	for _, l := range monthLayouts {
+		if v == s.date.Format(l) {
+			s.say("date: %s = %s spells the play date's month → {{.Date.Format %q}}", where, v, l)
+			pipe := ""
+			if escape != nil && escape(v) != v {
+				pipe = " | urlquery"
+			}
+			return fmt.Sprintf("{{.Date.Format %q%s}}", l, pipe)
+		}
+	}
 	return literal(v)
 }
 
@@ -293,7 +369,7 @@ func (s *substituter) url(raw string) string {
 				continue
 			}
 			k, v, _ := strings.Cut(p, "=")
-			if s.secret("path parameter", k, v) && s.drop {
+			if _, omit := s.secret("path parameter", k, v); omit {
 				continue
 			}
 			out += ";" + literal(p)
@@ -308,12 +384,13 @@ func (s *substituter) url(raw string) string {
 	for _, kv := range strings.Split(u.RawQuery, "&") {
 		k, v, _ := strings.Cut(kv, "=")
 		dv, err := url.QueryUnescape(v)
-		if dk, err := url.QueryUnescape(k); err == nil && s.secret("query", dk, dv) {
-			if s.drop {
+		if dk, err := url.QueryUnescape(k); err == nil {
+			if found, omit := s.secret("query", dk, dv); found {
+				if !omit {
+					qs = append(qs, literal(kv))
+				}
 				continue
 			}
-			qs = append(qs, literal(kv))
-			continue
 		}
 		if err != nil {
 			qs = append(qs, literal(kv))
@@ -358,8 +435,8 @@ func (s *substituter) body(rt *site.RequestTemplate, r Request) error {
 		if len(vals[k]) > 1 {
 			s.say("form field %s is sent %d times; the sites file sends it once (%q)", k, len(vals[k]), vals[k][0])
 		}
-		if s.secret("form", k, vals[k][0]) {
-			if !s.drop {
+		if found, omit := s.secret("form", k, vals[k][0]); found {
+			if !omit {
 				rt.Form[k] = literal(vals[k][0])
 			}
 			continue
@@ -374,9 +451,16 @@ func (s *substituter) jsonValue(where string, v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for _, k := range sortedKeys(t) {
-			if v, scalar := t[k].(string); scalar && s.secret("JSON member", strings.TrimPrefix(where+"."+k, "body."), v) {
-				if !s.drop {
-					out[k] = literal(v)
+			v, scalar := t[k].(string)
+			if n, number := t[k].(json.Number); number {
+				v, scalar = n.String(), true
+			}
+			if found, omit := s.secret("JSON member", strings.TrimPrefix(where+"."+k, "body."), v); scalar && found {
+				if !omit {
+					out[k] = t[k]
+					if str, ok := t[k].(string); ok {
+						out[k] = literal(str)
+					}
 				}
 				continue
 			}

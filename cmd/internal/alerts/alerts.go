@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
@@ -78,6 +79,35 @@ type Crawl struct {
 	// Open answers the watches that ask anew on Site (new, or their conditions changed since they
 	// were last answered there) with what is open now; nil asks no watch (a Kafka batch).
 	Open Listings
+	// Confirm (the crawler path) is the crawl's evidence for the alerts that wait for their
+	// confirmation; nil (the central path, which cannot observe "still open") confirms nothing
+	// and makes every claim sending at once.
+	Confirm *Confirm
+}
+
+// Confirm is what one site crawl tells the service to confirm alerts by (#51 item 3). With After
+// above zero an alert of an opening, a re-opening or a change into a watch is claimed pending (a
+// backlog claim is not: its listing was open before). Each crawl of the site resolves the site's
+// pending claims (those of earlier crawls, whatever their After was): one whose listing a crawl
+// at least After after its first sighting (its event's occurred_at) Shows, still inside its
+// watch, is confirmed (sending); one whose listing closed (under the misses rule) or opened
+// anew since is withheld; one that left its watch is skipped (left_watch), one older than the
+// max age stale; the others wait.
+type Confirm struct {
+	At    time.Time     // when the crawl looked
+	After time.Duration // the site's confirm_after (0: first sighting)
+	// Seen is the listing of a key as the crawl left it (its snapshot about to be saved).
+	Seen func(listingKey string) Sighting
+}
+
+// Sighting is one listing as a crawl left it (Confirm.Seen).
+type Sighting struct {
+	Listing events.Listing // its last seen values
+	Open    bool           // open: not closed (nor gone)
+	Since   time.Time      // the first sighting of its current lifetime
+	// Shows: the crawl covered the listing's page set completely (fetched, answered, not withheld)
+	// and saw it, not being missed: evidence that it is open now.
+	Shows bool
 }
 
 // Config is the service's configuration. Watches is required; a zero duration or count takes the
@@ -133,8 +163,11 @@ type Service struct {
 	clients map[string]*http.Client // each channel's, its requests followed by health
 	pollers []*chat.Poller
 
+	withheld atomic.Int64 // pending claims withheld (their listing closed first)
+
 	mu       sync.Mutex
-	known    map[string]map[string]string // site → watch → fingerprint recorded (a cache of the store's)
+	known    map[string]map[string]string          // site → watch → fingerprint recorded (a cache of the store's)
+	pending  map[string]map[uuid.UUID]notify.Claim // source → the claims pending there (a cache of the store's; nil until loaded)
 	onChange []func(*notify.Config)
 	loaded   bool
 

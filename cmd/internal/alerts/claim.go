@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -17,8 +20,10 @@ import (
 // With c.Open, the watches that ask anew on c.Site (new, or their fingerprint recorded there is
 // another or none; every one on a first crawl) are answered in the same transaction with what
 // is open now (notify.ClaimBatch.AddBacklog, unless NoBacklog), and their fingerprints recorded
-// there, so that a restart with the same watches asks nothing. It never sends: sending runs
-// beside the crawl. On a dry run it writes what it would do and records nothing.
+// there, so that a restart with the same watches asks nothing. With c.Confirm (the crawler
+// path) the site's pending claims are resolved by the crawl's evidence and, with its After, the
+// crawl's own matches claimed pending (see Confirm), in the same transaction. It never sends:
+// sending runs beside the crawl. On a dry run it writes what it would do and records nothing.
 func (s *Service) Claim(ctx context.Context, c Crawl) (int, error) {
 	now := s.cfg.Now()
 	watches := s.InForce()
@@ -27,6 +32,17 @@ func (s *Service) Claim(ctx context.Context, c Crawl) (int, error) {
 		evs = nil // every event is an opening of what was open before: the backlog below, not a match
 	}
 	b := watches.Batch(evs, now, s.cfg.MaxAge)
+	if c.Confirm != nil && c.Site != "" && s.cfg.DryRun == nil {
+		if err := s.loadPending(ctx); err != nil {
+			return 0, err
+		}
+		b.Resolve = s.resolve(c.Site, *c.Confirm, watches, now)
+		if c.Confirm.After > 0 {
+			for i := range b.Claims {
+				b.Claims[i].Pending = true // a Batch claim is an opening or a change into its watch
+			}
+		}
+	}
 	var asking []*notify.Watch
 	open := 0
 	if c.Open != nil {
@@ -52,6 +68,7 @@ func (s *Service) Claim(ctx context.Context, c Crawl) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	claimed += s.resolved(c.Site, b.Resolve)
 	if known := s.known[c.Site]; c.Site != "" && known != nil {
 		s.mu.Lock()
 		for _, f := range b.Fingerprints {
@@ -133,16 +150,21 @@ func (s *Service) preview(ctx context.Context, b notify.ClaimBatch) error {
 // intake claims b in one transaction of the store, counts what it created and wakes the senders
 // of the channels that got new claims; it returns how many claims it created sending.
 func (s *Service) intake(ctx context.Context, b notify.ClaimBatch) (int, error) {
-	if len(b.Claims) == 0 && len(b.Closes) == 0 && len(b.Fingerprints) == 0 {
+	if len(b.Claims) == 0 && len(b.Closes) == 0 && len(b.Fingerprints) == 0 && len(b.Resolve) == 0 {
 		return 0, nil
 	}
 	created, err := s.store.Claim(ctx, b)
 	if err != nil {
 		return 0, fmt.Errorf("claim %d matches: %w", len(b.Claims), err)
 	}
-	claimed, skipped := 0, 0
+	claimed, skipped, pending := 0, 0, 0
 	var woken []string
 	for _, c := range created {
+		if c.Status == notify.StatusPending {
+			pending++
+			s.await(b, c.Key)
+			continue
+		}
 		if c.Status != notify.StatusSending {
 			skipped++
 			s.metrics.Skipped(c.Reason, 1)
@@ -155,8 +177,131 @@ func (s *Service) intake(ctx context.Context, b notify.ClaimBatch) (int, error) 
 	}
 	s.metrics.Claimed(claimed)
 	s.wake(woken)
-	if claimed > 0 || skipped > 0 {
-		s.logger.InfoContext(ctx, "claimed matches", "claimed", claimed, "skipped", skipped, "matches", len(b.Claims))
+	if claimed > 0 || skipped > 0 || pending > 0 {
+		s.logger.InfoContext(ctx, "claimed matches", "claimed", claimed, "pending", pending, "skipped", skipped, "matches", len(b.Claims))
 	}
 	return claimed, nil
 }
+
+// Awaiting is the listings of site whose alerts are pending, once each: the crawler makes their
+// page sets' confirm crawls due.
+func (s *Service) Awaiting(site string) []events.Listing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []events.Listing
+	seen := map[string]bool{}
+	for _, c := range s.pending[site] {
+		if e := c.Event; !seen[e.ListingKey] {
+			seen[e.ListingKey] = true
+			out = append(out, events.Listing{Source: e.Source, CourseName: e.CourseName, CoursePart: e.CoursePart,
+				PlayDate: e.PlayDate, TeeTime: e.TeeTime})
+		}
+	}
+	return out
+}
+
+// loadPending reads the store's pending claims once (at the first crawl that confirms): the
+// service keeps them by source from then on (one process confirms: the crawler's state-dir lock).
+func (s *Service) loadPending(ctx context.Context) error {
+	s.mu.Lock()
+	loaded := s.pending != nil
+	s.mu.Unlock()
+	if loaded {
+		return nil
+	}
+	cs, err := s.store.Pending(ctx)
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		s.pending = map[string]map[uuid.UUID]notify.Claim{}
+		for _, c := range cs {
+			s.addPending(c)
+		}
+	}
+	return nil
+}
+
+// addPending keeps c as pending on its event's source. s.mu is held.
+func (s *Service) addPending(c notify.Claim) {
+	m := s.pending[c.Event.Source]
+	if m == nil {
+		m = map[uuid.UUID]notify.Claim{}
+		s.pending[c.Event.Source] = m
+	}
+	m[c.Key] = c
+}
+
+// await keeps the claim of b under key, which the store made pending.
+func (s *Service) await(b notify.ClaimBatch, key uuid.UUID) {
+	i := slices.IndexFunc(b.Claims, func(c notify.Claim) bool { return c.Key == key })
+	if i < 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending != nil {
+		s.addPending(b.Claims[i])
+	}
+}
+
+// resolve decides, by the crawl's evidence cf, what becomes of site's pending claims (see
+// Confirm): their Resolve entries, none for a claim that waits on.
+func (s *Service) resolve(site string, cf Confirm, watches *notify.Config, now time.Time) []notify.Resolve {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []notify.Resolve
+	for key, c := range s.pending[site] {
+		e := c.Event
+		seen := cf.Seen(e.ListingKey)
+		switch {
+		case !seen.Open || seen.Since.Truncate(time.Microsecond).After(e.OccurredAt): // (occurred_at is in microseconds)
+			out = append(out, notify.Resolve{Key: key, Status: notify.StatusWithheld})
+		case seen.Shows && !cf.At.Before(e.OccurredAt.Add(cf.After)):
+			if w := watches.Watch(c.Watch); w != nil && !w.Matches(e, seen.Listing.PriceKRW, seen.Listing.Players, now) {
+				out = append(out, notify.Resolve{Key: key, Status: notify.StatusSkipped, Reason: notify.ReasonLeftWatch})
+			} else {
+				out = append(out, notify.Resolve{Key: key, Status: notify.StatusSending})
+			}
+		case e.OccurredAt.Before(now.Add(-s.cfg.MaxAge)):
+			out = append(out, notify.Resolve{Key: key, Status: notify.StatusSkipped, Reason: notify.ReasonStale})
+		}
+	}
+	return out
+}
+
+// resolved records rs, committed: the claims leave the pending ones, the withheld and skipped are
+// counted, and the senders of the confirmed claims' channels are woken. It returns how many were
+// confirmed.
+func (s *Service) resolved(site string, rs []notify.Resolve) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	var woken []string
+	confirmed := 0
+	for _, r := range rs {
+		c := s.pending[site][r.Key]
+		delete(s.pending[site], r.Key)
+		switch r.Status {
+		case notify.StatusSending:
+			confirmed++
+			if !slices.Contains(woken, c.Channel) {
+				woken = append(woken, c.Channel)
+			}
+		case notify.StatusWithheld:
+			s.withheld.Add(1)
+		default:
+			s.metrics.Skipped(r.Reason, 1)
+		}
+	}
+	s.mu.Unlock()
+	s.metrics.Claimed(confirmed)
+	s.wake(woken)
+	return confirmed
+}
+
+// Withheld is how many pending claims were withheld since the service was made.
+func (s *Service) Withheld() int64 { return s.withheld.Load() }

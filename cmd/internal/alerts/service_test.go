@@ -62,6 +62,17 @@ func (l listings) OpenListings(context.Context, string) ([]*events.Event, error)
 
 // claims lists the store's claims as "watch course kind" (kind: backlog or plain), sorted.
 func claims(t *testing.T, st alerts.Store) []string {
+	return listed(t, st, func(r notify.Notification) string {
+		kind := "plain"
+		if r.CrawlID == "backlog" || strings.HasPrefix(r.CrawlID, "backlog-") {
+			kind = "backlog"
+		}
+		return r.Watch + " " + r.Course + " " + kind
+	})
+}
+
+// listed lists the store's claims, each as line says, sorted.
+func listed(t *testing.T, st alerts.Store, line func(notify.Notification) string) []string {
 	t.Helper()
 	rows, err := st.List(t.Context(), notify.Filter{Limit: 1000})
 	if err != nil {
@@ -69,11 +80,7 @@ func claims(t *testing.T, st alerts.Store) []string {
 	}
 	var out []string
 	for _, r := range rows {
-		kind := "plain"
-		if r.CrawlID == "backlog" || strings.HasPrefix(r.CrawlID, "backlog-") {
-			kind = "backlog"
-		}
-		out = append(out, r.Watch+" "+r.Course+" "+kind)
+		out = append(out, line(r))
 	}
 	slices.Sort(out)
 	return out

@@ -107,13 +107,18 @@ watches:
 }
 
 // TestFullStateDirDuringClaim: the crawler's state dir is on a small tmpfs the test mounts (root).
-// `crawler run --watches` crawls two sites; the disk is filled to 120 KiB free and one site grows
-// from 50 to 400 tee times with long names: the claim of the 350 new ones fails as "disk full" naming alerts.db (never "corrupt"),
-// the crawler stays up and goes on crawling the other site. After a stop and freeing the space, a
-// new crawler starts on the same alerts.db (SQLite judges it, with its WAL), claims the 350 again
-// (the failed crawl saved no snapshot) and delivers every match once.
+// `crawler run --watches` (cmd/crawler's test binary run as the crawler, with a fault seam:
+// cmd/crawler/fillchild_test.go) crawls two sites; one grows from 50 to 400 tee times with long
+// names, and the crawler fills the disk itself right after that crawl's batch is in the spool (the
+// commit rule's first step), so the claim of the 350 new ones, the next step, fails as "disk full"
+// naming alerts.db (never "corrupt"), whatever the sizes of the batch and the claim. The site's
+// next crawl meets the full disk at the spool's append (naming the spool; the next crawl derives
+// the 350 events again); the crawler stays up and goes on crawling the other site. After a stop
+// and freeing the space, a new crawler (the binary) starts on the same alerts.db (SQLite judges
+// it, with its WAL), claims the 350 again (the failed crawl saved no snapshot) and delivers every
+// match once.
 func TestFullStateDirDuringClaim(t *testing.T) {
-	bin := builtBinary(t, "crawler")
+	bin, child := builtBinary(t, "crawler"), builtBinary(t, "crawler.test")
 	var big atomic.Int64
 	big.Store(50)
 	const longName = "[스카이72_골프앤리조트] 하늘코스_오션코스 *주중특가* (그린피_할인_이벤트_진행중) 회원_비회원_모두_예약가능 [선착순]"
@@ -149,23 +154,44 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 	state := filepath.Join(disk, "state")
 	env := []string{"KAFKA_BOOTSTRAP=", "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
 	args := []string{"run", "--sites", sites, "--watches", watches, "--state-dir", state, "--schedule", "@every 1s"}
-	p := testkit.Start(t, bin, env, args...)
+	// The child fills the disk with filler at the first spool append once arm exists (the names
+	// of cmd/crawler/fillchild_test.go's fillChildEnv and fillArmEnv).
+	filler, arm := filepath.Join(disk, "filler"), filepath.Join(dir, "fill.arm")
+	p := testkit.Start(t, child, append([]string{"GOLF_TEST_FILL_CHILD=" + filler, "GOLF_TEST_FILL_ARM=" + arm}, env...), args...)
 	testkit.WaitFor(t, time.Minute, "the first 53 matches delivered", func() bool { return len(rc.snapshot()) == 53 })
 
-	filler := fillDisk(t, disk, 120<<10)
+	// The claim that follows the fill appends to alerts.db's WAL: the first 53 claims and their
+	// sends leave it at about 130 pages (a crawl without events writes none), far below SQLite's
+	// checkpoint at 1000, so the WAL has not restarted and has no room of its own to reuse.
+	writeChaosFile(t, arm, "")
 	big.Store(400)
-	testkit.WaitForf(t, time.Minute, func() string { return "a claim failing on the full disk\n" + testkit.Tail(p.Logs.String(), 3000) },
-		func() bool { return strings.Contains(p.Logs.String(), "disk full") })
-	logs := p.Logs.String()
-	var fullLine string
-	for _, l := range strings.Split(logs, "\n") {
-		if strings.Contains(l, "disk full") {
-			fullLine = l
-			break
+	// bigclub's failures on the full disk, in order: the claim, then the next crawls' appends.
+	bigFull := func() []string {
+		var lines []string
+		for _, l := range strings.Split(p.Logs.String(), "\n") {
+			if strings.Contains(l, "disk full") && strings.Contains(l, "site=bigclub") {
+				lines = append(lines, l)
+			}
 		}
+		return lines
 	}
-	if !strings.Contains(fullLine, filepath.Join(state, "alerts.db")) || !strings.Contains(fullLine, "site=bigclub") {
-		t.Errorf("the disk-full line does not name the site and alerts.db: %s", fullLine)
+	testkit.WaitForf(t, time.Minute, func() string {
+		return "bigclub failing on the full disk at its claim, then at its next append\n" + testkit.Tail(p.Logs.String(), 3000)
+	}, func() bool {
+		p.Alive(t, "on the full disk")
+		return len(bigFull()) >= 2
+	})
+	logs, lines := p.Logs.String(), bigFull()
+	claimLine, appendLine := lines[0], lines[1]
+	if fill := strings.Index(logs, "fill child: disk full after a spool append"); fill < 0 || fill > strings.Index(logs, claimLine) {
+		t.Errorf("the crawler did not fill the disk at the spool append before bigclub's first disk-full line (the scenario tested less than it says)")
+	}
+	if !strings.Contains(claimLine, "claim alerts: ") || !strings.Contains(claimLine, filepath.Join(state, "alerts.db")) {
+		t.Errorf("the disk-full line of the claim does not name the claim and alerts.db: %s", claimLine)
+	}
+	if !strings.Contains(appendLine, "disk full: spool append in "+filepath.Join(state, "spool")) ||
+		!strings.Contains(appendLine, "the next crawl derives the crawl's 350 events again") {
+		t.Errorf("the disk-full line of the next crawl does not name the spool and say the 350 events are derived again: %s", appendLine)
 	}
 	smallCrawls := strings.Count(logs, `msg="crawl finished" site=smallclub`)
 	testkit.WaitFor(t, time.Minute, "smallclub crawled again after the full disk", func() bool {
@@ -198,31 +224,37 @@ func TestFullStateDirDuringClaim(t *testing.T) {
 			t.Errorf("%s delivered %d times, want once", m, n)
 		}
 	}
-	t.Logf("full state dir during a claim: %s; after freeing the space 403 of 403 matches (350 of them re-derived) delivered once",
-		strings.TrimSpace(fullLine[strings.Index(fullLine, "err="):]))
+	errOf := func(line string) string {
+		if i := strings.Index(line, "err="); i >= 0 {
+			return strings.TrimSpace(line[i:])
+		}
+		return line
+	}
+	t.Logf("full state dir after the spool append: the claim failed with %s; the next crawl's append with %s; "+
+		"after freeing the space 403 of 403 matches (350 of them re-derived) delivered once", errOf(claimLine), errOf(appendLine))
 }
 
 // noClaimSending is a condition: `crawler notifications` of state lists no claim sending.
 func noClaimSending(bin, state string) func() bool {
-	return func() bool {
-		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", "sending", "--json").Output()
-		return err == nil && len(out) == 0
-	}
+	return noClaimWith(bin, state, "sending")
 }
 
-// fillDisk writes a file into dir until its file system has about room bytes free; it returns
-// the file (removing it frees the space).
-func fillDisk(t *testing.T, dir string, room int64) string {
+// claimsWith is how many claims of status `crawler notifications` of state lists.
+func claimsWith(t *testing.T, bin, state, status string) int {
 	t.Helper()
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil {
-		t.Fatal(err)
+	out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", status, "--json").Output()
+	if err != nil {
+		t.Fatalf("crawler notifications --status %s: %v", status, err)
 	}
-	filler := filepath.Join(dir, "filler")
-	if err := os.WriteFile(filler, make([]byte, max(0, int64(fs.Bavail)*fs.Bsize-room)), 0o600); err != nil {
-		t.Fatal(err)
+	return strings.Count(string(out), "\n")
+}
+
+// noClaimWith is a condition: `crawler notifications` of state lists no claim of status.
+func noClaimWith(bin, state, status string) func() bool {
+	return func() bool {
+		out, err := exec.Command(bin, "notifications", "--state-dir", state, "--status", status, "--json").Output()
+		return err == nil && len(out) == 0
 	}
-	return filler
 }
 
 // teeTimeRow is one row of teeTimesSite.
@@ -233,10 +265,15 @@ type teeTimeRow struct {
 
 // teeTimesSite serves rows() on 12/20 as the tee-list shape of sitesim.TeeListSite.
 func teeTimesSite(t *testing.T, rows func() []teeTimeRow) *httptest.Server {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	return teeTimesSiteFor(t, func(*http.Request) []teeTimeRow { return rows() })
+}
+
+// teeTimesSiteFor is teeTimesSite with the rows of each request.
+func teeTimesSiteFor(t *testing.T, rows func(*http.Request) []teeTimeRow) *httptest.Server {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var b strings.Builder
 		b.WriteString(`<html><body><table class="tee-list">`)
-		for _, r := range rows() {
+		for _, r := range rows(req) {
 			fmt.Fprintf(&b, `<tr class="tee-row"><td class="course">%s</td><td class="part">OUT</td><td class="date">12/20</td>`+
 				`<td class="time">%s</td><td class="price">%d</td><td class="players">4</td></tr>`, r.course, r.tee, r.price)
 		}

@@ -35,16 +35,30 @@ import (
 // phase's page (so that the next phase is diffed against this one's snapshot). No match is lost, none is delivered
 // more than twice, no Idempotency-Key is accepted more than twice, and nothing else is sent.
 func TestSIGKILLCrawlerAlerts(t *testing.T) {
+	sigkillCrawlerAlerts(t, false)
+}
+
+// TestSIGKILLCrawlerAlertsConfirm is TestSIGKILLCrawlerAlerts with confirm (#51 item 3): the tee
+// list is one page set (one club on tomorrow's date) with confirm_after 2s, so that every match
+// is claimed pending and sent only once a crawl 2 s later still shows it; a third of the kills
+// land right after a crawl's claims are logged, while they are pending. No match is lost, none is
+// delivered more than twice (a kill mid-send), nothing else is sent, and no claim is left
+// pending or sending after a phase.
+func TestSIGKILLCrawlerAlertsConfirm(t *testing.T) {
+	sigkillCrawlerAlerts(t, true)
+}
+
+func sigkillCrawlerAlerts(t *testing.T, confirm bool) {
 	phases := testkit.EnvInt(t, "CHAOS_ALERT_PHASES", 20)
 	jitter := testkit.EnvDuration(t, "CHAOS_ALERT_KILL_JITTER", 1500*time.Millisecond)
 	bin := builtBinary(t, "crawler")
 
 	var phase atomic.Int64
-	site := alertKillSite(t, &phase)
+	site := alertKillSite(t, &phase, confirm)
 	rc := newKillReceiver(t)
 
 	dir := t.TempDir()
-	sites, watches := writeAlertKillFiles(t, dir, site.URL, rc.srv.URL)
+	sites, watches := writeAlertKillFiles(t, dir, site.URL, rc.srv.URL, confirm)
 	env := []string{"KAFKA_BOOTSTRAP=", "LOG_FORMAT=text", "LOG_LEVEL=info", "METRICS_ADDR=off"}
 	args := []string{"run", "--sites", sites, "--watches", watches, "--state-dir", filepath.Join(dir, "state"),
 		"--schedule", "@every 1s", "--no-initial-crawl", "--alert-retry-backoff", "50ms", "--alert-max-attempts", "20",
@@ -60,9 +74,14 @@ func TestSIGKILLCrawlerAlerts(t *testing.T) {
 	checkAlertDeliveries(t, rc, phases, kills.windows)
 }
 
-// alertKillSite serves the kill scenario's tee list: alertPhaseListings of the current phase.
-func alertKillSite(t *testing.T, phase *atomic.Int64) *httptest.Server {
-	return teeTimesSite(t, func() []teeTimeRow {
+// alertKillSite serves the kill scenario's tee list: alertPhaseListings of the current phase
+// (with confirm: on tomorrow's date only, the page set the sites file asks for; other dates are
+// empty).
+func alertKillSite(t *testing.T, phase *atomic.Int64, confirm bool) *httptest.Server {
+	return teeTimesSiteFor(t, func(r *http.Request) []teeTimeRow {
+		if confirm && r.URL.Query().Get("date") != alertConfirmDate() {
+			return nil
+		}
 		var rows []teeTimeRow
 		for _, l := range alertPhaseListings(int(phase.Load())) {
 			rows = append(rows, teeTimeRow{course: "킬 CC", tee: l.tee, price: l.price})
@@ -71,12 +90,27 @@ func alertKillSite(t *testing.T, phase *atomic.Int64) *httptest.Server {
 	})
 }
 
+// alertConfirmDate is tomorrow in Seoul (yyyymmdd): the confirm variant's play date, whose tee
+// times have not passed whenever the scenario runs.
+func alertConfirmDate() string {
+	return time.Now().In(sitesim.KST).AddDate(0, 0, 1).Format("20060102")
+}
+
 // writeAlertKillFiles writes the scenario's sites file (the tee list at siteURL) and watches file
 // (a "cheap" watch under 150,000 and an "all" watch, both on the webhook at receiverURL) into dir.
-func writeAlertKillFiles(t *testing.T, dir, siteURL, receiverURL string) (sites, watches string) {
+func writeAlertKillFiles(t *testing.T, dir, siteURL, receiverURL string, confirm bool) (sites, watches string) {
 	sites = filepath.Join(dir, "sites.yaml")
 	watches = filepath.Join(dir, "watches.yaml")
-	writeChaosFile(t, sites, "sites:\n"+sitesim.TeeListSite("killsite", siteURL+"/tee"))
+	entry := sitesim.TeeListSite("killsite", siteURL+"/tee")
+	if confirm { // one page set (킬 CC, tomorrow), confirmed 2 s after its first sighting
+		entry = strings.Replace(entry, `    start_urls: ["`+siteURL+`/tee"]`, `    targets: [{name: 킬 CC}]
+    days_ahead: 1
+    confirm_after: 2s
+    requests:
+      - url: '`+siteURL+`/tee?date={{.Date.Format "20060102"}}'`, 1)
+		entry = strings.Replace(entry, `round_date: {selector: "td.date"}`, `round_date: {value: '{{.Date.Format "2006-01-02"}}'}`, 1)
+	}
+	writeChaosFile(t, sites, "sites:\n"+entry)
 	writeChaosFile(t, watches, fmt.Sprintf(`channels:
   hook: {type: webhook, url: "%s/alerts", timeout: 2s}
 watches:
@@ -125,11 +159,16 @@ func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Pr
 	default:
 		time.Sleep(rand.N(a.jitter))
 	}
-	a.windows[lastStep(p.Logs.String(), a.rc.inFlight.Load() > 0)]++
+	step := lastStep(p.Logs.String(), a.rc.inFlight.Load() > 0)
 	if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = p.Wait(t, time.Minute) // killed: its exit error is expected
+	if n := claimsWith(t, a.bin, a.stateDir, "pending"); n > 0 {
+		step += fmt.Sprintf(" (%d pending)", n) // killed between pending and sent: the restart confirms them
+		a.windows["with claims pending"]++
+	}
+	a.windows[step]++
 	p = a.start()
 	want := alertExpected(k)
 	testkit.WaitForf(t, 2*time.Minute, func() string {
@@ -150,6 +189,7 @@ func (a *alertKills) killPhase(t *testing.T, p *testkit.Proc, k int) *testkit.Pr
 	// and every claim finished (a message resent after the kill included), so that each kill
 	// cuts into a window of its own: two kills in one message's window are two crashes.
 	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left sending", k), noClaimSending(a.bin, a.stateDir))
+	testkit.WaitFor(t, 2*time.Minute, fmt.Sprintf("phase %d: no claim left pending", k), noClaimWith(a.bin, a.stateDir, "pending"))
 	return p
 }
 

@@ -67,10 +67,12 @@
 //     that answers only once the crawler logs that it is stopping: every stop exits 0, no request
 //     is abandoned, every match and every Idempotency-Key is delivered once, none left sending.
 //   - TestFullStateDirDuringClaim: the crawler's state dir is on a small tmpfs the test mounts
-//     (root), filled to 120 KiB free while one of two sites opens 350 tee times with long names:
-//     the claim fails as "disk full" naming alerts.db (never "corrupt"), the other site is crawled
-//     on; after a stop and freeing the space, a new crawler starts on the same alerts.db and every
-//     match (the 350 claimed again) is delivered once.
+//     (root); one of two sites opens 350 tee times with long names and the crawler (cmd/crawler's
+//     test binary with a fault seam) fills the disk right after that crawl's spool append: the
+//     claim fails as "disk full" naming alerts.db (never "corrupt"), the site's next crawl fails at
+//     the spool's append naming the spool (the 350 events derived again), the other site is
+//     crawled on; after a stop and freeing the space, a new crawler starts on the same alerts.db
+//     and every match (the 350 claimed again) is delivered once.
 //   - TestSpoolDamageDuringOutage: the crawler binary (`run`, Kafka only, 1 s schedule) crawls a
 //     page whose six prices change at every request through a CHAOS_DAMAGE_OUTAGE (40 s) broker
 //     outage and is SIGKILLed CHAOS_DAMAGE_KILLS (4) times during it; before each restart one

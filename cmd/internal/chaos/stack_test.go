@@ -108,27 +108,32 @@ func (s privateStack) stopKafka(t testing.TB, sig syscall.Signal) {
 	_ = os.Remove(pidFile)
 }
 
-// builds builds each command the suite runs as a binary (cmd/NAME) once per test binary.
+// builds builds each command the suite runs as a binary (cmd/NAME) once per test binary, and
+// NAME.test, cmd/NAME's test binary (`go test -c`), whose TestMain can run it as the command with
+// fault seams set (cmd/crawler/fillchild_test.go).
 var builds = map[string]func() (string, error){
-	"booking-consumer": sync.OnceValues(func() (string, error) { return build("booking-consumer") }),
-	"crawler":          sync.OnceValues(func() (string, error) { return build("crawler") }),
+	"booking-consumer": sync.OnceValues(func() (string, error) { return build("booking-consumer", "build") }),
+	"crawler":          sync.OnceValues(func() (string, error) { return build("crawler", "build") }),
+	"crawler.test":     sync.OnceValues(func() (string, error) { return build("crawler", "test", "-c") }),
 }
 
-func build(name string) (string, error) {
+// build runs `go <how...> -o BIN ./cmd/name` in CHAOS_ROOT and returns BIN.
+func build(name string, how ...string) (string, error) {
 	dir, err := os.MkdirTemp("", "chaos-"+name+"-")
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/"+name)
+	cmd := exec.Command("go", append(how, "-o", bin, "./cmd/"+name)...)
 	cmd.Dir = os.Getenv("CHAOS_ROOT")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
+		return "", fmt.Errorf("go %s ./cmd/%s: %v\n%s", strings.Join(how, " "), name, err, out)
 	}
 	return bin, nil
 }
 
-// builtBinary returns the path of cmd/NAME built (once) from the checkout under test.
+// builtBinary returns the path of cmd/NAME (or cmd/NAME's test binary: NAME.test) built (once)
+// from the checkout under test.
 func builtBinary(t testing.TB, name string) string {
 	t.Helper()
 	bin, err := builds[name]()

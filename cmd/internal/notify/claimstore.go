@@ -42,8 +42,14 @@ import (
 //   - Finish records o for g's claims (the ones in g.Claims only, so that the engine can skip part
 //     of a group and send the rest). A final status (sent, failed, unknown, skipped) ends the
 //     claims; StatusRetry keeps them sending, with o.Error kept, until o.RetryAt.
+//   - A claim marked Pending (the crawler path's confirm, #51) is stored StatusPending and never
+//     picked until the batch of a later Claim resolves it (ClaimBatch.Resolve: sending, withheld
+//     or skipped); a resolution applies only to a claim still pending, in that batch's
+//     transaction, before its claims. A leasing store leases a claim it resolves to sending to its
+//     owner. Pending returns every claim still pending.
 //   - List returns claims newest first, filtered.
-//   - Prune deletes the sent and skipped claims claimed before before and returns how many.
+//   - Prune deletes the sent, skipped and withheld claims claimed before before and returns how
+//     many.
 //   - Resend puts the failed claims f selects (and the unknown ones, with f.IncludeUnknown) back
 //     to sending, marked Resend, keeping their send keys and parts (each message goes out again
 //     under the key it failed with), and returns how many; a leasing store leases them to its
@@ -59,6 +65,7 @@ type ClaimStore interface {
 	List(ctx context.Context, f Filter) ([]Notification, error)
 	Prune(ctx context.Context, before time.Time) (int, error)
 	Resend(ctx context.Context, f ResendFilter) (int, error)
+	Pending(ctx context.Context) ([]Claim, error)
 }
 
 // ErrLost is Attempt's answer when the group is no longer this process's to send.
@@ -67,12 +74,18 @@ var ErrLost = errors.New("claims lost: another sender holds them")
 // Status is a claim's status (notifications.status).
 type Status string
 
-// The statuses. Sending is the only one that is not final (Retry is an Outcome that keeps a claim
-// sending).
+// The statuses. Sending and Pending are the ones that are not final (Retry is an Outcome that keeps
+// a claim sending). They are defined here once for both claim stores (liteclaims, pgclaims).
 const (
 	StatusSending Status = "sending" // claimed; being delivered
-	StatusSent    Status = "sent"    // the channel answered 2xx
-	StatusFailed  Status = "failed"  // a permanent answer, or max attempts of transient ones
+	// StatusPending: claimed on the crawler path with confirm_after, waiting for a crawl of its
+	// page set at least confirm_after after its first sighting (ClaimBatch.Resolve); never picked.
+	StatusPending Status = "pending"
+	// StatusWithheld: a pending claim whose listing closed before it was confirmed (a slot that
+	// showed for a moment); never sent.
+	StatusWithheld Status = "withheld"
+	StatusSent     Status = "sent"   // the channel answered 2xx
+	StatusFailed   Status = "failed" // a permanent answer, or max attempts of transient ones
 	// StatusUnknown: a chat channel (no idempotency key) timed out after the request was sent;
 	// it may have been delivered, so it is never re-sent automatically.
 	StatusUnknown Status = "unknown"
@@ -86,6 +99,9 @@ const (
 	ReasonClosed       = "closed"        // a later close of the listing was stored
 	ReasonWatchRemoved = "watch_removed" // the watch is no longer in the watches file
 	ReasonWatchMuted   = "watch_muted"   // the watch has enabled: false
+	// ReasonLeftWatch: a pending claim whose listing, when a crawl confirmed it open, no longer
+	// matched its watch (its price rose again, its players went): what enters again is a new claim.
+	ReasonLeftWatch = "left_watch"
 )
 
 // Claim is one match to claim: watch Watch fired on Event, to be sent on Channel.
@@ -99,6 +115,18 @@ type Claim struct {
 	// its lifetime (Event.OccurredAt is its first-seen time), never stale at claim time, stale at
 	// send time only MaxAge after its claim, worded as already open.
 	Backlog bool
+	// Pending: claimed StatusPending, to wait for its confirmation (the crawler path's
+	// confirm_after) instead of being sent at once; a skip at claim time (stale, closed) wins.
+	Pending bool
+}
+
+// Resolve is what becomes of a pending claim (ClaimBatch.Resolve): StatusSending (confirmed: a
+// later crawl still showed its listing in its watch), StatusWithheld (its listing closed first) or
+// StatusSkipped with Reason (stale, left_watch).
+type Resolve struct {
+	Key    uuid.UUID
+	Status Status
+	Reason string
 }
 
 // Close is a listing's close seen in a batch.
@@ -114,11 +142,15 @@ type ClaimBatch struct {
 	// Fingerprints are recorded (replacing the watch and source's earlier one) in the same
 	// transaction: the questions the batch's Backlog claims answered.
 	Fingerprints []WatchFingerprint
-	Now          time.Time     // claim time, for the stale rule
-	MaxAge       time.Duration // DefaultMaxAge if zero
+	// Resolve are the pending claims this batch confirms, withholds or skips (a claim no longer
+	// pending is left as it is), applied before Claims.
+	Resolve []Resolve
+	Now     time.Time     // claim time, for the stale rule
+	MaxAge  time.Duration // DefaultMaxAge if zero
 }
 
-// Claimed is one claim Claim created: Status is StatusSending, or StatusSkipped with the Reason.
+// Claimed is one claim Claim created: Status is StatusSending, StatusPending, or StatusSkipped with
+// the Reason.
 type Claimed struct {
 	Key     uuid.UUID
 	Channel string

@@ -31,4 +31,5 @@ type Notification struct {
 }
 
 // Statuses are the values of a claim's status.
-var Statuses = []string{"sending", "sent", "failed", "unknown", "skipped"}
+var Statuses = []string{string(StatusSending), string(StatusPending), string(StatusSent), string(StatusFailed), string(StatusUnknown),
+	string(StatusSkipped), string(StatusWithheld)}

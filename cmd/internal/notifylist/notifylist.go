@@ -32,7 +32,7 @@ type ListFlags struct {
 
 // Define defines the flags on fs, times in tz by default.
 func (l *ListFlags) Define(fs *flag.FlagSet, tz string) {
-	fs.StringVar(&l.status, "status", "", "only this `status`: sending, sent, failed, unknown or skipped")
+	fs.StringVar(&l.status, "status", "", "only this `status`: sending, pending (waiting for a crawl to confirm it), sent, failed, unknown, skipped or withheld (its listing closed before it was confirmed)")
 	fs.StringVar(&l.watch, "watch", "", "only this `watch`")
 	fs.StringVar(&l.tz, "tz", tz, "time `zone` of the printed timestamps")
 	fs.BoolVar(&l.asJSON, "json", false, "JSON lines instead of a table")

@@ -46,6 +46,8 @@ func Run(t *testing.T, f Factory) {
 		{"BacklogOncePerListingLifetime", backlogOncePerListingLifetime},
 		{"ResendPutsFailedBack", resendPutsFailedBack},
 		{"ChatWatchesAndOffsetSurviveReopen", chatWatchesAndOffsetSurviveReopen},
+		{"PendingWaitsForItsResolution", pendingWaitsForItsResolution},
+		{"ResolveTouchesOnlyPending", resolveTouchesOnlyPending},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

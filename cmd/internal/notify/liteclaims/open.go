@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
@@ -47,9 +48,11 @@ var (
 	//go:embed queries/migrate_5_listing_index.sql
 	migrate5 string
 	//go:embed queries/migrate_6_chat_specs.sql
-	migrate6   string
+	migrate6 string
+	//go:embed queries/migrate_7_pending.sql
+	migrate7   string
 	migrations = []migration{{sql: migrate1}, {sql: migrate2}, {sql: migrate3}, {sql: migrate4}, {sql: migrate5},
-		{sql: migrate6, fn: upgradeChatSpecs}}
+		{sql: migrate6, fn: upgradeChatSpecs}, {sql: migrate7}}
 )
 
 // migration is one change of the schema: its SQL, then (fn, when set) what Go does in the same
@@ -70,6 +73,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+
+	stmtMu sync.Mutex
+	stmts  map[claimShape]*sql.Stmt // the claim statements prepared (claimStmt)
 }
 
 var _ notify.ClaimStore = (*Store)(nil)
@@ -186,8 +192,16 @@ func checkFile(path string) error {
 	return nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database (and the statements prepared on it).
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

@@ -41,6 +41,10 @@ var (
 	pruneSQL string
 	//go:embed queries/resend.sql
 	resendSQL string
+	//go:embed queries/resolve.sql
+	resolveSQL string
+	//go:embed queries/pending.sql
+	pendingSQL string
 )
 
 func nanos(t time.Time) int64 { return t.UnixNano() }
@@ -81,7 +85,8 @@ func (s *Store) failed(op string, err error) error {
 	return fmt.Errorf("alerts database %s: %s: %w", s.path, op, err)
 }
 
-// Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
+// Claim implements notify.ClaimStore: the closes, the fingerprints, the resolutions of pending
+// claims, then the claims, in one transaction.
 func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claimed, error) {
 	now, maxAge := b.Now, b.MaxAge
 	if now.IsZero() {
@@ -97,6 +102,15 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	// short and bounded by BusyTimeout, and a statement under a cancellable context costs the
 	// driver a goroutine watching it (a tenth of a site crawl's claim CPU at 1,000 claims).
 	ctx = context.WithoutCancel(ctx)
+	// The claim statements are prepared before the transaction: the one connection is the
+	// transaction's once it begins.
+	for cs := b.Claims; len(cs) > 0; {
+		n := chunkLen(cs)
+		if _, err := s.claimStmt(ctx, claimShape{cs[0].Backlog, n}); err != nil {
+			return nil, s.failed("claim", err)
+		}
+		cs = cs[n:]
+	}
 	var out []notify.Claimed
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		out = nil
@@ -117,8 +131,11 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 				return fmt.Errorf("record fingerprint of %s: %w", f.Watch, err)
 			}
 		}
+		if err := resolve(ctx, tx, b.Resolve, now); err != nil {
+			return err
+		}
 		var err error
-		out, err = claimRows(ctx, tx, b.Claims, now, maxAge)
+		out, err = s.claimRows(ctx, tx, b.Claims, now, maxAge)
 		return err
 	})
 	if err != nil {
@@ -127,9 +144,27 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 	return out, nil
 }
 
-// claimChunk is how many matches one claim statement holds (9 parameters each, far under SQLite's
+// resolve applies rs to the claims still pending.
+func resolve(ctx context.Context, tx *sql.Tx, rs []notify.Resolve, now time.Time) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, resolveSQL)
+	if err != nil {
+		return fmt.Errorf("resolve pending claims: %w", err)
+	}
+	defer stmt.Close()
+	for _, r := range rs {
+		if _, err := stmt.ExecContext(ctx, r.Key.String(), string(r.Status), r.Reason, nanos(now)); err != nil {
+			return fmt.Errorf("resolve pending claim %s: %w", r.Key, err)
+		}
+	}
+	return nil
+}
+
+// claimChunk is how many matches one claim statement holds (10 parameters each, far under SQLite's
 // limit of 32766).
-const claimChunk = 100
+const claimChunk = 500
 
 // claimRows claims cs in statements of up to claimChunk matches each, and returns the claims made
 // in cs's order. One statement per match was most of a site's first crawl's claim transaction
@@ -137,50 +172,55 @@ const claimChunk = 100
 // A statement holds a run of plain or of backlog claims, in cs's order, so that a backlog claim
 // sees the plain claims before it as it did; and since a statement does not see its own rows, one
 // holds no two backlog matches of a watch, channel and listing (chunkLen).
-func claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time, maxAge time.Duration) ([]notify.Claimed, error) {
-	type shape struct {
-		backlog bool
-		rows    int
-	}
-	stmts := map[shape]*sql.Stmt{}
+//
+// The statements are prepared once per store and shape (plain or backlog, a chunk's length) and
+// reused by every transaction (the one connection keeps them): preparing a statement of 100 rows
+// was a tenth of a site crawl's claim.
+func (s *Store) claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time, maxAge time.Duration) ([]notify.Claimed, error) {
+	inTx := map[claimShape]*sql.Stmt{}
 	defer func() {
-		for _, st := range stmts {
+		for _, st := range inTx {
 			st.Close()
 		}
 	}()
 	var out []notify.Claimed
+	payloads := map[*events.Event]string{} // an event matched by several watches is encoded once
 	for len(cs) > 0 {
 		chunk := cs[:chunkLen(cs)]
 		cs = cs[len(chunk):]
-		sh := shape{chunk[0].Backlog, len(chunk)}
-		stmt := stmts[sh]
+		sh := claimShape{chunk[0].Backlog, len(chunk)}
+		stmt := inTx[sh]
 		if stmt == nil {
-			q := claimRowsSQL
-			if sh.backlog {
-				q = claimBacklogRowsSQL
+			s.stmtMu.Lock()
+			prepared := s.stmts[sh]
+			s.stmtMu.Unlock()
+			if prepared == nil { // Claim prepares every shape first: preparing here would wait for the transaction's own connection
+				return nil, fmt.Errorf("claim: no statement prepared for %d rows", sh.rows)
 			}
-			var err error
-			if stmt, err = tx.PrepareContext(ctx, strings.Replace(q, "/*rows*/", valuesList(sh.rows), 1)); err != nil {
-				return nil, fmt.Errorf("claim: %w", err)
-			}
-			stmts[sh] = stmt
+			stmt = tx.StmtContext(ctx, prepared)
+			inTx[sh] = stmt
 		}
-		args := make([]any, 2, 2+9*len(chunk))
+		args := make([]any, 2, 2+10*len(chunk))
 		args[0], args[1] = nanos(now), nanos(now)
 		for _, c := range chunk {
 			e := c.Event
 			// events.Encode, not json.Marshal: the same bytes, without encoding/json checking and
 			// compacting what Event.MarshalJSON wrote.
-			payload, err := events.Encode(*e)
-			if err != nil {
-				return nil, err
+			payload, ok := payloads[e]
+			if !ok {
+				b, err := events.Encode(*e)
+				if err != nil {
+					return nil, err
+				}
+				payload = string(b)
+				payloads[e] = payload
 			}
 			reason := ""
 			if !c.Backlog && e.OccurredAt.Before(now.Add(-maxAge)) {
 				reason = notify.ReasonStale
 			}
 			args = append(args, c.Key.String(), c.Watch, c.Channel, e.EventID.String(), e.CrawlID, e.ListingKey,
-				nanos(e.OccurredAt), string(payload), reason)
+				nanos(e.OccurredAt), payload, reason, c.Pending)
 		}
 		made, err := scanMade(stmt.QueryContext(ctx, args...))
 		if err != nil {
@@ -193,6 +233,35 @@ func claimRows(ctx context.Context, tx *sql.Tx, cs []notify.Claim, now time.Time
 		}
 	}
 	return out, nil
+}
+
+// claimShape is the shape of a claim statement: plain or backlog rows, and how many.
+type claimShape struct {
+	backlog bool
+	rows    int
+}
+
+// claimStmt is the store's prepared claim statement of shape sh, prepared at its first use (never
+// inside a transaction: Claim prepares its shapes before it begins).
+func (s *Store) claimStmt(ctx context.Context, sh claimShape) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st := s.stmts[sh]; st != nil {
+		return st, nil
+	}
+	q := claimRowsSQL
+	if sh.backlog {
+		q = claimBacklogRowsSQL
+	}
+	st, err := s.db.PrepareContext(ctx, strings.Replace(q, "/*rows*/", valuesList(sh.rows), 1))
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[claimShape]*sql.Stmt{}
+	}
+	s.stmts[sh] = st
+	return st, nil
 }
 
 // chunkLen is how many of cs (not empty) one claim statement takes: up to claimChunk of the kind
@@ -219,9 +288,9 @@ func chunkLen(cs []notify.Claim) int {
 	return len(cs)
 }
 
-// valuesList is the VALUES list of n rows of 9 parameters.
+// valuesList is the VALUES list of n rows of 10 parameters.
 func valuesList(n int) string {
-	return "values " + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	return "values " + strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 }
 
 // scanMade reads a claim statement's RETURNING rows: key → status and reason.
@@ -277,11 +346,18 @@ func (s *Store) Pick(ctx context.Context, ch *notify.Channel, now time.Time, lim
 		}
 		rows.Close()
 		groups = notify.Groups(picked, ch.Split)
+		keyed := map[uuid.UUID]bool{} // claims whose group's send key is fixed already
+		for _, r := range picked {
+			if r.SendKey != uuid.Nil {
+				keyed[r.Key] = true
+			}
+		}
 		for _, g := range groups {
-			for _, c := range g.Claims {
-				if _, err := tx.ExecContext(ctx, sendKeySQL, c.Key.String(), g.Key.String(), g.Part, g.Parts); err != nil {
-					return err
-				}
+			if keyed[g.Claims[0].Key] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, sendKeySQL, keysJSON(g), g.Key.String(), g.Part, g.Parts); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -404,4 +480,31 @@ func (s *Store) Resend(ctx context.Context, f notify.ResendFilter) (int, error) 
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+// Pending implements notify.ClaimStore.
+func (s *Store) Pending(ctx context.Context) ([]notify.Claim, error) {
+	rows, err := s.db.QueryContext(ctx, pendingSQL)
+	if err != nil {
+		return nil, s.failed("read pending claims", err)
+	}
+	defer rows.Close()
+	var out []notify.Claim
+	for rows.Next() {
+		var c notify.Claim
+		var key, payload string
+		if err := rows.Scan(&key, &c.Watch, &c.Channel, &payload); err != nil {
+			return nil, s.failed("read pending claims", err)
+		}
+		var e events.Event
+		if err := json.Unmarshal([]byte(payload), &e); err != nil {
+			return nil, fmt.Errorf("alerts database %s: claim %s: stored event: %w", s.path, key, err)
+		}
+		c.Key, c.Event, c.Pending = uuid.MustParse(key), &e, true
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.failed("read pending claims", err)
+	}
+	return out, nil
 }

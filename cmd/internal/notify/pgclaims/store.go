@@ -1,5 +1,5 @@
 // Package pgclaims is the alert engine's PostgreSQL claim store (the notifications tables of
-// migrations 005, 006, 010 and 011) and chat store (the chat's watches, getUpdates offsets and
+// migrations 005, 006, 010, 011 and 014) and chat store (the chat's watches, getUpdates offsets and
 // pollers of migrations 012 and 013), used by `booking-consumer notify` through the alert service
 // (cmd/internal/alerts): several notifier processes share it under leases; OpenListings is what is
 // open now in booking_lifetimes, the service's answer to a watch that asks. Its SQL is in queries/.
@@ -48,6 +48,10 @@ var (
 	openListingsSQL string
 	//go:embed queries/resend.sql
 	resendSQL string
+	//go:embed queries/resolve.sql
+	resolveSQL string
+	//go:embed queries/pending.sql
+	pendingSQL string
 )
 
 // Defaults of the store.
@@ -94,7 +98,7 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 	n := len(b.Claims)
 	key, eventID := make([]uuid.UUID, n), make([]uuid.UUID, n)
 	watch, channel, crawlID, listingKey := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	occurredAt, payload, backlog := make([]time.Time, n), make([][]byte, n), make([]bool, n)
+	occurredAt, payload, backlog, pending := make([]time.Time, n), make([][]byte, n), make([]bool, n), make([]bool, n)
 	for i, c := range b.Claims {
 		e := c.Event
 		p, err := json.Marshal(e)
@@ -102,7 +106,7 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 			return nil, fmt.Errorf("encode event %s: %w", e.EventID, err)
 		}
 		key[i], watch[i], channel[i], eventID[i], crawlID[i] = c.Key, c.Watch, c.Channel, e.EventID, e.CrawlID
-		listingKey[i], occurredAt[i], payload[i], backlog[i] = e.ListingKey, e.OccurredAt, p, c.Backlog
+		listingKey[i], occurredAt[i], payload[i], backlog[i], pending[i] = e.ListingKey, e.OccurredAt, p, c.Backlog, c.Pending
 	}
 	maxAge, now := b.MaxAge, b.Now
 	if maxAge <= 0 {
@@ -112,10 +116,11 @@ func (s *Store) claimArgs(b notify.ClaimBatch, dryRun bool) ([]any, error) {
 		now = time.Now()
 	}
 	return []any{key, watch, channel, eventID, crawlID, listingKey, occurredAt, payload,
-		maxAge.Seconds(), s.Owner, s.lease().Seconds(), dryRun, now, backlog}, nil
+		maxAge.Seconds(), s.Owner, s.lease().Seconds(), dryRun, now, backlog, pending}, nil
 }
 
-// Claim implements notify.ClaimStore: the closes, then the claims, in one transaction.
+// Claim implements notify.ClaimStore: the closes, the fingerprints, the resolutions of pending
+// claims, then the claims, in one transaction.
 func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claimed, error) {
 	args, err := s.claimArgs(b, false)
 	if err != nil {
@@ -142,6 +147,15 @@ func (s *Store) Claim(ctx context.Context, b notify.ClaimBatch) ([]notify.Claime
 			}
 			if _, err := tx.Exec(ctx, fingerprintsSQL, watches, fps); err != nil {
 				return fmt.Errorf("record fingerprints: %w", err)
+			}
+		}
+		if len(b.Resolve) > 0 {
+			keys, statuses, reasons := make([]uuid.UUID, len(b.Resolve)), make([]string, len(b.Resolve)), make([]string, len(b.Resolve))
+			for i, r := range b.Resolve {
+				keys[i], statuses[i], reasons[i] = r.Key, string(r.Status), r.Reason
+			}
+			if _, err := tx.Exec(ctx, resolveSQL, keys, statuses, reasons, s.Owner, s.lease().Seconds()); err != nil {
+				return fmt.Errorf("resolve pending claims: %w", err)
 			}
 		}
 		if len(b.Claims) == 0 {
@@ -365,4 +379,28 @@ func (s *Store) Resend(ctx context.Context, f notify.ResendFilter) (int, error) 
 		return 0, fmt.Errorf("resend notifications: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// Pending implements notify.ClaimStore.
+func (s *Store) Pending(ctx context.Context) ([]notify.Claim, error) {
+	rows, err := s.Pool.Query(ctx, pendingSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read pending claims: %w", err)
+	}
+	var out []notify.Claim
+	var c notify.Claim
+	var payload []byte
+	_, err = pgx.ForEachRow(rows, []any{&c.Key, &c.Watch, &c.Channel, &payload}, func() error {
+		var e events.Event
+		if err := json.Unmarshal(payload, &e); err != nil {
+			return fmt.Errorf("claim %s: stored event: %w", c.Key, err)
+		}
+		c.Event, c.Pending = &e, true
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read pending claims: %w", err)
+	}
+	return out, nil
 }

@@ -1,5 +1,5 @@
 -- Claim up to claimChunk backlog matches (listings open when their watch asked) in one
--- statement, rows as in claim_rows.sql (reason always empty). Each is sending, unless its watch
+-- statement, rows as in claim_rows.sql (reason always empty, pending always 0). Each is sending, unless its watch
 -- and channel has a claim of the listing's current lifetime already (any status, any
 -- fingerprint: occurred_at is the listing's first-seen time; read from the covering index
 -- claims_listing) or a later close of the listing is stored (skipped 'closed'). Never 'stale' at

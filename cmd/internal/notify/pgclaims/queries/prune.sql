@@ -1,3 +1,3 @@
--- Retention: delete sent and skipped claims claimed before $1 (failed and unknown ones are kept
--- for a person to look at).
-delete from notifications where status in ('sent', 'skipped') and claimed_at < $1
+-- Retention: delete sent, skipped and withheld claims claimed before $1 (failed and unknown ones
+-- are kept for a person to look at).
+delete from notifications where status in ('sent', 'skipped', 'withheld') and claimed_at < $1

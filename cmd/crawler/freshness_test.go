@@ -1,21 +1,27 @@
-package crawler
+package main
 
 // The freshness benchmark of #51 (make bench): how soon a cancellation reaches the golfer, how
 // many of them do, how many messages announce a slot nobody could book, and at how many requests,
 // for two configurations side by side. Everything runs in one synctest bubble: its clock is the
 // one clock that the schedule, the politeness delays, the simulator's rebooking and the receiver
 // read, and it advances only when every goroutine waits, so a simulated hour takes seconds and no
-// real sleep is involved. It is a test (synctest needs a *testing.T) that runs only with
-// BENCH_FRESHNESS=1 and prints one FRESHNESS line per configuration for compose/dev/bench.
+// real sleep is involved. The alerts are the product's: the crawler's hook into the alert service
+// (cmd/internal/alerts) over its SQLite claim store, the confirm rule of the service and the
+// sender posting to a webhook whose receiver notes each message at the bubble's time. It is a
+// test (synctest needs a *testing.T) that runs only with BENCH_FRESHNESS=1 and prints one
+// FRESHNESS line per configuration for compose/dev/bench.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +30,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/liteclaims"
+	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
 	"github.com/golfcrawler/golf-crawler/events"
@@ -33,10 +43,10 @@ import (
 type freshConfig struct {
 	name     string
 	schedule string
-	watched  bool          // the 6 page sets are the demand (watched_every, watched_budget)
+	watched  bool          // the watches are the demand (watched_every, watched_budget), as crawler run makes them
 	every    time.Duration // watched_every
 	budget   float64       // watched_budget
-	confirm  time.Duration // confirm_after: the receiver gets an opening once a crawl this much later still shows it
+	confirm  time.Duration // confirm_after: the alert service sends an opening once a crawl this much later still shows it
 }
 
 // freshResult is what one configuration measured over the simulated hour.
@@ -45,7 +55,7 @@ type freshResult struct {
 	recall            float64       // of those openings, the share alerted while still open
 	openings, flicker int           // reopenings of the watched slots in the hour: open ≥ 2 min; under 30 s
 	messages, ghosts  int           // messages about openings of the hour; those about a slot gone or open < 30 s
-	withheld          int           // alerts the confirm rule withheld (the slot closed first)
+	withheld          int           // alerts the service withheld (the slot closed first; crawler_alerts_withheld_total)
 	unmatched         int           // messages about a slot with no reopening (a close the crawler got wrong)
 	requestsPerHour   float64       // requests to the one host in the hour
 }
@@ -106,57 +116,63 @@ func (c *countingTransport) between(from, to time.Time) int {
 	return n
 }
 
-// freshMessage is one alert as the receiver got it.
+// freshMessage is one alert as the receiver got it: about the listing of key, at its arrival.
 type freshMessage struct {
 	key string
 	at  time.Time
 }
 
-// freshReceiver is the alerts hook of the benchmark and its receiver: an opening (or reopening)
-// of a watched slot is a message at the moment of its claim, or, with confirm, once a crawl
-// confirm later that covered its page set still shows it (withheld when it closes first). It
-// models the alert service's rule; the sender's own latency (milliseconds,
-// BenchmarkCrawlerAlertLatency) is not part of it.
+// freshReceiver is the webhook the alert service posts to (its channel's transport: in memory, no
+// socket, so that the bubble's clock runs): it notes each match of each message at the bubble's
+// time and answers 200. Backlog matches (already open) are not alerts of an opening.
 type freshReceiver struct {
-	watched func(events.Listing) bool
-	confirm time.Duration
-
 	mu       sync.Mutex
-	pending  map[string]time.Time // listing key → first sighting
 	messages []freshMessage
-	withheld int
 }
 
-func (f *freshReceiver) Claim(_ context.Context, c AlertCrawl) error {
+func (f *freshReceiver) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body struct {
+		Matches []struct {
+			Source      string `json:"source"`
+			CourseName  string `json:"course_name"`
+			CoursePart  string `json:"course_part"`
+			PlayDate    string `json:"play_date"`
+			TeeTime     string `json:"tee_time"`
+			AlreadyOpen bool   `json:"already_open"`
+		} `json:"matches"`
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &body); err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	now := time.Now()
-	for _, e := range c.Events {
-		l := events.Listing{Source: e.Source, CourseName: e.CourseName, CoursePart: e.CoursePart, PlayDate: e.PlayDate, TeeTime: e.TeeTime}
-		if c.First || !f.watched(l) {
-			continue
-		}
-		switch {
-		case e.EventType == events.ListingClosed:
-			if _, ok := f.pending[e.ListingKey]; ok {
-				delete(f.pending, e.ListingKey)
-				f.withheld++
-			}
-		case e.EventType == events.ListingOpened && f.confirm == 0:
-			f.messages = append(f.messages, freshMessage{e.ListingKey, now})
-		case e.EventType == events.ListingOpened:
-			f.pending[e.ListingKey] = c.At
+	for _, m := range body.Matches {
+		if !m.AlreadyOpen {
+			f.messages = append(f.messages, freshMessage{events.ListingKey(m.Source, m.CourseName, m.CoursePart, m.PlayDate, m.TeeTime), time.Now()})
 		}
 	}
-	for key, first := range f.pending {
-		entry, ok := c.Next.Listings[key]
-		if !ok || c.At.Before(first.Add(f.confirm)) || !c.Covered(entry.Listing) || !entry.Open() || entry.Misses > 0 {
-			continue
-		}
-		f.messages = append(f.messages, freshMessage{key, now})
-		delete(f.pending, key)
+	f.mu.Unlock()
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("{}")), Header: http.Header{}, Request: r}, nil
+}
+
+// freshWatches is the watches file of the golfer: one watch per watched page set (its club, its
+// date), posting to the receiver's webhook.
+func freshWatches(t *testing.T, watched []crawler.PageSet) *notify.Config {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("channels:\n  hook: {type: webhook, url: http://receiver.invalid/}\nwatches:\n")
+	for i, p := range watched {
+		fmt.Fprintf(&b, "  - {name: w%d, sources: [%s], courses_exact: [%q], play_dates: {from: %s, to: %s}, channels: [hook]}\n",
+			i, freshSite, p.Course, p.PlayDate, p.PlayDate)
 	}
-	return nil
+	cfg, err := notify.Parse([]byte(b.String()), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // runFreshness runs one configuration inside the bubble: from 15:00 (a whole crawl at start, the
@@ -171,26 +187,40 @@ func runFreshness(t *testing.T, cfg freshConfig) freshResult {
 		Cancellations: &sitesim.Cancellations{Share: 0.6, FlickersPerHour: 0.5}})
 	tr := &countingTransport{h: sim}
 	st := freshSiteOf(t, cfg)
-	times, err := st.Times(DefaultSchedule)
+	times, err := st.Times(crawler.DefaultSchedule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var watched []PageSet
+	var watched []crawler.PageSet
 	for _, club := range st.Targets[:2] {
 		for _, d := range []int{1, 3, 5} { // the dates of today's D-1, D-3 and D-5 deadlines
-			watched = append(watched, PageSet{PlayDate: day.AddDate(0, 0, d).Format("2006-01-02"), Course: site.CleanText(club["name"])})
+			watched = append(watched, crawler.PageSet{PlayDate: day.AddDate(0, 0, d).Format("2006-01-02"), Course: site.CleanText(club["name"])})
 		}
 	}
-	recv := &freshReceiver{watched: covered(watched), confirm: cfg.confirm, pending: map[string]time.Time{}}
-	r := &Runner{Sites: []*site.Site{st}, State: StateDir{Dir: t.TempDir()}, Logger: slog.New(slog.DiscardHandler),
-		Transport: tr, Now: time.Now, Alerts: recv,
-		PerSite: map[string]SiteRun{st.Name: {ConfirmAfter: times.ConfirmAfter()}}}
-	sched := SiteSchedule{Sites: r.Sites, Times: []*site.SiteTimes{times}, Logger: slog.New(slog.DiscardHandler), RunAtStart: true,
-		Crawl: func(ctx context.Context, jobs []Job, done func(int, SiteSummary)) { _, _ = r.RunJobs(ctx, jobs, done) }}
-	if cfg.watched {
-		sched.Demand = &setsDemand{sets: watched}
+	dir := t.TempDir()
+	store, err := liteclaims.Open(t.Context(), filepath.Join(dir, alertsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := &freshReceiver{}
+	svc, err := alerts.New(store, alerts.Config{Watches: freshWatches(t, watched), Transport: recv, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := &crawler.Runner{Sites: []*site.Site{st}, State: crawler.StateDir{Dir: dir}, Logger: slog.New(slog.DiscardHandler),
+		Transport: tr, Now: time.Now, Alerts: crawlHook{svc}}
+	sched := crawler.SiteSchedule{Sites: r.Sites, Times: []*site.SiteTimes{times}, Logger: slog.New(slog.DiscardHandler), RunAtStart: true,
+		Crawl: func(ctx context.Context, jobs []crawler.Job, done func(int, crawler.SiteSummary)) {
+			_, _ = r.RunJobs(ctx, jobs, done)
+		}}
+	if cfg.watched { // as crawler run: the watches in force are the demand, and confirm_after holds where it schedules page sets
+		sched.Demand = watchDemand{svc.InForce}
+		r.PerSite = map[string]crawler.SiteRun{st.Name: {ConfirmAfter: times.ConfirmAfter()}}
+	}
 	ran := make(chan error, 1)
 	go func() { ran <- sched.Run(ctx) }()
 	time.Sleep(time.Until(end))
@@ -198,14 +228,28 @@ func runFreshness(t *testing.T, cfg freshConfig) freshResult {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
-	res := freshResult{requestsPerHour: float64(tr.between(from, to)) / to.Sub(from).Hours(), withheld: recv.withheld}
+	stop, done := context.WithTimeout(context.Background(), time.Minute)
+	defer done()
+	if err := svc.Stop(stop); err != nil {
+		t.Fatal(err)
+	}
+	r.Unlock()
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := freshResult{requestsPerHour: float64(tr.between(from, to)) / to.Sub(from).Hours(), withheld: int(svc.Withheld())}
+	in := func(l events.Listing) bool {
+		return slices.ContainsFunc(watched, func(p crawler.PageSet) bool { return p.Covers(l) })
+	}
 	truth := map[string][]sitesim.Reopening{}
 	for _, tr := range sim.GroundTruth(start, end) {
 		l := events.Listing{Source: freshSite, CourseName: tr.Course, CoursePart: tr.Part, PlayDate: tr.PlayDate, TeeTime: tr.TeeTime}
-		if recv.watched(l) && len(tr.Reopenings) > 0 {
+		if in(l) && len(tr.Reopenings) > 0 {
 			truth[l.Key()] = tr.Reopenings
 		}
 	}
+	recv.mu.Lock()
+	defer recv.mu.Unlock()
 	return res.score(truth, recv.messages, from, to)
 }
 
@@ -284,7 +328,8 @@ func freshSiteOf(t *testing.T, cfg freshConfig) *site.Site {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(sites, func(s *site.Site) bool { return s.Name == freshSite })
-	return recompiled(t, sites[i], func(s *site.SiteSpec) {
+	spec := sites[i].SiteSpec
+	func(s *site.SiteSpec) {
 		s.DaysAhead = 13
 		s.Politeness = site.Politeness{IgnoreRobotsTxt: true}
 		s.Schedule = cfg.schedule
@@ -297,5 +342,10 @@ func freshSiteOf(t *testing.T, cfg freshConfig) *site.Site {
 		for k := range s.Requests {
 			s.Requests[k].URL = strings.Replace(s.Requests[k].URL, "127.0.0.1:8089", "sim.invalid", 1)
 		}
-	})
+	}(&spec)
+	st, err := spec.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
