@@ -278,3 +278,43 @@ func TestDamageAfterASentBatchLeavesNothingBehind(t *testing.T) {
 		t.Errorf("damaged %d, left behind %d, unsent %d: want 1, 0, 0\n%s", st.Damaged, st.LeftBehind, st.Unsent, log)
 	}
 }
+
+// TestLeftBehindFilesOfOneSecondAreKept: two starts within one second that each leave a batch
+// behind write two files. The file was named by the second alone and replaced whole, so the
+// batch the first start left behind (and closed with an abort record, never to leave again) was
+// in no file: the chaos run of TestSpoolDamageDuringOutage lost a crawl's events that way when
+// two SIGKILLed starts came within a second.
+func TestLeftBehindFilesOfOneSecondAreKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	batches, seg, offs := damageSpool(t, dir)
+	now := func() time.Time { return time.Date(2026, 12, 5, 0, 10, 3, 0, time.UTC) }
+	flip := func(off int) {
+		t.Helper()
+		b, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[off+5] ^= 0xff // the record's CRC
+		if err := os.WriteFile(seg, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flip(offs[1]) // the first batch's commit record
+	s1, _ := open(t, dir, spool.Options{Retain: true, Now: now})
+	s1.Close()
+	flip(offs[3]) // the second batch's commit record
+	s2, log := open(t, dir, spool.Options{Retain: true, Now: now})
+	s2.Close()
+
+	files, _ := filepath.Glob(filepath.Join(dir, "left-behind-*.jsonl"))
+	var got []string
+	for _, f := range files {
+		got = append(got, idsOf(eventstest.ReadEvents(t, f))...)
+	}
+	slices.Sort(got)
+	want := idsOf(slices.Concat(batches[0].Events, batches[1].Events))
+	if !slices.Equal(got, want) {
+		t.Errorf("the left-behind files %v hold %d events, want the first two batches' %d\n%s", files, len(got), len(want), log)
+	}
+}

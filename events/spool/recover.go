@@ -20,7 +20,7 @@ func (s *Spool) leaveBehind() {
 	if s.opts.Retain || s.cursor == nil {
 		return
 	}
-	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
+	path := s.leftBehindPath("")
 	n, err := s.export(path, s.unsent())
 	if n == 0 && err == nil {
 		_ = os.Remove(path)
@@ -32,6 +32,21 @@ func (s *Spool) leaveBehind() {
 	if err == nil {
 		s.cursor = nil
 		_ = os.Remove(filepath.Join(s.dir, "cursor.json"))
+	}
+}
+
+// leftBehindPath names a new left-behind file: left-behind-<UTC second><suffix>.jsonl, or with
+// -2, -3, ... before the suffix when a file of that name is there already (two starts within a
+// second: the second's export replaced the first's file whole, and the batch it held, closed by
+// its abort record, was never written again).
+func (s *Spool) leftBehindPath(suffix string) string {
+	stamp := s.opts.Now().UTC().Format("20060102T150405Z")
+	path := filepath.Join(s.dir, "left-behind-"+stamp+suffix+".jsonl")
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(path); err != nil {
+			return path // not there (or not readable: the export says why)
+		}
+		path = filepath.Join(s.dir, fmt.Sprintf("left-behind-%s-%d%s.jsonl", stamp, n, suffix))
 	}
 }
 
@@ -217,7 +232,7 @@ func (s *Spool) leaveUndecided(bs []*batch) {
 	if len(bs) == 0 {
 		return
 	}
-	path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s-undecided.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
+	path := s.leftBehindPath("-undecided")
 	n, err := s.export(path, bs)
 	for _, b := range bs {
 		b.state = aborted

@@ -108,7 +108,7 @@ func (s *Spool) OpenCursor(topic, clusterID string) (left int, err error) {
 			c.Batch = s.batches[0].id
 		}
 	case c.Topic != topic || c.ClusterID != clusterID:
-		path := filepath.Join(s.dir, fmt.Sprintf("left-behind-%s.jsonl", s.opts.Now().UTC().Format("20060102T150405Z")))
+		path := s.leftBehindPath("")
 		left, err = s.export(path, s.unsent())
 		s.log.Warn("spool: topic or Kafka cluster changed; a new cursor starts at the spool's end",
 			"old_topic", c.Topic, "old_cluster_id", c.ClusterID, "topic", topic, "cluster_id", clusterID,
