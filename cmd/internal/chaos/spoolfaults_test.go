@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -399,11 +400,16 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 	k := &crawlerKills{rng: rng, start: r.crawlerBinary(t)}
 
 	p := k.start()
+	var lost []events.Event
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(damageReport(t, k.logs.String()+p.Logs.String(), spoolDir, storedEvents(t, db), lost, page.frozenPrice))
+		}
+	})
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
 	s.stopKafka(t, syscall.SIGKILL)
 	down := time.Now()
 	unsent := func(evs []events.Event) bool { return !anyStored(t, db, evs) }
-	var lost []events.Event
 	for i := range r.kills {
 		p = k.kill(t, p, func() {
 			what, l := damageSpool(t, rng, spoolDir, "CBA"[i%3], unsent)
@@ -451,4 +457,78 @@ func anyStored(t *testing.T, db *pgxpool.Pool, evs []events.Event) bool {
 		t.Fatal(err)
 	}
 	return n > 0
+}
+
+// damageReport says what a failed TestSpoolDamageDuringOutage saw: the crawler processes' spool
+// log lines, each left-behind file's events, and the chain of every listing chainProblems finds
+// broken (stored events, and those lost with a damaged batch record, marked so).
+func damageReport(t *testing.T, logs, spoolDir string, stored, lost []events.Event, last func(teeTime string) int64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("spool log lines:\n")
+	for line := range strings.Lines(logs) {
+		if strings.Contains(line, `msg="spool`) || strings.Contains(line, "spool:") {
+			b.WriteString("  " + line)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(spoolDir, "left-behind-*.jsonl"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", filepath.Base(f), err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n", filepath.Base(f))
+		for line := range bytes.SplitSeq(bytes.TrimSpace(data), []byte{'\n'}) {
+			e, err := events.Decode(line)
+			if err != nil {
+				fmt.Fprintf(&b, "  (%v)\n", err)
+				continue
+			}
+			b.WriteString("  " + eventLine(e, false) + "\n")
+		}
+	}
+	isLost := map[uuid.UUID]bool{}
+	for _, e := range lost {
+		isLost[e.EventID] = true
+	}
+	all := append(slices.Clone(stored), lost...)
+	broken := map[string]bool{}
+	for _, p := range chainProblems(all, last) {
+		key, _, _ := strings.Cut(p, ": ")
+		broken[key] = true
+	}
+	for _, key := range slices.Sorted(maps.Keys(broken)) {
+		var es []events.Event
+		for _, e := range all {
+			if e.ListingKey == key {
+				es = append(es, e)
+			}
+		}
+		slices.SortStableFunc(es, func(a, b events.Event) int { return a.OccurredAt.Compare(b.OccurredAt) })
+		fmt.Fprintf(&b, "chain of %s:\n", key)
+		for _, e := range es {
+			b.WriteString("  " + eventLine(e, isLost[e.EventID]) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// eventLine is one event for damageReport: occurred_at, tee time, id, previous price -> price.
+func eventLine(e events.Event, lost bool) string {
+	price := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	prev := "-"
+	if e.Previous != nil {
+		prev = price(e.Previous.PriceKRW)
+	}
+	s := fmt.Sprintf("%s %s %s %s %s -> %s", e.OccurredAt.Format("15:04:05.000"), e.TeeTime, e.EventID, e.EventType, prev, price(e.PriceKRW))
+	if lost {
+		s += " (lost: damaged batch record)"
+	}
+	return s
 }
