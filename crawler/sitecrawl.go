@@ -305,7 +305,7 @@ func noteDiff(ctx context.Context, log *slog.Logger, s *SiteSummary, crawl Crawl
 // between the save and the commit is resolved at the next start by the snapshot (spool.Open).
 func (r *Runner) emit(ctx context.Context, log *slog.Logger, c AlertCrawl) error {
 	site, out, next := c.Site, c.Events, c.Next
-	b, err := r.Spool.Prepare(site, out)
+	b, err := r.Spool.PrepareOn(site, next.SpoolBatch, out) // the batch the snapshot it diffed against names
 	if err != nil {
 		return fmt.Errorf("%w (the snapshot is not saved; the next crawl derives the crawl's %d events again)", err, len(out))
 	}

@@ -16,10 +16,13 @@ import (
 
 // Record types.
 const (
-	recBatch  byte = 'B' // id, unix nanos, site, count, the events (one Encode per line)
-	recCommit byte = 'C' // id: the snapshot naming the batch was saved
-	recAbort  byte = 'A' // id: it was not; the batch is never sent
-	recCopied byte = 'O' // id: the batch is in the events file (synced)
+	recBatch byte = 'B' // id, unix nanos, site, count, the events (one Encode per line)
+	// recBatchOn is recBatch with, after the id, the batch its site's snapshot named when the
+	// crawl began (its base): the next batch of a site says whether the one before it was saved.
+	recBatchOn byte = 'D'
+	recCommit  byte = 'C' // id: the snapshot naming the batch was saved
+	recAbort   byte = 'A' // id: it was not; the batch is never sent
+	recCopied  byte = 'O' // id: the batch is in the events file (synced)
 )
 
 const headerLen = 8 // u32 length of type+payload, u32 CRC-32C of type+payload
@@ -36,6 +39,8 @@ type record struct {
 	site  string
 	count int       // recBatch
 	at    time.Time // recBatch
+	base  uint64    // recBatchOn
+	based bool      // recBatchOn
 }
 
 // parseRecord parses the record at the start of b: its type, payload and length. errTorn: b ends
@@ -62,7 +67,7 @@ func parseRecord(b []byte) (byte, []byte, int, error) {
 }
 
 func knownType(t byte) bool {
-	return t == recBatch || t == recCommit || t == recAbort || t == recCopied
+	return t == recBatch || t == recBatchOn || t == recCommit || t == recAbort || t == recCopied
 }
 
 // decodeRecord reads the whole record at the start of b: its length, type and CRC check and its
@@ -76,8 +81,16 @@ func decodeRecord(b []byte) (record, error) {
 		return record{}, fmt.Errorf("record %q too short", typ)
 	}
 	r := record{typ: typ, id: binary.BigEndian.Uint64(payload), n: n}
-	if typ == recBatch {
-		if r.site, r.count, r.at, err = batchHeader(payload); err != nil {
+	switch typ {
+	case recBatchOn:
+		if len(payload) < 16 {
+			return record{}, fmt.Errorf("record %q too short", typ)
+		}
+		r.base, r.based = binary.BigEndian.Uint64(payload[8:]), true
+		r.typ = recBatch
+		fallthrough
+	case recBatch:
+		if r.site, r.count, r.at, err = batchHeader(batchFields(typ, payload)); err != nil {
 			return record{}, err
 		}
 	}
@@ -93,6 +106,15 @@ func resync(b []byte, from int) int {
 		}
 	}
 	return -1
+}
+
+// batchFields is a batch record's payload from the 8 bytes before its time on (the id, or for
+// recBatchOn its base): what batchHeader and batchEvents read.
+func batchFields(typ byte, payload []byte) []byte {
+	if typ == recBatchOn {
+		return payload[8:]
+	}
+	return payload
 }
 
 func batchHeader(p []byte) (site string, count int, at time.Time, err error) {

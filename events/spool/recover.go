@@ -78,7 +78,8 @@ func (s *Spool) load() error {
 // (its length, type or CRC does not check) is damage: it is skipped up to the next offset where a
 // whole record checks, kept beside the segment, logged and counted. Damage costs the records it
 // covers: a batch record in it is not sent, and a batch still undecided after it may have had its
-// commit or abort there, so resolve leaves it behind rather than ask the snapshot.
+// commit or abort there, so resolve decides it by its site's next batch (decideDamaged) or leaves
+// it behind, rather than ask the snapshot alone.
 func (s *Spool) scan(seg *segment) error {
 	b, err := os.ReadFile(seg.path)
 	if err != nil {
@@ -114,7 +115,7 @@ func (s *Spool) scan(seg *segment) error {
 func (s *Spool) apply(seg *segment, off int64, r record) {
 	s.lastID = max(s.lastID, r.id)
 	if r.typ == recBatch {
-		s.batches = append(s.batches, &batch{id: r.id, site: r.site, seg: seg, off: off, count: r.count, at: r.at})
+		s.batches = append(s.batches, &batch{id: r.id, site: r.site, seg: seg, off: off, count: r.count, at: r.at, base: r.base, based: r.based})
 		return
 	}
 	b := s.find(r.id)
@@ -181,8 +182,8 @@ func (s *Spool) cutTorn(seg *segment, b []byte, off int64) {
 
 // resolve commits or aborts every batch left pending by the last process, by what its site's
 // saved snapshot names. A batch that damage may have decided (Spool.damaged) is not asked of the
-// snapshot, which names only the site's last saved batch: a batch aborted before it would be sent.
-// It is left behind instead (leaveUndecided).
+// snapshot alone, which names only the site's last saved batch (a batch aborted before it would be
+// sent): the site's next batch decides it (decideDamaged), or it is left behind (leaveUndecided).
 func (s *Spool) resolve() {
 	var undecided []*batch
 	for _, b := range s.batches {
@@ -193,10 +194,6 @@ func (s *Spool) resolve() {
 			b.state = committed // Kafka has it: only a committed batch is sent
 			continue
 		}
-		if b.undecided {
-			undecided = append(undecided, b)
-			continue
-		}
 		named := uint64(0)
 		var err error
 		if s.opts.Resolve != nil {
@@ -204,6 +201,12 @@ func (s *Spool) resolve() {
 		}
 		typ, what := recAbort, "dropped: its snapshot was not saved"
 		switch {
+		case b.undecided:
+			var ok bool
+			if typ, what, ok = s.decideDamaged(b, named, err); !ok {
+				undecided = append(undecided, b)
+				continue
+			}
 		case err != nil:
 			what = "dropped: its snapshot cannot be read (" + err.Error() + ")"
 		case named >= b.id:
@@ -220,6 +223,36 @@ func (s *Spool) resolve() {
 		s.log.Info("spool: batch of an interrupted crawl "+what, "batch", b.id, "site", b.site, "events", b.count, "snapshot_batch", named)
 	}
 	s.leaveUndecided(undecided)
+}
+
+// decideDamaged decides a batch whose commit or abort damage may have taken, when that can be
+// known (ok): by the site's next batch in the spool, when its record says which batch the
+// snapshot its crawl diffed against named (PrepareOn): that batch (it was saved) or an older one
+// (it was not: the next crawl derived its transitions again, under other ids where the page had
+// changed); with no later batch of the site, by the site's saved snapshot naming it (saved) or an
+// older one (not saved). A snapshot naming a later batch, not in the spool or not saying its base,
+// does not tell: the batch may have been aborted before it.
+func (s *Spool) decideDamaged(b *batch, named uint64, rerr error) (typ byte, what string, ok bool) {
+	var next *batch
+	for _, l := range s.batches[slices.Index(s.batches, b)+1:] {
+		if l.site == b.site {
+			next = l
+			break
+		}
+	}
+	switch {
+	case next != nil && next.based && next.base == b.id:
+		return recCommit, "kept (its commit or abort was damaged): the next crawl of its site diffed against its snapshot", true
+	case next != nil && next.based && next.base < b.id:
+		return recAbort, "dropped (its commit or abort was damaged): the next crawl of its site diffed against an older snapshot and derived its transitions again", true
+	case next != nil || rerr != nil:
+		return 0, "", false
+	case named == b.id:
+		return recCommit, "kept (its commit or abort was damaged): its site's snapshot names it", true
+	case named < b.id:
+		return recAbort, "dropped (its commit or abort was damaged): its site's snapshot names an older batch", true
+	}
+	return 0, "", false
 }
 
 // leaveUndecided writes the batches whose commit or abort was lost to damage to a left-behind
@@ -244,7 +277,7 @@ func (s *Spool) leaveUndecided(bs []*batch) {
 		}
 		s.log.Warn("spool: batch left behind: damage took its commit or abort, so it may have been aborted; it is not sent",
 			"batch", b.id, "site", b.site, "events", b.count, "file", path,
-			"note", "crawler replay FILE publishes it (an id the next crawl derived again keeps the content stored first)")
+			"note", "crawler replay FILE publishes it (if it was aborted, the next crawl derived its changes again: from a changed page, under other ids)")
 	}
 	if err != nil {
 		s.log.Error("spool: batches whose commit or abort damage took are not written to a file; they are not sent, and tried again at the next start",

@@ -110,6 +110,10 @@ type batch struct {
 	// undecided: pending when damage was found after it, which may have held its commit or abort
 	// (resolve leaves it behind instead of asking the snapshot).
 	undecided bool
+	// base is the batch the site's snapshot named when the crawl began (based: the record says;
+	// PrepareOn): the next batch of a site was derived from its last saved one.
+	base  uint64
+	based bool
 }
 
 type segment struct {
@@ -281,7 +285,7 @@ func (s *Spool) read(b *batch) ([]events.Event, error) {
 	if crc32.Checksum(buf, castagnoli) != binary.BigEndian.Uint32(h[4:]) {
 		return nil, fmt.Errorf("spool: batch %d in %s: checksum mismatch", b.id, b.seg.path)
 	}
-	return batchEvents(buf[1:])
+	return batchEvents(batchFields(buf[0], buf[1:]))
 }
 
 // writeRecord appends one record to the active segment (synced when sync). On a failed write the
@@ -315,12 +319,28 @@ func (s *Spool) writeRaw(rec []byte, sync bool) error {
 // committed. With no events it appends nothing (ID 0). When the spool is full the batch is not
 // spooled: its events are counted as dropped and Dropped says how many (no error: the crawl goes
 // on). An error (ErrDiskFull for a full disk) means nothing was spooled: the crawl must fail
-// before its save.
+// before its save. The batch does not say what it was derived from (PrepareOn does).
 func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
+	return s.prepare(site, 0, false, evs)
+}
+
+// PrepareOn is Prepare for a crawl that diffed against a snapshot naming batch base (0: none):
+// the record keeps base, and at Open it decides the site's batch before it when damage took that
+// one's commit or abort (base is that batch: it was saved; base is older: it was not).
+func (s *Spool) PrepareOn(site string, base uint64, evs []events.Event) (Batch, error) {
+	return s.prepare(site, base, true, evs)
+}
+
+func (s *Spool) prepare(site string, base uint64, based bool, evs []events.Event) (Batch, error) {
 	if len(evs) == 0 {
 		return Batch{}, nil
 	}
 	var body bytes.Buffer
+	typ := recBatch
+	if based {
+		typ = recBatchOn
+		body.Write(binary.BigEndian.AppendUint64(nil, base))
+	}
 	var hdr [8 + 2]byte
 	binary.BigEndian.PutUint64(hdr[:], uint64(s.opts.Now().UnixNano()))
 	binary.BigEndian.PutUint16(hdr[8:], uint16(min(len(site), 1<<16-1)))
@@ -356,12 +376,13 @@ func (s *Spool) Prepare(site string, evs []events.Event) (Batch, error) {
 	id := s.nextID()
 	seg := s.segs[len(s.segs)-1]
 	off := seg.size
-	if err := s.writeRaw(encodeRecord(recBatch, id, body.Bytes()), true); err != nil {
+	if err := s.writeRaw(encodeRecord(typ, id, body.Bytes()), true); err != nil {
 		return Batch{}, s.failed(err)
 	}
 	s.stats.LastErr, s.stats.DiskFull = nil, false
 	s.lastID = id
-	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:])))})
+	s.batches = append(s.batches, &batch{id: id, site: site, seg: seg, off: off, count: len(evs), at: time.Unix(0, int64(binary.BigEndian.Uint64(hdr[:]))),
+		base: base, based: based})
 	s.step(StepAppended)
 	return Batch{ID: id, Events: evs}, nil
 }

@@ -261,11 +261,13 @@ func storedEvents(t *testing.T, db *pgxpool.Pool) []events.Event {
 }
 
 // spoolRecord is one record of a spool segment (events/spool's format: u32 length of type and
-// payload, u32 CRC-32C, the type, the batch id, the rest).
+// payload, u32 CRC-32C, the type, the batch id, the rest). A batch record is typ 'B' here
+// whether it says its base (type 'D': the crawler's) or not.
 type spoolRecord struct {
 	off, n int
 	typ    byte
 	id     uint64
+	based  bool
 }
 
 // spoolRecords reads the whole records of the segment at path: those whose length, type and
@@ -280,22 +282,29 @@ func spoolRecords(t *testing.T, path string) ([]byte, []spoolRecord) {
 	var recs []spoolRecord
 	for off := 0; off+17 <= len(b); {
 		n := 8 + int(binary.BigEndian.Uint32(b[off:]))
-		if n < 17 || off+n > len(b) || !bytes.ContainsRune([]byte("BCAO"), rune(b[off+8])) ||
+		if n < 17 || off+n > len(b) || !bytes.ContainsRune([]byte("BDCAO"), rune(b[off+8])) ||
 			crc32.Checksum(b[off+8:off+n], castagnoli) != binary.BigEndian.Uint32(b[off+4:]) {
 			off++
 			continue
 		}
-		recs = append(recs, spoolRecord{off: off, n: n, typ: b[off+8], id: binary.BigEndian.Uint64(b[off+9:])})
+		r := spoolRecord{off: off, n: n, typ: b[off+8], id: binary.BigEndian.Uint64(b[off+9:])}
+		if r.typ == 'D' {
+			r.typ, r.based = 'B', true
+		}
+		recs = append(recs, r)
 		off += n
 	}
 	return b, recs
 }
 
-// batchRecordEvents decodes a batch record's events (after its id: u64 time, u16 site length,
-// the site, u32 count, JSON lines).
-func batchRecordEvents(t *testing.T, rec []byte) []events.Event {
+// batchRecordEvents decodes a batch record's events (after its id and, when based, its base: u64
+// time, u16 site length, the site, u32 count, JSON lines).
+func batchRecordEvents(t *testing.T, rec []byte, based bool) []events.Event {
 	t.Helper()
 	p := rec[8+1+8:]
+	if based {
+		p = p[8:]
+	}
 	sl := int(binary.BigEndian.Uint16(p[8:]))
 	var evs []events.Event
 	for line := range bytes.SplitSeq(p[8+2+sl+4:], []byte{'\n'}) {
@@ -329,7 +338,7 @@ func damageSpool(t *testing.T, rng *rand.Rand, spoolDir string, typ byte, unsent
 	for _, r := range recs {
 		switch r.typ {
 		case 'B':
-			batches[r.id] = batchRecordEvents(t, b[r.off:r.off+r.n])
+			batches[r.id] = batchRecordEvents(t, b[r.off:r.off+r.n], r.based)
 		case 'C':
 			committed[r.id] = true
 		}
