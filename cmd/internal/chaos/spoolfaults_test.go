@@ -297,6 +297,15 @@ func spoolRecords(t *testing.T, path string) ([]byte, []spoolRecord) {
 	return b, recs
 }
 
+// batchRecordTime is when a batch record was prepared (its u64 unix nanos after its id and base).
+func batchRecordTime(rec []byte, based bool) time.Time {
+	p := rec[8+1+8:]
+	if based {
+		p = p[8:]
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(p)))
+}
+
 // batchRecordEvents decodes a batch record's events (after its id and, when based, its base: u64
 // time, u16 site length, the site, u32 count, JSON lines).
 func batchRecordEvents(t *testing.T, rec []byte, based bool) []events.Event {
@@ -323,9 +332,14 @@ func batchRecordEvents(t *testing.T, rec []byte, based bool) []events.Event {
 // damageSpool flips one byte of one record of the newest spool segment, in its length, CRC or
 // payload (seeded): a record of type typ ('B', 'C' or 'A'; a commit record when there is none
 // to pick) whose batch is committed and unsent (unsent says so of its events) or, for an abort
-// record, any. It returns what it damaged and, for a batch record, its events: they are not sent
+// record, any. A batch record is picked only of a batch prepared after down (the broker's
+// SIGKILL): its events are then lost with it. One prepared before may have been written to the
+// broker's log as the broker was killed, its acknowledgement lost; unsent by the database then,
+// it is stored once the broker is back, and counting it lost put each of its events twice in the
+// chain ('event 2 changes the price from 106000, but the price before was 107000' in all six
+// listings). It returns what it damaged and, for a batch record, its events: they are not sent
 // (the damaged record's own cost).
-func damageSpool(t *testing.T, rng *rand.Rand, spoolDir string, typ byte, unsent func([]events.Event) bool) (string, []events.Event) {
+func damageSpool(t *testing.T, rng *rand.Rand, spoolDir string, typ byte, unsent func([]events.Event) bool, down time.Time) (string, []events.Event) {
 	t.Helper()
 	segs, _ := filepath.Glob(filepath.Join(spoolDir, "seg-*.log"))
 	if len(segs) == 0 {
@@ -334,11 +348,12 @@ func damageSpool(t *testing.T, rng *rand.Rand, spoolDir string, typ byte, unsent
 	slices.Sort(segs)
 	path := segs[len(segs)-1]
 	b, recs := spoolRecords(t, path)
-	batches, committed := map[uint64][]events.Event{}, map[uint64]bool{}
+	batches, committed, after := map[uint64][]events.Event{}, map[uint64]bool{}, map[uint64]bool{}
 	for _, r := range recs {
 		switch r.typ {
 		case 'B':
 			batches[r.id] = batchRecordEvents(t, b[r.off:r.off+r.n], r.based)
+			after[r.id] = batchRecordTime(b[r.off:r.off+r.n], r.based).After(down)
 		case 'C':
 			committed[r.id] = true
 		}
@@ -346,7 +361,7 @@ func damageSpool(t *testing.T, rng *rand.Rand, spoolDir string, typ byte, unsent
 	pick := func(typ byte) []spoolRecord {
 		var out []spoolRecord
 		for _, r := range recs {
-			if r.typ == typ && (typ == 'A' || committed[r.id] && batches[r.id] != nil && unsent(batches[r.id])) {
+			if r.typ == typ && (typ == 'A' || committed[r.id] && batches[r.id] != nil && unsent(batches[r.id]) && (typ != 'B' || after[r.id])) {
 				out = append(out, r)
 			}
 		}
@@ -401,7 +416,9 @@ func replayLeftBehind(t *testing.T, bin, spoolDir string, env []string) int {
 // after the broker is back. Then the page stops changing, the spool drains and the left-behind
 // files are replayed. Nothing is lost but the damaged batch records' own events, and nothing is
 // doubled: each listing's stored events, with those, form one unbroken chain of price changes
-// ending at the page's price.
+// ending at the page's price. A damaged batch record is one of a batch prepared after the broker's
+// kill (damageSpool says why). On failure it logs the spool's log lines, the left-behind files and
+// the broken chains (damageReport).
 func TestSpoolDamageDuringOutage(t *testing.T) {
 	r := newOutageRig(t, "damage", "CHAOS_DAMAGE_OUTAGE", "CHAOS_DAMAGE_KILLS", 40*time.Second, 4)
 	s, rng, db, page := r.s, r.rng, r.db, r.page
@@ -421,7 +438,7 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 	unsent := func(evs []events.Event) bool { return !anyStored(t, db, evs) }
 	for i := range r.kills {
 		p = k.kill(t, p, func() {
-			what, l := damageSpool(t, rng, spoolDir, "CBA"[i%3], unsent)
+			what, l := damageSpool(t, rng, spoolDir, "CBA"[i%3], unsent, down)
 			t.Logf("kill %d: damaged the %s", i+1, what)
 			lost = append(lost, l...)
 		})
@@ -497,9 +514,12 @@ func damageReport(t *testing.T, logs, spoolDir string, stored, lost []events.Eve
 			b.WriteString("  " + eventLine(e, false) + "\n")
 		}
 	}
-	isLost := map[uuid.UUID]bool{}
+	isLost, isStored := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
 	for _, e := range lost {
 		isLost[e.EventID] = true
+	}
+	for _, e := range stored {
+		isStored[e.EventID] = true
 	}
 	all := append(slices.Clone(stored), lost...)
 	broken := map[string]bool{}
@@ -517,7 +537,11 @@ func damageReport(t *testing.T, logs, spoolDir string, stored, lost []events.Eve
 		slices.SortStableFunc(es, func(a, b events.Event) int { return a.OccurredAt.Compare(b.OccurredAt) })
 		fmt.Fprintf(&b, "chain of %s:\n", key)
 		for _, e := range es {
-			b.WriteString("  " + eventLine(e, isLost[e.EventID]) + "\n")
+			line := eventLine(e, isLost[e.EventID])
+			if isLost[e.EventID] && isStored[e.EventID] {
+				line += " (and stored)"
+			}
+			b.WriteString("  " + line + "\n")
 		}
 	}
 	return b.String()
