@@ -198,12 +198,21 @@ func FuzzOpenDamagedSegment(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for i := range 3 {
-		b, _ := s.Prepare("a", eventstest.Events(2, fmt.Sprintf("f%d", i), time.Now()))
+	var base uint64
+	for i := range 4 {
+		evs := eventstest.Events(2, fmt.Sprintf("f%d", i), time.Now())
+		var b spool.Batch
+		if i < 2 {
+			b, _ = s.Prepare("a", evs)
+		} else {
+			b, _ = s.PrepareOn("a", base, evs) // as the crawler's batches: they say their base
+		}
 		if i == 1 {
 			s.Abort(b)
 		} else if err := s.Commit(b); err != nil {
 			f.Fatal(err)
+		} else {
+			base = b.ID
 		}
 	}
 	s.Close()

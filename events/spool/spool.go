@@ -108,7 +108,7 @@ type batch struct {
 	state  state
 	copied bool
 	// undecided: pending when damage was found after it, which may have held its commit or abort
-	// (resolve leaves it behind instead of asking the snapshot).
+	// (resolve decides it by its site's next batch, decideDamaged, or leaves it behind).
 	undecided bool
 	// base is the batch the site's snapshot named when the crawl began (based: the record says;
 	// PrepareOn): the next batch of a site was derived from its last saved one.
