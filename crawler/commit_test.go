@@ -2,8 +2,10 @@ package crawler
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -182,5 +184,89 @@ func TestSnapshotInPlaceCommitsDespiteADirSyncError(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "snapshot saved, durability unknown") {
 		t.Errorf("the log does not say the snapshot is saved with its durability unknown:\n%s", logs.String())
+	}
+}
+
+// TestDamagedAbortOfAFailedSaveIsNotLeftBehind: a crawl whose save failed is aborted; the next
+// crawl derives its change again from the old snapshot, from a changed page, so under another id
+// (TransitionID holds the new price). When the abort record is damaged, the spool must not leave
+// the failed crawl's batch behind for `crawler replay` (a second change for one transition, a
+// price no saved snapshot recorded): the crawler's next batch says which snapshot it diffed
+// against (spool.PrepareOn), an older one than the failed batch, so the batch was aborted.
+func TestDamagedAbortOfAFailedSaveIsNotLeftBehind(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	price := int64(130000)
+	golfSite := pageSite(t, "dmg", func() []pageRow { mu.Lock(); defer mu.Unlock(); return nRows(1, price) })
+	setPrice := func(p int64) { mu.Lock(); defer mu.Unlock(); price = p }
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	out, err := OpenEventLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, site.Seoul())
+	r := &Runner{Sites: []*site.Site{golfSite}, State: StateDir{Dir: t.TempDir()}, EventsOut: out,
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	failing := failSaves(t, r)
+	run := func(p int64, fail bool) {
+		t.Helper()
+		setPrice(p)
+		now = now.Add(10 * time.Minute)
+		failing.Store(fail)
+		sum, err := r.Run(context.Background()) // an error when the site's crawl failed
+		if (err != nil) != fail || (sum.Sites[0].Err != nil) != fail {
+			t.Fatalf("crawl at %d (save failing %v): %v", p, fail, err)
+		}
+	}
+	run(130000, false)
+	run(200000, true) // aborted: no saved snapshot records 200000
+	run(140000, false)
+	run(150000, false)
+	if err := r.Spool.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	spoolDir := filepath.Join(r.State.Dir, "spool")
+	segs, _ := filepath.Glob(filepath.Join(spoolDir, "seg-*.log"))
+	b, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	aborts := 0
+	for off := 0; off+9 <= len(b); off += 8 + int(binary.BigEndian.Uint32(b[off:])) {
+		if b[off+8] == 'A' {
+			b[off+5] ^= 0xff // its CRC
+			aborts++
+		}
+	}
+	if aborts != 1 {
+		t.Fatalf("%d abort records in the spool, want the failed crawl's one", aborts)
+	}
+	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs testkit.SyncBuffer
+	sp, err := r.OpenSpool(spool.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sp.Close() })
+	files, _ := filepath.Glob(filepath.Join(spoolDir, "left-behind-*.jsonl"))
+	for _, f := range files {
+		for _, e := range eventstest.ReadEvents(t, f) {
+			t.Errorf("left behind in %s: %s at %d", filepath.Base(f), e.EventType, *e.PriceKRW)
+		}
+	}
+	for _, e := range eventstest.ReadEvents(t, path) {
+		if *e.PriceKRW == 200000 {
+			t.Errorf("the events file holds the failed crawl's %s at 200000", e.EventType)
+		}
+	}
+	if st := sp.Stats(); st.Damaged != 1 || st.LeftBehind != 0 {
+		t.Errorf("damaged %d, left behind %d: want 1, 0", st.Damaged, st.LeftBehind)
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", logs.String())
 	}
 }
