@@ -190,10 +190,6 @@ func (s *Spool) resolve() {
 		if b.state != pending {
 			continue
 		}
-		if b.undecided && s.acked(b, b.count) {
-			b.state = committed // Kafka has it: only a committed batch is sent
-			continue
-		}
 		named := uint64(0)
 		var err error
 		if s.opts.Resolve != nil {
@@ -203,10 +199,18 @@ func (s *Spool) resolve() {
 		switch {
 		case b.undecided:
 			var ok bool
-			if typ, what, ok = s.decideDamaged(b, named, err); !ok {
-				undecided = append(undecided, b)
-				continue
+			if typ, what, ok = s.decideDamaged(b, named, err); ok {
+				break
 			}
+			if s.acked(b, b.count) {
+				// The cursor passed it: sent, or skipped if aborted; nothing is left to send. (Taken
+				// as committed before asking its next batch, an aborted one was copied to the
+				// events file.)
+				b.state = committed
+			} else {
+				undecided = append(undecided, b)
+			}
+			continue
 		case err != nil:
 			what = "dropped: its snapshot cannot be read (" + err.Error() + ")"
 		case named >= b.id:
