@@ -16,11 +16,12 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// langSite is the hand-written entry name (sitesim.LangSite) pointed at base, with days play dates
-// and the end-to-end tests' quick politeness.
+// langSite is the hand-written entry name of the simulator's corpus file (sitesim.CorpusEntry,
+// crawler/sitesim/corpus.yaml) pointed at base, with days play dates and the end-to-end tests'
+// quick politeness.
 func langSite(t testing.TB, name, base string, days int) *site.Site {
 	t.Helper()
-	sites, err := site.ParseSites([]byte("sites:\n" + sitesim.LangSite(name, base)))
+	sites, err := site.ParseSites([]byte("sites:\n" + sitesim.CorpusEntry(name, base)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,14 @@ type PageReport struct {
 // rejected rows redacted.
 func (cr *crawl) report(rep PageReport) {
 	rep.Request = cr.secrets.redact(rep.Request)
+	if rep.Vars != nil && len(rep.Vars.Env) > 0 {
+		v := *rep.Vars
+		v.Env = map[string]string{}
+		for name := range rep.Vars.Env {
+			v.Env[name] = "***"
+		}
+		rep.Vars = &v
+	}
 	if rep.Body != nil {
 		rep.Body = []byte(cr.secrets.redact(string(rep.Body)))
 	}
@@ -91,6 +99,12 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 	}
 	cr.sets, cr.failedSets = sets, map[int]bool{}
 	cr.attributed = map[string]bool{}
+	if reqs, err = cr.withEnv(reqs); err != nil {
+		for _, pr := range reqs {
+			cr.failSet(pr.Key(), pr.Set, 0, nil, fmt.Errorf("not fetched: %w", err))
+		}
+		return nil
+	}
 	if cr.site.Login != nil || cr.site.Captures() {
 		// the login's session, and the one a capturing request may start (a CSRF token's)
 		jar, err := cookiejar.New(nil)
@@ -128,6 +142,40 @@ func (cr *crawl) startRequests(ctx context.Context, urls []string) error {
 		cr.visitRequest(pr)
 	}
 	return nil
+}
+
+// withEnv is reqs (site.Site.PageRequests, the env block's values hidden) with the env block's
+// values read from the environment (site/env.go): they join the crawl's secrets and its page
+// sets' variables, and every request is expanded again with them (by sendCapturing, for a site
+// that captures). An unset variable is the error
+// (reqs as they are): no page is fetched without the values the site needs.
+func (cr *crawl) withEnv(reqs []site.PageRequest) ([]site.PageRequest, error) {
+	if len(cr.site.Env) == 0 {
+		return reqs, nil
+	}
+	values, err := cr.site.EnvValues(cr.deps.Getenv)
+	if err != nil {
+		return reqs, err
+	}
+	for _, v := range values {
+		cr.secrets.add(v)
+	}
+	for i := range cr.sets {
+		cr.sets[i].Env = values
+	}
+	if cr.site.Captures() {
+		return reqs, nil // sendCapturing expands each request with its set's variables
+	}
+	out := make([]site.PageRequest, 0, len(reqs))
+	for _, pr := range reqs {
+		real, err := cr.site.Expand(pr.Tmpl, cr.sets[pr.Set])
+		if err != nil {
+			return reqs, err
+		}
+		real.Set = pr.Set
+		out = append(out, real)
+	}
+	return out, nil
 }
 
 // visitRequest schedules one request unless it was already scheduled or max_pages is reached.

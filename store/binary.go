@@ -47,15 +47,17 @@ func binaryElem[T any](name, param string, get func(*eventRow) T) (uint32, func(
 			}
 			return appendNull(b)
 		}
-	case func(*eventRow) int32:
-		want, f = "int", func(b []byte, r *eventRow) []byte { return appendInt32(b, g(r)) }
-	case func(*eventRow) *int32:
-		want, f = "int", func(b []byte, r *eventRow) []byte {
+	case func(*eventRow) int: // an event's int is sent whole and cast to its column (eventfields.go)
+		want, f = "bigint", func(b []byte, r *eventRow) []byte { return appendInt64(b, int64(g(r))) }
+	case func(*eventRow) *int:
+		want, f = "bigint", func(b []byte, r *eventRow) []byte {
 			if v := g(r); v != nil {
-				return appendInt32(b, *v)
+				return appendInt64(b, int64(*v))
 			}
 			return appendNull(b)
 		}
+	case func(*eventRow) int32:
+		want, f = "int", func(b []byte, r *eventRow) []byte { return appendInt32(b, g(r)) }
 	case func(*eventRow) time.Time:
 		want, f = "timestamptz", func(b []byte, r *eventRow) []byte {
 			return appendInt64(b, g(r).UnixMicro()-postgresEpochMicros)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,28 +12,25 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 )
 
-// eventRow is one booking_events row as an event fills it (ingested_at takes its default).
+// eventRow is one booking_events row as an event fills it (ingested_at takes its default): the
+// envelope, converted here, and the event's fields of events.Values and events.Attributes, copied
+// whole (their columns are generated: eventfields.go).
 type eventRow struct {
 	id                                                       [16]byte // binary on the wire, unlike strings
 	typ, source, key, course, part, playDate, teeTime, crawl string
 	payload                                                  []byte // the value as received, never changed (text, cast to jsonb)
-	price                                                    *int64
-	players                                                  *int32
-	closeReason                                              *string
-	occurredAt                                               time.Time
-	topic                                                    string
-	partition                                                int32
-	offset                                                   int64
+	events.Values
+	events.Attributes
+	closeReason *string
+	occurredAt  time.Time
+	topic       string
+	partition   int32
+	offset      int64
 }
 
 // newEventRow is the one place an event becomes a row: e delivered as payload at
 // topic/partition/offset. e must be valid (events.Decode's output).
 func newEventRow(e events.Event, payload []byte, topic string, partition int, offset int64) eventRow {
-	var players *int32
-	if e.Players != nil {
-		p := int32(*e.Players)
-		players = &p
-	}
 	var reason *string
 	if e.CloseReason != "" {
 		r := string(e.CloseReason)
@@ -40,7 +38,7 @@ func newEventRow(e events.Event, payload []byte, topic string, partition int, of
 	}
 	return eventRow{id: e.EventID, typ: string(e.EventType), source: e.Source, key: e.ListingKey,
 		course: e.CourseName, part: e.CoursePart, playDate: e.PlayDate, teeTime: e.TeeTime, crawl: e.CrawlID,
-		payload: payload, price: e.PriceKRW, players: players, closeReason: reason,
+		payload: payload, Values: e.Values, Attributes: e.Attributes, closeReason: reason,
 		occurredAt: e.OccurredAt, topic: topic, partition: int32(partition), offset: offset}
 }
 
@@ -78,12 +76,20 @@ func col[T any](name, param, cast, info string, get func(*eventRow) T) eventColu
 	}
 }
 
-// eventColumns is THE definition of a booking_events row as an event fills it, in column order:
-// insert_events.sql and dead_insert_event.sql are expanded from it, eventArgs and the batch arrays
-// are read through it, storetest.Columns/Row (the benchmarks' COPY) come from EventColumns and
-// CopyRow, and TestEventColumnsMatchTheTable checks it against information_schema.columns.
-// Adding an event field: CONTRIBUTING.md.
-var eventColumns = []eventColumn{
+// eventColumns is THE definition of a booking_events row as an event fills it: the envelope's
+// columns below, then fieldColumns, one per field of events.Values and events.Attributes,
+// generated from them (eventfields.go, TestEventFieldColumnsAreGenerated). insert_events.sql,
+// insert_staged_events.sql and dead_insert_event.sql are expanded from it, the binary COPY stream,
+// the batch arrays and the dead-letter retry's values are read through it, storetest.Columns/Row
+// (the benchmarks' COPY) come from EventColumns and CopyRow, and TestEventColumnsMatchTheTable
+// checks it against information_schema.columns. Every statement names its columns, so their order
+// here need not be the table's. Adding an event field: CONTRIBUTING.md (nothing to edit here).
+var eventColumns = slices.Concat(envelopeColumns, fieldColumns)
+
+// envelopeColumns are the columns of booking_events that are not a field of events.Values or
+// events.Attributes: the event's identity and listing, its type and close reason, when and by which
+// crawl, the payload as received and where Kafka delivered it.
+var envelopeColumns = []eventColumn{
 	col("event_id", "uuid", "", "uuid", func(r *eventRow) [16]byte { return r.id }),
 	col("event_type", "text", "", "text", func(r *eventRow) string { return r.typ }),
 	col("source", "text", "", "text", func(r *eventRow) string { return r.source }),
@@ -97,8 +103,6 @@ var eventColumns = []eventColumn{
 			t, _ := time.Parse(events.TimeLayout, r.teeTime)
 			return pgtype.Time{Microseconds: int64(t.Hour()*3600+t.Minute()*60) * 1e6, Valid: true}
 		}),
-	col("price_krw", "bigint", "", "bigint", func(r *eventRow) *int64 { return r.price }),
-	col("players", "int", "", "integer", func(r *eventRow) *int32 { return r.players }),
 	col("close_reason", "text", "", "text", func(r *eventRow) *string { return r.closeReason }),
 	col("occurred_at", "timestamptz", "", "timestamp with time zone", func(r *eventRow) time.Time { return r.occurredAt }),
 	col("crawl_id", "text", "", "text", func(r *eventRow) string { return r.crawl }),
@@ -113,7 +117,7 @@ func withCopy(c eventColumn, copyValue func(*eventRow) any) eventColumn {
 	return c
 }
 
-// EventColumns are the booking_events columns an event fills, in table order.
+// EventColumns are the booking_events columns an event fills, in eventColumns' order.
 func EventColumns() []string {
 	names := make([]string, len(eventColumns))
 	for i, c := range eventColumns {

@@ -36,6 +36,7 @@ func TestBinaryElemRefusesAMismatch(t *testing.T) {
 	for name, declare := range map[string]func(){
 		"string as int":   func() { binaryElem("x", "int", func(*eventRow) string { return "" }) },
 		"int64 as int":    func() { binaryElem("x", "int", func(*eventRow) int64 { return 0 }) },
+		"*int as int":     func() { binaryElem("x", "int", func(*eventRow) *int { return nil }) },
 		"float64 as text": func() { binaryElem("x", "text", func(*eventRow) float64 { return 0 }) },
 	} {
 		func() {
@@ -49,5 +50,9 @@ func TestBinaryElemRefusesAMismatch(t *testing.T) {
 	}
 	if oid, f := binaryElem("x", "int", func(*eventRow) int32 { return 7 }); oid != 23 || string(f(nil, nil)) != "\x00\x00\x00\x04\x00\x00\x00\x07" {
 		t.Errorf("int32 as int: oid %d, %q", oid, f(nil, nil))
+	}
+	// An event's int (eventfields.go) goes whole as a bigint, cast to its column by PostgreSQL.
+	if oid, f := binaryElem("x", "bigint", func(*eventRow) *int { v := 1 << 40; return &v }); oid != 20 || string(f(nil, nil)) != "\x00\x00\x00\x08\x00\x00\x01\x00\x00\x00\x00\x00" {
+		t.Errorf("*int as bigint: oid %d, %q", oid, f(nil, nil))
 	}
 }

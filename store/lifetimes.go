@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/golfcrawler/golf-crawler/events"
 )
 
 var (
@@ -54,6 +56,9 @@ func datePtr(t *time.Time) *string {
 // Lifetime is one row of booking_lifetimes: a listing's latest state and its current lifetime
 // (since it last (re)opened). Its fields are the view's columns, read by name (db tags); the same
 // fields, in this order, are the keys of --json and the columns of the CSV (lifetimes_fields.go).
+// The listing's attributes (events.Attributes: a round's holes, ...) are embedded whole: each is a
+// column of the view, a key of --json and a column of the CSV under its name in the event (its
+// json tag), so a new attribute needs no field here, only its column in the view.
 type Lifetime struct {
 	PlayDate      Date          `db:"play_date" json:"play_date" csv:"play_date"`
 	TeeTime       TimeOfDay     `db:"tee_time" json:"tee_time" csv:"tee_time"`
@@ -71,6 +76,10 @@ type Lifetime struct {
 	ChangeCount   int           `db:"change_count" json:"change_count" csv:"changes"` // listing_changed events in the current lifetime
 	ReopenCount   int           `db:"reopen_count" json:"reopen_count" csv:"reopens"` // times the listing opened again after a close
 	ListingKey    string        `db:"listing_key" json:"listing_key" csv:"listing_key" table:"-"`
+
+	// The listing's attributes, as its last event says (an attribute does not change while it is
+	// listed): one column each, after the listing key.
+	events.Attributes
 }
 
 // Lifetimes returns the rows of booking_lifetimes matching f, by play date, tee time and key.

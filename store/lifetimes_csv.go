@@ -47,25 +47,34 @@ func lifetimeRecord(l *Lifetime, loc *time.Location) []string {
 	v := reflect.ValueOf(l).Elem()
 	rec := make([]string, len(csvFields))
 	for i, f := range csvFields {
-		rec[i] = cellValue(v.Field(f.index), loc)
+		rec[i] = cellValue(v.FieldByIndex(f.index), loc)
 	}
 	return rec
 }
 
 // csvTextColumns are the indexes in LifetimeCSVHeader of the columns holding text (a crawled page
-// or a sites file chose it): the string fields, the ones neutraliseCSVCell applies to. The others
+// or a sites file chose it): the string fields (or pointers to one, an optional attribute's), the
+// ones neutraliseCSVCell applies to. The others
 // are numbers, times and durations this package formats, written as they are: a price is never
 // negative (the event codec refuses one), so no number starts with '-', and a quote would make it
 // text.
 var csvTextColumns = func() (idx []int) {
 	t := reflect.TypeFor[Lifetime]()
 	for i, f := range csvFields {
-		if t.Field(f.index).Type.Kind() == reflect.String {
+		if isText(t.FieldByIndex(f.index).Type) {
 			idx = append(idx, i)
 		}
 	}
 	return idx
 }()
+
+// isText reports whether a field of type t holds text: a string, or a pointer to one.
+func isText(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.String
+}
 
 // formulaStarts are the first characters that make a spreadsheet read a cell as a formula (OWASP,
 // "CSV Injection"): '=', '+', '-', '@', tab and carriage return.

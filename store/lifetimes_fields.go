@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/events"
@@ -24,6 +25,8 @@ import (
 //     long and a repeat of the columns before it.
 //
 // So a new field may go anywhere in Lifetime: the JSON, the CSV and the table follow its place.
+// An embedded struct (events.Attributes) is its fields in its place, each named by its json tag in
+// all three (db, json, csv) and shown in the table: the event's name is the column's.
 //
 // How a value is written follows its Go type, the same in both formats: a time.Time in the
 // caller's zone (RFC 3339), a nil pointer as null in JSON and an empty cell in the CSV, a string
@@ -57,23 +60,34 @@ func (c *TimeOfDay) ScanTime(v pgtype.Time) error {
 	return nil
 }
 
-// lifetimeField is one field of Lifetime: its index and its names (the package comment above).
+// lifetimeField is one field of Lifetime: its index (a path, for an embedded struct's field) and
+// its names (the package comment above).
 type lifetimeField struct {
-	index         int
+	index         []int
 	db, json, csv string
 	inTable       bool // csv != "" and no table:"-" tag
 }
 
 // lifetimeFields are Lifetime's fields in order, read once from its tags.
-var lifetimeFields = func() (fs []lifetimeField) {
-	t := reflect.TypeFor[Lifetime]()
+var lifetimeFields = fieldsOf(reflect.TypeFor[Lifetime]())
+
+// fieldsOf are the lifetimeFields of struct type t: a field by its tags, an embedded struct's
+// fields by their json names.
+func fieldsOf(t reflect.Type) (fs []lifetimeField) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		fs = append(fs, lifetimeField{index: i, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv"),
-			inTable: f.Tag.Get("csv") != "" && f.Tag.Get("table") != "-"})
+		if !f.Anonymous {
+			fs = append(fs, lifetimeField{index: []int{i}, db: f.Tag.Get("db"), json: f.Tag.Get("json"), csv: f.Tag.Get("csv"),
+				inTable: f.Tag.Get("csv") != "" && f.Tag.Get("table") != "-"})
+			continue
+		}
+		for j := range f.Type.NumField() {
+			name, _, _ := strings.Cut(f.Type.Field(j).Tag.Get("json"), ",")
+			fs = append(fs, lifetimeField{index: []int{i, j}, db: name, json: name, csv: name, inTable: true})
+		}
 	}
 	return fs
-}()
+}
 
 // LifetimeColumns are the booking_lifetimes columns Lifetime reads (its db tags), in field order.
 func LifetimeColumns() []string {
@@ -141,7 +155,7 @@ func LifetimesJSON(rows []Lifetime, loc *time.Location) ([]json.RawMessage, erro
 		v := reflect.ValueOf(rows[i])
 		b := []byte{'{'}
 		for j, f := range lifetimeFields {
-			val, err := json.Marshal(jsonValue(v.Field(f.index), loc))
+			val, err := json.Marshal(jsonValue(v.FieldByIndex(f.index), loc))
 			if err != nil {
 				return nil, fmt.Errorf("lifetime %s: %w", f.json, err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/store"
 	"github.com/golfcrawler/golf-crawler/store/storetest"
@@ -119,27 +120,44 @@ func TestLifetimeFieldsGuardSeesAViewEdit(t *testing.T) {
 	}
 }
 
-// Every field of store.Lifetime names its column and its JSON key; a duration's key says its unit
-// (seconds, as LifetimesJSON writes it); no two CSV columns share a name.
+// Every field of store.Lifetime names its column and its JSON key (an embedded events.Attributes'
+// fields by their json names in the event); a duration's key says its unit (seconds, as
+// LifetimesJSON writes it); no two CSV columns share a name.
 func TestLifetimeTagsAreComplete(t *testing.T) {
 	t.Parallel()
 	typ := reflect.TypeFor[store.Lifetime]()
-	seen := map[string]bool{}
+	columns := 0
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		db, js, csv := f.Tag.Get("db"), f.Tag.Get("json"), f.Tag.Get("csv")
+		if f.Anonymous {
+			if f.Type != reflect.TypeFor[events.Attributes]() {
+				t.Errorf("field %s is embedded: only events.Attributes is", f.Name)
+			}
+			for j := range f.Type.NumField() {
+				if name, _, _ := strings.Cut(f.Type.Field(j).Tag.Get("json"), ","); name == "" || name == "-" {
+					t.Errorf("attribute %s has no json name to name its column", f.Type.Field(j).Name)
+				}
+			}
+			columns += f.Type.NumField()
+			continue
+		}
+		columns++
+		db, js := f.Tag.Get("db"), f.Tag.Get("json")
 		if db == "" || js == "" {
 			t.Errorf("field %s: db %q, json %q; want both", f.Name, db, js)
 		}
 		if f.Type == reflect.TypeFor[time.Duration]() && !strings.HasSuffix(js, "_seconds") {
 			t.Errorf("field %s is a duration written in seconds: its json key %q must end in _seconds", f.Name, js)
 		}
-		if csv != "" && seen[csv] {
-			t.Errorf("field %s: csv column %q twice", f.Name, csv)
+	}
+	seen := map[string]bool{}
+	for _, csv := range store.LifetimeCSVHeader {
+		if seen[csv] {
+			t.Errorf("csv column %q twice", csv)
 		}
 		seen[csv] = true
 	}
-	if got := store.LifetimeColumns(); len(got) != typ.NumField() || got[0] != "play_date" {
-		t.Errorf("LifetimeColumns() = %q", got)
+	if got := store.LifetimeColumns(); len(got) != columns || got[0] != "play_date" {
+		t.Errorf("LifetimeColumns() = %q, want %d columns", got, columns)
 	}
 }

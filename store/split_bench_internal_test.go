@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
@@ -13,12 +14,7 @@ import (
 // events (BatchSize's default) made into event_id-ordered rows. CPU only, no database: it shows
 // what split's own work costs per event, which the process-level benchmarks cannot separate.
 func BenchmarkSplit(b *testing.B) {
-	evs := eventstest.CrawlEvents(0, 1000, "split")
-	batch := make([]Message, len(evs))
-	for i := range evs {
-		batch[i] = Message{Topic: "booking-events", Partition: i % 3, Offset: int64(i), Event: &evs[i],
-			Value: []byte(`{"payload":"about five hundred bytes in real events"}`)}
-	}
+	batch := crawlBatch(1000, "split")
 	b.ReportAllocs()
 	for b.Loop() {
 		rows, dead := split(batch)
@@ -27,6 +23,17 @@ func BenchmarkSplit(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/event")
+}
+
+// crawlBatch is n crawl events as the consumer hands a batch of them to the store.
+func crawlBatch(n int, prefix string) []Message {
+	evs := eventstest.CrawlEvents(0, n, prefix)
+	batch := make([]Message, len(evs))
+	for i := range evs {
+		batch[i] = Message{Topic: "booking-events", Partition: i % 3, Offset: int64(i), Event: &evs[i],
+			Value: []byte(`{"payload":"about five hundred bytes in real events"}`)}
+	}
+	return batch
 }
 
 // split's rows are in event_id order (concurrent batches then lock shared event_ids in the same
@@ -71,4 +78,22 @@ func TestSplitOrdersRowsByEventIDFirstDeliveryWins(t *testing.T) {
 			t.Errorf("row %d dead-letters as %d@%d, stored as %d@%d", i, d.partition, d.offset, r.partition, r.offset)
 		}
 	}
+}
+
+// BenchmarkEncodeCopy is the consumer's per-batch CPU of the fast path after split: a batch of
+// 1000 crawl events (split's rows) encoded as the binary COPY stream copyEvents sends, into a
+// reused buffer. CPU only, no database: the cost of the row's definition (eventColumns' encoders)
+// per event, which BenchmarkIngest's client CPU also holds but among the database's noise.
+func BenchmarkEncodeCopy(b *testing.B) {
+	batch := crawlBatch(1000, "encode")
+	rows, _ := split(batch)
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = appendCopyRows(append(slices.Grow(buf[:0], rows.encodedSize()), copyHeader...), rows.rows)
+	}
+	if !bytes.HasPrefix(buf, copyHeader) || len(buf) < 1000*len(eventColumns)*4 {
+		b.Fatalf("%d bytes encoded", len(buf))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/event")
 }

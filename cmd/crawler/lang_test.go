@@ -16,13 +16,13 @@ import (
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
-// langSites is a sites file of the sites language's hand-written entries (sitesim.LangSite)
-// against base, without delays.
+// langSites is a sites file of the sites language's hand-written entries (sitesim.CorpusEntry,
+// crawler/sitesim/corpus.yaml) against base, without delays.
 func langSites(t *testing.T, base string, names ...string) string {
 	t.Helper()
 	text := "sites:\n"
 	for _, name := range names {
-		text += sitesim.LangSite(name, base) + "    politeness: {no_delay: true}\n"
+		text += sitesim.CorpusEntry(name, base) + "    politeness: {no_delay: true}\n"
 	}
 	return testkit.WriteTemp(t, "sites.yaml", text)
 }

@@ -123,6 +123,10 @@ func suggestCmd(ctx context.Context, env cli.Env, args []string) error {
 		return fmt.Errorf("%w: the entry lacks %s (see above)", cli.ErrPartial, strings.Join(sg.Missing, ", "))
 	case sg.Login:
 		return fmt.Errorf("%w: the site needs a login: set the login block's credential variables", cli.ErrPartial)
+	case sg.Session:
+		return fmt.Errorf("%w: the page answers only within the browser's session, and suggest found no page to capture it from (see above)", cli.ErrPartial)
+	case len(sg.Env) > 0:
+		return fmt.Errorf("%w: the page needs the golfer's own values: set %s (the entry's env block)", cli.ErrPartial, strings.Join(sg.Env, " and "))
 	case len(sg.Undecided) > 0:
 		return fmt.Errorf("%w: %s undecided: run again with --example (see above)", cli.ErrPartial, strings.Join(sg.Undecided, ", "))
 	}
@@ -216,6 +220,10 @@ func suggestCheck(ctx context.Context, env cli.Env, logger *slog.Logger, sg sugg
 	if n := len(res.FailedPages); n > 0 {
 		if sg.Login && len(st.Secrets(env.Getenv)) == 0 {
 			fmt.Fprintln(env.Stderr, "check: the login's variables are not set here, so the login failed")
+			return nil
+		}
+		if len(sg.Env) > 0 {
+			fmt.Fprintf(env.Stderr, "check: %s not set here, so no page was fetched\n", strings.Join(sg.Env, " and "))
 			return nil
 		}
 		return fmt.Errorf("check: %d page(s) of the suggestion failed", n)

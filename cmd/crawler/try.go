@@ -325,7 +325,7 @@ func checkSites(b *strings.Builder, path string, getenv func(string) string, ct 
 			fmt.Fprintf(b, "      warning: %s\n", w)
 		}
 		if len(c.MissingEnv) > 0 {
-			fmt.Fprintf(b, "      warning: the login's variables are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
+			fmt.Fprintf(b, "      warning: the variables of its login or env block are not set here: %s\n", strings.Join(c.MissingEnv, ", "))
 		}
 		var next []string
 		for _, at := range times.Upcoming(ct.from, checkTimesShown) {

@@ -113,7 +113,7 @@ func TestCheckSites(t *testing.T) {
 	stdout.Reset()
 	app := filepath.Join("..", "..", "compose", "app", "sites.yaml")
 	if err := run(t.Context(), []string{"check", "--sites", app}, env(nil), &stdout, &stderr); err != nil ||
-		!strings.Contains(stdout.String(), "warning: the login's variables are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER") {
+		!strings.Contains(stdout.String(), "warning: the variables of its login or env block are not set here: SIM_CLUB_PASSWORD, SIM_CLUB_USER") {
 		t.Errorf("check %s: %v, want the login's variables warned about:\n%s", app, err, stdout.String())
 	}
 	bad := testkit.WriteTemp(t, "bad.yaml", `

@@ -96,7 +96,7 @@ func (s *Site) compileCaptures() error {
 	// A request reads only what an earlier one captured: expand each with those, hidden.
 	var captured map[string]string
 	for j := range s.Requests {
-		v := RequestVars{Date: sampleDate, Captured: captured}
+		v := RequestVars{Date: sampleDate, Captured: captured, Env: s.hiddenEnv()}
 		if len(s.Targets) > 0 {
 			v.Target = s.Targets[0]
 		}
@@ -135,19 +135,19 @@ func (s *Site) Captures() bool {
 }
 
 // Expand is the site's j-th request for vars, vars.Captured holding the values the requests before
-// it captured. A request that carries any has its key (***) and its listings' URL (the parameters
-// dropped) without them.
+// it captured and vars.Env the env block's (env.go). A request that carries any has its key (***)
+// and its listings' URL (the parameters dropped) without them.
 func (s *Site) Expand(j int, vars RequestVars) (PageRequest, error) {
 	pr, err := s.req.reqs[j].expand(vars)
 	if err != nil {
 		return pr, err
 	}
 	pr.Tmpl = j
-	if len(vars.Captured) == 0 {
+	if len(vars.Captured) == 0 && len(vars.Env) == 0 {
 		return pr, nil
 	}
 	shown := vars
-	shown.Captured = map[string]string{}
+	shown.Captured, shown.Env = map[string]string{}, s.hiddenEnv()
 	for name := range vars.Captured {
 		shown.Captured[name] = capturedShown
 	}

@@ -12,7 +12,7 @@ type SiteCheck struct {
 	Site *Site  // compiled when Err is nil
 	Err  error  // why the site is not usable
 	// MissingEnv are the login's credential variables that getenv does not set (and that have
-	// no dev_defaults): the site is valid, but its crawl would fail here.
+	// no dev_defaults), and the env block's: the site is valid, but its crawl would fail here.
 	MissingEnv []string
 	// Warnings are the site's weak points (Site.Warnings).
 	Warnings []string
@@ -51,6 +51,11 @@ func CheckSites(path string, getenv func(string) string) ([]SiteCheck, error) {
 				if env := l.Credentials[name]; getenv(env) == "" && l.DevDefaults[name] == "" {
 					c.MissingEnv = append(c.MissingEnv, env)
 				}
+			}
+		}
+		for _, name := range sortedKeys(spec.Env) {
+			if env := spec.Env[name]; c.Err == nil && getenv(env) == "" {
+				c.MissingEnv = append(c.MissingEnv, env)
 			}
 		}
 		out = append(out, c)
@@ -120,13 +125,18 @@ func (s *Site) describeShape() string {
 	return fmt.Sprintf("%s, %d start URL(s)", s.Format, len(s.StartURLs))
 }
 
-// Secrets returns the values of the site's login credentials as getenv reads them, for callers
-// that print what a crawl saw (`crawler try`) and must redact them.
+// Secrets returns the values of the site's login credentials and env block as getenv reads them,
+// for callers that print what a crawl saw (`crawler try`) and must redact them.
 func (s *Site) Secrets(getenv func(string) string) []string {
-	if s.Login == nil {
-		return nil
-	}
 	var out []string
+	for _, env := range s.Env {
+		if v := getenv(env); v != "" {
+			out = append(out, v)
+		}
+	}
+	if s.Login == nil {
+		return out
+	}
 	for name, env := range s.Login.Credentials {
 		if v := cmp.Or(getenv(env), s.Login.DevDefaults[name]); v != "" {
 			out = append(out, v)

@@ -45,12 +45,14 @@ type RequestTemplate struct {
 // RequestVars are the variables of one request, the data of its templates and of the fields
 // declared with value: Date is the play date (midnight, Asia/Seoul), Index its day offset from the
 // crawl's date, Target the target (nil when the site declares none), Captured the values the
-// requests before it captured (capture.go; never a field's).
+// requests before it captured (capture.go; never a field's), Env the env block's values (env.go;
+// never a field's either).
 type RequestVars struct {
 	Date     time.Time
 	Index    int
 	Target   Target
 	Captured map[string]string
+	Env      map[string]string
 }
 
 // PageRequest is one expanded request of a crawl.
@@ -137,6 +139,9 @@ func (s *Site) compileSources(fail func(string, ...any) error) error {
 	}
 	if len(s.Requests) > 0 && s.Follow != "" {
 		return fail("follow does not apply to requests: a followed page could be of another date or target, so its failure could not be attributed")
+	}
+	if err := s.compileEnv(); err != nil {
+		return fail("%w", err)
 	}
 	if len(s.Requests) > 0 {
 		cr := &compiledRequests{}
@@ -392,7 +397,7 @@ func (s *Site) PageRequests(crawledAt time.Time) (reqs []PageRequest, sets []Req
 	}
 	for i := 0; i <= s.DaysAhead; i++ {
 		for _, t := range targets {
-			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t}
+			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t, Env: s.hiddenEnv()}
 			sets = append(sets, vars)
 			var captured map[string]string // what the requests so far capture, as ***
 			for j := range s.req.reqs {

@@ -58,6 +58,9 @@ type SiteSpec struct {
 	// GET (see request.go, jsonpage.go, login.go): a login step; request templates instead of
 	// start_urls or url_template, expanded per play date and per target; JSON responses.
 	Login *Login `yaml:"login,omitempty"`
+	// Env, optional, maps names the requests read as {{.Env.NAME}} to the environment variables
+	// holding values of the golfer's own the site needs (a member number; env.go).
+	Env map[string]string `yaml:"env,omitempty"`
 	// NotOpen (format html; json: json.not_open_when) recognises a date's answer that says the
 	// date is not open for booking yet (past the club's booking window): such a page opens and
 	// closes nothing and keeps the crawl complete. It needs requests, so that the answer is its

@@ -16,7 +16,7 @@ import (
 // never a Go type.
 func TestSitesFileErrorsSpeakItsLanguage(t *testing.T) {
 	t.Parallel()
-	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, not_open, requests, format, json, list, row, grid, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
+	siteKeys := "name, start_urls, url_template, targets, days_ahead, charset, login, env, not_open, requests, format, json, list, row, grid, fields, empty_when, next_page, follow, allowed_domains, politeness, min_complete_ratio, deadline, schedule, active_hours, jitter, burst, misses_min_interval"
 	for _, tc := range []struct {
 		name, file string
 		want       []string
@@ -72,9 +72,7 @@ func FuzzSitesFileShape(f *testing.F) {
 	f.Add([]byte(minimalSite + "    politeness: {delai: 1s}\n"))
 	f.Add([]byte(minimalSite + "    days_ahead: 99999999999999999999\n"))
 	f.Add([]byte("sites:\n  - &a {name: s}\n  - {<<: *a, row: tr}\n"))
-	for _, name := range sitesim.LangSiteNames() { // fallbacks, grid, grouped rows, captures
-		f.Add([]byte("sites:\n" + sitesim.LangSite(name, "http://127.0.0.1:8089")))
-	}
+	f.Add(sitesim.CorpusYAML) // every simulator shape's entry: fallbacks, grid, grouped rows, captures among them
 	f.Add([]byte(minimalSite + "      price: {selector: [td.s, {a: b}], colum: 2}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var doc yaml.Node

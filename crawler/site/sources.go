@@ -47,6 +47,8 @@ func (s *Site) compileSourcesOf(c *Cell, f *CompiledField) error {
 		return fmt.Errorf("fields.%s: fallbacks follow a selector or a path", name)
 	case strings.Contains(f.Value, ".Captured"):
 		return fmt.Errorf("fields.%s: value reads a captured value, which is a secret: it never goes into a listing", name)
+	case strings.Contains(f.Value, ".Env"):
+		return fmt.Errorf("fields.%s: value reads an env value, the golfer's own and a secret: it never goes into a listing", name)
 	case f.Column < 0:
 		return fmt.Errorf("fields.%s: column is %d; columns count from 1", name, f.Column)
 	case f.Column > 0 && !s.Grid:

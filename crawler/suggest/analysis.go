@@ -36,6 +36,13 @@ type analysis struct {
 	examples  []boundExample
 	// contested are the cells left undecided (sayContests)
 	contested []string
+	// envUnset are the env block's variables not set here (personalVariables)
+	envUnset []string
+	// session: the page needs the copied session (compareBare); capture, the request the entry
+	// captures it with (checkSession); sessionBlocked, none was found.
+	session        *sessionCheck
+	capture        *capturing
+	sessionBlocked bool
 }
 
 func (a *analysis) run(ctx context.Context) error {
@@ -58,7 +65,7 @@ func (a *analysis) run(ctx context.Context) error {
 	} else if len(a.t.passwords) > 0 {
 		a.passwordLogin()
 	} else if len(a.t.dropped) > 0 {
-		bare, err := f.Fetch(ctx, a.t.req, a.t.target, a.date, nil)
+		bare, err := f.Fetch(ctx, a.t.bare, a.t.target, a.date, nil)
 		if err != nil {
 			return err
 		}
@@ -76,6 +83,9 @@ func (a *analysis) run(ctx context.Context) error {
 	if err := a.checkPersonal(ctx); err != nil {
 		return err
 	}
+	if err := a.checkSession(ctx); err != nil {
+		return err
+	}
 	a.request()
 	if a.o.ProbeEmpty {
 		return a.probeEmpty(ctx)
@@ -89,8 +99,8 @@ func (a *analysis) run(ctx context.Context) error {
 
 // checkPersonal decides the golfer's own ids and phone numbers the request carries (msNum,
 // memberNo, tel2): left out of the entry when it reads the same listings without them (not the
-// same bytes: servers echo the request), else the entry is undecided, for a sites file does not
-// carry them. One more request.
+// same bytes: servers echo the request), else they become variables like a login's credentials
+// (personalVariables). One more request.
 func (a *analysis) checkPersonal(ctx context.Context) error {
 	if len(a.t.personal) == 0 {
 		return nil
@@ -114,10 +124,81 @@ func (a *analysis) checkPersonal(ctx context.Context) error {
 		a.say("personal: %s left out of the output (the golfer's own id or phone number): without them the entry reads the same %d listing(s)", names, len(with.Listings))
 		return nil
 	}
-	a.say("undecided: personal: without %s the entry reads %d listing(s), with them %d: the page needs them, and a sites file does not carry a golfer's own id or phone number; they are left out: add them by hand where you keep the entry private",
+	a.say("personal: without %s the entry reads %d listing(s), with them %d: the page needs them, and a sites file never carries a golfer's own id or phone number",
 		names, len(without.Listings), len(with.Listings))
+	return a.personalVariables(ctx, with.Listings)
+}
+
+// personalVariables makes the request's personal values variables, as a login's credentials are:
+// the entry's env block names an environment variable for each (CLUB_MS_NUM) and its request
+// sends {{.Env.msNum}}. With them set here, the entry's request is fetched with their values and
+// must read the listings the copied request read (with: one more request); unset, they are to be
+// set (exit 2, naming them).
+func (a *analysis) personalVariables(ctx context.Context, with []events.Listing) error {
+	vars, env := map[string]string{}, map[string]string{}
+	for i, p := range a.t.personal {
+		name := p[strings.LastIndex(p, " ")+1:]
+		key, variable := envNames(name, i)
+		vars[p], env[key] = ".Env."+key, a.envPrefix()+"_"+variable
+	}
+	rt, err := a.t.with(vars)
+	if err != nil {
+		return err
+	}
+	a.t.req, a.out.Env = rt, env
+	names := strings.Join(sortedValues(env), " and ")
+	a.say("personal: like a login's credentials they become variables: the entry sends %s from %s (env:), never a value",
+		strings.Join(sortedTemplates(env), ", "), names)
+	getenv := a.o.Fetcher.getenv()
+	for _, v := range env {
+		if getenv(v) == "" {
+			a.envUnset = sortedValues(env)
+			a.say("personal: to fill in: set %s before crawling (the golfer's own values, as the copied request sent them); with them set, suggest checks that the entry reads the same listings", names)
+			return nil
+		}
+	}
+	if err := retry.Sleep(ctx, a.o.Fetcher.delay()); err != nil {
+		return err
+	}
+	p, err := a.o.Fetcher.FetchEnv(ctx, rt, a.t.target, a.date, a.t.secret, env)
+	if err != nil {
+		return err
+	}
+	got, errGot := a.readPage(ctx, p.Body, a.out.Fields)
+	if p.Err == nil && errGot == nil && sameListings(with, got.Listings) {
+		a.say("personal: with %s set, the entry's request reads the same %d listing(s) as the copied one", names, len(with))
+		return nil
+	}
+	a.say("undecided: personal: with %s set the entry's request reads %d listing(s), the copied one %d: do they hold the values the copied request sent?",
+		names, len(got.Listings), len(with))
 	a.contested = append(a.contested, "personal")
 	return nil
+}
+
+// envNames are the env block's name (the template's {{.Env.NAME}}) and the variable's last words
+// (MS_NUM) for a personal value's name (msNum); i numbers a name without letters (회원번호).
+func envNames(name string, i int) (key, variable string) {
+	words := nameWords(name)
+	if len(words) == 0 {
+		n := "personal" + itoa(i+1)
+		return n, strings.ToUpper(n)
+	}
+	key = reNotIdent.ReplaceAllString(name, "_")
+	if key[0] >= '0' && key[0] <= '9' {
+		key = "_" + key
+	}
+	return key, strings.ToUpper(strings.Join(words, "_"))
+}
+
+var reNotIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// sortedTemplates are the env block's {{.Env.NAME}}, sorted.
+func sortedTemplates(env map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(env) {
+		out = append(out, "{{.Env."+k+"}}")
+	}
+	return out
 }
 
 // sameListings reports whether two reads of a page give the same listings (key, price, players).
@@ -145,11 +226,13 @@ func (a *analysis) compareBare(ctx context.Context, with, bare Page) {
 	}
 	switch {
 	case bare.Err != nil:
-		a.say("without %s the page fails (%v): the entry may need a login the page did not show", strings.Join(a.t.dropped, ", "), bare.Err)
+		a.say("without %s the page fails (%v): it needs the browser's session, and no login form was found to declare", strings.Join(a.t.dropped, ", "), bare.Err)
+		a.session = &sessionCheck{bare: bare}
 	case bytes.Equal(with.Body, bare.Body):
 		a.say("without %s the page answers the same: they are not needed", strings.Join(a.t.dropped, ", "))
 	case rowCount(ctx, with.Body) > 0 && rowCount(ctx, bare.Body) == 0:
-		a.say("without %s the page answers (status %d) but shows no tee times: the crawl needs the browser's session, and no login form was found to declare (low confidence)", strings.Join(a.t.dropped, ", "), bare.Status)
+		a.say("without %s the page answers (status %d) but shows no tee times: it needs the browser's session, and no login form was found to declare", strings.Join(a.t.dropped, ", "), bare.Status)
+		a.session = &sessionCheck{bare: bare}
 	default:
 		a.say("without %s the page still answers (status %d, %d bytes; %d with them)", strings.Join(a.t.dropped, ", "), bare.Status, len(bare.Body), len(with.Body))
 	}
@@ -299,11 +382,14 @@ func (a *analysis) roundDateFromRequest() {
 func (a *analysis) request() {
 	rt := a.t.req
 	plain := rt.Method == "" && len(rt.Headers) == 0 && len(a.o.Targets) == 0 && a.out.Login == nil &&
-		!a.isJSON && !hasValue(a.out.Fields)
-	if plain {
+		!a.isJSON && !hasValue(a.out.Fields) && a.capture == nil && len(a.out.Env) == 0
+	switch {
+	case plain:
 		a.out.URLTemplate = rt.URL
 		a.say("url_template: a plain GET of an HTML list, one URL per play date")
-	} else {
+	case a.capture != nil:
+		a.out.Requests = []site.RequestTemplate{a.capture.req, rt}
+	default:
 		a.out.Requests = []site.RequestTemplate{rt}
 	}
 	if len(a.o.Targets) > 0 {

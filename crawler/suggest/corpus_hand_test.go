@@ -45,8 +45,11 @@ func TestCorpusEntriesAreHandWritten(t *testing.T) {
 	for _, sh := range corpusShapes() {
 		hands = append(hands, sh.hand)
 	}
+	// Entries no corpus shape names yet, each crawled against the simulator's ground truth over a
+	// week by crawler's TestLangShapesWeek.
+	elsewhere := []string{"lang-csrf-json"}
 	for _, spec := range specs {
-		if !slices.Contains(hands, spec.Name) {
+		if !slices.Contains(hands, spec.Name) && !slices.Contains(elsewhere, spec.Name) {
 			t.Errorf("corpus.yaml's %s is no corpus shape's hand-written entry (corpusShape.hand): nothing crawls it against a ground truth", spec.Name)
 		}
 	}

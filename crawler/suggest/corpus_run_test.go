@@ -165,8 +165,8 @@ func checkComposition(t *testing.T, shapes []corpusShape) {
 	}
 }
 
-// checkTargets asserts what the corpus holds suggest to: fdee6ed's shapes still right unedited;
-// the others, unless listed in knownFailing, never confidently wrong and (once examples bind)
+// checkTargets asserts what the corpus holds suggest to: fdee6ed's shapes (and those marked
+// unedited) right unedited; the others, unless listed in knownFailing, never confidently wrong and (once examples bind)
 // right with one example row.
 func checkTargets(t *testing.T, shapes []corpusShape, out map[string]map[string]formOutcome) {
 	t.Helper()
@@ -181,6 +181,8 @@ func checkTargets(t *testing.T, shapes []corpusShape, out map[string]map[string]
 		switch {
 		case sh.baseline && !u.right:
 			t.Errorf("%s: right unedited at fdee6ed, now: %s", sh.name, u.note)
+		case sh.unedited && !u.right:
+			t.Errorf("%s: to be right unedited, is: %s", sh.name, u.note)
 		case !listed && !meets:
 			t.Errorf("%s misses the corpus's targets (add it to knownFailing only with a reason): unedited %s; with one example %s", sh.name, u.note, e.note)
 		case listed && meets && examplesBind:
@@ -331,6 +333,12 @@ func newCorpusRun(tb testing.TB, sh corpusShape, day time.Time, curl func(string
 		r.text = strings.ReplaceAll(r.text, "LOGIN_COOKIE", cookie)
 		r.secrets = append(r.secrets, cookie, simPassword)
 	}
+	if sh.live != nil {
+		for placeholder, v := range sh.live(tb, srv.URL) {
+			r.text = strings.ReplaceAll(r.text, placeholder, v)
+			r.secrets = append(r.secrets, v)
+		}
+	}
 	return r
 }
 
@@ -383,7 +391,13 @@ func (r *corpusRun) run(tb testing.TB, examples []string) runOutcome {
 	}
 	out := r.outcome(tb, sg, stderr, err)
 	if len(leaks) > 0 {
+		tb.Errorf("the golfer's own %s of the copied request reached suggest's output or stderr", strings.Join(leaks, ", "))
 		out.note += fmt.Sprintf("; the golfer's own %s reached the output", strings.Join(leaks, ", "))
+	}
+	if sh.entry != nil && sg.Complete && sg.Site != nil {
+		if problem := sh.entry(sg.Site); problem != "" {
+			tb.Errorf("exit 0, and the entry is wrong where the week's crawl cannot tell: %s", problem)
+		}
 	}
 	out.note = strings.ReplaceAll(out.note, r.base, "BASE")
 	tb.Logf("outcome: %+v", out)

@@ -1,10 +1,17 @@
 package suggest
 
 import (
+	"net/http"
+	"net/http/cookiejar"
 	"net/url"
+	"regexp"
+	"slices"
+	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler/site"
 	"github.com/golfcrawler/golf-crawler/crawler/sitesim"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // The secrets every copied request of the corpus carries, as a browser's "Copy as cURL" writes
@@ -72,11 +79,21 @@ type corpusShape struct {
 	oneClub bool
 	// login: the site needs a login; the entry's login block's credential variables are set.
 	login bool
+	// live starts the golfer's session on the site as the browser did before the copied request
+	// (the form page that gave a CSRF token, the main page that gave a session id): the values
+	// that stand for its placeholders in the copied request, each a secret of the run.
+	live func(tb testing.TB, base string) map[string]string
 	// personal are values of the golfer's own in the copied request (a phone number, a member
 	// number): the run notes it when one reaches suggest's output or stderr.
 	personal []string
 	// baseline: one of the 16 shapes of fdee6ed, which crawled the truth unedited; it must still.
 	baseline bool
+	// unedited: the shape must crawl the truth unedited too, as the baseline's must (a shape of
+	// issue #49's first paragraph, which suggest decides alone now).
+	unedited bool
+	// entry, where set, checks what crawling the simulated week cannot show of an entry that
+	// exits 0: a problem, or "" (the far date's not-open code, say).
+	entry func(st *site.Site) string
 	// hand names the shape's hand-written entry in the simulator's corpus file
 	// (crawler/sitesim/corpus.yaml, sitesim.CorpusEntry), which crawls the shape's truth: what a
 	// right entry looks like, and the proof that one exists (TestCorpusHandWritten).
@@ -93,9 +110,10 @@ func formPost(b, path, referer, body string) string {
 		" \\\n  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n  --data-raw '" + body + "'"
 }
 
-// corpusShapes is the corpus: fdee6ed's sixteen shapes, then the second round's.
+// corpusShapes is the corpus: fdee6ed's sixteen shapes, then the second round's, then the shapes
+// of the sites language's forms.
 func corpusShapes() []corpusShape {
-	return append(baselineShapes(), secondRoundShapes()...)
+	return slices.Concat(baselineShapes(), secondRoundShapes(), langShapes())
 }
 
 func baselineShapes() []corpusShape {
@@ -353,4 +371,100 @@ func secondRoundShapes() []corpusShape {
 			},
 			hand: "sim-aspx-time-list"},
 	}
+}
+
+// langShapes are the shapes whose right entry needs a form of the sites language of issue #48
+// (sources_lang.go): a sale price else the list price, a table whose course cell spans its rows,
+// JSON rows nested in groups.
+func langShapes() []corpusShape {
+	return []corpusShape{
+		{name: "getTeeList, sale price else list price", origin: fromServer,
+			backend: "Korean club booking backend on Spring/JSP (getTeeList.do, BK_* rows)",
+			source: "ShineKimm/podospring-jsp-version src/main/java/podo/podospring/dao/ReservationDAO.java, " +
+				"src/main/resources/mappers/Reservation_SQL.xml, src/main/webapp/WEB-INF/views/reservation/reservation.jsp",
+			desc: "form POST with the member's `msNum`, answering JSON that echoes the request; `BK_COS` (A/B) beside `BK_COS_NM`, `BK_ROUNDF` \"1\" (18 holes, no players), " +
+				"`BK_B_CHARGE_NM` (list) beside `BK_S_CHARGE_NM` (the sale price, \"\" when none); `rtnCode` 9001 past the window, 0000 and no rows when sold out",
+			personal: []string{sitesim.MemberNumber}, unedited: true,
+			curl: func(b string, d time.Time) string {
+				return formPost(b, sitesim.PathGetTeeList, "/reservation/reservation.do", "coDiv=138&date="+d8(d)+"&cos=All&msNum="+sitesim.MemberNumber)
+			},
+			entry: func(st *site.Site) string {
+				if j := st.JSON; j == nil || len(j.NotOpenWhen) != 1 || j.NotOpenWhen[0].Equals != "9001" {
+					return "json.not_open_when is not rtnCode 9001 (the far date's answer, not the sold-out 0000 and an empty list)"
+				}
+				return ""
+			},
+			hand: "lang-sale-else-list"},
+		{name: "course cell spanning its rows", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "GET answering an HTML table whose course cell spans its course's rows (`<td rowspan=\"9\">동코스</td>`), cells without classes, the row's values again in `fnReserve(…)`; a sold-out marker row",
+			players: true, unedited: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathTimeTable + "?club=138&date=" + d8(d)
+			},
+			hand: "lang-rowspan"},
+		{name: "rows nested in date and course groups", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "JSON GET; rows nested dates → courses → times, the dates an object keyed by `2006-01-02` holding the requested date and the next; `courseNm` on the course group; `count`",
+			players: true, unedited: true,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathGroupedTimes + "?clubId=138&date=" + iso(d)
+			},
+			hand: "lang-grouped"},
+		{name: "csrf token of the form page", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "form POST answering JSON whose session (a `CSRFSESS` cookie) needs the `_csrf` token the form page (`form#rsvForm`'s hidden input) gave it; 403 without it",
+			players: true, unedited: true, live: csrfSession,
+			curl: func(b string, d time.Time) string {
+				return "curl '" + b + sitesim.PathCSRFTimes + "'" + browser(b+sitesim.PathCSRFForm) +
+					" \\\n  -b '" + sitesim.CSRFCookie + "=CSRF_SESSION' \\\n" +
+					"  -H 'content-type: application/x-www-form-urlencoded; charset=UTF-8' \\\n" +
+					"  --data-raw '_csrf=CSRF_TOKEN&club=138&date=" + d8(d) + "'"
+			},
+			hand: "lang-csrf"},
+		{name: "session id in the links", origin: fromOwn, source: "the project's own, from issue #48 (sources_lang.go)",
+			desc:    "GET `real_list.asp?sid=…&club=ID&date=YYYYMMDD`: the session id the main page's links carry, no cookie; without a live one an alert and `location.href` to the main page",
+			players: true, unedited: true, live: sidSession,
+			url: func(b string, d time.Time) string {
+				return b + sitesim.PathSIDList + "?sid=SESSION_ID&club=138&date=" + d8(d)
+			},
+			hand: "lang-sid"},
+	}
+}
+
+var (
+	reCSRFInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+	reSIDLink   = regexp.MustCompile(`sid=([0-9a-f]+)`)
+)
+
+// csrfSession opens the CSRF shape's form page as the golfer's browser did: its session cookie
+// and the token the page shows.
+func csrfSession(tb testing.TB, base string) map[string]string {
+	tb.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, base+sitesim.PathCSRFForm, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, page := testkit.Do(tb, &http.Client{Jar: jar}, req)
+	m := reCSRFInput.FindStringSubmatch(page)
+	for _, c := range jar.Cookies(req.URL) {
+		if c.Name == sitesim.CSRFCookie && m != nil {
+			return map[string]string{"CSRF_SESSION": c.Value, "CSRF_TOKEN": m[1]}
+		}
+	}
+	tb.Fatal("the form page gave no session cookie or token")
+	return nil
+}
+
+// sidSession opens the session-id shape's main page as the golfer's browser did: the session id
+// its links carry.
+func sidSession(tb testing.TB, base string) map[string]string {
+	tb.Helper()
+	_, page := testkit.Get(tb, base+sitesim.PathSIDMain)
+	m := reSIDLink.FindStringSubmatch(page)
+	if m == nil {
+		tb.Fatal("the main page's links carry no session id")
+	}
+	return map[string]string{"SESSION_ID": m[1]}
 }

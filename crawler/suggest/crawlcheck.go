@@ -39,7 +39,7 @@ func (a *analysis) crawlCheck(ctx context.Context, st *site.Site) {
 		reports []crawler.PageReport
 	)
 	res, err := crawler.Collect(ctx, one, a.date.Add(12*time.Hour), crawler.CollectDeps{
-		Logger: slog.New(slog.DiscardHandler), Transport: pageTransport(a.page.Body),
+		Logger: slog.New(slog.DiscardHandler), Transport: sessionTransport(a.capture, a.page.Body), Getenv: placeholders(spec.Env),
 		OnPage: func(p crawler.PageReport) { mu.Lock(); reports = append(reports, p); mu.Unlock() },
 	})
 	if err != nil || len(reports) == 0 {
@@ -221,6 +221,19 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// placeholders reads a value for each variable of an env block: the crawl check answers every
+// request with the fetched page, so the values sent do not matter.
+func placeholders(env map[string]string) func(string) string {
+	return func(name string) string {
+		for _, v := range env {
+			if v == name {
+				return "suggest-check"
+			}
+		}
+		return ""
+	}
 }
 
 // pageTransport answers every request with body (as UTF-8 HTML or JSON).

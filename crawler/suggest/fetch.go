@@ -37,16 +37,30 @@ type Fetcher struct {
 // Fetch sends rt for the play date date (and target, nil for none) with extra headers added
 // (the copied request's credentials, for the first look) and returns the answer.
 func (f Fetcher) Fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header) (Page, error) {
-	return f.fetch(ctx, rt, target, date, extra, nil)
+	return f.fetch(ctx, rt, target, date, extra, nil, nil, nil)
+}
+
+// FetchCapturing sends capturing (a request with capture:) and then rt, which reads what it
+// captured ({{.Captured.NAME}}), as a crawl sends them (over one cookie jar), and returns rt's
+// answer, or the capture's failure.
+func (f Fetcher) FetchCapturing(ctx context.Context, capturing, rt site.RequestTemplate, target site.Target, date time.Time) (Page, error) {
+	return f.fetch(ctx, rt, target, date, nil, nil, nil, &capturing)
 }
 
 // FetchLoggedIn is Fetch after the login (the crawler's login step, its credentials read with
 // Getenv).
 func (f Fetcher) FetchLoggedIn(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, login *site.Login) (Page, error) {
-	return f.fetch(ctx, rt, target, date, nil, login)
+	return f.fetch(ctx, rt, target, date, nil, login, nil, nil)
 }
 
-func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, login *site.Login) (Page, error) {
+// FetchEnv is Fetch of a request that reads an env block's values ({{.Env.NAME}}, env NAME →
+// its variable), read with Getenv as a crawl reads them.
+func (f Fetcher) FetchEnv(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, env map[string]string) (Page, error) {
+	return f.fetch(ctx, rt, target, date, extra, nil, env, nil)
+}
+
+func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site.Target, date time.Time, extra http.Header, login *site.Login,
+	env map[string]string, capturing *site.RequestTemplate) (Page, error) {
 	rt.Headers = copyMap(rt.Headers)
 	for k, vs := range extra {
 		if rt.Headers == nil {
@@ -64,12 +78,17 @@ func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site
 		},
 		Politeness: f.Politeness,
 		Login:      login,
+		Env:        env,
 		Charset:    f.Charset,
 	}
 	if target != nil {
 		spec.Targets = []site.Target{target}
 	}
 	spec.Politeness.MaxPages = 1
+	if capturing != nil {
+		spec.Requests = []site.RequestTemplate{*capturing, rt}
+		spec.Politeness.MaxPages = 2
+	}
 	st, err := spec.Compile()
 	if err != nil {
 		return Page{}, fmt.Errorf("fetch: %w", err)
@@ -87,6 +106,9 @@ func (f Fetcher) fetch(ctx context.Context, rt site.RequestTemplate, target site
 		OnPage: func(p crawler.PageReport) {
 			mu.Lock()
 			defer mu.Unlock()
+			if len(p.Captured) > 0 && p.Err == nil {
+				return // the capturing request's page: rt's is wanted
+			}
 			page = &Page{Request: p.Request, Status: p.Status, Body: p.Body, Err: p.Err}
 		},
 	})

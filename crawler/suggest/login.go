@@ -68,10 +68,7 @@ var reNotEnv = regexp.MustCompile(`[^A-Z0-9]+`)
 // variables named after the site.
 func (a *analysis) setLogin(lp loginPage, why string) {
 	a.login = true
-	prefix := strings.Trim(reNotEnv.ReplaceAllString(strings.ToUpper(a.out.Name), "_"), "_")
-	if prefix == "" || (prefix[0] >= '0' && prefix[0] <= '9') {
-		prefix = "SITE_" + prefix
-	}
+	prefix := a.envPrefix()
 	creds := map[string]string{"password": prefix + "_PASSWORD"}
 	for _, v := range lp.fields {
 		if strings.Contains(v, ".Credentials.user") {
@@ -83,6 +80,15 @@ func (a *analysis) setLogin(lp loginPage, why string) {
 	names := sortedKeys(lp.fields)
 	a.say("login: %s; the login block posts %s to %s and recognises the page by %s", why, strings.Join(names, ", "), lp.action, lp.selector)
 	a.say("login: to fill in: set %s before crawling (the sites file names the variables, never the secrets); with them set, suggest logs in itself", strings.Join(sortedValues(creds), " and "))
+}
+
+// envPrefix is the site's name as the first words of its environment variables (MY_CLUB).
+func (a *analysis) envPrefix() string {
+	prefix := strings.Trim(reNotEnv.ReplaceAllString(strings.ToUpper(a.out.Name), "_"), "_")
+	if prefix == "" || (prefix[0] >= '0' && prefix[0] <= '9') {
+		prefix = "SITE_" + prefix
+	}
+	return prefix
 }
 
 func sortedValues(m map[string]string) []string {

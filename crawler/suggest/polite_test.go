@@ -58,7 +58,8 @@ func TestSuggestWithoutRows(t *testing.T) {
 }
 
 // A page that shows its rows only with the browser's cookie, and no login form without it: the
-// suggestion says the crawl needs the session, and the cookie still never reaches the output.
+// suggestion says the crawl needs the session and, with no value of it a request could capture,
+// is not decided (Session); the cookie still never reaches the output.
 func TestSuggestSaysASessionIsNeeded(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, err := r.Cookie("sid"); err != nil || c.Value != "live-session" {
@@ -70,13 +71,14 @@ func TestSuggestSaysASessionIsNeeded(t *testing.T) {
 	t.Cleanup(srv.Close)
 	req, _ := ParseCurl("curl '" + srv.URL + "/list?d=20261205' -b 'sid=live-session'")
 	var said []string
-	sg, err := Suggest(t.Context(), Options{Request: req, Fetcher: testFetcher(t), ProbeEmpty: false,
+	sg, err := Suggest(t.Context(), Options{Request: req, Fetcher: testFetcher(t), ProbeEmpty: false, Name: "club",
 		Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(said, "\n")
-	if !strings.Contains(all, "shows no tee times: the crawl needs the browser's session") || strings.Contains(string(sg.YAML), "live-session") {
+	if !strings.Contains(all, "shows no tee times: it needs the browser's session") || strings.Contains(string(sg.YAML), "live-session") ||
+		!strings.Contains(all, "the copied request carries it only in its cookies or headers") || sg.Complete || !sg.Session {
 		t.Errorf("said:\n%s\noutput:\n%s", all, sg.YAML)
 	}
 }

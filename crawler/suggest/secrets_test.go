@@ -3,14 +3,18 @@ package suggest
 import (
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/golfcrawler/golf-crawler/crawler"
 	"github.com/golfcrawler/golf-crawler/crawler/site"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // A copied request of a Korean JSP/ASP site's kind: session ids, tokens, a
@@ -183,23 +187,7 @@ func TestSuggestDropsSecrets(t *testing.T) {
 // kept in the entry and printed on stderr. They are left out and named when the entry reads
 // the same listings without them; memberType (no id: a whole-word rule) stays.
 func TestSuggestDropsPersonalIDs(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		if err := r.ParseForm(); err != nil {
-			t.Error(err)
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		// The answer echoes the request's own parameters, as the club's getTeeList does.
-		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
-		if r.PostForm.Get("date") == "20261205" {
-			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
-		}
-		fmt.Fprint(w, `]}`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := teeListServer(t, func(form url.Values) bool { return form.Get("date") == "20261205" })
 	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=750010012345&tel1=010&tel2=5512&tel3=7734&memberType=1'"
 	sg, stderr := runSuggest(t, curl, Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"})
 	for _, s := range []string{"750010012345", "5512", "7734"} {
@@ -216,4 +204,69 @@ func TestSuggestDropsPersonalIDs(t *testing.T) {
 	if !strings.Contains(string(sg.YAML), "memberType: \"1\"") {
 		t.Errorf("memberType was left out")
 	}
+}
+
+// TestSuggestNeededPersonalIDBecomesAVariable (issue 49, item 6): when the page needs the golfer's
+// own id (its rows answer only for the member's msNum), the id becomes a variable like the login's
+// credentials: the entry sends {{.Env.msNum}} and names the environment variable that holds it
+// (env: {msNum: CLUB_MS_NUM}), never the value; suggest exits 2 naming the variable, and with it set
+// the entry is decided and its crawl reads the rows.
+func TestSuggestNeededPersonalIDBecomesAVariable(t *testing.T) {
+	const member = "750010012345"
+	srv := teeListServer(t, func(form url.Values) bool { return form.Get("msNum") == member && form.Get("date") == "20261205" })
+	curl := "curl '" + srv.URL + "/getTeeList' --data-raw 'coDiv=65&date=20261205&msNum=" + member + "'"
+	o := Options{Date: time.Date(2026, 12, 5, 0, 0, 0, 0, site.Seoul()), Name: "club"}
+	sg, stderr := runSuggest(t, curl, o)
+	if strings.Contains(string(sg.YAML), member) || strings.Contains(stderr, member) {
+		t.Errorf("the member number reached the output or stderr")
+	}
+	if sg.Complete {
+		t.Errorf("exit 0 with the member number's variable unset")
+	}
+	for _, want := range []string{"env:\n      msNum: CLUB_MS_NUM\n", "msNum: '{{.Env.msNum}}'"} {
+		if !strings.Contains(string(sg.YAML), want) {
+			t.Errorf("the entry lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "set CLUB_MS_NUM") {
+		t.Errorf("stderr does not say which variable to set")
+	}
+	env := map[string]string{"CLUB_MS_NUM": member}
+	o.Fetcher.Getenv = func(k string) string { return env[k] }
+	sg, stderr = runSuggest(t, curl, o)
+	if !sg.Complete || sg.Site == nil {
+		t.Fatalf("with CLUB_MS_NUM set: not decided: missing %v, undecided %v", sg.Missing, sg.Undecided)
+	}
+	if strings.Contains(string(sg.YAML), member) || strings.Contains(stderr, member) {
+		t.Errorf("with CLUB_MS_NUM set, the member number reached the output or stderr")
+	}
+	res, err := crawler.Collect(t.Context(), sg.Site, o.Date.Add(12*time.Hour), crawler.CollectDeps{Logger: testkit.Logger(t, slog.LevelError), Getenv: o.Fetcher.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Listings) != 2 || len(res.FailedPages) > 0 {
+		t.Errorf("the entry's crawl read %d listings (failed pages %v), want the 2 the member sees", len(res.Listings), res.FailedPages)
+	}
+}
+
+// teeListServer is a getTeeList-like form POST answering JSON that echoes the request's own
+// parameters (msNum, tel2, memberType), as the club's does, with two tee times when rows says so.
+func teeListServer(t *testing.T, rows func(form url.Values) bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		fmt.Fprintf(w, `{"msNum":%q,"tel2":%q,"memberType":%q,"rtnCode":"0000","rows":[`, r.PostForm.Get("msNum"), r.PostForm.Get("tel2"), r.PostForm.Get("memberType"))
+		if rows(r.PostForm) {
+			fmt.Fprint(w, `{"BK_TIME":"0630","GREEN_FEE":"130000"},{"BK_TIME":"0700","GREEN_FEE":"140000"}`)
+		}
+		fmt.Fprint(w, `]}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

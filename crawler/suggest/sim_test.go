@@ -111,7 +111,7 @@ func runSuggest(t testing.TB, curl string, o Options) (Suggestion, string) {
 	return sg, stderr
 }
 
-// trySuggest is runSuggest returning Suggest's error (o.Fetcher's Transport, when set, is kept).
+// trySuggest is runSuggest returning Suggest's error (o.Fetcher's Transport and Getenv, when set, are kept).
 func trySuggest(t testing.TB, curl string, o Options) (Suggestion, string, error) {
 	t.Helper()
 	req, err := ParseCurl(curl)
@@ -120,9 +120,9 @@ func trySuggest(t testing.TB, curl string, o Options) (Suggestion, string, error
 	}
 	var log strings.Builder
 	o.Request = req
-	transport := o.Fetcher.Transport
+	transport, getenv := o.Fetcher.Transport, o.Fetcher.Getenv
 	o.Fetcher = testFetcher(t)
-	o.Fetcher.Transport = transport
+	o.Fetcher.Transport, o.Fetcher.Getenv = transport, getenv
 	o.Say = func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
 	sg, err := Suggest(t.Context(), o)
 	t.Logf("stderr:\n%s", log.String())

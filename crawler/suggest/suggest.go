@@ -43,9 +43,15 @@ type Options struct {
 type Suggestion struct {
 	YAML     []byte     // the sites file, one site
 	Site     *site.Site // that site, compiled
-	Complete bool       // every required field was found and no login is to be filled in
+	Complete bool       // every required field was found and no login or variable is to be filled in
 	Login    bool       // the page needs a login: the login block's credentials are to be set
-	Missing  []string   // required fields not found
+	// Env are the environment variables of the entry's env block that are to be set: the page
+	// needs values of the golfer's own (a member number), which the entry sends from them.
+	Env []string
+	// Session: the page answers only within the browser's session (a token or id the copied
+	// request carries), and no page was found to capture it from: the entry cannot crawl it.
+	Session bool
+	Missing []string // required fields not found
 	// Undecided are the cells more than one column reads alike and nothing decided (no rule, no
 	// example): the entry is printed with the leading candidate, and is not complete.
 	Undecided []string
@@ -98,9 +104,9 @@ func Suggest(ctx context.Context, o Options) (Suggestion, error) {
 		return sg, err
 	}
 	a.showTheWay()
-	sg.Login, sg.Missing = a.login && !a.loginDone, a.missing
+	sg.Login, sg.Missing, sg.Env, sg.Session = a.login && !a.loginDone, a.missing, a.envUnset, a.sessionBlocked
 	sg.Undecided = a.contested
-	sg.Complete = !sg.Login && len(a.missing) == 0 && len(a.contested) == 0
+	sg.Complete = !sg.Login && len(a.missing) == 0 && len(a.contested) == 0 && len(a.envUnset) == 0 && !a.sessionBlocked
 	comment := "suggested by crawler suggest from " + o.Request.Method + " " + redactURL(o.Request.URL)
 	b, err := marshal(out, comment)
 	if err != nil {

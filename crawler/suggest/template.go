@@ -46,6 +46,11 @@ type templated struct {
 	// answers the same listings without them.
 	personal        []string
 	withoutPersonal site.RequestTemplate
+	// bare is req with the personal values kept: the request without the credentials alone.
+	bare site.RequestTemplate
+	// with is req with the credentials and personal values vars names ("form msNum") sent as
+	// the variable it gives (".Env.msNum", ".Captured._csrf") instead of left out.
+	with func(vars map[string]string) (site.RequestTemplate, error)
 }
 
 // secretParts are what a header, query, path-parameter, form or JSON name holding a login,
@@ -164,21 +169,31 @@ func findDate(r Request) (time.Time, string, bool) {
 // {{.Date}}, a given target's id {{.Target.id}}; credential headers are dropped (and kept aside
 // in secret), browser headers left out.
 func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any)) (templated, error) {
-	t, err := buildTemplate(r, date, withYearless, targets, say, true, true)
+	t, err := buildTemplate(r, date, withYearless, targets, say, true, true, nil)
 	if err != nil {
 		return t, err
 	}
-	full, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false, false)
+	quiet := func(string, ...any) {}
+	full, err := buildTemplate(r, date, withYearless, targets, quiet, false, false, nil)
 	if err != nil {
 		return t, err
 	}
 	t.full = full.req
+	bare, err := buildTemplate(r, date, withYearless, targets, quiet, true, false, nil)
+	if err != nil {
+		return t, err
+	}
+	t.bare = bare.req
 	if len(t.personal) > 0 {
-		without, err := buildTemplate(r, date, withYearless, targets, func(string, ...any) {}, false, true)
+		without, err := buildTemplate(r, date, withYearless, targets, quiet, false, true, nil)
 		if err != nil {
 			return t, err
 		}
 		t.withoutPersonal = without.req
+	}
+	t.with = func(vars map[string]string) (site.RequestTemplate, error) {
+		w, err := buildTemplate(r, date, withYearless, targets, quiet, true, true, vars)
+		return w.req, err
 	}
 	for _, vs := range t.secret {
 		for _, v := range vs {
@@ -196,8 +211,10 @@ func makeTemplate(r Request, date time.Time, withYearless bool, targets []site.T
 }
 
 // buildTemplate is makeTemplate's one pass: with drop, the credentials in the query, path
-// parameters, form and JSON body are left out (and named), else kept as they are.
-func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any), drop, dropPersonal bool) (templated, error) {
+// parameters, form and JSON body are left out (and named), else kept as they are; vars sends
+// those it names as a variable instead.
+func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.Target, say func(string, ...any), drop, dropPersonal bool,
+	vars map[string]string) (templated, error) {
 	var t templated
 	t.secret = http.Header{}
 	t.req.Method = r.Method
@@ -205,7 +222,7 @@ func buildTemplate(r Request, date time.Time, withYearless bool, targets []site.
 	if withYearless {
 		layouts = append(append([]string(nil), fullLayouts...), yearlessLayouts...)
 	}
-	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say, drop: drop, dropPersonal: dropPersonal}
+	sub := &substituter{date: date, layouts: layouts, targets: targets, say: say, drop: drop, dropPersonal: dropPersonal, vars: vars}
 	t.req.URL = sub.url(r.URL)
 	names := make([]string, 0, len(r.Header))
 	for k := range r.Header {
@@ -258,19 +275,25 @@ type substituter struct {
 	drop      bool // leave the credentials out
 	// dropPersonal leaves the golfer's own ids and phone numbers out
 	dropPersonal bool
-	dropped      []string // the credentials found: "query NAME", "form NAME", ...
-	personal     []string // the personal values found: "form msNum", ...
-	values       []string // their values
-	passwords    []string // the form's password fields
+	// vars are the credentials and personal values sent as a variable, by where and name ("form
+	// msNum") → the variable (".Env.msNum")
+	vars      map[string]string
+	dropped   []string // the credentials found: "query NAME", "form NAME", ...
+	personal  []string // the personal values found: "form msNum", ...
+	values    []string // their values
+	passwords []string // the form's password fields
 }
 
 // secret reports whether the value v of name (where: "query", "form", ...) is a credential or
-// the golfer's own id or phone number (found), and whether this pass leaves it out (omit); it
-// records it: a credential's or a personal name, unless v is the play date or a target's id.
-func (s *substituter) secret(where, name, v string) (found, omit bool) {
+// the golfer's own id or phone number (found), and what this pass writes for it: nothing (keep
+// false), the value as it is, or the variable vars sends it as (a query's or path parameter's
+// escaped); it records it: a credential's or a personal name, unless v is the play date or a
+// target's id.
+func (s *substituter) secret(where, name, v string) (found bool, text string, keep bool) {
 	if s.holdsVariable(v) {
-		return false, false
+		return false, "", false
 	}
+	omit := false
 	switch {
 	case isSecretName(name):
 		s.dropped = append(s.dropped, where+" "+name)
@@ -282,12 +305,18 @@ func (s *substituter) secret(where, name, v string) (found, omit bool) {
 		s.personal = append(s.personal, where+" "+name)
 		omit = s.dropPersonal
 	default:
-		return false, false
+		return false, "", false
 	}
 	if v != "" {
 		s.values = append(s.values, v, url.QueryEscape(v), url.PathEscape(v))
 	}
-	return true, omit
+	if variable, ok := s.vars[where+" "+name]; ok {
+		if where == "query" || where == "path parameter" {
+			return true, "{{" + variable + " | urlquery}}", true
+		}
+		return true, "{{" + variable + "}}", true
+	}
+	return true, literal(v), !omit
 }
 
 // holdsVariable reports whether v is a target's id or holds the play date.
@@ -369,10 +398,12 @@ func (s *substituter) url(raw string) string {
 				continue
 			}
 			k, v, _ := strings.Cut(p, "=")
-			if _, omit := s.secret("path parameter", k, v); omit {
-				continue
+			switch found, text, keep := s.secret("path parameter", k, v); {
+			case !found || keep && text == literal(v):
+				out += ";" + literal(p)
+			case keep:
+				out += ";" + literal(k) + "=" + text
 			}
-			out += ";" + literal(p)
 		}
 		segs = append(segs, out)
 	}
@@ -385,9 +416,13 @@ func (s *substituter) url(raw string) string {
 		k, v, _ := strings.Cut(kv, "=")
 		dv, err := url.QueryUnescape(v)
 		if dk, err := url.QueryUnescape(k); err == nil {
-			if found, omit := s.secret("query", dk, dv); found {
-				if !omit {
+			if found, text, keep := s.secret("query", dk, dv); found {
+				switch {
+				case !keep:
+				case text == literal(dv):
 					qs = append(qs, literal(kv))
+				default:
+					qs = append(qs, literal(k)+"="+text)
 				}
 				continue
 			}
@@ -435,9 +470,9 @@ func (s *substituter) body(rt *site.RequestTemplate, r Request) error {
 		if len(vals[k]) > 1 {
 			s.say("form field %s is sent %d times; the sites file sends it once (%q)", k, len(vals[k]), vals[k][0])
 		}
-		if found, omit := s.secret("form", k, vals[k][0]); found {
-			if !omit {
-				rt.Form[k] = literal(vals[k][0])
+		if found, text, keep := s.secret("form", k, vals[k][0]); found {
+			if keep {
+				rt.Form[k] = text
 			}
 			continue
 		}
@@ -455,8 +490,12 @@ func (s *substituter) jsonValue(where string, v any) any {
 			if n, number := t[k].(json.Number); number {
 				v, scalar = n.String(), true
 			}
-			if found, omit := s.secret("JSON member", strings.TrimPrefix(where+"."+k, "body."), v); scalar && found {
-				if !omit {
+			if found, text, keep := s.secret("JSON member", strings.TrimPrefix(where+"."+k, "body."), v); scalar && found {
+				switch {
+				case !keep:
+				case text != literal(v):
+					out[k] = text // a variable: sent as a string
+				default:
 					out[k] = t[k]
 					if str, ok := t[k].(string); ok {
 						out[k] = literal(str)
