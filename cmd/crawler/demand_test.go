@@ -141,8 +141,8 @@ func TestSightingToSentObserved(t *testing.T) {
 	rc := newReceiver(t, nil)
 	wf := watchesFile(t, map[string]string{"hook": rc.srv.URL}, "  - name: all\n    channels: [hook]\n")
 	g := newAlertsRig(t, sitesim.Config{Seed: 5, TeeTimesPerDay: 4, BookingSpeed: 4}, 2, wf)
-	g.crawl(t) // the first crawl: the backlog, not counted
-	for range 6 {
+	g.crawl(t)     // the first crawl: the backlog, not counted
+	for range 24 { // a day: a new date enters the window at midnight in Seoul, whatever the hour now
 		g.clock.Add(time.Hour)
 		g.crawl(t)
 	}
