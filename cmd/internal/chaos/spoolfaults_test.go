@@ -426,10 +426,10 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 	k := &crawlerKills{rng: rng, start: r.crawlerBinary(t)}
 
 	p := k.start()
-	var lost []events.Event
-	t.Cleanup(func() {
+	var lost, stored []events.Event
+	t.Cleanup(func() { // stored is the last read: the test's context is done by now
 		if t.Failed() {
-			t.Log(damageReport(t, k.logs.String()+p.Logs.String(), spoolDir, storedEvents(t, db), lost, page.frozenPrice))
+			t.Log(damageReport(t, k.logs.String()+p.Logs.String(), spoolDir, stored, lost, page.frozenPrice))
 		}
 	})
 	testkit.WaitFor(t, time.Minute, "events stored before the outage", func() bool { return count(t, db, "booking_events") > 0 })
@@ -447,7 +447,6 @@ func TestSpoolDamageDuringOutage(t *testing.T) {
 	s.up(t)
 	p = k.kill(t, p, nil)
 	page.frozen.Store(true)
-	var stored []events.Event
 	testkit.WaitForf(t, 3*time.Minute, func() string { return fmt.Sprintf("the page's last prices stored (%d stored)", len(stored)) }, func() bool {
 		stored = storedEvents(t, db)
 		return atLastPrice(stored, page.frozenPrice)
