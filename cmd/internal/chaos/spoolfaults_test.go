@@ -534,8 +534,27 @@ func damageReport(t *testing.T, logs, spoolDir string, stored, lost []events.Eve
 			}
 		}
 		slices.SortStableFunc(es, func(a, b events.Event) int { return a.OccurredAt.Compare(b.OccurredAt) })
-		fmt.Fprintf(&b, "chain of %s:\n", key)
-		for _, e := range es {
+		// Only the events around each break (and the last ones), as chainProblems finds them.
+		near := map[int]bool{len(es) - 1: true, len(es) - 2: true}
+		var cur int64
+		for i, e := range es {
+			if i > 0 && (e.Previous == nil || e.Previous.PriceKRW == nil || *e.Previous.PriceKRW != cur) || i == 0 && e.EventType != events.ListingOpened {
+				for j := i - 3; j <= i+3; j++ {
+					near[j] = true
+				}
+			}
+			if e.PriceKRW != nil {
+				cur = *e.PriceKRW
+			}
+		}
+		fmt.Fprintf(&b, "chain of %s (%d events, those around its breaks):\n", key, len(es))
+		for i, e := range es {
+			if !near[i] {
+				if near[i-1] {
+					b.WriteString("  ...\n")
+				}
+				continue
+			}
 			line := eventLine(e, isLost[e.EventID])
 			if isLost[e.EventID] && isStored[e.EventID] {
 				line += " (and stored)"
