@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
@@ -109,18 +107,13 @@ func openAlerts(ctx context.Context, env cli.Env, stateDir string, cfg alertsCon
 	acfg := cfg.Config
 	acfg.Watches, acfg.Logger = watches, env.Logger
 	if m != nil {
-		acfg.Registerer = m.reg
+		acfg.Registerer, acfg.MetricsPrefix = m.reg, "crawler_"
 	}
 	svc, err := alerts.New(st, acfg)
 	if err != nil {
 		return nil, errors.Join(err, st.Close())
 	}
 	if m != nil {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "crawler_alerts_oldest_unsent_seconds",
-			Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, func() float64 { return svc.OldestUnsent().Seconds() }),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "crawler_alerts_withheld_total",
-				Help: "Alerts withheld: pending (confirm_after) when their listing closed before a crawl confirmed it open (listed by crawler notifications --status withheld)."},
-				func() float64 { return float64(svc.Withheld()) }))
 		for _, h := range svc.Health() {
 			m.health.AddHealthCheck(h.Name, h.Check)
 		}

@@ -142,6 +142,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Registerer, when set, gets the notifier's and the chat's Prometheus series.
 	Registerer prometheus.Registerer
+	// MetricsPrefix, when set with Registerer, also registers <prefix>alerts_oldest_unsent_seconds
+	// (OldestUnsent) and <prefix>alerts_withheld_total (Withheld) there ("crawler_": `crawler run`).
+	MetricsPrefix string
 	// Transport is the base transport of every alert request (nil: a clone of Go's default per
 	// channel); tests and benchmarks inject faults through it.
 	Transport http.RoundTripper
@@ -217,6 +220,9 @@ func New(store Store, cfg Config) (*Service, error) {
 	var chatMetrics *chat.Metrics
 	if cfg.Registerer != nil {
 		s.metrics, chatMetrics = notify.NewMetrics(cfg.Registerer), chat.NewMetrics(cfg.Registerer)
+		if cfg.MetricsPrefix != "" {
+			s.registerMetrics(cfg.Registerer, cfg.MetricsPrefix)
+		}
 	}
 	used := cfg.Watches.UsedChannels()
 	s.health = newChannelHealth(time.Now, cfg.FailingAfter, used)

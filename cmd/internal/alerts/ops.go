@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 )
@@ -53,6 +54,15 @@ func (s *Service) OldestUnsent() time.Duration {
 		}
 	}
 	return time.Since(oldest)
+}
+
+// registerMetrics registers the service's own series on reg (Config.MetricsPrefix).
+func (s *Service) registerMetrics(reg prometheus.Registerer, prefix string) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: prefix + "alerts_oldest_unsent_seconds",
+		Help: "Age of the oldest alert claimed and not yet sent, failed or skipped (0: none)."}, func() float64 { return s.OldestUnsent().Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: prefix + "alerts_withheld_total",
+			Help: "Alerts withheld: pending (confirm_after) when their listing closed before a crawl confirmed it open (listed by crawler notifications --status withheld)."},
+			func() float64 { return float64(s.Withheld()) }))
 }
 
 // Wait waits up to d for every claim to be sent (or failed, or skipped) and returns how many are
