@@ -75,6 +75,9 @@ type AlertCrawl struct {
 	Covered      func(events.Listing) bool
 }
 
+// EventRefs are pointers to the crawl's Events, in order (what the alert service claims).
+func (c AlertCrawl) EventRefs() []*events.Event { return eventRefs(c.Events) }
+
 // Runner runs one crawl of every configured site: per site it loads the previous snapshot,
 // collects the site, diffs, appends the events to the spool as a batch, saves the next snapshot
 // naming it and commits it (crawlSite, emit): the one way out of a crawl, to Kafka (the spool's

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -85,6 +86,22 @@ func (s Snapshot) Openings() []events.Event {
 	for i, k := range keys {
 		e := s.Listings[k]
 		out[i] = events.OpenedSeq(e.Listing, e.seq(s.Epoch), s.CrawlID, e.FirstSeen)
+	}
+	return out
+}
+
+// OpenListings are the Openings as the alert service asks what is open now on a source
+// (alerts.Listings; the crawler-side alerts answer a watch that asks anew from the snapshot about
+// to be saved): the source is the snapshot's own.
+func (s Snapshot) OpenListings(context.Context, string) ([]*events.Event, error) {
+	return eventRefs(s.Openings()), nil
+}
+
+// eventRefs are pointers to the events of evs, in order.
+func eventRefs(evs []events.Event) []*events.Event {
+	out := make([]*events.Event, len(evs))
+	for i := range evs {
+		out[i] = &evs[i]
 	}
 	return out
 }

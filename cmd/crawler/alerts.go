@@ -140,12 +140,8 @@ var (
 )
 
 func (h crawlHook) Claim(ctx context.Context, c crawler.AlertCrawl) error {
-	evs := make([]*events.Event, len(c.Events))
-	for i := range c.Events {
-		evs[i] = &c.Events[i]
-	}
 	cf := &alerts.Confirm{At: c.At, After: c.ConfirmAfter, Seen: func(key string) alerts.Sighting { return sighting(c, key) }}
-	if _, err := h.svc.Claim(ctx, alerts.Crawl{Events: evs, Site: c.Site, First: c.First, Open: snapshot(c.Next), Confirm: cf}); err != nil {
+	if _, err := h.svc.Claim(ctx, alerts.Crawl{Events: c.EventRefs(), Site: c.Site, First: c.First, Open: c.Next, Confirm: cf}); err != nil {
 		return fmt.Errorf("alerts of %s: %w", c.CrawlID, err)
 	}
 	return nil
@@ -164,16 +160,4 @@ func sighting(c crawler.AlertCrawl, key string) alerts.Sighting {
 	}
 	return alerts.Sighting{Listing: e.Listing, Open: e.Open(), Since: e.FirstSeen,
 		Shows: e.Open() && e.Misses == 0 && e.Suspect == 0 && c.Covered != nil && c.Covered(e.Listing)}
-}
-
-// snapshot is what is open now after a site crawl: the openings of the snapshot about to be saved.
-type snapshot crawler.Snapshot
-
-func (s snapshot) OpenListings(context.Context, string) ([]*events.Event, error) {
-	evs := crawler.Snapshot(s).Openings()
-	out := make([]*events.Event, len(evs))
-	for i := range evs {
-		out[i] = &evs[i]
-	}
-	return out, nil
 }
