@@ -4,20 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts"
+	"github.com/golfcrawler/golf-crawler/cmd/internal/alerts/alertsink"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/cli"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/consumer"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notify/pgclaims"
 	"github.com/golfcrawler/golf-crawler/cmd/internal/notifylist"
-	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
-	"github.com/golfcrawler/golf-crawler/store"
 )
 
 // Defaults of the notify subcommand.
@@ -146,7 +144,7 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		return err
 	}
 	err = p.consume(ctx, kafkabus.GroupReaderOptions{Brokers: cfg.brokers, Topic: cfg.topic, Group: group},
-		claimSink{svc: svc, logger: logger}, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
+		alertsink.Sink{Service: svc, Logger: logger}, consumer.Config{BatchSize: cfg.batchSize, BatchWait: cfg.batchWait, ShutdownTimeout: cfg.shutdown},
 		func() {
 			// The sends in flight get --shutdown-timeout; one abandoned then is sent again, same key,
 			// once its lease expired.
@@ -158,29 +156,4 @@ func runNotifier(ctx context.Context, env cli.Env, cfg notifyConfig) error {
 		return fmt.Errorf("notify %s: %w", cfg.topic, err)
 	}
 	return nil
-}
-
-// claimSink is the notifier's sink for the consume loop: each batch's events claimed by the alert
-// service in one transaction, so that the loop commits the batch's offsets only once every match
-// is durable. Undecodable messages are ignored (the booking consumer dead-letters them).
-type claimSink struct {
-	svc    *alerts.Service
-	logger *slog.Logger
-}
-
-func (c claimSink) Ingest(ctx context.Context, batch []store.Message) (store.Result, error) {
-	evs := make([]*events.Event, 0, len(batch))
-	for _, m := range batch {
-		if m.Err == nil && m.Event != nil {
-			evs = append(evs, m.Event)
-		}
-	}
-	if invalid := len(batch) - len(evs); invalid > 0 {
-		c.logger.WarnContext(ctx, "notifier: ignoring undecodable messages (the booking consumer dead-letters them)", "count", invalid)
-	}
-	claimed, err := c.svc.Claim(ctx, alerts.Crawl{Events: evs})
-	if err != nil {
-		return store.Result{}, fmt.Errorf("a batch of %d: %w", len(batch), err)
-	}
-	return store.Result{Inserted: claimed, Duplicates: len(batch) - min(claimed, len(batch))}, nil
 }
