@@ -8,7 +8,7 @@ import (
 )
 
 // wiringFiles are the alert wiring left in the two binaries (#50 item 2): their flags, their
-// claim store and where their events come from; everything else is this package's.
+// claim store and where their events come from; the rest is this package's, alertsink's or package crawler's.
 var wiringFiles = []string{"../../crawler/alerts.go", "../../booking-consumer/notify.go"}
 
 // maxWiringLines bounds the two wiring files together.
