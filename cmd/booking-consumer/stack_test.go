@@ -33,8 +33,16 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
+// publishEvents publishes n opened events of prefix, occurred and timestamped at. A message
+// timestamp older than the stack's retention (log.retention.hours=168) is refused: the broker's
+// retention check (every 5 minutes) deletes such a record whenever it runs, so a consumer or an
+// offset read after it finds the log empty (TestStartUpUsesEveryBootstrapBroker read the end
+// offsets as the first ones, "map[0:6 1:4]", in one CI run).
 func publishEvents(t *testing.T, addr, topic string, n int, prefix string, at time.Time) {
 	t.Helper()
+	if age := time.Since(at); age > 24*time.Hour {
+		t.Fatalf("publishEvents at %s: a message %s old is deleted by the broker's 7-day retention at any moment; publish at time.Now() or within a day of it", at.Format(time.RFC3339), age.Round(time.Hour))
+	}
 	msgs := make([]kafka.Message, n)
 	for i := range msgs {
 		price, players := int64(100000+i), 4
