@@ -65,11 +65,18 @@ func TestTryShowsSourcesAndGrid(t *testing.T) {
 // the events' URLs carry no sid parameter.
 func TestCapturedValuesStaySecret(t *testing.T) {
 	t.Parallel()
-	sim := sitesim.New(sitesim.Config{Seed: 9, TeeTimesPerDay: 4, DaysAhead: 1})
+	// Tomorrow is crawled too (days_ahead 1), released since yesterday (DaysAhead 2): today's
+	// tee times alone were all past from late morning KST on (4 a day), so the crawl opened
+	// nothing and the events file was empty until midnight KST.
+	sim := sitesim.New(sitesim.Config{Seed: 9, TeeTimesPerDay: 4, DaysAhead: 2})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	names := []string{"lang-csrf", "lang-csrf-json", "lang-sid"}
-	sites := langSites(t, srv.URL, names...)
+	text := "sites:\n"
+	for _, name := range names {
+		text += sitesim.CorpusEntry(name, srv.URL) + "    politeness: {no_delay: true}\n    days_ahead: 1\n"
+	}
+	sites := testkit.WriteTemp(t, "sites.yaml", text)
 	dir := t.TempDir()
 	events := filepath.Join(dir, "events.jsonl")
 	addr := testkit.FreeAddr(t)
@@ -109,7 +116,7 @@ func TestCapturedValuesStaySecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(written, []byte(`"listing_opened"`)) || bytes.Contains(written, []byte("sid=")) {
-		t.Errorf("the events file has no openings, or a URL with a sid:\n%.2000s", written)
+		t.Errorf("the events file has no openings, or a URL with a sid:\n%.2000s\nthe run's log:\n%.6000s", written, logs.String())
 	}
 	secrets := sim.IssuedSecrets()
 	if len(secrets) < 6 {
