@@ -2,10 +2,8 @@ package crawler
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
+	"github.com/golfcrawler/golf-crawler/events/spool/spooltest"
 	"github.com/golfcrawler/golf-crawler/internal/atomicfile"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
@@ -229,22 +228,8 @@ func TestDamagedAbortOfAFailedSaveIsNotLeftBehind(t *testing.T) {
 
 	spoolDir := filepath.Join(r.State.Dir, "spool")
 	segs, _ := filepath.Glob(filepath.Join(spoolDir, "seg-*.log"))
-	b, err := os.ReadFile(segs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	aborts := 0
-	for off := 0; off+9 <= len(b); off += 8 + int(binary.BigEndian.Uint32(b[off:])) {
-		if b[off+8] == 'A' {
-			b[off+5] ^= 0xff // its CRC
-			aborts++
-		}
-	}
-	if aborts != 1 {
+	if aborts := spooltest.DamageCRC(t, segs[0], 'A'); aborts != 1 {
 		t.Fatalf("%d abort records in the spool, want the failed crawl's one", aborts)
-	}
-	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 	var logs testkit.SyncBuffer
 	sp, err := r.OpenSpool(spool.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})

@@ -2,7 +2,6 @@ package spool_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/spool"
+	"github.com/golfcrawler/golf-crawler/events/spool/spooltest"
 )
 
 // damageSpool writes one segment as a crawl after crawl with Kafka down leaves it: four committed
@@ -48,8 +48,8 @@ func damageSpool(t *testing.T, dir string) (batches []spool.Batch, seg string, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	for off := 0; off < len(b); off += 8 + int(binary.BigEndian.Uint32(b[off:])) {
-		offs = append(offs, off)
+	for _, r := range spooltest.Records(b) {
+		offs = append(offs, r.Off)
 	}
 	if len(offs) != 10 {
 		t.Fatalf("%d records, want 10", len(offs))
@@ -386,11 +386,7 @@ func TestDamagedDecisionIsTakenFromTheNextBatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			off := 0
-			for range 3 {
-				off += 8 + int(binary.BigEndian.Uint32(b[off:]))
-			}
-			b[off+5] ^= 0xff // record 3's CRC: x's commit or abort
+			b[spooltest.Records(b)[3].CRC()+1] ^= 0xff // record 3's CRC: x's commit or abort
 			if err := os.WriteFile(segs[0], b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -444,22 +440,8 @@ func TestDamagedAbortBeforeTheCursorIsNotCopied(t *testing.T) {
 	}
 	s.Close()
 	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*.log"))
-	b, err := os.ReadFile(segs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	aborts := 0
-	for off := 0; off+9 <= len(b); off += 8 + int(binary.BigEndian.Uint32(b[off:])) {
-		if b[off+8] == 'A' {
-			b[off+5] ^= 0xff // its CRC
-			aborts++
-		}
-	}
-	if aborts != 1 {
+	if aborts := spooltest.DamageCRC(t, segs[0], 'A'); aborts != 1 {
 		t.Fatalf("%d abort records, want 1", aborts)
-	}
-	if err := os.WriteFile(segs[0], b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 	out2 := &memOut{}
 	s2, log := open(t, dir, spool.Options{Retain: true, Out: out2})
