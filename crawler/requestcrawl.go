@@ -63,10 +63,7 @@ func (cr *crawl) report(rep PageReport) {
 	rep.Request = cr.secrets.redact(rep.Request)
 	if rep.Vars != nil && len(rep.Vars.Env) > 0 {
 		v := *rep.Vars
-		v.Env = map[string]string{}
-		for name := range rep.Vars.Env {
-			v.Env[name] = "***"
-		}
+		v.Env = cr.site.HiddenEnv()
 		rep.Vars = &v
 	}
 	if rep.Body != nil {

@@ -96,7 +96,7 @@ func (s *Site) compileCaptures() error {
 	// A request reads only what an earlier one captured: expand each with those, hidden.
 	var captured map[string]string
 	for j := range s.Requests {
-		v := RequestVars{Date: sampleDate, Captured: captured, Env: s.hiddenEnv()}
+		v := RequestVars{Date: sampleDate, Captured: captured, Env: s.HiddenEnv()}
 		if len(s.Targets) > 0 {
 			v.Target = s.Targets[0]
 		}
@@ -147,7 +147,7 @@ func (s *Site) Expand(j int, vars RequestVars) (PageRequest, error) {
 		return pr, nil
 	}
 	shown := vars
-	shown.Captured, shown.Env = map[string]string{}, s.hiddenEnv()
+	shown.Captured, shown.Env = map[string]string{}, s.HiddenEnv()
 	for name := range vars.Captured {
 		shown.Captured[name] = capturedShown
 	}

@@ -35,8 +35,8 @@ func (s *Site) compileEnv() error {
 	return nil
 }
 
-// hiddenEnv is the env block's names, each as *** (how a request shows them).
-func (s *Site) hiddenEnv() map[string]string {
+// HiddenEnv is the env block's names, each as *** (how a request, a page report and try show them).
+func (s *Site) HiddenEnv() map[string]string {
 	if len(s.Env) == 0 {
 		return nil
 	}

@@ -397,7 +397,7 @@ func (s *Site) PageRequests(crawledAt time.Time) (reqs []PageRequest, sets []Req
 	}
 	for i := 0; i <= s.DaysAhead; i++ {
 		for _, t := range targets {
-			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t, Env: s.hiddenEnv()}
+			vars := RequestVars{Date: time.Date(y, m, d+i, 0, 0, 0, 0, Seoul()), Index: i, Target: t, Env: s.HiddenEnv()}
 			sets = append(sets, vars)
 			var captured map[string]string // what the requests so far capture, as ***
 			for j := range s.req.reqs {
