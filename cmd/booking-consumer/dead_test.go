@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
@@ -185,30 +184,7 @@ func TestDeadRetryWhileTheConsumerStoresTheSameEvents(t *testing.T) {
 	evs := deadEvents(600, "both")
 	deadLetterThrough(t, db, 0, evs, []byte("{still bad"))
 
-	msgs := kafkatest.Encode(t, evs)
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 100}
-	// A broker under load may not know the new topic yet: retry that (a message written twice is
-	// a duplicate the consumer drops).
-	for attempt := 1; ; attempt++ {
-		err := w.WriteMessages(t.Context(), msgs...)
-		if err == nil {
-			break
-		}
-		unknown := errors.Is(err, kafka.UnknownTopicOrPartition)
-		var we kafka.WriteErrors
-		if errors.As(err, &we) {
-			unknown = true
-			for _, e := range we {
-				unknown = unknown && (e == nil || errors.Is(e, kafka.UnknownTopicOrPartition))
-			}
-		}
-		if !unknown || attempt == 50 {
-			t.Fatalf("publish (attempt %d): %v", attempt, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	w.Close()
+	kafkatest.Produce(t, addr, topic, kafkatest.Encode(t, evs))
 
 	env := map[string]string{"DATABASE_URL": dbURL, "KAFKA_BOOTSTRAP": addr, "LOG_FORMAT": "text"}
 	ctx, cancel := context.WithCancel(t.Context())

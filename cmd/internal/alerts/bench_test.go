@@ -42,7 +42,7 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	defer cancel()
 	stop := startLatencyPipeline(ctx, b, cancel, addr, topic, srv.URL)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond}
+		BatchTimeout: time.Millisecond, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	defer w.Close()
 	probe := &latencyProbe{b: b, ctx: ctx, w: w, arrived: arrived}
 

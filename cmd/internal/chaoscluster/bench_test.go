@@ -95,7 +95,8 @@ func drain(b *testing.B, c *kafkatest.Cluster, bin, topic string, n, procs int, 
 // bootstraps from one).
 func produceAll(b *testing.B, brokers []string, topic string, msgs []kafka.Message) {
 	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000}
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000,
+		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
 	defer cancel()

@@ -18,7 +18,7 @@ import (
 const partitions = 3
 
 func client(brokers []string) *kafka.Client {
-	return &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second}
+	return &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 }
 
 // committed is the group's committed offset per partition (-1: none); ok false when the

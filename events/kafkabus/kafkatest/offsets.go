@@ -14,7 +14,7 @@ func CommittedOffsets(ctx context.Context, addr, group, topic string, partitions
 	for i := range parts {
 		parts[i] = i
 	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
+	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
 	res, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
 	if err != nil {
 		return nil, err
