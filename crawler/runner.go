@@ -57,7 +57,8 @@ type AlertCrawl struct {
 	Site, CrawlID string
 	Events        []events.Event // every event of the crawl (possibly none)
 	// Next is the snapshot about to be saved: what is open now, for a watch that asks for the
-	// first time (Snapshot.Openings).
+	// first time (Snapshot.Openings). Claim only reads it: the Runner encodes it for the save
+	// beside the claim (writing it only after the claim returns).
 	Next Snapshot
 	// First: the source had no snapshot before (a fresh state dir, a new site): its openings
 	// were open before the crawler looked, not just opened.

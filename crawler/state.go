@@ -111,34 +111,65 @@ func (s StateDir) Load(source string) (Snapshot, error) {
 // it, renames it over the old file and syncs Dir, so that after a crash the file is either the old
 // snapshot or the new one, never a mix. It creates Dir if needed. An error of the directory sync,
 // after the rename, wraps atomicfile.ErrDirNotSynced: the new snapshot is in place, only its
-// durability is unknown.
+// durability is unknown. Save is Encode, then Write.
 func (s StateDir) Save(snap Snapshot) error {
-	return s.save(snap, func(f *os.File, b []byte) error {
+	enc, err := s.Encode(snap)
+	if err != nil {
+		return err
+	}
+	return s.Write(enc)
+}
+
+// EncodedSnapshot is a snapshot as Save writes it, made by Encode and put on disk by Write: the
+// JSON, the CPU half of a save, can then be made beside other work (the Runner makes it beside the
+// alerts' claim) while the file is written only when the order of the steps allows it.
+type EncodedSnapshot struct {
+	source string
+	data   []byte
+}
+
+// Encode makes snap's file contents; it touches no file. It only reads snap.
+func (s StateDir) Encode(snap Snapshot) (EncodedSnapshot, error) {
+	if snap.Source == "" {
+		return EncodedSnapshot{}, errors.New("save crawler state: empty source name")
+	}
+	if snap.Listings == nil {
+		snap.Listings = map[string]SnapshotEntry{}
+	}
+	b, err := json.MarshalIndent(stateFile{Version: stateVersion, Snapshot: snap}, "", "\t")
+	if err != nil {
+		return EncodedSnapshot{}, fmt.Errorf("save crawler state of %q: %w", snap.Source, err)
+	}
+	return EncodedSnapshot{source: snap.Source, data: append(b, '\n')}, nil
+}
+
+// Write replaces the snapshot file of enc's source with enc, atomically (see Save).
+func (s StateDir) Write(enc EncodedSnapshot) error {
+	return s.write(enc, func(f *os.File, b []byte) error {
 		_, err := f.Write(b)
 		return err
 	})
 }
 
 // save is Save with the write step injectable, so tests can fail it half way.
-func (s StateDir) save(snap Snapshot, write func(*os.File, []byte) error) (err error) {
-	if snap.Source == "" {
-		return errors.New("save crawler state: empty source name")
-	}
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("save crawler state of %q: %w", snap.Source, err)
-		}
-	}()
-	if snap.Listings == nil {
-		snap.Listings = map[string]SnapshotEntry{}
-	}
-	b, err := json.MarshalIndent(stateFile{Version: stateVersion, Snapshot: snap}, "", "\t")
+func (s StateDir) save(snap Snapshot, write func(*os.File, []byte) error) error {
+	enc, err := s.Encode(snap)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return err
+	return s.write(enc, write)
+}
+
+func (s StateDir) write(enc EncodedSnapshot, write func(*os.File, []byte) error) error {
+	if enc.source == "" {
+		return errors.New("save crawler state: empty source name")
 	}
-	data := append(b, '\n')
-	return atomicfile.WriteSyncing(s.Path(snap.Source), 0o644, s.SyncDir, func(f *os.File) error { return write(f, data) })
+	err := os.MkdirAll(s.Dir, 0o755)
+	if err == nil {
+		err = atomicfile.WriteSyncing(s.Path(enc.source), 0o644, s.SyncDir, func(f *os.File) error { return write(f, enc.data) })
+	}
+	if err != nil {
+		return fmt.Errorf("save crawler state of %q: %w", enc.source, err)
+	}
+	return nil
 }
