@@ -3,7 +3,6 @@ package kafkabus_test
 import (
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
@@ -41,7 +40,7 @@ func TestGroupLag(t *testing.T) {
 		t.Errorf("end offsets sum to %d, want %d", total, len(msgs))
 	}
 
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	c := kafkatest.GroupClient(addr)
 	if _, err := c.OffsetCommit(t.Context(), &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1,
 		Topics: map[string][]kafka.OffsetCommit{topic: {{Partition: 0, Offset: 1}}}}); err != nil {
 		t.Fatal(err)

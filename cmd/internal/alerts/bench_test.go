@@ -41,8 +41,10 @@ func BenchmarkNotifyLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := startLatencyPipeline(ctx, b, cancel, addr, topic, srv.URL)
+	tr := &kafka.Transport{DialTimeout: 5 * time.Second}
+	defer tr.CloseIdleConnections()
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+		BatchTimeout: time.Millisecond, Transport: tr}
 	defer w.Close()
 	probe := &latencyProbe{b: b, ctx: ctx, w: w, arrived: arrived}
 

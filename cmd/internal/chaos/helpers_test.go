@@ -92,7 +92,7 @@ func committedOffsets(t testing.TB, addr, group, topic string, partitions int) m
 	for i := range ps {
 		ps[i] = i
 	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+	c := kafkatest.GroupClient(addr)
 	var resp *kafka.OffsetFetchResponse
 	var err error
 	for attempt := 0; attempt < 20; attempt++ {

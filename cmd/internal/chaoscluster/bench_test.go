@@ -94,9 +94,10 @@ func drain(b *testing.B, c *kafkatest.Cluster, bin, topic string, n, procs int, 
 // produceAll writes msgs with acks=all through every broker of the cluster (kafkatest.Produce
 // bootstraps from one).
 func produceAll(b *testing.B, brokers []string, topic string, msgs []kafka.Message) {
+	tr := &kafka.Transport{DialTimeout: 5 * time.Second}
+	defer tr.CloseIdleConnections()
 	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000,
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: 1_000_000, Transport: tr}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Minute)
 	defer cancel()

@@ -13,18 +13,15 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/golfcrawler/golf-crawler/events"
+	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
 )
 
 const partitions = 3
 
-func client(brokers []string) *kafka.Client {
-	return &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
-}
-
 // committed is the group's committed offset per partition (-1: none); ok false when the
 // coordinator did not answer (it may be moving).
 func committed(ctx context.Context, brokers []string, group, topic string) (map[int]int64, bool) {
-	resp, err := client(brokers).OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0, 1, 2}}})
+	resp, err := kafkatest.GroupClient(brokers...).OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0, 1, 2}}})
 	if err != nil || resp.Error != nil {
 		return nil, false
 	}
@@ -41,7 +38,12 @@ func committed(ctx context.Context, brokers []string, group, topic string) (map[
 // endOffsets is each partition's next offset; ok false when a leader did not answer.
 func endOffsets(ctx context.Context, brokers []string, topic string) (map[int]int64, bool) {
 	req := map[string][]kafka.OffsetRequest{topic: {kafka.LastOffsetOf(0), kafka.LastOffsetOf(1), kafka.LastOffsetOf(2)}}
-	resp, err := client(brokers).ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: req})
+	// A transport per call, closed: the leaders move under the faults, and a kept transport's
+	// metadata is up to 6 s old.
+	tr := &kafka.Transport{DialTimeout: 5 * time.Second}
+	defer tr.CloseIdleConnections()
+	c := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 10 * time.Second, Transport: tr}
+	resp, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: req})
 	if err != nil {
 		return nil, false
 	}

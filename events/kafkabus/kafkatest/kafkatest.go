@@ -179,9 +179,12 @@ func Produce(t testing.TB, addr, topic string, msgs []kafka.Message) {
 	if len(msgs) == 1 {
 		batchBytes = 4 << 20
 	}
+	// A transport of its own (fresh metadata: the topic may be new), closed at the end: a Writer's
+	// Close leaves a transport it was given running.
+	tr := &kafka.Transport{DialTimeout: 5 * time.Second}
+	defer tr.CloseIdleConnections()
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: batchBytes,
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second}}
+		BatchTimeout: time.Millisecond, BatchSize: 2000, BatchBytes: batchBytes, Transport: tr}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

@@ -7,9 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
 )
 
 // TestEveryKafkaClientHasATransportOfItsOwn: a kafka.Writer or kafka.Client written without a
@@ -90,5 +94,43 @@ func moduleRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the test's directory")
 		}
 		dir = parent
+	}
+}
+
+// TestHelpersLeaveNothingRunning: a poll of the committed offsets, or a Produce, leaves no
+// goroutine behind. 8d60911 gave CommittedOffsets a Transport per call and never closed it, so
+// every call left its connections and the transport's metadata loop (a refresh every 6 s, for the
+// rest of the process) running: the consumer benchmark polls every 10 ms, and the next `make
+// bench` measured the booking-consumer under a CPU hog at 1.03x the expert (1.12x the run
+// before). Produce had left 3 goroutines a call since it got a Transport of its own: kafka-go's
+// Writer.Close leaves a transport it was given running.
+func TestHelpersLeaveNothingRunning(t *testing.T) {
+	addr := Bootstrap(t)
+	topic := Topic(t, addr, 3)
+	group := Name(t, "g")
+	poll := func() {
+		if _, err := CommittedOffsets(t.Context(), addr, group, topic, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll() // the first call may start what every later call shares
+	before := runtime.NumGoroutine()
+	const polls = 30
+	for range polls {
+		poll()
+	}
+	time.Sleep(100 * time.Millisecond) // what a call closed has ended
+	if after := runtime.NumGoroutine(); after-before >= polls/2 {
+		t.Errorf("%d polls of CommittedOffsets left %d goroutines running (%d before, %d after)", polls, after-before, before, after)
+	}
+
+	before = runtime.NumGoroutine()
+	const produces = 10
+	for i := range produces {
+		Produce(t, addr, topic, []kafka.Message{{Key: []byte("k"), Value: []byte{byte(i)}}})
+	}
+	time.Sleep(100 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after-before >= produces/2 {
+		t.Errorf("%d calls of Produce left %d goroutines running (%d before, %d after)", produces, after-before, before, after)
 	}
 }
