@@ -17,6 +17,7 @@ import (
 	"github.com/golfcrawler/golf-crawler/events/eventstest"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus"
 	"github.com/golfcrawler/golf-crawler/events/kafkabus/kafkatest"
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // BenchmarkClusterNodeDown (compose/dev/bench-cluster): with all three nodes up, then with node 3
@@ -27,7 +28,7 @@ import (
 // from an empty state until the publisher has every event acknowledged (median of 3).
 func BenchmarkClusterNodeDown(b *testing.B) {
 	c := kafkatest.NewCluster(b)
-	root := repoRoot(b)
+	root := testkit.ModuleRoot(b)
 	topic := kafkatest.Name(b, "down")
 	if err := kafkabus.CreateTopicWith(b.Context(), c.Brokers, topic, kafkabus.TopicSpec{Partitions: partitions}); err != nil {
 		b.Fatal(err)

@@ -28,7 +28,7 @@ import (
 func BenchmarkClusterDrain(b *testing.B) {
 	n := testkit.EnvInt(b, "BENCH_CLUSTER_EVENTS", 1_000_000)
 	c := kafkatest.NewCluster(b)
-	root := repoRoot(b)
+	root := testkit.ModuleRoot(b)
 	bin := buildConsumer(b, root)
 	topic := kafkatest.Name(b, "drain")
 	if err := kafkabus.CreateTopicWith(b.Context(), c.Brokers, topic, kafkabus.TopicSpec{Partitions: partitions}); err != nil {

@@ -35,7 +35,7 @@ type env struct {
 
 func TestClusterChaos(t *testing.T) {
 	c := kafkatest.NewCluster(t)
-	root := repoRoot(t)
+	root := testkit.ModuleRoot(t)
 	db, dbURL := storetest.NewDBURL(t)
 	e := &env{c: c, db: db, topic: kafkatest.Name(t, "cluster"), group: kafkatest.Name(t, "group"),
 		state: crawler.StateDir{Dir: t.TempDir()}, offsets: offsetWatch{}}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -182,21 +181,6 @@ func buildConsumer(t testing.TB, root string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func repoRoot(t testing.TB) string {
-	d, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			t.Fatal("no go.mod above the test")
-		}
-	}
 }
 
 func countQuery(t testing.TB, db *pgxpool.Pool, q string, args ...any) int {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,25 +15,6 @@ import (
 	"github.com/golfcrawler/golf-crawler/cmd/internal/replay"
 	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
-
-// repoRoot is the folder of go.mod above the test's working directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-}
 
 // pyCounts is compose/dev/consume-events.py's output.
 type pyCounts struct {
@@ -56,7 +36,7 @@ type pyCounts struct {
 // listing keys.
 func TestPythonConsumerReadsThePracticeReplay(t *testing.T) {
 	t.Parallel()
-	root := repoRoot(t)
+	root := testkit.ModuleRoot(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	env := exec.CommandContext(ctx, filepath.Join(root, "compose", "dev", "pyenv"))

@@ -3,7 +3,6 @@ package kafkatest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // Cluster is the three-node stack of `KAFKA_BROKERS=3 compose/dev/stack up` for tests that kill,
@@ -34,11 +35,7 @@ func NewCluster(t testing.TB) *Cluster {
 	if dir == "" {
 		t.Fatal("CLUSTER_STACK_DIR is not set: run the cluster tests through compose/dev/chaos-cluster (make chaos-cluster)")
 	}
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Cluster{StackDir: dir, root: root}
+	c := &Cluster{StackDir: dir, root: testkit.ModuleRoot(t)}
 	out, err := c.stack("env")
 	if err != nil {
 		t.Fatalf("compose/dev/stack env: %v\n%s", err, out)
@@ -53,23 +50,6 @@ func NewCluster(t testing.TB) *Cluster {
 	}
 	c.WaitAllUp(t)
 	return c
-}
-
-func repoRoot() (string, error) {
-	d, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		d = parent
-	}
 }
 
 func (c *Cluster) stack(args ...string) (string, error) {

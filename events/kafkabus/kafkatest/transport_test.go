@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/golfcrawler/golf-crawler/internal/testkit"
 )
 
 // TestEveryKafkaClientHasATransportOfItsOwn: a kafka.Writer or kafka.Client written without a
@@ -25,7 +26,7 @@ import (
 // CI on b93338f ("publish (attempt 50): [3] Unknown Topic Or Partition" after 5 s of retries).
 // This walks the module's Go files and names every such literal.
 func TestEveryKafkaClientHasATransportOfItsOwn(t *testing.T) {
-	root := moduleRoot(t)
+	root := testkit.ModuleRoot(t)
 	var bad []string
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -76,24 +77,6 @@ func TestEveryKafkaClientHasATransportOfItsOwn(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("clients on kafka-go's shared DefaultTransport (a fresh topic reads as unknown for up to 6 s): give each "+
 			"a &kafka.Transport{...} of its own, or use kafkatest.Produce:\n%s", strings.Join(bad, "\n"))
-	}
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
 	}
 }
 
